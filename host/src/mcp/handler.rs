@@ -1,0 +1,140 @@
+//! The rmcp server handler: `tools/list` with pages and `tools/call` with the
+//! failure mapping each protocol revision requires.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::json;
+
+use super::{convert, cursor};
+use crate::runtime::{CallError, NoEvents, Runtime};
+
+/// How the server presents its tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerOptions {
+    /// The most tools one `tools/list` page holds.
+    pub page_size: usize,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions { page_size: 50 }
+    }
+}
+
+/// Serves a [`Runtime`]'s tools over MCP. Cheap to clone: every session of a
+/// transport shares the runtime.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    runtime: Arc<Runtime>,
+    options: ServerOptions,
+}
+
+impl McpServer {
+    /// A server for `runtime`.
+    pub fn new(runtime: Arc<Runtime>, options: ServerOptions) -> Self {
+        McpServer { runtime, options }
+    }
+}
+
+/// From revision 2025-11-25 on, arguments that break the input schema are a
+/// tool result with `isError: true` (SEP-1303), so the model can correct
+/// them; earlier revisions answer with JSON-RPC error -32602.
+fn schema_errors_are_results(version: Option<&ProtocolVersion>) -> bool {
+    version.is_none_or(|v| v.as_str() >= ProtocolVersion::V_2025_11_25.as_str())
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new("mcp-wasm-host", env!("CARGO_PKG_VERSION"))
+            .with_title("mcp-wasm-host");
+        info.instructions = Some(
+            "Tools served from sandboxed WebAssembly plugins. A failing tool answers with isError and a message that says why."
+                .into(),
+        );
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let after = request
+            .and_then(|r| r.cursor)
+            .map(|c| cursor::decode(&c))
+            .transpose()
+            .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+        let catalog = self.runtime.catalog();
+        let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        let (range, more) = cursor::page(&names, after.as_deref(), self.options.page_size);
+        let mut result = ListToolsResult::with_all_items(
+            catalog.tools()[range.clone()]
+                .iter()
+                .map(convert::tool)
+                .collect(),
+        );
+        if more {
+            result.next_cursor = Some(cursor::encode(names[range.end - 1]));
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let version = context.protocol_version();
+        let outcome = self
+            .runtime
+            .call(&request.name, request.arguments, Arc::new(NoEvents))
+            .await;
+        match outcome {
+            Ok(output) => Ok(convert::output(&output).into()),
+            Err(CallError::UnknownTool(name)) => Err(McpError::invalid_params(
+                format!("unknown tool {name:?}; tools/list shows the available tools"),
+                Some(json!({ "tool": name })),
+            )),
+            Err(e @ CallError::InvalidArguments { .. }) => {
+                if schema_errors_are_results(version.as_ref()) {
+                    Ok(convert::error_result(e.to_string()).into())
+                } else {
+                    let CallError::InvalidArguments { problems, .. } = &e else {
+                        unreachable!("matched above")
+                    };
+                    let data = json!({ "problems": problems });
+                    Err(McpError::invalid_params(e.to_string(), Some(data)))
+                }
+            }
+            Err(CallError::Failed(failure)) => {
+                Ok(convert::error_result(failure.to_string()).into())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn revisions_map_schema_errors_as_the_spec_says() {
+        for (v, as_result) in [
+            (ProtocolVersion::V_2024_11_05, false),
+            (ProtocolVersion::V_2025_03_26, false),
+            (ProtocolVersion::V_2025_06_18, false),
+            (ProtocolVersion::V_2025_11_25, true),
+            (ProtocolVersion::V_2026_07_28, true),
+        ] {
+            assert_eq!(schema_errors_are_results(Some(&v)), as_result, "{v:?}");
+        }
+        assert!(schema_errors_are_results(None));
+    }
+}

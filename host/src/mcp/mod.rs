@@ -1,0 +1,9 @@
+//! The MCP side: maps the runtime's tools and results to the Model Context
+//! Protocol with `rmcp`, and serves them. Nothing here knows wasmtime.
+
+pub mod convert;
+pub mod cursor;
+pub mod handler;
+pub mod stdio;
+
+pub use handler::{McpServer, ServerOptions};

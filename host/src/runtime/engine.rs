@@ -1,0 +1,79 @@
+//! The one wasmtime [`Engine`] the server runs every plugin on, and its
+//! instance allocator.
+
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+/// Sizes of the engine's pooling allocator: how many calls can run at once
+/// and how large each instance may get. The pool reserves address space up
+/// front; a call that finds it full fails with a clear error instead of
+/// growing the process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineSettings {
+    /// Component instances that may be alive at once (one per running call).
+    pub max_instances: u32,
+    /// The largest linear memory one instance may have, in bytes.
+    pub max_memory_bytes: usize,
+    /// The largest table one instance may have, in elements.
+    pub max_table_elements: usize,
+    /// Use the pooling allocator (the default). Off uses on-demand
+    /// allocation, which benchmarks compare against.
+    pub pooling: bool,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            max_instances: 256,
+            max_memory_bytes: 1 << 30,
+            max_table_elements: 100_000,
+            pooling: true,
+        }
+    }
+}
+
+/// Errors building the engine.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot create the WebAssembly engine: {0}")]
+pub struct EngineError(String);
+
+/// Builds the engine: component model, async execution (so a guest blocked in
+/// a host call never blocks a server thread), and the pooling allocator.
+pub fn build(settings: &EngineSettings) -> Result<Engine, EngineError> {
+    let mut config = Config::new();
+    config.wasm_component_model(true);
+    if settings.pooling {
+        let mut pool = PoolingAllocationConfig::new();
+        let instances = settings.max_instances;
+        pool.total_component_instances(instances)
+            // Rust components have a few core instances, Python ones a dozen
+            // or so; size the totals for a mix.
+            .total_core_instances(instances.saturating_mul(8))
+            .total_memories(instances.saturating_mul(4))
+            .total_tables(instances.saturating_mul(8))
+            .total_stacks(instances)
+            .max_core_instances_per_component(64)
+            .max_memories_per_component(8)
+            .max_tables_per_component(16)
+            .max_memory_size(settings.max_memory_bytes)
+            .table_elements(settings.max_table_elements)
+            .max_component_instance_size(1 << 20)
+            .max_core_instance_size(1 << 20);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    }
+    Engine::new(&config).map_err(|e| EngineError(format!("{e:#}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_engine_builds() {
+        build(&EngineSettings::default()).expect("engine");
+        build(&EngineSettings {
+            pooling: false,
+            ..EngineSettings::default()
+        })
+        .expect("engine without pooling");
+    }
+}

@@ -1,0 +1,190 @@
+//! The WebAssembly runtime: the engine, plugin loading, the sandbox and the
+//! calls. It speaks only its own types and knows nothing of MCP.
+
+mod bindings;
+mod call;
+pub mod capture;
+pub mod catalog;
+pub mod engine;
+pub mod error;
+pub mod events;
+pub mod output;
+pub mod plugin;
+pub mod sandbox;
+pub mod schema;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use serde_json::{Map, Value};
+use wasmtime::Engine;
+use wasmtime::component::{HasSelf, Linker};
+
+pub use catalog::Catalog;
+pub use engine::EngineSettings;
+pub use error::{CallError, FailureCause, GuestErrorKind, LoadError, ToolFailure};
+pub use events::{CallEvents, LogLevel, NoEvents, Progress};
+pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
+
+use sandbox::CallState;
+
+/// The version of the WIT package `mcp-wasm-host:plugin` this host speaks.
+pub const WIT_VERSION: &str = "0.1.0";
+
+/// What loading a directory did.
+#[derive(Debug, Default)]
+pub struct LoadReport {
+    /// Plugins that loaded, by name.
+    pub loaded: Vec<String>,
+    /// Files that did not load, and why.
+    pub failed: Vec<LoadError>,
+    /// Tools left out of the catalog by the naming rule, and why.
+    pub skipped_tools: Vec<String>,
+}
+
+/// Errors creating a runtime.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// The engine could not be built.
+    #[error(transparent)]
+    Engine(#[from] engine::EngineError),
+    /// The host functions could not be linked.
+    #[error("cannot set up the host functions: {0}")]
+    Linker(String),
+}
+
+/// Loads plugins and runs their tools.
+pub struct Runtime {
+    engine: Engine,
+    linker: Arc<Linker<CallState>>,
+    catalog: RwLock<Arc<Catalog>>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime").finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// A runtime with no plugins.
+    pub fn new(settings: &EngineSettings) -> Result<Self, RuntimeError> {
+        let engine = engine::build(settings)?;
+        let mut linker = Linker::<CallState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
+        bindings::Plugin::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
+            .map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
+        Ok(Runtime {
+            engine,
+            linker: Arc::new(linker),
+            catalog: RwLock::new(Arc::new(Catalog::default())),
+        })
+    }
+
+    /// The current catalog. It stays valid, whatever is loaded later.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The `*.wasm` files directly inside `dir`, sorted by name.
+    pub fn plugin_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+        let entries = std::fs::read_dir(dir).map_err(|source| LoadError::Directory {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "wasm") && p.is_file())
+            .collect();
+        files.sort();
+        Ok(files)
+    }
+
+    /// Loads every `*.wasm` file in `dir` and replaces the catalog with what
+    /// loaded. A file that fails is reported and left out; it never stops
+    /// the others.
+    #[tracing::instrument(skip(self), fields(dir = %dir.display()))]
+    pub async fn load_dir(&self, dir: &Path) -> Result<LoadReport, LoadError> {
+        let files = Self::plugin_files(dir)?;
+        Ok(self.load_files(&files).await)
+    }
+
+    /// Loads the given files in parallel and replaces the catalog with what
+    /// loaded.
+    pub async fn load_files(&self, files: &[PathBuf]) -> LoadReport {
+        let tasks: Vec<_> = files
+            .iter()
+            .map(|path| {
+                let (engine, linker, path) =
+                    (self.engine.clone(), self.linker.clone(), path.clone());
+                tokio::spawn(async move { plugin::load(&engine, &linker, &path).await })
+            })
+            .collect();
+        let mut report = LoadReport::default();
+        let mut plugins = Vec::new();
+        for (task, path) in tasks.into_iter().zip(files) {
+            match task.await {
+                Ok(Ok(p)) => {
+                    report.loaded.push(p.name.to_string());
+                    plugins.push(Arc::new(p));
+                }
+                Ok(Err(e)) => report.failed.push(e),
+                Err(join) => report.failed.push(LoadError::ListTools {
+                    path: path.clone(),
+                    reason: format!("the loader task failed: {join}"),
+                }),
+            }
+        }
+        let (catalog, skipped) = Catalog::build(plugins);
+        report.skipped_tools = skipped;
+        *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(catalog);
+        report
+    }
+
+    /// Calls a tool. The arguments (absent means `{}`) are checked against
+    /// the tool's input schema before any guest code runs; the call then runs
+    /// in a fresh instance. Dropping the returned future stops the guest and
+    /// frees its instance.
+    #[tracing::instrument(skip(self, arguments, events), fields(plugin))]
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        events: Arc<dyn CallEvents>,
+    ) -> Result<ToolOutput, CallError> {
+        let catalog = self.catalog();
+        let (_, target) = catalog
+            .get(name)
+            .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
+        tracing::Span::current().record("plugin", &*target.plugin.name);
+        let tool = target.tool();
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let problems = tool.input.violations(&arguments);
+        if !problems.is_empty() {
+            return Err(CallError::InvalidArguments {
+                tool: name.to_string(),
+                problems,
+            });
+        }
+        let started = std::time::Instant::now();
+        let result = call::call_tool(
+            &target.plugin.pre,
+            &target.plugin.name,
+            tool,
+            &arguments.to_string(),
+            events,
+        )
+        .await;
+        let elapsed_us = started.elapsed().as_micros() as u64;
+        match &result {
+            Ok(out) => tracing::info!(elapsed_us, is_error = out.is_error, "call finished"),
+            Err(failure) => tracing::warn!(elapsed_us, "call failed: {failure}"),
+        }
+        Ok(result?)
+    }
+}

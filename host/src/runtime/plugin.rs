@@ -1,0 +1,172 @@
+//! Loading one plugin file: check it is a component for our world, compile
+//! it once, pre-instantiate it, and read and validate its tool definitions.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use wasmtime::Engine;
+use wasmtime::component::{Component, Linker};
+
+use super::bindings::{PluginPre, types as wit};
+use super::call;
+use super::error::LoadError;
+use super::output::ToolHints;
+use super::sandbox::CallState;
+use super::schema::{Schema, check_tool_name};
+
+/// A tool as the plugin defines it, validated.
+#[derive(Debug)]
+pub struct PluginTool {
+    /// The name the plugin knows it by.
+    pub name: String,
+    /// Display name.
+    pub title: Option<String>,
+    /// What it does.
+    pub description: String,
+    /// Its compiled input schema.
+    pub input: Schema,
+    /// Its compiled output schema, if any.
+    pub output: Option<Schema>,
+    /// Behaviour hints.
+    pub hints: ToolHints,
+}
+
+/// A loaded plugin: compiled once, ready to instantiate for each call.
+pub struct Plugin {
+    /// The plugin's name: its file stem.
+    pub name: Arc<str>,
+    /// The file it was loaded from.
+    pub path: PathBuf,
+    pub(crate) pre: PluginPre<CallState>,
+    /// Its tools, in the order the plugin listed them.
+    pub tools: Vec<PluginTool>,
+}
+
+impl std::fmt::Debug for Plugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plugin")
+            .field("name", &self.name)
+            .field("path", &self.path)
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+const COMPONENT_VERSION: [u8; 4] = [0x0d, 0x00, 0x01, 0x00];
+
+/// The plugin name a file gets: its stem.
+pub fn plugin_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Loads the plugin at `path`.
+#[tracing::instrument(skip(engine, linker), fields(path = %path.display()))]
+pub async fn load(
+    engine: &Engine,
+    linker: &Linker<CallState>,
+    path: &Path,
+) -> Result<Plugin, LoadError> {
+    let started = std::time::Instant::now();
+    let bytes = tokio::fs::read(path)
+        .await
+        .map_err(|source| LoadError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        return Err(LoadError::NotWasm {
+            path: path.to_owned(),
+        });
+    }
+    if bytes[4..8] != COMPONENT_VERSION {
+        return Err(LoadError::CoreModule {
+            path: path.to_owned(),
+        });
+    }
+    let component = {
+        let engine = engine.clone();
+        tokio::task::spawn_blocking(move || Component::from_binary(&engine, &bytes))
+            .await
+            .map_err(|e| LoadError::Compile {
+                path: path.to_owned(),
+                reason: format!("the compiler task failed: {e}"),
+            })?
+            .map_err(|e| LoadError::Compile {
+                path: path.to_owned(),
+                reason: format!("{e:#}"),
+            })?
+    };
+    let pre = linker
+        .instantiate_pre(&component)
+        .map_err(|e| LoadError::Link {
+            path: path.to_owned(),
+            reason: format!("{e:#}"),
+        })?;
+    let pre = PluginPre::new(pre).map_err(|e| LoadError::World {
+        path: path.to_owned(),
+        reason: format!("{e:#}"),
+    })?;
+    let name: Arc<str> = plugin_name(path).into();
+    let defs = call::list_tools(&pre, &name)
+        .await
+        .map_err(|failure| LoadError::ListTools {
+            path: path.to_owned(),
+            reason: failure.to_string(),
+        })?;
+    let tools = validate(path, defs)?;
+    tracing::info!(
+        plugin = %name,
+        tools = tools.len(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "loaded plugin"
+    );
+    Ok(Plugin {
+        name,
+        path: path.to_owned(),
+        pre,
+        tools,
+    })
+}
+
+fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginTool>, LoadError> {
+    if defs.is_empty() {
+        return Err(LoadError::NoTools {
+            path: path.to_owned(),
+        });
+    }
+    let mut tools: Vec<PluginTool> = Vec::with_capacity(defs.len());
+    for def in defs {
+        let invalid = |problem: String| LoadError::InvalidTool {
+            path: path.to_owned(),
+            tool: def.name.clone(),
+            problem,
+        };
+        check_tool_name(&def.name).map_err(invalid)?;
+        if tools.iter().any(|t| t.name == def.name) {
+            return Err(invalid("the plugin lists this tool name twice".into()));
+        }
+        if def.description.trim().is_empty() {
+            return Err(invalid(
+                "the description is empty; clients and models need one".into(),
+            ));
+        }
+        let input = Schema::compile_object("input schema", &def.input_schema).map_err(invalid)?;
+        let output = def
+            .output_schema
+            .as_deref()
+            .map(|s| Schema::compile_object("output schema", s))
+            .transpose()
+            .map_err(invalid)?;
+        tools.push(PluginTool {
+            title: def.title.clone(),
+            description: def.description.clone(),
+            input,
+            output,
+            hints: def.annotations.clone().into(),
+            name: def.name,
+        });
+    }
+    Ok(tools)
+}

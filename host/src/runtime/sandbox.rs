@@ -1,0 +1,155 @@
+//! The state of one call's store: its WASI context (which grants nothing by
+//! default), its captured stdio, and the host functions of the WIT `host`
+//! interface.
+
+use std::sync::Arc;
+
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use super::bindings::mcp_wasm_host::plugin::{host, types};
+use super::capture::Capture;
+use super::events::{CallEvents, LogLevel, Progress};
+
+/// Everything a call's store holds.
+pub struct CallState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    /// The guest's stdout.
+    pub stdout: Capture,
+    /// The guest's stderr.
+    pub stderr: Capture,
+    plugin: Arc<str>,
+    tool: Arc<str>,
+    events: Arc<dyn CallEvents>,
+    last_progress: Option<f64>,
+}
+
+impl std::fmt::Debug for CallState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallState")
+            .field("plugin", &self.plugin)
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CallState {
+    /// A sandbox with no files, no environment, no network and no stdin;
+    /// clocks and random numbers are available. Stdout and stderr are
+    /// captured.
+    pub fn new(plugin: Arc<str>, tool: Arc<str>, events: Arc<dyn CallEvents>) -> Self {
+        let stdout = Capture::new();
+        let stderr = Capture::new();
+        let wasi = WasiCtx::builder()
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .socket_addr_check(|_, _| Box::pin(async { false }))
+            .build();
+        CallState {
+            wasi,
+            table: ResourceTable::new(),
+            stdout,
+            stderr,
+            plugin,
+            tool,
+            events,
+            last_progress: None,
+        }
+    }
+
+    /// The plugin this call belongs to.
+    pub fn plugin(&self) -> &str {
+        &self.plugin
+    }
+
+    /// The tool being called.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+}
+
+impl WasiView for CallState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl From<types::LogLevel> for LogLevel {
+    fn from(level: types::LogLevel) -> Self {
+        match level {
+            types::LogLevel::Debug => LogLevel::Debug,
+            types::LogLevel::Info => LogLevel::Info,
+            types::LogLevel::Notice => LogLevel::Notice,
+            types::LogLevel::Warning => LogLevel::Warning,
+            types::LogLevel::Error => LogLevel::Error,
+            types::LogLevel::Critical => LogLevel::Critical,
+            types::LogLevel::Alert => LogLevel::Alert,
+            types::LogLevel::Emergency => LogLevel::Emergency,
+        }
+    }
+}
+
+/// The longest log message or progress message kept, in bytes.
+const MAX_MESSAGE: usize = 16 * 1024;
+
+fn clip(mut s: String) -> String {
+    if s.len() > MAX_MESSAGE {
+        let mut end = MAX_MESSAGE;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.push('…');
+    }
+    s
+}
+
+impl types::Host for CallState {}
+
+impl host::Host for CallState {
+    async fn log(&mut self, level: types::LogLevel, message: String) {
+        let level = LogLevel::from(level);
+        let message = clip(message);
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
+        match level {
+            LogLevel::Debug => tracing::debug!(target: "guest", plugin, tool, "{message}"),
+            LogLevel::Info | LogLevel::Notice => {
+                tracing::info!(target: "guest", plugin, tool, %level, "{message}")
+            }
+            LogLevel::Warning => tracing::warn!(target: "guest", plugin, tool, "{message}"),
+            _ => tracing::error!(target: "guest", plugin, tool, %level, "{message}"),
+        }
+        self.events.log(plugin, tool, level, &message);
+    }
+
+    async fn report_progress(
+        &mut self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) {
+        if !progress.is_finite() || self.last_progress.is_some_and(|last| progress <= last) {
+            tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, "dropped a progress report that did not increase");
+            return;
+        }
+        self.last_progress = Some(progress);
+        let total = total.filter(|t| t.is_finite());
+        tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, ?total, "progress");
+        self.events.progress(
+            &self.plugin,
+            &self.tool,
+            Progress {
+                progress,
+                total,
+                message: message.map(clip),
+            },
+        );
+    }
+}

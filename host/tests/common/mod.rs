@@ -1,0 +1,292 @@
+//! Test harness: runs the real `mcp-wasm-host` binary and speaks
+//! newline-delimited JSON-RPC to it over stdio.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// How long to wait for any one message before declaring the server hung.
+/// This is a safety net against a hung test, not a performance assertion.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// The binary under test.
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_mcp-wasm-host")
+}
+
+/// A directory holding copies of the given plugin files.
+pub fn plugin_dir(files: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in files {
+        let src = Path::new(f);
+        std::fs::copy(src, dir.path().join(src.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+/// A running server.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+    next_id: i64,
+    /// Notifications received while waiting for responses.
+    pub notifications: Vec<Value>,
+    /// Every raw stdout line, in order.
+    pub raw: Vec<String>,
+}
+
+impl Server {
+    /// Starts `mcp-wasm-host serve --plugins DIR ARGS…`.
+    pub fn start(plugins: &Path, args: &[&str]) -> Server {
+        let mut child = Command::new(binary())
+            .arg("serve")
+            .arg("--plugins")
+            .arg(plugins)
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr_pipe = child.stderr.take().unwrap();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr_pipe).lines() {
+                let Ok(line) = line else { break };
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            next_id: 1,
+            notifications: Vec::new(),
+            raw: Vec::new(),
+        }
+    }
+
+    /// Starts a server on `plugins` and completes the handshake at `version`.
+    pub fn initialized(plugins: &Path, args: &[&str], version: &str) -> Server {
+        let mut s = Server::start(plugins, args);
+        let init = s.initialize(version);
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        s
+    }
+
+    /// What the server wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Writes one raw line.
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a message.
+    pub fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string());
+    }
+
+    /// Closes stdin; the server should exit.
+    pub fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    /// Waits for the server to exit and returns its status code.
+    pub fn wait(&mut self) -> Option<i32> {
+        self.child.wait().unwrap().code()
+    }
+
+    /// The next message from stdout. Every line must be JSON.
+    pub fn recv(&mut self) -> Value {
+        match self.lines.recv_timeout(PATIENCE) {
+            Ok(line) => {
+                self.raw.push(line.clone());
+                serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!(
+                        "stdout carried a line that is not JSON ({e}): {line:?}\nstderr:\n{}",
+                        self.stderr()
+                    )
+                })
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                panic!(
+                    "no message from the server in {PATIENCE:?}\nstderr:\n{}",
+                    self.stderr()
+                )
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("the server closed stdout\nstderr:\n{}", self.stderr())
+            }
+        }
+    }
+
+    /// A fresh request id.
+    pub fn id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.id();
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// Waits for the response to request `id`, keeping notifications, and
+    /// panicking on a response to any other id.
+    pub fn response(&mut self, id: i64) -> Value {
+        loop {
+            let msg = self.recv();
+            if msg.get("id").is_some()
+                && (msg.get("result").is_some() || msg.get("error").is_some())
+            {
+                assert_eq!(msg["id"], json!(id), "response to an unexpected id: {msg}");
+                return msg;
+            }
+            self.notifications.push(msg);
+        }
+    }
+
+    /// Sends a request and waits for its response (the whole message).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response(id)
+    }
+
+    /// The handshake: `initialize` then `notifications/initialized`.
+    pub fn initialize(&mut self, version: &str) -> Value {
+        let resp = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "harness", "version": "0"}
+            }),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        resp
+    }
+
+    /// Every tool, following `nextCursor` through all pages; also returns
+    /// the page sizes.
+    pub fn list_all_tools(&mut self) -> (Vec<Value>, Vec<usize>) {
+        let mut tools = Vec::new();
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let resp = self.request("tools/list", params);
+            let result = &resp["result"];
+            let page = result["tools"]
+                .as_array()
+                .unwrap_or_else(|| panic!("no tools in {resp}"));
+            pages.push(page.len());
+            tools.extend(page.iter().cloned());
+            match result.get("nextCursor").and_then(Value::as_str) {
+                Some(c) => cursor = Some(c.to_string()),
+                None => break,
+            }
+            assert!(pages.len() < 1000, "pagination does not end");
+        }
+        (tools, pages)
+    }
+
+    /// Calls a tool and returns the whole response message.
+    pub fn call(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+
+    /// Calls a tool that must succeed and returns its result.
+    pub fn call_ok(&mut self, name: &str, arguments: Value) -> Value {
+        let resp = self.call(name, arguments.clone());
+        let result = resp
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{name}({arguments}) failed: {resp}"));
+        assert_ne!(
+            result["isError"],
+            json!(true),
+            "{name}({arguments}) returned an error: {result}"
+        );
+        result
+    }
+
+    /// Calls a tool that must come back with `isError: true`; returns the
+    /// text of its first block.
+    pub fn call_err(&mut self, name: &str, arguments: Value) -> String {
+        let resp = self.call(name, arguments.clone());
+        let result = resp.get("result").unwrap_or_else(|| {
+            panic!("{name}({arguments}): expected an isError result, got {resp}")
+        });
+        assert_eq!(
+            result["isError"],
+            json!(true),
+            "{name}({arguments}) should fail: {result}"
+        );
+        text(result)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The concatenated text blocks of a tool result.
+pub fn text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}

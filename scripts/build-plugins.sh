@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds every plugin under plugins/examples and plugins/testing for
+# wasm32-wasip2 (through the test-artifacts crate's build script) and prints
+# the directories that hold the components, examples first.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+cargo build -p test-artifacts >&2
+echo "$root/target/plugins/examples"
+echo "$root/target/plugins/testing"

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds the Python tool plugins under plugins/python/ into WASI 0.2
+# components with componentize-py (installed by scripts/setup-python.sh).
+#
+#   scripts/build-python-plugin.sh OUT_DIR [NAME...]
+#
+# Each plugin is a directory plugins/python/NAME whose module `app` defines the
+# `Tools` class of the `plugin` world in wit/; it becomes OUT_DIR/NAME.wasm.
+# Without NAMEs every such directory is built (today: textstats).
+# componentize-py generates the `wit_world` bindings itself while building,
+# so no generated code is kept in the repository.
+#
+# The plugin's sources are copied to a temporary directory first, so the build
+# writes nothing (such as __pycache__) into the source tree, and only that copy
+# is on the guest's Python path: VIRTUAL_ENV points at an empty directory
+# because componentize-py otherwise appends the site-packages of `python3` on
+# PATH, which makes the output depend on what the machine has installed.
+# Prints the path of each component built on stdout; progress goes to stderr.
+set -euo pipefail
+
+if [[ $# -lt 1 || "$1" == -* ]]; then
+    echo "usage: $0 OUT_DIR [NAME...]" >&2
+    exit 2
+fi
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out_dir="$1"
+shift
+mkdir -p "$out_dir"
+out_dir="$(cd "$out_dir" && pwd)"
+
+python="$("$repo/scripts/setup-python.sh")"
+componentize_py="$(dirname "$python")/componentize-py"
+
+if [[ $# -gt 0 ]]; then
+    names=("$@")
+else
+    names=()
+    for dir in "$repo"/plugins/python/*/; do
+        [[ -f "$dir/app.py" ]] && names+=("$(basename "$dir")")
+    done
+fi
+if [[ ${#names[@]} -eq 0 ]]; then
+    echo "build-python-plugin: no plugins found under $repo/plugins/python" >&2
+    exit 1
+fi
+
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+
+for name in "${names[@]}"; do
+    src="$repo/plugins/python/$name"
+    if [[ ! -f "$src/app.py" ]]; then
+        echo "build-python-plugin: $src/app.py not found" >&2
+        exit 1
+    fi
+    app="$stage/$name/app"
+    empty_venv="$stage/$name/venv"
+    mkdir -p "$app" "$empty_venv/lib/site-packages"
+    (cd "$src" && tar --exclude=__pycache__ --exclude='*.pyc' -cf - .) | tar -xf - -C "$app"
+    wasm="$out_dir/$name.wasm"
+
+    start=$(date +%s.%N)
+    (cd "$app" && VIRTUAL_ENV="$empty_venv" "$componentize_py" --quiet \
+        -d "$repo/wit" -w plugin \
+        componentize --python-path "$app" app -o "$wasm")
+    end=$(date +%s.%N)
+
+    # A component (not a core module) starts with \0asm, version 0x0d, layer 1.
+    "$python" - "$wasm" <<'PY'
+import sys
+with open(sys.argv[1], "rb") as f:
+    head = f.read(8)
+if head != b"\0asm\x0d\x00\x01\x00":
+    sys.exit(f"build-python-plugin: {sys.argv[1]} is not a WebAssembly component (header {head.hex()})")
+PY
+    size=$(stat -c %s "$wasm")
+    awk -v n="$name" -v s="$size" -v a="$start" -v b="$end" 'BEGIN {
+        printf "build-python-plugin: %s.wasm: %.1f MB in %.1f s\n", n, s / 1e6, b - a > "/dev/stderr" }'
+    echo "$wasm"
+done

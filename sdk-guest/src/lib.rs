@@ -1,0 +1,449 @@
+//! Write MCP tools for `mcp-wasm-host` in a few lines of Rust.
+//!
+//! A plugin is a WebAssembly component (WASI 0.2) that exports the
+//! `mcp-wasm-host:plugin` world's `tools` interface. This crate hides the
+//! bindings: you describe each tool with a [`ToolDef`], write its handler as
+//! a function of a typed argument struct, collect them in a [`Router`], and
+//! export the plugin with [`export_plugin!`]. Each tool's input schema (JSON
+//! Schema 2020-12) is derived from its argument type with `schemars`, doc
+//! comments included.
+//!
+//! # Example
+//!
+//! `Cargo.toml`:
+//!
+//! ```toml
+//! [package]
+//! name = "plugin-text"
+//! version = "0.1.0"
+//! edition = "2024"
+//!
+//! [lib]
+//! crate-type = ["cdylib"]
+//!
+//! [dependencies]
+//! mcp-wasm-sdk = { path = "../../../sdk-guest" }
+//! # `#[derive(Deserialize, Serialize)]` needs a crate named `serde`;
+//! # `#[derive(JsonSchema)]` finds `schemars` through the prelude.
+//! serde = { version = "1", features = ["derive"] }
+//! ```
+//!
+//! `src/lib.rs`:
+//!
+//! ```
+//! use mcp_wasm_sdk::prelude::*;
+//!
+//! /// Arguments of `reverse`.
+//! #[derive(Deserialize, JsonSchema)]
+//! struct ReverseArgs {
+//!     /// The text to reverse.
+//!     text: String,
+//! }
+//!
+//! /// Arguments of `stats`.
+//! #[derive(Deserialize, JsonSchema)]
+//! struct StatsArgs {
+//!     /// The text to measure.
+//!     text: String,
+//! }
+//!
+//! /// Statistics about a text.
+//! #[derive(Serialize, JsonSchema)]
+//! struct Stats {
+//!     /// Number of Unicode scalar values.
+//!     chars: usize,
+//!     /// Number of whitespace-separated words.
+//!     words: usize,
+//! }
+//!
+//! struct Text;
+//!
+//! impl Plugin for Text {
+//!     fn router() -> Router {
+//!         Router::new()
+//!             .tool(
+//!                 ToolDef::new("reverse", "Reverse a text, character by character.")
+//!                     .title("Reverse")
+//!                     .read_only()
+//!                     .idempotent()
+//!                     .closed_world(),
+//!                 |args: ReverseArgs| -> ToolResult {
+//!                     log::debug(format!("reversing {} bytes", args.text.len()));
+//!                     Ok(Output::text(args.text.chars().rev().collect::<String>()))
+//!                 },
+//!             )
+//!             // The result is structured content plus the same JSON as text;
+//!             // the tool's output schema is derived from `Stats`.
+//!             .json_tool(
+//!                 ToolDef::new("stats", "Count the characters and words of a text.")
+//!                     .read_only(),
+//!                 |args: StatsArgs| -> Result<Stats, ToolError> {
+//!                     if args.text.is_empty() {
+//!                         return Err(ToolError::invalid_arguments("`text` is empty"));
+//!                     }
+//!                     Ok(Stats {
+//!                         chars: args.text.chars().count(),
+//!                         words: args.text.split_whitespace().count(),
+//!                     })
+//!                 },
+//!             )
+//!     }
+//! }
+//!
+//! mcp_wasm_sdk::export_plugin!(Text);
+//! #
+//! # let router = Text::router();
+//! # let out = router.call("reverse", r#"{"text":"abc"}"#).unwrap();
+//! # assert_eq!(out.content()[0].as_text(), Some("cba"));
+//! # let out = router.call("stats", r#"{"text":"a b"}"#).unwrap();
+//! # assert_eq!(out.structured_content(), Some(r#"{"chars":3,"words":2}"#));
+//! ```
+//!
+//! Build it with `cargo build --release --target wasm32-wasip2`; the
+//! component is `target/wasm32-wasip2/release/plugin_text.wasm`.
+//!
+//! # Handlers
+//!
+//! A handler is a closure or function taking the argument type and returning
+//! `Result<O, ToolError>` where `O` converts into an [`Output`] (a
+//! [`ToolResult`], or `Result<String, ToolError>`). `?` converts any
+//! [`std::error::Error`] into a [`ToolError`]. Outputs can carry every MCP
+//! content type ([`Output::text`], [`Output::image`], [`Output::audio`],
+//! [`Output::resource_text`], [`Output::resource_blob`],
+//! [`Output::resource_link`]), concatenated with [`Output::and`]. A tool
+//! without arguments takes [`NoArgs`].
+//!
+//! The host runs each call in a fresh instance: keep no state between calls.
+//! Use [`log`] to write to the server's log and [`progress()`] to report
+//! progress. What the plugin prints to stdout and stderr goes to the server's
+//! log, never to the MCP client.
+//!
+//! # Testing
+//!
+//! The router works on any target, so tools can be unit tested natively with
+//! [`Router::call`] and [`Router::list`]; there [`log`] and [`progress()`]
+//! write to stderr.
+
+#![warn(missing_docs)]
+
+// Lets the generated bindings name this crate the way downstream expansions
+// of `export_plugin!` do.
+extern crate self as mcp_wasm_sdk;
+
+mod error;
+mod host;
+mod output;
+mod router;
+mod tool;
+
+pub use error::{ToolError, ToolResult};
+pub use host::{log, progress};
+pub use output::{Annotations, Content, Output, ResourceBody, Role};
+pub use router::{Plugin, Router};
+pub use tool::{Hints, NoArgs, ToolDef};
+
+/// Re-export of `schemars`, for `#[derive(JsonSchema)]` attributes such as
+/// `#[schemars(range(min = 1))]`.
+pub use schemars;
+/// Re-export of `serde`.
+pub use serde;
+/// Re-export of `serde_json`.
+pub use serde_json;
+
+/// Everything a plugin usually needs: `use mcp_wasm_sdk::prelude::*;`.
+///
+/// It also brings `schemars` into scope, which `#[derive(JsonSchema)]` needs,
+/// so a plugin does not have to depend on `schemars` itself. Serde's derives
+/// need a crate named `serde`: add `serde` to the plugin's dependencies (or
+/// put `#[serde(crate = "mcp_wasm_sdk::serde")]` on each derived type).
+pub mod prelude {
+    pub use crate::{
+        NoArgs, Output, Plugin, Router, ToolDef, ToolError, ToolResult, export_plugin, log,
+        progress, schemars, serde_json,
+    };
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+}
+
+/// Exports a [`Plugin`] as the component's implementation of the
+/// `mcp-wasm-host:plugin` world. Use it once, at the root of a `cdylib`
+/// crate built for `wasm32-wasip2`. On other targets it exports nothing, so
+/// the plugin crate still builds natively for its unit tests.
+///
+/// ```
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// struct Hello;
+///
+/// impl Plugin for Hello {
+///     fn router() -> Router {
+///         Router::new().tool(ToolDef::new("hello", "Says hello."), |_: NoArgs| Ok("Hello!"))
+///     }
+/// }
+///
+/// mcp_wasm_sdk::export_plugin!(Hello);
+/// ```
+#[macro_export]
+macro_rules! export_plugin {
+    ($plugin:ty) => {
+        const _: () = {
+            #[allow(dead_code)]
+            struct __McpWasmSdkExports;
+
+            impl $crate::__private::Guest for __McpWasmSdkExports {
+                fn list_tools() -> $crate::__private::Vec<$crate::__private::ToolDefinition> {
+                    $crate::__private::list_tools::<$plugin>()
+                }
+
+                fn call_tool(
+                    name: $crate::__private::String,
+                    arguments: $crate::__private::String,
+                ) -> ::core::result::Result<
+                    $crate::__private::CallResult,
+                    $crate::__private::WitToolError,
+                > {
+                    $crate::__private::call_tool::<$plugin>(&name, &arguments)
+                }
+            }
+
+            // A native build of the plugin (for its unit tests) has no
+            // component exports to link; this keeps its tools from being
+            // reported as dead code there.
+            #[cfg(not(target_arch = "wasm32"))]
+            #[used]
+            static __MCP_WASM_SDK_ROUTER: fn() -> $crate::Router =
+                <$plugin as $crate::Plugin>::router;
+
+            #[cfg(target_arch = "wasm32")]
+            $crate::__private::bindings::__export_plugin_world!(
+                __McpWasmSdkExports with_types_in $crate::__private::bindings
+            );
+        };
+    };
+}
+
+/// Implementation details of [`export_plugin!`]; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use std::string::String;
+    pub use std::vec::Vec;
+
+    pub use wit_bindgen;
+
+    /// The generated bindings of the `plugin` world.
+    #[allow(
+        unsafe_code,
+        unused_qualifications,
+        missing_debug_implementations,
+        missing_docs,
+        clippy::all
+    )]
+    pub mod bindings {
+        wit_bindgen::generate!({
+            path: "../wit",
+            world: "plugin",
+            pub_export_macro: true,
+            export_macro_name: "__export_plugin_world",
+            default_bindings_module: "mcp_wasm_sdk::__private::bindings",
+            runtime_path: "mcp_wasm_sdk::__private::wit_bindgen::rt",
+        });
+    }
+
+    pub use bindings::exports::mcp_wasm_host::plugin::tools::Guest;
+    use bindings::mcp_wasm_host::plugin::types as wit;
+    pub use wit::{CallResult, ToolDefinition, ToolError as WitToolError};
+
+    use crate::{Annotations, Content, Plugin, ResourceBody, Role, ToolDef, ToolError};
+
+    /// `list-tools` for plugin `P`.
+    pub fn list_tools<P: Plugin>() -> Vec<ToolDefinition> {
+        P::router().list().into_iter().map(definition).collect()
+    }
+
+    /// `call-tool` for plugin `P`.
+    pub fn call_tool<P: Plugin>(name: &str, arguments: &str) -> Result<CallResult, WitToolError> {
+        match P::router().call(name, arguments) {
+            Ok(output) => {
+                let (content, structured_content, is_error) = output.into_parts();
+                Ok(CallResult {
+                    content: content.into_iter().map(block).collect(),
+                    structured_content,
+                    is_error,
+                })
+            }
+            Err(ToolError::InvalidArguments(m)) => Err(WitToolError::InvalidArguments(m)),
+            Err(ToolError::UnknownTool(m)) => Err(WitToolError::UnknownTool(m)),
+            Err(ToolError::Denied(m)) => Err(WitToolError::Denied(m)),
+            Err(ToolError::Failed(m)) => Err(WitToolError::Failed(m)),
+        }
+    }
+
+    fn definition(def: ToolDef) -> ToolDefinition {
+        let hints = def.hints();
+        ToolDefinition {
+            name: def.name().to_owned(),
+            title: def.get_title().map(str::to_owned),
+            description: def.description().to_owned(),
+            input_schema: def.input_schema().unwrap_or_default().to_owned(),
+            output_schema: def.output_schema().map(str::to_owned),
+            annotations: wit::ToolAnnotations {
+                title: def.get_title().map(str::to_owned),
+                read_only_hint: hints.read_only,
+                destructive_hint: hints.destructive,
+                idempotent_hint: hints.idempotent,
+                open_world_hint: hints.open_world,
+            },
+        }
+    }
+
+    fn annotations(a: Option<Annotations>) -> Option<wit::ContentAnnotations> {
+        a.map(|a| wit::ContentAnnotations {
+            audience: a
+                .audience
+                .into_iter()
+                .map(|role| match role {
+                    Role::User => wit::Role::User,
+                    Role::Assistant => wit::Role::Assistant,
+                })
+                .collect(),
+            priority: a.priority,
+            last_modified: a.last_modified,
+        })
+    }
+
+    fn block(content: Content) -> wit::ContentBlock {
+        match content {
+            Content::Text {
+                text,
+                annotations: a,
+            } => wit::ContentBlock::Text(wit::TextContent {
+                text,
+                annotations: annotations(a),
+            }),
+            Content::Image {
+                data,
+                mime_type,
+                annotations: a,
+            } => wit::ContentBlock::Image(wit::MediaContent {
+                data,
+                mime_type,
+                annotations: annotations(a),
+            }),
+            Content::Audio {
+                data,
+                mime_type,
+                annotations: a,
+            } => wit::ContentBlock::Audio(wit::MediaContent {
+                data,
+                mime_type,
+                annotations: annotations(a),
+            }),
+            Content::Resource {
+                uri,
+                mime_type,
+                body,
+                annotations: a,
+            } => wit::ContentBlock::Resource(wit::EmbeddedResource {
+                uri,
+                mime_type,
+                body: match body {
+                    ResourceBody::Text(text) => wit::ResourceBody::Text(text),
+                    ResourceBody::Blob(data) => wit::ResourceBody::Blob(data),
+                },
+                annotations: annotations(a),
+            }),
+            Content::ResourceLink {
+                uri,
+                name,
+                title,
+                description,
+                mime_type,
+                size,
+                annotations: a,
+            } => wit::ContentBlock::ResourceLink(wit::ResourceLink {
+                uri,
+                name,
+                title,
+                description,
+                mime_type,
+                size,
+                annotations: annotations(a),
+            }),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::prelude::*;
+
+        struct Demo;
+
+        impl Plugin for Demo {
+            fn router() -> Router {
+                Router::new()
+                    .tool(
+                        ToolDef::new("all", "All content.")
+                            .title("All")
+                            .destructive(false)
+                            .open_world(true),
+                        |_: NoArgs| -> ToolResult {
+                            Ok(Output::text("t")
+                                .audience([Role::Assistant])
+                                .and(Output::image(vec![1], "image/png"))
+                                .and(Output::audio(vec![2], "audio/wav"))
+                                .and(Output::resource_text("mem:a", "text/plain", "a"))
+                                .and(Output::resource_blob("mem:b", "application/x", vec![3]))
+                                .and(Output::resource_link("mem:c", "c").mime_type("text/x"))
+                                .error())
+                        },
+                    )
+                    .tool(
+                        ToolDef::new("denied", "Denied."),
+                        |_: NoArgs| -> ToolResult { Err(ToolError::denied("no")) },
+                    )
+            }
+        }
+
+        #[test]
+        fn list_tools_maps_annotations() {
+            let defs = list_tools::<Demo>();
+            assert_eq!(defs.len(), 2);
+            let all = &defs[0];
+            assert_eq!(all.title.as_deref(), Some("All"));
+            assert_eq!(all.annotations.title.as_deref(), Some("All"));
+            assert_eq!(all.annotations.destructive_hint, Some(false));
+            assert_eq!(all.annotations.open_world_hint, Some(true));
+            assert_eq!(all.annotations.read_only_hint, None);
+            assert_eq!(all.annotations.idempotent_hint, None);
+            assert!(all.output_schema.is_none());
+            assert_eq!(defs[1].annotations.title, None);
+        }
+
+        #[test]
+        fn call_tool_maps_content_and_errors() {
+            let result = call_tool::<Demo>("all", "{}").expect("ok");
+            assert!(result.is_error);
+            assert_eq!(result.content.len(), 6);
+            assert!(matches!(
+                &result.content[0],
+                wit::ContentBlock::Text(t) if t.annotations.as_ref().is_some_and(|a| a.audience == [wit::Role::Assistant])
+            ));
+            assert!(
+                matches!(&result.content[2], wit::ContentBlock::Audio(m) if m.mime_type == "audio/wav")
+            );
+            assert!(matches!(
+                &result.content[5],
+                wit::ContentBlock::ResourceLink(l) if l.mime_type.as_deref() == Some("text/x")
+            ));
+            assert!(matches!(
+                call_tool::<Demo>("denied", "{}"),
+                Err(WitToolError::Denied(m)) if m == "no"
+            ));
+            assert!(matches!(
+                call_tool::<Demo>("x", "{}"),
+                Err(WitToolError::UnknownTool(m)) if m == "x"
+            ));
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! Tool definitions and schema derivation.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings, json_schema};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::Value;
+
+/// The definition of one tool: its name, description and behaviour hints.
+///
+/// The [`Router`](crate::Router) fills in the input schema (derived from the
+/// handler's argument type) and the output schema (for
+/// [`Router::json_tool`](crate::Router::json_tool)).
+///
+/// ```
+/// use mcp_wasm_sdk::ToolDef;
+///
+/// let def = ToolDef::new("sha256", "Compute the SHA-256 digest of a text, as lowercase hex.")
+///     .title("SHA-256")
+///     .read_only()
+///     .idempotent()
+///     .closed_world();
+/// assert_eq!(def.hints().read_only, Some(true));
+/// assert_eq!(def.hints().open_world, Some(false));
+/// assert_eq!(def.hints().destructive, None);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDef {
+    name: String,
+    title: Option<String>,
+    description: String,
+    hints: Hints,
+    input_schema: Option<String>,
+    raw_input_schema: bool,
+    output_schema: Option<String>,
+}
+
+/// A tool's behaviour hints (MCP tool annotations). `None` leaves the MCP
+/// default to the client.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// The tool does not modify its environment (MCP default: false).
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates; meaningful only when it is
+    /// not read-only (MCP default: true).
+    pub destructive: Option<bool>,
+    /// Calling the tool again with the same arguments has no further effect
+    /// (MCP default: false).
+    pub idempotent: Option<bool>,
+    /// The tool may interact with an open world of external entities (MCP
+    /// default: true).
+    pub open_world: Option<bool>,
+}
+
+impl ToolDef {
+    /// A tool called `name` (1 to 128 characters of `A-Z a-z 0-9 _ . -`,
+    /// unique within the plugin; the host refuses a plugin that breaks this
+    /// rule) that does what `description` says, written for the model.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            hints: Hints::default(),
+            input_schema: None,
+            raw_input_schema: false,
+            output_schema: None,
+        }
+    }
+
+    /// A human-readable name for display.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Hints that the tool does not modify its environment.
+    pub fn read_only(mut self) -> Self {
+        self.hints.read_only = Some(true);
+        self
+    }
+
+    /// Hints whether the tool may perform destructive updates.
+    pub fn destructive(mut self, destructive: bool) -> Self {
+        self.hints.destructive = Some(destructive);
+        self
+    }
+
+    /// Hints that calling the tool again with the same arguments has no
+    /// further effect.
+    pub fn idempotent(mut self) -> Self {
+        self.hints.idempotent = Some(true);
+        self
+    }
+
+    /// Hints that the tool does not interact with external entities; the same
+    /// as `open_world(false)`.
+    pub fn closed_world(self) -> Self {
+        self.open_world(false)
+    }
+
+    /// Hints whether the tool may interact with an open world of external
+    /// entities, such as the web.
+    pub fn open_world(mut self, open_world: bool) -> Self {
+        self.hints.open_world = Some(open_world);
+        self
+    }
+
+    /// Escape hatch: uses `schema` (serialized JSON) as the input schema
+    /// instead of deriving it from the handler's argument type. The SDK does
+    /// not check it; the host validates every call's arguments against it and
+    /// refuses the plugin if it is not a valid object schema. Pair it with a
+    /// [`serde_json::Value`] argument type to take the arguments as they come.
+    pub fn raw_input_schema(mut self, schema: impl Into<String>) -> Self {
+        self.input_schema = Some(schema.into());
+        self.raw_input_schema = true;
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool's display title, if set.
+    pub fn get_title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The tool's description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The tool's behaviour hints.
+    pub fn hints(&self) -> Hints {
+        self.hints
+    }
+
+    /// The input schema as serialized JSON: set by
+    /// [`ToolDef::raw_input_schema`], or filled in by
+    /// [`Router::list`](crate::Router::list).
+    pub fn input_schema(&self) -> Option<&str> {
+        self.input_schema.as_deref()
+    }
+
+    /// The output schema as serialized JSON, filled in by
+    /// [`Router::list`](crate::Router::list) for a
+    /// [`Router::json_tool`](crate::Router::json_tool).
+    pub fn output_schema(&self) -> Option<&str> {
+        self.output_schema.as_deref()
+    }
+
+    pub(crate) fn has_raw_input_schema(&self) -> bool {
+        self.raw_input_schema
+    }
+
+    pub(crate) fn set_schemas(&mut self, input: Option<String>, output: Option<String>) {
+        if let Some(input) = input {
+            self.input_schema = Some(input);
+        }
+        self.output_schema = output;
+    }
+}
+
+/// The argument type of a tool that takes no arguments.
+///
+/// Its schema is `{"type":"object","additionalProperties":false}`, and it
+/// deserializes from `{}` (or `null`) and refuses any argument.
+///
+/// ```
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// let router = Router::new().tool(
+///     ToolDef::new("ping", "Answers pong."),
+///     |_: NoArgs| -> ToolResult { Ok(Output::text("pong")) },
+/// );
+/// assert_eq!(router.call("ping", "{}").unwrap().content()[0].as_text(), Some("pong"));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct NoArgs;
+
+impl JsonSchema for NoArgs {
+    fn schema_name() -> Cow<'static, str> {
+        "NoArgs".into()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        "mcp_wasm_sdk::NoArgs".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "object", "additionalProperties": false })
+    }
+}
+
+impl<'de> Deserialize<'de> for NoArgs {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NoArgsVisitor;
+
+        impl<'de> Visitor<'de> for NoArgsVisitor {
+            type Value = NoArgs;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an empty object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<NoArgs, A::Error> {
+                match map.next_key::<String>()? {
+                    None => Ok(NoArgs),
+                    Some(key) => Err(de::Error::custom(format_args!(
+                        "unknown argument `{key}`: this tool takes no arguments"
+                    ))),
+                }
+            }
+
+            fn visit_unit<E: de::Error>(self) -> Result<NoArgs, E> {
+                Ok(NoArgs)
+            }
+        }
+
+        deserializer.deserialize_any(NoArgsVisitor)
+    }
+}
+
+/// The input schema of argument type `A`, as JSON Schema 2020-12 for
+/// deserialization.
+pub(crate) fn input_schema<A: JsonSchema>() -> Value {
+    if A::schema_id() == NoArgs::schema_id() {
+        return serde_json::json!({ "type": "object", "additionalProperties": false });
+    }
+    SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<A>()
+        .to_value()
+}
+
+/// The output schema of result type `T`, as JSON Schema 2020-12 for
+/// serialization.
+pub(crate) fn output_schema<T: JsonSchema>() -> Value {
+    SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
+/// Whether a schema's root says `"type": "object"`.
+pub(crate) fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}

@@ -1,0 +1,203 @@
+"""Tests of the Python tool plugin plugins/python/textstats.
+
+* The plugin's Python code, run natively against componentize-py's stub
+  bindings (fast, no WebAssembly).
+* The built component, run in wasmtime-py with WASI 0.2 and a Python
+  implementation of the `host` imports: proves the component instantiates and
+  follows the contract without the Rust host.
+* If MCP_WASM_HOST_BIN names the host binary: tests/python/sdk_client.py
+  against `MCP_WASM_HOST_BIN serve --plugins DIR` with the component.
+
+Run: `scripts/setup-python.sh && .venv/bin/python -m pytest tests/python`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PLUGIN_DIR = REPO / "plugins" / "python" / "textstats"
+COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
+TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.1.0"
+HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.1.0"
+
+CASES = [
+    # text, words, lines, chars
+    ("", 0, 0, 0),
+    ("hello", 1, 1, 5),
+    ("hello wide world\nsecond line\n", 5, 2, 29),
+    ("  spaced\t\tout  ", 2, 1, 15),
+    ("a\n\nb", 2, 3, 4),
+    ("héllo  wörld 🎉", 3, 1, 14),
+]
+
+
+# --- the Python code, natively, against stub bindings ------------------------
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    stubs = tmp_path_factory.mktemp("stubs")
+    subprocess.run(
+        [str(COMPONENTIZE_PY), "-q", "-d", str(REPO / "wit"), "-w", "plugin", "bindings", str(stubs)],
+        check=True,
+    )
+    sys.path[:0] = [str(stubs), str(PLUGIN_DIR)]
+    try:
+        yield importlib.import_module("app")
+    finally:
+        sys.path.remove(str(stubs))
+        sys.path.remove(str(PLUGIN_DIR))
+        for name in list(sys.modules):
+            if name == "app" or name.split(".")[0] in ("wit_world", "componentize_py_types"):
+                del sys.modules[name]
+
+
+@pytest.fixture
+def logs(app, monkeypatch):
+    records = []
+    monkeypatch.setattr(app.host, "log", lambda level, message: records.append((level, message)))
+    return records
+
+
+def test_definitions(app):
+    (tool,) = app.Tools().list_tools()
+    assert tool.name == "word_count"
+    assert tool.description.strip()
+    for schema in (json.loads(tool.input_schema), json.loads(tool.output_schema)):
+        assert schema["type"] == "object"
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        jsonschema.Draft202012Validator.check_schema(schema)
+    a = tool.annotations
+    assert (a.read_only_hint, a.idempotent_hint, a.open_world_hint) == (True, True, False)
+
+
+@pytest.mark.parametrize("text,words,lines,chars", CASES)
+def test_word_count(app, logs, text, words, lines, chars):
+    (tool,) = app.Tools().list_tools()
+    jsonschema.validate({"text": text}, json.loads(tool.input_schema))
+    result = app.Tools().call_tool("word_count", json.dumps({"text": text}))
+    assert not result.is_error
+    structured = json.loads(result.structured_content)
+    assert structured == {"words": words, "lines": lines, "chars": chars}
+    jsonschema.validate(structured, json.loads(tool.output_schema))
+    (block,) = result.content
+    assert block.value.text == f"words: {words}, lines: {lines}, chars: {chars}"
+    assert len(logs) == 1 and logs[0][0] == app.LogLevel.INFO
+    if text.strip():
+        assert text.strip() not in logs[0][1]  # sizes only, never the text
+
+
+def test_errors(app, logs):
+    tools = app.Tools()
+    with pytest.raises(app.Err) as e:
+        tools.call_tool("nope", "{}")
+    assert type(e.value.value).__name__ == "ToolError_UnknownTool"
+    for arguments in ("not json", "[1]", '{"text": 3}'):
+        with pytest.raises(app.Err) as e:
+            tools.call_tool("word_count", arguments)
+        assert type(e.value.value).__name__ == "ToolError_InvalidArguments"
+    assert logs == []
+
+
+# --- the component, in wasmtime-py -------------------------------------------
+
+@pytest.fixture(scope="module")
+def component_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("plugins")
+    subprocess.run([str(REPO / "scripts" / "build-python-plugin.sh"), str(out), "textstats"],
+                   check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def test_component_header(component_dir):
+    with open(component_dir / "textstats.wasm", "rb") as f:
+        assert f.read(8) == b"\0asm\x0d\x00\x01\x00"
+
+
+@pytest.fixture(scope="module")
+def runtime(component_dir):
+    import wasmtime
+    from wasmtime.component import Component, Linker
+
+    engine = wasmtime.Engine()
+    component = Component.from_file(engine, str(component_dir / "textstats.wasm"))
+    linker = Linker(engine)
+    linker.add_wasip2()
+    logs = []
+    with linker.root() as root, root.add_instance(HOST_INTERFACE) as host:
+        host.add_func("log", lambda store, level, message: logs.append((level, message)))
+        host.add_func("report-progress", lambda store, progress, total, message: None)
+
+    def call(function, *args):
+        """Calls a `tools` export in a fresh instance, as the host does."""
+        store = wasmtime.Store(engine)
+        store.set_wasi(wasmtime.WasiConfig())
+        instance = linker.instantiate(store, component)
+        tools = instance.get_export_index(store, TOOLS_INTERFACE)
+        func = instance.get_func(store, instance.get_export_index(store, function, tools))
+        result = func(store, *args)
+        func.post_return(store)
+        return result
+
+    return call, logs
+
+
+def test_component_lists_tools(runtime):
+    call, _ = runtime
+    (tool,) = call("list-tools")
+    fields = tool.__dict__
+    assert fields["name"] == "word_count"
+    assert json.loads(fields["input-schema"])["type"] == "object"
+    assert json.loads(fields["output-schema"])["type"] == "object"
+    annotations = fields["annotations"].__dict__
+    assert annotations["read-only-hint"] is True
+    assert annotations["idempotent-hint"] is True
+    assert annotations["open-world-hint"] is False
+
+
+def test_component_calls_tool(runtime):
+    call, logs = runtime
+    logs.clear()
+    for text, words, lines, chars in CASES:
+        result = call("call-tool", "word_count", json.dumps({"text": text})).__dict__
+        assert result["is-error"] is False
+        assert json.loads(result["structured-content"]) == {"words": words, "lines": lines, "chars": chars}
+        (block,) = result["content"]
+        assert block.tag == "text"
+        assert block.payload.text == f"words: {words}, lines: {lines}, chars: {chars}"
+    assert [level for level, _ in logs] == ["info"] * len(CASES)
+
+
+def test_component_errors(runtime):
+    call, _ = runtime
+    error = call("call-tool", "nope", "{}")
+    assert (error.tag, error.payload) == ("unknown-tool", "unknown tool: nope")
+    error = call("call-tool", "word_count", '{"text": 3}')
+    assert error.tag == "invalid-arguments"
+
+
+# --- the host, through the official MCP Python SDK ---------------------------
+
+def test_sdk_client_against_host(component_dir):
+    # scripts/test.sh always sets this; a missing host is a failure, not a skip.
+    assert os.environ.get("MCP_WASM_HOST_BIN"), "set MCP_WASM_HOST_BIN to the mcp-wasm-host binary (scripts/test.sh does)"
+    out = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "python" / "sdk_client.py"),
+         "--server", os.environ["MCP_WASM_HOST_BIN"], "--plugins", str(component_dir),
+         "--page-size", "1", "--expect-tools", "word_count",
+         "--call", "word_count", "--args", json.dumps({"text": "one two\nthree"}),
+         "--expect-text", "words: 3, lines: 2, chars: 13"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["pages"] == 1 and summary["tools"] == 1
+    assert summary["structured_content"] == {"words": 3, "lines": 2, "chars": 13}

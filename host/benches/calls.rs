@@ -1,9 +1,12 @@
 //! Call-path benchmark: what one tool call costs, as ratios against a
 //! baseline measured in the same run.
 //!
-//! - In the host: `Runtime::call` of a trivial tool (fresh store, instantiate
-//!   from the `InstancePre`, call, drop) with the pooling allocator, against
-//!   the same with on-demand allocation.
+//! - In the host: `Runtime::call` (fresh store, instantiate from the
+//!   `InstancePre`, call, drop) of a trivial tool and of a CPU-bound one
+//!   (SHA-256 of 64 KiB), with the default engine (pooling allocator, fuel
+//!   metering, epoch interruption) and with each of those turned off; the
+//!   baseline is pooling with fuel and epoch off, so the ratios are what the
+//!   enforcement and the allocator cost.
 //! - Over stdio: a `tools/call` round trip through the real binary, against a
 //!   `ping` round trip (the protocol's floor: rmcp, the line filter and the
 //!   pipes, no guest).
@@ -17,7 +20,11 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_wasm_host::runtime::{EngineSettings, NoEvents, Runtime};
+use mcp_wasm_host::runtime::{DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime};
+use serde_json::{Map, Value, json};
+
+/// A benchmark case: its name, the tool, and the tool's arguments.
+type Case = (&'static str, &'static str, Option<Map<String, Value>>);
 
 struct Stats {
     p50: Duration,
@@ -35,10 +42,10 @@ fn stats(mut samples: Vec<Duration>) -> Stats {
     }
 }
 
-fn report(name: &str, s: &Stats, baseline: Option<(&str, &Stats)>) {
+fn report_line(name: &str, s: &Stats, baseline: Option<(&str, &Stats)>) {
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     print!(
-        "{name:<44} p50 {:>9.1} µs  p90 {:>9.1} µs  p99 {:>9.1} µs",
+        "{name:<62} p50 {:>9.1} µs  p90 {:>9.1} µs  p99 {:>9.1} µs",
         us(s.p50),
         us(s.p90),
         us(s.p99)
@@ -54,41 +61,91 @@ fn in_host(iterations: usize) {
         .enable_all()
         .build()
         .unwrap();
-    let mut results = Vec::new();
-    for pooling in [false, true] {
-        let runtime = Runtime::new(&EngineSettings {
-            pooling,
-            ..EngineSettings::default()
-        })
-        .unwrap();
-        let report = rt.block_on(runtime.load_files(&[test_artifacts::PANIC.into()]));
-        assert!(report.failed.is_empty(), "{:?}", report.failed);
-        let samples = rt.block_on(async {
-            for _ in 0..iterations / 10 {
-                runtime.call("ok", None, Arc::new(NoEvents)).await.unwrap();
+    let policies = Arc::new(DefaultPolicies {
+        limits: Limits {
+            rate_limit_per_minute: 0,
+            ..Limits::default()
+        },
+    });
+    let base = EngineSettings::default();
+    let engines = [
+        (
+            "pooling, no fuel, no epoch (baseline)",
+            EngineSettings {
+                fuel: false,
+                epoch: false,
+                ..base.clone()
+            },
+        ),
+        ("pooling, fuel + epoch (default)", base.clone()),
+        (
+            "pooling, fuel only",
+            EngineSettings {
+                epoch: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "pooling, epoch only",
+            EngineSettings {
+                fuel: false,
+                ..base.clone()
+            },
+        ),
+        (
+            "on-demand alloc, fuel + epoch",
+            EngineSettings {
+                pooling: false,
+                ..base.clone()
+            },
+        ),
+    ];
+    let text: String = "the quick brown fox jumps over the lazy dog\n".repeat(64 * 1024 / 44);
+    let hash_args: Map<String, Value> = json!({ "text": text, "algorithm": "sha256" })
+        .as_object()
+        .unwrap()
+        .clone();
+    let cases: [Case; 2] = [
+        ("trivial tool", "ok", None),
+        ("sha256 of 64 KiB", "hash", Some(hash_args)),
+    ];
+    for (case, tool, args) in &cases {
+        let mut baseline: Option<Stats> = None;
+        for (engine_name, settings) in &engines {
+            let runtime = Runtime::new(settings, policies.clone()).unwrap();
+            let report = rt.block_on(runtime.load_files(&[
+                test_artifacts::PANIC.into(),
+                test_artifacts::ENCODING.into(),
+            ]));
+            assert!(report.failed.is_empty(), "{:?}", report.failed);
+            let samples = rt.block_on(async {
+                for _ in 0..iterations / 10 {
+                    runtime
+                        .call(tool, args.clone(), Arc::new(NoEvents))
+                        .await
+                        .unwrap();
+                }
+                let mut samples = Vec::with_capacity(iterations);
+                for _ in 0..iterations {
+                    let args = args.clone();
+                    let t = Instant::now();
+                    let out = runtime.call(tool, args, Arc::new(NoEvents)).await.unwrap();
+                    samples.push(t.elapsed());
+                    assert!(!out.is_error);
+                }
+                samples
+            });
+            let s = stats(samples);
+            let name = format!("in host, {case}: {engine_name}");
+            match &baseline {
+                None => report_line(&name, &s, None),
+                Some(b) => report_line(&name, &s, Some(("baseline", b))),
             }
-            let mut samples = Vec::with_capacity(iterations);
-            for _ in 0..iterations {
-                let t = Instant::now();
-                let out = runtime.call("ok", None, Arc::new(NoEvents)).await.unwrap();
-                samples.push(t.elapsed());
-                assert!(!out.is_error);
+            if baseline.is_none() {
+                baseline = Some(s);
             }
-            samples
-        });
-        results.push(stats(samples));
+        }
     }
-    let on_demand = &results[0];
-    report(
-        "in host: instantiate+call, on-demand alloc",
-        on_demand,
-        None,
-    );
-    report(
-        "in host: instantiate+call, pooling alloc",
-        &results[1],
-        Some(("on-demand", on_demand)),
-    );
 }
 
 /// A client speaking JSON-RPC lines to the real binary.
@@ -119,8 +176,12 @@ impl Client {
 fn over_stdio(iterations: usize) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(test_artifacts::PANIC, dir.path().join("panic.wasm")).unwrap();
+    let config = dir.path().join("bench.toml");
+    std::fs::write(&config, "[defaults]\nrate_limit = 0\n").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"))
-        .args(["serve", "--log", "warn", "--plugins"])
+        .args(["serve", "--log", "warn", "--config"])
+        .arg(&config)
+        .arg("--plugins")
         .arg(dir.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -152,8 +213,8 @@ fn over_stdio(iterations: usize) {
     };
     let ping = run("ping", "{}");
     let call = run("tools/call", r#"{"name":"ok","arguments":{}}"#);
-    report("stdio: ping round trip", &ping, None);
-    report(
+    report_line("stdio: ping round trip", &ping, None);
+    report_line(
         "stdio: tools/call round trip (trivial tool)",
         &call,
         Some(("ping", &ping)),

@@ -2,11 +2,13 @@
 //!
 //! The crate is split along the one direction data flows:
 //!
+//! - [`config`] reads the policy file and resolves each plugin's policy.
 //! - [`runtime`] loads plugin components with wasmtime, keeps one
 //!   pre-instantiated copy of each, and runs every call in a fresh sandboxed
 //!   instance. It speaks in its own types and knows nothing of MCP.
 //! - [`mcp`] maps those types to the Model Context Protocol with `rmcp` and
 //!   serves them over the transports. It knows nothing of wasmtime.
 
+pub mod config;
 pub mod mcp;
 pub mod runtime;

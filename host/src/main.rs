@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
+use mcp_wasm_host::config::{self, Config};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::{EngineSettings, Runtime};
 use tracing_subscriber::EnvFilter;
@@ -44,6 +45,10 @@ struct ServeArgs {
     /// The directory of plugin components.
     #[arg(long, default_value = "plugins", env = "MCP_WASM_HOST_PLUGINS")]
     plugins: PathBuf,
+    /// The policy file. Without it, `./mcp-wasm-host.toml` is used if it
+    /// exists, and the built-in defaults (no capabilities) otherwise.
+    #[arg(long, env = "MCP_WASM_HOST_CONFIG")]
+    config: Option<PathBuf>,
     /// The most tools one `tools/list` page holds.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     page_size: u32,
@@ -75,7 +80,16 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         max_instances: args.max_instances,
         ..EngineSettings::default()
     };
-    let runtime = Arc::new(Runtime::new(&settings)?);
+    let max_memory = settings.max_memory_bytes as u64;
+    let config = match &args.config {
+        Some(path) => Config::load(path, max_memory)?,
+        None if std::path::Path::new(config::DEFAULT_FILE).is_file() => {
+            Config::load(std::path::Path::new(config::DEFAULT_FILE), max_memory)?
+        }
+        None => Config::builtin(max_memory),
+    };
+    let config = Arc::new(config);
+    let runtime = Arc::new(Runtime::new(&settings, config.clone())?);
     let report = runtime
         .load_dir(&args.plugins)
         .await
@@ -85,6 +99,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     for skipped in &report.skipped_tools {
         tracing::warn!("{skipped}");
+    }
+    for section in config.unused_sections(&report.loaded) {
+        tracing::warn!(
+            "{}: [plugins.{section}] matches no loaded plugin",
+            config.path().display()
+        );
     }
     let catalog = runtime.catalog();
     tracing::info!(

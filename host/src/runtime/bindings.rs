@@ -7,4 +7,4 @@ wasmtime::component::bindgen!({
     exports: { default: async },
 });
 
-pub use mcp_wasm_host::plugin::types;
+pub use self::mcp_wasm_host::plugin::types;

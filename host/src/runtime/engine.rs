@@ -18,7 +18,17 @@ pub struct EngineSettings {
     /// Use the pooling allocator (the default). Off uses on-demand
     /// allocation, which benchmarks compare against.
     pub pooling: bool,
+    /// Meter fuel, so each call's CPU work is capped (the default). Off is
+    /// for benchmarks only: the fuel limit is then not enforced.
+    pub fuel: bool,
+    /// Epoch interruption (the default): guests yield to other work every
+    /// tick and are interrupted at their deadline. Off is for benchmarks
+    /// only: a spinning guest then holds its thread until its timeout.
+    pub epoch: bool,
 }
+
+/// How often the epoch ticks: the granularity of deadlines and of yielding.
+pub const TICK: std::time::Duration = std::time::Duration::from_millis(5);
 
 impl Default for EngineSettings {
     fn default() -> Self {
@@ -27,6 +37,8 @@ impl Default for EngineSettings {
             max_memory_bytes: 1 << 30,
             max_table_elements: 100_000,
             pooling: true,
+            fuel: true,
+            epoch: true,
         }
     }
 }
@@ -37,10 +49,13 @@ impl Default for EngineSettings {
 pub struct EngineError(String);
 
 /// Builds the engine: component model, async execution (so a guest blocked in
-/// a host call never blocks a server thread), and the pooling allocator.
+/// a host call never blocks a server thread), fuel metering, epoch
+/// interruption driven by a ticker thread, and the pooling allocator.
 pub fn build(settings: &EngineSettings) -> Result<Engine, EngineError> {
     let mut config = Config::new();
     config.wasm_component_model(true);
+    config.consume_fuel(settings.fuel);
+    config.epoch_interruption(settings.epoch);
     if settings.pooling {
         let mut pool = PoolingAllocationConfig::new();
         let instances = settings.max_instances;
@@ -60,7 +75,27 @@ pub fn build(settings: &EngineSettings) -> Result<Engine, EngineError> {
             .max_core_instance_size(1 << 20);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }
-    Engine::new(&config).map_err(|e| EngineError(format!("{e:#}")))
+    let engine = Engine::new(&config).map_err(|e| EngineError(format!("{e:#}")))?;
+    if settings.epoch {
+        start_ticker(&engine)?;
+    }
+    Ok(engine)
+}
+
+/// Advances the engine's epoch every [`TICK`] until the engine is dropped.
+fn start_ticker(engine: &Engine) -> Result<(), EngineError> {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("epoch-ticker".into())
+        .spawn(move || {
+            while let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(TICK);
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| EngineError(format!("cannot start the epoch ticker: {e}")))
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use super::policy::{bytes, count, duration};
+
 /// Why a plugin file was not loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -83,6 +85,14 @@ pub enum LoadError {
         /// The plugin file.
         path: PathBuf,
     },
+    /// The plugin's policy could not be applied.
+    #[error("{}: its policy cannot be applied: {reason}", path.display())]
+    Policy {
+        /// The plugin file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// The plugins directory itself could not be read.
     #[error("{}: cannot read the plugins directory: {source}", path.display())]
     Directory {
@@ -149,6 +159,44 @@ pub enum FailureCause {
     BadOutput(String),
     /// The host failed while running the call.
     Host(String),
+    /// The call burnt all its fuel.
+    OutOfFuel {
+        /// The fuel limit.
+        limit: u64,
+    },
+    /// The call ran past its deadline (waiting for a slot included).
+    Timeout {
+        /// The timeout.
+        limit: std::time::Duration,
+    },
+    /// The guest tried to grow its memory past the limit.
+    MemoryLimit {
+        /// The limit in bytes.
+        limit: u64,
+        /// What the guest or wasmtime said, if anything.
+        detail: Option<String>,
+    },
+    /// The arguments were larger than the limit; no guest code ran.
+    ArgumentsTooLarge {
+        /// Their size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The result was larger than the limit.
+    ResultTooLarge {
+        /// Its size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The tool was called more often than its rate limit allows.
+    RateLimited {
+        /// Calls per minute allowed.
+        per_minute: u32,
+        /// How long until the next call is allowed.
+        retry_after: std::time::Duration,
+    },
 }
 
 /// The kinds of error a guest can return, as in the WIT `tool-error`.
@@ -162,6 +210,26 @@ pub enum GuestErrorKind {
     Denied,
     /// Any other failure.
     Failed,
+}
+
+impl FailureCause {
+    /// A short machine-readable name for the audit log.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FailureCause::Panic { .. } => "panic",
+            FailureCause::OutOfMemory(_) => "out_of_memory",
+            FailureCause::Trap(_) => "trap",
+            FailureCause::Guest { .. } => "guest_error",
+            FailureCause::BadOutput(_) => "bad_output",
+            FailureCause::Host(_) => "host_error",
+            FailureCause::OutOfFuel { .. } => "out_of_fuel",
+            FailureCause::Timeout { .. } => "timeout",
+            FailureCause::MemoryLimit { .. } => "memory_limit",
+            FailureCause::ArgumentsTooLarge { .. } => "arguments_too_large",
+            FailureCause::ResultTooLarge { .. } => "result_too_large",
+            FailureCause::RateLimited { .. } => "rate_limited",
+        }
+    }
 }
 
 impl ToolFailure {
@@ -193,6 +261,41 @@ impl ToolFailure {
             FailureCause::Host(m) => {
                 format!("the host failed while running tool {tool:?} of plugin {plugin:?}: {m}")
             }
+            FailureCause::OutOfFuel { limit } => format!(
+                "plugin {plugin:?} ran out of fuel in tool {tool:?} (limit {} units)",
+                count(*limit)
+            ),
+            FailureCause::Timeout { limit } => {
+                format!(
+                    "tool {tool:?} of plugin {plugin:?} timed out after {}",
+                    duration(*limit)
+                )
+            }
+            FailureCause::MemoryLimit { limit, detail } => {
+                let mut m = format!(
+                    "plugin {plugin:?} exceeded its memory limit of {} in tool {tool:?}",
+                    bytes(*limit)
+                );
+                if let Some(d) = detail {
+                    m.push_str(&format!(" ({d})"));
+                }
+                m
+            }
+            FailureCause::ArgumentsTooLarge { size, limit } => format!(
+                "the arguments to tool {tool:?} of plugin {plugin:?} are {size} bytes, over its limit of {}",
+                bytes(*limit)
+            ),
+            FailureCause::ResultTooLarge { size, limit } => format!(
+                "tool {tool:?} of plugin {plugin:?} returned {size} bytes, over its result limit of {}",
+                bytes(*limit)
+            ),
+            FailureCause::RateLimited {
+                per_minute,
+                retry_after,
+            } => format!(
+                "tool {tool:?} of plugin {plugin:?} is limited to {per_minute} calls per minute; retry in {:.1} s",
+                retry_after.as_secs_f64()
+            ),
         }
     }
 }

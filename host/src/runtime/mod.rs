@@ -3,6 +3,7 @@
 
 mod bindings;
 mod call;
+pub mod capabilities;
 pub mod capture;
 pub mod catalog;
 pub mod engine;
@@ -10,6 +11,7 @@ pub mod error;
 pub mod events;
 pub mod output;
 pub mod plugin;
+pub mod policy;
 pub mod sandbox;
 pub mod schema;
 
@@ -25,6 +27,7 @@ pub use engine::EngineSettings;
 pub use error::{CallError, FailureCause, GuestErrorKind, LoadError, ToolFailure};
 pub use events::{CallEvents, LogLevel, NoEvents, Progress};
 pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
+pub use policy::{DefaultPolicies, Limits, Policies, Policy, PolicySource};
 
 use sandbox::CallState;
 
@@ -57,6 +60,7 @@ pub enum RuntimeError {
 pub struct Runtime {
     engine: Engine,
     linker: Arc<Linker<CallState>>,
+    policies: PolicySource,
     catalog: RwLock<Arc<Catalog>>,
 }
 
@@ -67,8 +71,9 @@ impl std::fmt::Debug for Runtime {
 }
 
 impl Runtime {
-    /// A runtime with no plugins.
-    pub fn new(settings: &EngineSettings) -> Result<Self, RuntimeError> {
+    /// A runtime with no plugins, whose plugins get their policies from
+    /// `policies`.
+    pub fn new(settings: &EngineSettings, policies: PolicySource) -> Result<Self, RuntimeError> {
         let engine = engine::build(settings)?;
         let mut linker = Linker::<CallState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
@@ -78,6 +83,7 @@ impl Runtime {
         Ok(Runtime {
             engine,
             linker: Arc::new(linker),
+            policies,
             catalog: RwLock::new(Arc::new(Catalog::default())),
         })
     }
@@ -120,9 +126,13 @@ impl Runtime {
         let tasks: Vec<_> = files
             .iter()
             .map(|path| {
-                let (engine, linker, path) =
-                    (self.engine.clone(), self.linker.clone(), path.clone());
-                tokio::spawn(async move { plugin::load(&engine, &linker, &path).await })
+                let (engine, linker, policies, path) = (
+                    self.engine.clone(),
+                    self.linker.clone(),
+                    self.policies.clone(),
+                    path.clone(),
+                );
+                tokio::spawn(async move { plugin::load(&engine, &linker, &*policies, &path).await })
             })
             .collect();
         let mut report = LoadReport::default();
@@ -146,10 +156,12 @@ impl Runtime {
         report
     }
 
-    /// Calls a tool. The arguments (absent means `{}`) are checked against
-    /// the tool's input schema before any guest code runs; the call then runs
-    /// in a fresh instance. Dropping the returned future stops the guest and
-    /// frees its instance.
+    /// Calls a tool. In order: the tool's rate limit, the arguments' size
+    /// and their input schema are checked before any guest code runs; the
+    /// call then waits for one of the plugin's slots and runs in a fresh
+    /// instance, all within the plugin's timeout. Dropping the returned
+    /// future stops the guest and frees its instance. Every call ends with
+    /// one audit log line (target `audit`).
     #[tracing::instrument(skip(self, arguments, events), fields(plugin))]
     pub async fn call(
         &self,
@@ -157,34 +169,126 @@ impl Runtime {
         arguments: Option<Map<String, Value>>,
         events: Arc<dyn CallEvents>,
     ) -> Result<ToolOutput, CallError> {
+        let started = std::time::Instant::now();
         let catalog = self.catalog();
-        let (_, target) = catalog
-            .get(name)
-            .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
-        tracing::Span::current().record("plugin", &*target.plugin.name);
+        let Some((_, target)) = catalog.get(name) else {
+            audit(None, name, "unknown_tool", started, None, None);
+            return Err(CallError::UnknownTool(name.to_string()));
+        };
+        let plugin = &target.plugin;
+        tracing::Span::current().record("plugin", &*plugin.name);
         let tool = target.tool();
+        let limits = &plugin.policy.limits;
         let arguments = Value::Object(arguments.unwrap_or_default());
+        let logged_args = limits.audit_arguments.then_some(&arguments);
+        let fail = |cause| {
+            CallError::Failed(ToolFailure {
+                plugin: plugin.name.to_string(),
+                tool: tool.name.clone(),
+                cause,
+            })
+        };
+
+        if let Some(limiter) = plugin.rate.get(&tool.name)
+            && let Err(not_until) = limiter.check()
+        {
+            let retry_after = not_until.wait_time_from(governor::clock::Clock::now(
+                &governor::clock::DefaultClock::default(),
+            ));
+            audit(
+                Some(plugin),
+                name,
+                "rate_limited",
+                started,
+                None,
+                logged_args,
+            );
+            return Err(fail(FailureCause::RateLimited {
+                per_minute: limits.rate_limit_per_minute,
+                retry_after,
+            }));
+        }
+        let json = arguments.to_string();
+        if json.len() as u64 > limits.max_argument_bytes {
+            audit(
+                Some(plugin),
+                name,
+                "arguments_too_large",
+                started,
+                None,
+                logged_args,
+            );
+            return Err(fail(FailureCause::ArgumentsTooLarge {
+                size: json.len() as u64,
+                limit: limits.max_argument_bytes,
+            }));
+        }
         let problems = tool.input.violations(&arguments);
         if !problems.is_empty() {
+            audit(
+                Some(plugin),
+                name,
+                "invalid_arguments",
+                started,
+                None,
+                logged_args,
+            );
             return Err(CallError::InvalidArguments {
                 tool: name.to_string(),
                 problems,
             });
         }
-        let started = std::time::Instant::now();
-        let result = call::call_tool(
-            &target.plugin.pre,
-            &target.plugin.name,
-            tool,
-            &arguments.to_string(),
-            events,
-        )
-        .await;
-        let elapsed_us = started.elapsed().as_micros() as u64;
-        match &result {
-            Ok(out) => tracing::info!(elapsed_us, is_error = out.is_error, "call finished"),
-            Err(failure) => tracing::warn!(elapsed_us, "call failed: {failure}"),
+
+        let deadline = started + limits.timeout;
+        let Ok(Ok(_slot)) = tokio::time::timeout_at(deadline.into(), plugin.slots.acquire()).await
+        else {
+            audit(Some(plugin), name, "timeout", started, None, logged_args);
+            return Err(fail(FailureCause::Timeout {
+                limit: limits.timeout,
+            }));
+        };
+        let (result, stats) =
+            call::call_tool(&plugin.target(), tool, &json, events, deadline).await;
+        let outcome = match &result {
+            Ok(out) if out.is_error => "tool_error",
+            Ok(_) => "ok",
+            Err(f) => f.cause.kind(),
+        };
+        if let Err(failure) = &result {
+            tracing::warn!("{failure}");
         }
+        audit(
+            Some(plugin),
+            name,
+            outcome,
+            started,
+            Some(stats),
+            logged_args,
+        );
         Ok(result?)
     }
+}
+
+/// The audit log: one structured line per call (target `audit`), with the
+/// arguments only when the plugin's policy asks for them.
+fn audit(
+    plugin: Option<&plugin::Plugin>,
+    tool: &str,
+    outcome: &str,
+    started: std::time::Instant,
+    stats: Option<call::CallStats>,
+    arguments: Option<&Value>,
+) {
+    let stats = stats.unwrap_or_default();
+    tracing::info!(
+        target: "audit",
+        plugin = plugin.map(|p| &*p.name),
+        tool,
+        outcome,
+        duration_us = started.elapsed().as_micros() as u64,
+        fuel_used = stats.fuel_used,
+        peak_memory = stats.peak_memory,
+        arguments = arguments.map(|a| a.to_string()),
+        "call"
+    );
 }

@@ -1,9 +1,13 @@
 //! Loading one plugin file: check it is a component for our world, compile
 //! it once, pre-instantiate it, and read and validate its tool definitions.
 
+use std::collections::HashMap;
+use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use tokio::sync::Semaphore;
 use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 
@@ -11,6 +15,7 @@ use super::bindings::{PluginPre, types as wit};
 use super::call;
 use super::error::LoadError;
 use super::output::ToolHints;
+use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{Schema, check_tool_name};
 
@@ -40,6 +45,26 @@ pub struct Plugin {
     pub(crate) pre: PluginPre<CallState>,
     /// Its tools, in the order the plugin listed them.
     pub tools: Vec<PluginTool>,
+    /// The policy its calls run under.
+    pub policy: Arc<Policy>,
+    /// Its environment variables, resolved at load.
+    pub env: Vec<(String, String)>,
+    /// One permit per call that may run at once.
+    pub slots: Arc<Semaphore>,
+    /// Per-tool rate limiters (absent when rate limiting is off).
+    pub rate: HashMap<String, DefaultDirectRateLimiter>,
+}
+
+impl Plugin {
+    /// What every call of this plugin needs.
+    pub(crate) fn target(&self) -> call::Target<'_> {
+        call::Target {
+            pre: &self.pre,
+            plugin: &self.name,
+            policy: &self.policy,
+            env: &self.env,
+        }
+    }
 }
 
 impl std::fmt::Debug for Plugin {
@@ -61,14 +86,25 @@ pub fn plugin_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Loads the plugin at `path`.
-#[tracing::instrument(skip(engine, linker), fields(path = %path.display()))]
+/// Loads the plugin at `path` under the policy `policies` gives it.
+#[tracing::instrument(skip(engine, linker, policies), fields(path = %path.display()))]
 pub async fn load(
     engine: &Engine,
     linker: &Linker<CallState>,
+    policies: &dyn Policies,
     path: &Path,
 ) -> Result<Plugin, LoadError> {
     let started = std::time::Instant::now();
+    let name: Arc<str> = plugin_name(path).into();
+    let policy = Arc::new(
+        policies
+            .policy_for(&name)
+            .map_err(|reason| LoadError::Policy {
+                path: path.to_owned(),
+                reason,
+            })?,
+    );
+    let env = policy.env.resolve();
     let bytes = tokio::fs::read(path)
         .await
         .map_err(|source| LoadError::Read {
@@ -108,8 +144,13 @@ pub async fn load(
         path: path.to_owned(),
         reason: format!("{e:#}"),
     })?;
-    let name: Arc<str> = plugin_name(path).into();
-    let defs = call::list_tools(&pre, &name)
+    let target = call::Target {
+        pre: &pre,
+        plugin: &name,
+        policy: &policy,
+        env: &env,
+    };
+    let defs = call::list_tools(&target)
         .await
         .map_err(|failure| LoadError::ListTools {
             path: path.to_owned(),
@@ -122,11 +163,25 @@ pub async fn load(
         elapsed_ms = started.elapsed().as_millis() as u64,
         "loaded plugin"
     );
+    let rate = NonZeroU32::new(policy.limits.rate_limit_per_minute)
+        .map(|n| {
+            tools
+                .iter()
+                .map(|t| (t.name.clone(), RateLimiter::direct(Quota::per_minute(n))))
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(Plugin {
         name,
         path: path.to_owned(),
         pre,
         tools,
+        slots: Arc::new(Semaphore::new(
+            policy.limits.max_concurrent_calls.max(1) as usize
+        )),
+        policy,
+        env,
+        rate,
     })
 }
 

@@ -1,15 +1,93 @@
-//! The state of one call's store: its WASI context (which grants nothing by
-//! default), its captured stdio, and the host functions of the WIT `host`
-//! interface.
+//! The state of one call's store: its WASI context (built from the plugin's
+//! policy, which grants nothing by default), its resource limiter, its
+//! captured stdio, and the host functions of the WIT `host` interface.
 
 use std::sync::Arc;
+use std::time::Instant;
 
+use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::bindings::mcp_wasm_host::plugin::{host, types};
+use super::capabilities::filesystem::MountError;
 use super::capture::Capture;
 use super::events::{CallEvents, LogLevel, Progress};
+use super::policy::{Limits, Policy};
+
+/// Enforces a call's memory, table and instance limits, and remembers
+/// whether it refused anything and how much memory the call used.
+#[derive(Debug)]
+pub struct Limiter {
+    memory_bytes: usize,
+    table_elements: usize,
+    instances: usize,
+    tables: usize,
+    memories: usize,
+    /// The largest memory size any memory of the call reached, in bytes.
+    pub peak_memory: usize,
+    /// A memory growth was refused.
+    pub memory_refused: bool,
+    /// A table growth was refused.
+    pub table_refused: bool,
+}
+
+impl Limiter {
+    fn new(limits: &Limits) -> Self {
+        let clamp = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        Limiter {
+            memory_bytes: clamp(limits.memory_bytes),
+            table_elements: clamp(limits.table_elements),
+            instances: limits.instances as usize,
+            tables: limits.tables as usize,
+            memories: limits.memories as usize,
+            peak_memory: 0,
+            memory_refused: false,
+            table_refused: false,
+        }
+    }
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.memory_bytes {
+            self.memory_refused = true;
+            return Ok(false);
+        }
+        self.peak_memory = self.peak_memory.max(desired);
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.table_elements {
+            self.table_refused = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn instances(&self) -> usize {
+        self.instances
+    }
+
+    fn tables(&self) -> usize {
+        self.tables
+    }
+
+    fn memories(&self) -> usize {
+        self.memories
+    }
+}
 
 /// Everything a call's store holds.
 pub struct CallState {
@@ -19,6 +97,12 @@ pub struct CallState {
     pub stdout: Capture,
     /// The guest's stderr.
     pub stderr: Capture,
+    /// The resource limiter.
+    pub limiter: Limiter,
+    /// The policy the call runs under.
+    pub policy: Arc<Policy>,
+    /// When the call must be finished.
+    pub deadline: Instant,
     plugin: Arc<str>,
     tool: Arc<str>,
     events: Arc<dyn CallEvents>,
@@ -35,30 +119,38 @@ impl std::fmt::Debug for CallState {
 }
 
 impl CallState {
-    /// A sandbox with no files, no environment, no network and no stdin;
-    /// clocks and random numbers are available. Stdout and stderr are
-    /// captured.
-    pub fn new(plugin: Arc<str>, tool: Arc<str>, events: Arc<dyn CallEvents>) -> Self {
+    /// A sandbox with exactly what `policy` grants: its mounts, its
+    /// environment (`env`, already resolved), no network and no stdin;
+    /// clocks and random numbers are always available. Stdout and stderr
+    /// are captured.
+    pub fn new(
+        plugin: Arc<str>,
+        tool: Arc<str>,
+        events: Arc<dyn CallEvents>,
+        policy: Arc<Policy>,
+        env: &[(String, String)],
+        deadline: Instant,
+    ) -> Result<Self, MountError> {
         let stdout = Capture::new();
         let stderr = Capture::new();
-        let wasi = WasiCtx::builder()
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
-            .allow_tcp(false)
-            .allow_udp(false)
-            .allow_ip_name_lookup(false)
-            .socket_addr_check(|_, _| Box::pin(async { false }))
-            .build();
-        CallState {
-            wasi,
+        let mut wasi = WasiCtx::builder();
+        wasi.stdout(stdout.clone()).stderr(stderr.clone());
+        policy.filesystem.apply(&mut wasi)?;
+        policy.env.apply(env, &mut wasi);
+        policy.network.apply(&mut wasi);
+        Ok(CallState {
+            wasi: wasi.build(),
             table: ResourceTable::new(),
             stdout,
             stderr,
+            limiter: Limiter::new(&policy.limits),
+            policy,
+            deadline,
             plugin,
             tool,
             events,
             last_progress: None,
-        }
+        })
     }
 
     /// The plugin this call belongs to.

@@ -109,41 +109,40 @@ fn in_host(iterations: usize) {
         ("trivial tool", "ok", None),
         ("sha256 of 64 KiB", "hash", Some(hash_args)),
     ];
-    for (case, tool, args) in &cases {
-        let mut baseline: Option<Stats> = None;
-        for (engine_name, settings) in &engines {
+    let runtimes: Vec<Runtime> = engines
+        .iter()
+        .map(|(_, settings)| {
             let runtime = Runtime::new(settings, policies.clone()).unwrap();
-            let report = rt.block_on(runtime.load_files(&[
-                test_artifacts::PANIC.into(),
-                test_artifacts::ENCODING.into(),
-            ]));
+            let report = rt.block_on(
+                runtime.load_files(&[test_artifacts::PANIC.into(), test_artifacts::ENCODING.into()]),
+            );
             assert!(report.failed.is_empty(), "{:?}", report.failed);
-            let samples = rt.block_on(async {
-                for _ in 0..iterations / 10 {
-                    runtime
-                        .call(tool, args.clone(), Arc::new(NoEvents))
-                        .await
-                        .unwrap();
-                }
-                let mut samples = Vec::with_capacity(iterations);
-                for _ in 0..iterations {
+            runtime
+        })
+        .collect();
+    for (case, tool, args) in &cases {
+        // Round-robin over the engines, so drift in the machine's speed
+        // affects every engine alike.
+        let mut samples: Vec<Vec<Duration>> = vec![Vec::with_capacity(iterations); engines.len()];
+        rt.block_on(async {
+            for round in 0..(iterations + iterations / 10) {
+                for (i, runtime) in runtimes.iter().enumerate() {
                     let args = args.clone();
                     let t = Instant::now();
                     let out = runtime.call(tool, args, Arc::new(NoEvents)).await.unwrap();
-                    samples.push(t.elapsed());
+                    let elapsed = t.elapsed();
                     assert!(!out.is_error);
+                    if round >= iterations / 10 {
+                        samples[i].push(elapsed);
+                    }
                 }
-                samples
-            });
-            let s = stats(samples);
-            let name = format!("in host, {case}: {engine_name}");
-            match &baseline {
-                None => report_line(&name, &s, None),
-                Some(b) => report_line(&name, &s, Some(("baseline", b))),
             }
-            if baseline.is_none() {
-                baseline = Some(s);
-            }
+        });
+        let mut all = samples.into_iter().map(stats);
+        let baseline = all.next().unwrap();
+        report_line(&format!("in host, {case}: {}", engines[0].0), &baseline, None);
+        for (s, (engine_name, _)) in all.zip(engines.iter().skip(1)) {
+            report_line(&format!("in host, {case}: {engine_name}"), &s, Some(("baseline", &baseline)));
         }
     }
 }

@@ -105,6 +105,7 @@ pub struct Config {
     defaults: SectionSpec,
     plugins: BTreeMap<String, SectionSpec>,
     max_memory: u64,
+    builtin: bool,
 }
 
 impl Config {
@@ -116,6 +117,7 @@ impl Config {
             defaults: SectionSpec::default(),
             plugins: BTreeMap::new(),
             max_memory,
+            builtin: true,
         }
     }
 
@@ -188,12 +190,18 @@ impl Config {
             defaults: spec.defaults,
             plugins: spec.plugins,
             max_memory,
+            builtin: false,
         })
     }
 
     /// The file this configuration came from.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// No file was read: these are the built-in defaults ([`Config::builtin`]).
+    pub fn is_builtin(&self) -> bool {
+        self.builtin
     }
 
     /// Plugin sections whose name is not in `loaded` (likely typos).
@@ -430,5 +438,54 @@ write = true
             "{e}"
         );
         assert!(config.policy_for("b").is_ok());
+    }
+}
+
+#[cfg(test)]
+mod documentation {
+    //! The README's policy reference and the example file must match the code.
+    use super::*;
+    use crate::runtime::policy::{bytes, count};
+
+    fn workspace_file(rel: &str) -> (PathBuf, String) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        (path, text)
+    }
+
+    #[test]
+    fn the_example_file_parses_and_its_defaults_are_the_real_ones() {
+        let (path, text) = workspace_file("examples/mcp-wasm-host.toml");
+        let config = Config::parse(&path, &text, 1 << 30).unwrap();
+        let unlisted = config.policy_for("some-other-plugin").unwrap();
+        assert_eq!(unlisted.limits, Limits::default());
+        let json = config.policy_for("json").unwrap();
+        assert_eq!(json.limits.memory_bytes, 256 << 20);
+    }
+
+    #[test]
+    fn the_readme_defaults_table_matches_the_code() {
+        let (_, readme) = workspace_file("README.md");
+        let (_, example) = workspace_file("examples/mcp-wasm-host.toml");
+        assert!(readme.contains(example.trim_end()), "the README embeds examples/mcp-wasm-host.toml verbatim");
+        let d = Limits::default();
+        let int = |n: u64| count(n).replace(',', "_");
+        let rows = [
+            format!("| `fuel` | integer | `{}` |", int(d.fuel)),
+            format!("| `memory` | size | `\"{}\"` |", bytes(d.memory_bytes)),
+            format!("| `table_elements` | integer | `{}` |", int(d.table_elements)),
+            format!("| `instances` | integer | `{}` |", d.instances),
+            format!("| `tables` | integer | `{}` |", d.tables),
+            format!("| `memories` | integer | `{}` |", d.memories),
+            format!("| `timeout` | duration | `\"{}s\"` |", d.timeout.as_secs()),
+            format!("| `max_concurrent_calls` | integer | `{}` |", d.max_concurrent_calls),
+            format!("| `max_argument_size` | size | `\"{}\"` |", bytes(d.max_argument_bytes)),
+            format!("| `max_result_size` | size | `\"{}\"` |", bytes(d.max_result_bytes)),
+            format!("| `rate_limit` | integer | `{}` |", d.rate_limit_per_minute),
+            format!("| `audit_arguments` | boolean | `{}` |", d.audit_arguments),
+        ];
+        for row in rows {
+            assert!(readme.contains(&row), "README.md lacks the row {row}");
+        }
     }
 }

@@ -113,9 +113,10 @@ fn in_host(iterations: usize) {
         .iter()
         .map(|(_, settings)| {
             let runtime = Runtime::new(settings, policies.clone()).unwrap();
-            let report = rt.block_on(
-                runtime.load_files(&[test_artifacts::PANIC.into(), test_artifacts::ENCODING.into()]),
-            );
+            let report = rt.block_on(runtime.load_files(&[
+                test_artifacts::PANIC.into(),
+                test_artifacts::ENCODING.into(),
+            ]));
             assert!(report.failed.is_empty(), "{:?}", report.failed);
             runtime
         })
@@ -140,9 +141,17 @@ fn in_host(iterations: usize) {
         });
         let mut all = samples.into_iter().map(stats);
         let baseline = all.next().unwrap();
-        report_line(&format!("in host, {case}: {}", engines[0].0), &baseline, None);
+        report_line(
+            &format!("in host, {case}: {}", engines[0].0),
+            &baseline,
+            None,
+        );
         for (s, (engine_name, _)) in all.zip(engines.iter().skip(1)) {
-            report_line(&format!("in host, {case}: {engine_name}"), &s, Some(("baseline", &baseline)));
+            report_line(
+                &format!("in host, {case}: {engine_name}"),
+                &s,
+                Some(("baseline", &baseline)),
+            );
         }
     }
 }

@@ -467,20 +467,35 @@ mod documentation {
     fn the_readme_defaults_table_matches_the_code() {
         let (_, readme) = workspace_file("README.md");
         let (_, example) = workspace_file("examples/mcp-wasm-host.toml");
-        assert!(readme.contains(example.trim_end()), "the README embeds examples/mcp-wasm-host.toml verbatim");
+        assert!(
+            readme.contains(example.trim_end()),
+            "the README embeds examples/mcp-wasm-host.toml verbatim"
+        );
         let d = Limits::default();
         let int = |n: u64| count(n).replace(',', "_");
         let rows = [
             format!("| `fuel` | integer | `{}` |", int(d.fuel)),
             format!("| `memory` | size | `\"{}\"` |", bytes(d.memory_bytes)),
-            format!("| `table_elements` | integer | `{}` |", int(d.table_elements)),
+            format!(
+                "| `table_elements` | integer | `{}` |",
+                int(d.table_elements)
+            ),
             format!("| `instances` | integer | `{}` |", d.instances),
             format!("| `tables` | integer | `{}` |", d.tables),
             format!("| `memories` | integer | `{}` |", d.memories),
             format!("| `timeout` | duration | `\"{}s\"` |", d.timeout.as_secs()),
-            format!("| `max_concurrent_calls` | integer | `{}` |", d.max_concurrent_calls),
-            format!("| `max_argument_size` | size | `\"{}\"` |", bytes(d.max_argument_bytes)),
-            format!("| `max_result_size` | size | `\"{}\"` |", bytes(d.max_result_bytes)),
+            format!(
+                "| `max_concurrent_calls` | integer | `{}` |",
+                d.max_concurrent_calls
+            ),
+            format!(
+                "| `max_argument_size` | size | `\"{}\"` |",
+                bytes(d.max_argument_bytes)
+            ),
+            format!(
+                "| `max_result_size` | size | `\"{}\"` |",
+                bytes(d.max_result_bytes)
+            ),
             format!("| `rate_limit` | integer | `{}` |", d.rate_limit_per_minute),
             format!("| `audit_arguments` | boolean | `{}` |", d.audit_arguments),
         ];

@@ -8,7 +8,10 @@
 //!   instance. It speaks in its own types and knows nothing of MCP.
 //! - [`mcp`] maps those types to the Model Context Protocol with `rmcp` and
 //!   serves them over the transports. It knows nothing of wasmtime.
+//! - [`inspect`] presents what the runtime reads from one plugin file, for
+//!   the `inspect` command.
 
 pub mod config;
+pub mod inspect;
 pub mod mcp;
 pub mod runtime;

@@ -1,13 +1,15 @@
 //! The `mcp-wasm-host` command line.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
-use mcp_wasm_host::config::{self, Config};
+use mcp_wasm_host::config::{self, Config, ConfigError};
+use mcp_wasm_host::inspect::Report;
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
-use mcp_wasm_host::runtime::{EngineSettings, Runtime};
+use mcp_wasm_host::runtime::{EngineSettings, Policies, Policy, PolicySource, Runtime};
 use tracing_subscriber::EnvFilter;
 
 /// Serve MCP tools from sandboxed WebAssembly components.
@@ -15,9 +17,10 @@ use tracing_subscriber::EnvFilter;
 #[command(name = "mcp-wasm-host", version, about)]
 struct Cli {
     /// Log filter for stderr (tracing's `RUST_LOG` syntax, e.g. `info` or
-    /// `mcp_wasm_host=debug,guest=info`). `RUST_LOG` overrides it.
-    #[arg(long, global = true, default_value = "info")]
-    log: String,
+    /// `mcp_wasm_host=debug,guest=info`; default `info` for `serve`, `warn`
+    /// for `inspect`). `RUST_LOG` overrides it.
+    #[arg(long, global = true)]
+    log: Option<String>,
     /// Log line format on stderr.
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -38,6 +41,23 @@ enum Command {
     /// Load every `*.wasm` component in the plugins directory and serve its
     /// tools over MCP on stdin/stdout.
     Serve(ServeArgs),
+    /// Report on one plugin file: the WIT world it targets, its tools with
+    /// their schemas, the WASI interfaces it imports, and the policy it would
+    /// run under. Exits with 1 if the file would not load.
+    Inspect(InspectArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct InspectArgs {
+    /// The plugin component (`*.wasm`).
+    file: PathBuf,
+    /// The policy file, as for `serve`. Without it, `./mcp-wasm-host.toml`
+    /// is used if it exists, and the built-in defaults otherwise.
+    #[arg(long, env = "MCP_WASM_HOST_CONFIG")]
+    config: Option<PathBuf>,
+    /// Print one JSON object instead of the human-readable report.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -59,9 +79,13 @@ struct ServeArgs {
 }
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
+    let default = match cli.command {
+        Command::Serve(_) => "info",
+        Command::Inspect(_) => "warn",
+    };
     let filter = match std::env::var("RUST_LOG") {
         Ok(v) if !v.is_empty() => EnvFilter::try_new(v),
-        _ => EnvFilter::try_new(&cli.log),
+        _ => EnvFilter::try_new(cli.log.as_deref().unwrap_or(default)),
     }
     .context("invalid log filter")?;
     let builder = tracing_subscriber::fmt()
@@ -75,20 +99,24 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The policy file: `explicit`, else `./mcp-wasm-host.toml` if it exists,
+/// else the built-in defaults.
+fn load_config(explicit: Option<&Path>, max_memory: u64) -> Result<Config, ConfigError> {
+    let default = Path::new(config::DEFAULT_FILE);
+    match explicit {
+        Some(path) => Config::load(path, max_memory),
+        None if default.is_file() => Config::load(default, max_memory),
+        None => Ok(Config::builtin(max_memory)),
+    }
+}
+
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let settings = EngineSettings {
         max_instances: args.max_instances,
         ..EngineSettings::default()
     };
     let max_memory = settings.max_memory_bytes as u64;
-    let config = match &args.config {
-        Some(path) => Config::load(path, max_memory)?,
-        None if std::path::Path::new(config::DEFAULT_FILE).is_file() => {
-            Config::load(std::path::Path::new(config::DEFAULT_FILE), max_memory)?
-        }
-        None => Config::builtin(max_memory),
-    };
-    let config = Arc::new(config);
+    let config = Arc::new(load_config(args.config.as_deref(), max_memory)?);
     let runtime = Arc::new(Runtime::new(&settings, config.clone())?);
     let report = runtime
         .load_dir(&args.plugins)
@@ -124,7 +152,40 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn main() -> anyhow::Result<()> {
+/// Gives every plugin the same error: the policy file did not load.
+#[derive(Debug)]
+struct BrokenConfig(String);
+
+impl Policies for BrokenConfig {
+    fn policy_for(&self, _plugin: &str) -> Result<Policy, String> {
+        Err(self.0.clone())
+    }
+}
+
+/// Inspects one file and prints the report to stdout. A policy file that
+/// does not load is reported like any other reason the plugin would not.
+async fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
+    let settings = EngineSettings {
+        // One throwaway instance lists the tools.
+        max_instances: 2,
+        ..EngineSettings::default()
+    };
+    let (policies, config_file): (PolicySource, Option<PathBuf>) =
+        match load_config(args.config.as_deref(), settings.max_memory_bytes as u64) {
+            Ok(config) => {
+                let file = (!config.is_builtin()).then(|| config.path().to_owned());
+                (Arc::new(config), file)
+            }
+            Err(e) => (Arc::new(BrokenConfig(e.to_string())), None),
+        };
+    let runtime = Runtime::new(&settings, policies)?;
+    let inspection = runtime.inspect(&args.file).await;
+    let report = Report::new(&inspection, config_file.as_deref());
+    report.write(args.json, &mut std::io::stdout().lock())?;
+    Ok(ExitCode::from(report.exit_code()))
+}
+
+fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     init_logging(&cli)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -132,6 +193,7 @@ fn main() -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     match cli.command {
-        Command::Serve(args) => rt.block_on(serve(args)),
+        Command::Serve(args) => rt.block_on(serve(args)).map(|()| ExitCode::SUCCESS),
+        Command::Inspect(args) => rt.block_on(inspect(args)),
     }
 }

@@ -347,14 +347,13 @@ fn size_concurrency_and_rate_limits_hold() {
     );
 
     // One slot: a call waits for the one holding it. Requests run as
-    // separate tasks, so let the first one start (a ping round trip) before
-    // sending the second.
+    // separate tasks, so wait until the first one holds the slot (the
+    // runtime logs it) before sending the second.
     let first = s.send_request(
         "tools/call",
-        json!({"name": "single.slow_ok", "arguments": {"millis": 1500}}),
+        json!({"name": "single.slow_ok", "arguments": {"millis": 2000}}),
     );
-    let ping = s.request("ping", json!({}));
-    assert_eq!(ping["result"], json!({}));
+    s.wait_for_stderr("running: got a slot tool=\"single.slow_ok\"");
     let second = s.send_request("tools/call", json!({"name": "single.ok", "arguments": {}}));
     let other = s.send_request("tools/call", json!({"name": "hostile.ok", "arguments": {}}));
     let mut order = Vec::new();

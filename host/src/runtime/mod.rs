@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod engine;
 pub mod error;
 pub mod events;
+pub mod inspection;
 pub mod output;
 pub mod plugin;
 pub mod policy;
@@ -26,6 +27,7 @@ pub use catalog::Catalog;
 pub use engine::EngineSettings;
 pub use error::{CallError, FailureCause, GuestErrorKind, LoadError, ToolFailure};
 pub use events::{CallEvents, LogLevel, NoEvents, Progress};
+pub use inspection::{Capability, Inspection, WorldTarget};
 pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
 pub use policy::{DefaultPolicies, Limits, Policies, Policy, PolicySource};
 
@@ -156,6 +158,52 @@ impl Runtime {
         report
     }
 
+    /// Inspects the plugin file at `path` without adding it to the catalog:
+    /// resolves its policy, compiles it, reads its imports, exports and
+    /// world, and loads it the way [`Runtime::load_files`] does (linking it
+    /// and listing and validating its tools in a throwaway instance). Never
+    /// fails as a whole: whatever could be read is filled in and every
+    /// reason it would not load is in [`Inspection::errors`].
+    #[tracing::instrument(skip(self), fields(path = %path.display()))]
+    pub async fn inspect(&self, path: &Path) -> Inspection {
+        let name: Arc<str> = plugin::plugin_name(path).into();
+        let mut inspection = Inspection::new(path, &name);
+        let policy = plugin::resolve_policy(&*self.policies, &name, path);
+        let component = plugin::compile(&self.engine, path).await;
+        if let Ok(component) = &component {
+            inspection.read_component(&self.engine, component);
+        }
+        match policy {
+            Ok(p) => inspection.policy = Some(p),
+            Err(e) => inspection.errors.push(e),
+        }
+        match component {
+            Ok(component) => {
+                if let Some(policy) = &inspection.policy {
+                    let loaded = plugin::instantiate(
+                        &self.linker,
+                        name,
+                        Arc::new(policy.clone()),
+                        path,
+                        &component,
+                    )
+                    .await;
+                    match loaded {
+                        Ok(plugin) => {
+                            // Alone, a plugin's names (checked at load) are
+                            // never qualified, so no tool is left out.
+                            let (catalog, _) = Catalog::build(vec![Arc::new(plugin)]);
+                            inspection.tools = catalog.tools().to_vec();
+                        }
+                        Err(e) => inspection.errors.push(e),
+                    }
+                }
+            }
+            Err(e) => inspection.errors.push(e),
+        }
+        inspection
+    }
+
     /// Calls a tool. In order: the tool's rate limit, the arguments' size
     /// and their input schema are checked before any guest code runs; the
     /// call then waits for one of the plugin's slots and runs in a fresh
@@ -247,6 +295,7 @@ impl Runtime {
                 limit: limits.timeout,
             }));
         };
+        tracing::debug!(tool = name, "running: got a slot");
         let (result, stats) =
             call::call_tool(&plugin.target(), tool, &json, events, deadline).await;
         let outcome = match &result {

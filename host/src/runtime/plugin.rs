@@ -96,15 +96,35 @@ pub async fn load(
 ) -> Result<Plugin, LoadError> {
     let started = std::time::Instant::now();
     let name: Arc<str> = plugin_name(path).into();
-    let policy = Arc::new(
-        policies
-            .policy_for(&name)
-            .map_err(|reason| LoadError::Policy {
-                path: path.to_owned(),
-                reason,
-            })?,
+    let policy = resolve_policy(policies, &name, path)?;
+    let component = compile(engine, path).await?;
+    let plugin = instantiate(linker, name, Arc::new(policy), path, &component).await?;
+    tracing::info!(
+        plugin = %plugin.name,
+        tools = plugin.tools.len(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "loaded plugin"
     );
-    let env = policy.env.resolve();
+    Ok(plugin)
+}
+
+/// The policy `policies` gives the plugin `name` loaded from `path`.
+pub(crate) fn resolve_policy(
+    policies: &dyn Policies,
+    name: &str,
+    path: &Path,
+) -> Result<Policy, LoadError> {
+    policies
+        .policy_for(name)
+        .map_err(|reason| LoadError::Policy {
+            path: path.to_owned(),
+            reason,
+        })
+}
+
+/// Reads the file at `path`, checks that it is a component and compiles it
+/// (on a blocking thread: Cranelift takes a while).
+pub(crate) async fn compile(engine: &Engine, path: &Path) -> Result<Component, LoadError> {
     let bytes = tokio::fs::read(path)
         .await
         .map_err(|source| LoadError::Read {
@@ -121,21 +141,31 @@ pub async fn load(
             path: path.to_owned(),
         });
     }
-    let component = {
-        let engine = engine.clone();
-        tokio::task::spawn_blocking(move || Component::from_binary(&engine, &bytes))
-            .await
-            .map_err(|e| LoadError::Compile {
-                path: path.to_owned(),
-                reason: format!("the compiler task failed: {e}"),
-            })?
-            .map_err(|e| LoadError::Compile {
-                path: path.to_owned(),
-                reason: format!("{e:#}"),
-            })?
-    };
+    let engine = engine.clone();
+    tokio::task::spawn_blocking(move || Component::from_binary(&engine, &bytes))
+        .await
+        .map_err(|e| LoadError::Compile {
+            path: path.to_owned(),
+            reason: format!("the compiler task failed: {e}"),
+        })?
+        .map_err(|e| LoadError::Compile {
+            path: path.to_owned(),
+            reason: format!("{e:#}"),
+        })
+}
+
+/// Links a compiled component against the host, checks it targets our
+/// world, and lists and validates its tools in a throwaway instance.
+pub(crate) async fn instantiate(
+    linker: &Linker<CallState>,
+    name: Arc<str>,
+    policy: Arc<Policy>,
+    path: &Path,
+    component: &Component,
+) -> Result<Plugin, LoadError> {
+    let env = policy.env.resolve();
     let pre = linker
-        .instantiate_pre(&component)
+        .instantiate_pre(component)
         .map_err(|e| LoadError::Link {
             path: path.to_owned(),
             reason: format!("{e:#}"),
@@ -157,12 +187,6 @@ pub async fn load(
             reason: failure.to_string(),
         })?;
     let tools = validate(path, defs)?;
-    tracing::info!(
-        plugin = %name,
-        tools = tools.len(),
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        "loaded plugin"
-    );
     let rate = NonZeroU32::new(policy.limits.rate_limit_per_minute)
         .map(|n| {
             tools

@@ -52,7 +52,7 @@ impl Server {
             .arg("--plugins")
             .arg(plugins)
             .args(args)
-            .env("RUST_LOG", "info")
+            .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -101,6 +101,20 @@ impl Server {
     /// What the server wrote to stderr so far.
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits until the server's stderr contains `needle` (an event the test
+    /// needs to have happened, such as a call having started).
+    pub fn wait_for_stderr(&self, needle: &str) {
+        let start = std::time::Instant::now();
+        while !self.stderr().contains(needle) {
+            assert!(
+                start.elapsed() < PATIENCE,
+                "stderr never showed {needle:?}:\n{}",
+                self.stderr()
+            );
+            thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// Writes one raw line.

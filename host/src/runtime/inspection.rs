@@ -1,0 +1,269 @@
+//! Looking at one plugin file without serving it: which version of our world
+//! its component targets, what it imports and exports, and what loading it
+//! gives (its tools, under its policy) or why it does not load.
+
+use std::path::PathBuf;
+
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+use super::error::LoadError;
+use super::output::ToolInfo;
+use super::policy::Policy;
+
+/// The package of the WIT contract, without its version.
+pub const PACKAGE: &str = "mcp-wasm-host:plugin";
+/// The interface a plugin exports, without its version.
+pub const TOOLS_INTERFACE: &str = "mcp-wasm-host:plugin/tools";
+/// The world a plugin targets, without its version.
+pub const WORLD: &str = "mcp-wasm-host:plugin/plugin";
+
+/// What one plugin file declares and what loading it gives. Everything that
+/// could be read is filled in even when the file does not load.
+#[derive(Debug)]
+pub struct Inspection {
+    /// The file.
+    pub path: PathBuf,
+    /// The plugin's name: the file stem.
+    pub plugin: String,
+    /// The file compiled as a component, so its imports and exports were
+    /// read.
+    pub compiled: bool,
+    /// Which version of our world the component targets; `None` when it
+    /// does not export [`TOOLS_INTERFACE`] (or is no component).
+    pub world: Option<WorldTarget>,
+    /// The names the component imports (e.g. `wasi:filesystem/types@0.2.6`),
+    /// sorted. Empty when the file is no valid component.
+    pub imports: Vec<String>,
+    /// The names the component exports, sorted.
+    pub exports: Vec<String>,
+    /// The policy its calls would run under, unless it cannot be built.
+    pub policy: Option<Policy>,
+    /// Its tools as the catalog would offer them were it the only plugin
+    /// (names as the plugin gives them), sorted by name. Empty unless the
+    /// plugin loaded.
+    pub tools: Vec<ToolInfo>,
+    /// Why it would not load; empty when it loads.
+    pub errors: Vec<LoadError>,
+}
+
+impl Inspection {
+    /// An inspection of `path` that has read nothing yet.
+    pub(crate) fn new(path: &std::path::Path, plugin: &str) -> Self {
+        Inspection {
+            path: path.to_owned(),
+            plugin: plugin.to_string(),
+            compiled: false,
+            world: None,
+            imports: Vec::new(),
+            exports: Vec::new(),
+            policy: None,
+            tools: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Fills in the component's imports, exports and world.
+    pub(crate) fn read_component(&mut self, engine: &Engine, component: &Component) {
+        self.compiled = true;
+        let ty = component.component_type();
+        self.imports = ty.imports(engine).map(|(n, _)| n.to_string()).collect();
+        self.exports = ty.exports(engine).map(|(n, _)| n.to_string()).collect();
+        self.imports.sort();
+        self.exports.sort();
+        self.world = self
+            .exports
+            .iter()
+            .find_map(|e| WorldTarget::from_export(e));
+    }
+
+    /// The file loads: no errors.
+    pub fn loads(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// The version of our world a component was built against, read from its
+/// export of [`TOOLS_INTERFACE`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorldTarget {
+    /// The package version, e.g. `0.1.0`; `None` for an unversioned export.
+    pub version: Option<String>,
+    /// This host can serve that version: it is semver-compatible with
+    /// [`WIT_VERSION`](super::WIT_VERSION) (same major version, and for 0.x
+    /// the same minor version), which is how wasmtime matches the export.
+    pub supported: bool,
+}
+
+impl WorldTarget {
+    /// The target that the export named `name` implies, if it is ours.
+    pub fn from_export(name: &str) -> Option<Self> {
+        let (interface, version) = match name.split_once('@') {
+            Some((i, v)) => (i, Some(v)),
+            None => (name, None),
+        };
+        if interface != TOOLS_INTERFACE {
+            return None;
+        }
+        Some(WorldTarget {
+            version: version.map(str::to_string),
+            supported: version.is_some_and(|v| compatible(v, super::WIT_VERSION)),
+        })
+    }
+
+    /// The world's full name, e.g. `mcp-wasm-host:plugin/plugin@0.1.0`.
+    pub fn world(&self) -> String {
+        match &self.version {
+            Some(v) => format!("{WORLD}@{v}"),
+            None => WORLD.to_string(),
+        }
+    }
+}
+
+/// Whether a component built against WIT package version `version` links
+/// with a host whose bindings are `host`: equal, or semver-compatible the
+/// way wasmtime resolves names (`1.2.3` ~ `1.x.y`, `0.1.3` ~ `0.1.y`,
+/// `0.0.z` and pre-releases only when equal).
+pub fn compatible(version: &str, host: &str) -> bool {
+    fn key(v: &str) -> Option<String> {
+        let mut parts = v.split('.');
+        let (major, minor, patch) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some()
+            || [major, minor, patch]
+                .iter()
+                .any(|p| p.parse::<u64>().is_err())
+        {
+            return None; // a pre-release or build suffix, or not semver
+        }
+        match (major, minor) {
+            ("0", "0") => None,
+            ("0", minor) => Some(format!("0.{minor}")),
+            (major, _) => Some(major.to_string()),
+        }
+    }
+    version == host || key(version).is_some_and(|k| Some(k) == key(host))
+}
+
+/// What an imported interface gives the guest, as the sandbox sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Capability {
+    /// `wasi:filesystem/*`: files, granted only through the policy's mounts.
+    Filesystem,
+    /// `wasi:sockets/*`: the network, denied by this host.
+    Sockets,
+    /// `wasi:cli/environment`: environment variables (and arguments), only
+    /// those the policy grants.
+    Environment,
+    /// `wasi:clocks/*`: wall and monotonic clocks.
+    Clocks,
+    /// `wasi:random/*`: random numbers.
+    Random,
+    /// The rest of `wasi:cli/*`: stdio (captured into the log, stdin empty),
+    /// terminal queries and `exit`.
+    Cli,
+    /// `wasi:io/*`: streams, polling and errors, the plumbing of the others.
+    Io,
+    /// This host's own `mcp-wasm-host:plugin/*` interfaces (`host`: logging
+    /// and progress, and the shared `types`).
+    Host,
+    /// Anything else; a component that needs an interface the host does not
+    /// provide fails to link.
+    Other,
+}
+
+impl Capability {
+    /// Every capability, in the order reports list them.
+    pub const ALL: [Capability; 9] = [
+        Capability::Filesystem,
+        Capability::Sockets,
+        Capability::Environment,
+        Capability::Clocks,
+        Capability::Random,
+        Capability::Cli,
+        Capability::Io,
+        Capability::Host,
+        Capability::Other,
+    ];
+
+    /// What the imported name `import` (e.g. `wasi:sockets/tcp@0.2.6`) gives.
+    pub fn of(import: &str) -> Self {
+        let unversioned = import.split_once('@').map_or(import, |(n, _)| n);
+        let (package, interface) = unversioned.split_once('/').unwrap_or((unversioned, ""));
+        match package {
+            "wasi:filesystem" => Capability::Filesystem,
+            "wasi:sockets" => Capability::Sockets,
+            "wasi:cli" if interface == "environment" => Capability::Environment,
+            "wasi:cli" => Capability::Cli,
+            "wasi:clocks" => Capability::Clocks,
+            "wasi:random" => Capability::Random,
+            "wasi:io" => Capability::Io,
+            PACKAGE => Capability::Host,
+            _ => Capability::Other,
+        }
+    }
+
+    /// A short stable name: `filesystem`, `sockets`, `environment`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::Filesystem => "filesystem",
+            Capability::Sockets => "sockets",
+            Capability::Environment => "environment",
+            Capability::Clocks => "clocks",
+            Capability::Random => "random",
+            Capability::Cli => "cli",
+            Capability::Io => "io",
+            Capability::Host => "host",
+            Capability::Other => "other",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_match_the_way_wasmtime_links_them() {
+        assert!(compatible("0.1.0", "0.1.0"));
+        assert!(compatible("0.1.7", "0.1.0"));
+        assert!(!compatible("0.2.0", "0.1.0"));
+        assert!(!compatible("1.0.0", "0.1.0"));
+        assert!(compatible("1.4.0", "1.0.2"));
+        assert!(!compatible("0.0.2", "0.0.1"));
+        assert!(!compatible("0.1.0-rc.1", "0.1.0"));
+        assert!(!compatible("junk", "0.1.0"));
+    }
+
+    #[test]
+    fn the_tools_export_names_the_world() {
+        let w = WorldTarget::from_export("mcp-wasm-host:plugin/tools@0.1.3").unwrap();
+        assert_eq!(w.world(), "mcp-wasm-host:plugin/plugin@0.1.3");
+        assert!(w.supported);
+        let w = WorldTarget::from_export("mcp-wasm-host:plugin/tools@0.2.0").unwrap();
+        assert!(!w.supported);
+        assert_eq!(WorldTarget::from_export("wasi:cli/run@0.2.6"), None);
+    }
+
+    #[test]
+    fn imports_are_grouped_by_what_they_grant() {
+        assert_eq!(
+            Capability::of("wasi:filesystem/preopens@0.2.6"),
+            Capability::Filesystem
+        );
+        assert_eq!(
+            Capability::of("wasi:sockets/tcp@0.2.6"),
+            Capability::Sockets
+        );
+        assert_eq!(
+            Capability::of("wasi:cli/environment@0.2.6"),
+            Capability::Environment
+        );
+        assert_eq!(Capability::of("wasi:cli/stderr@0.2.6"), Capability::Cli);
+        assert_eq!(
+            Capability::of("mcp-wasm-host:plugin/host@0.1.0"),
+            Capability::Host
+        );
+        assert_eq!(Capability::of("wasi:http/types@0.2.6"), Capability::Other);
+        assert_eq!(Capability::of("bare-function"), Capability::Other);
+    }
+}

@@ -16,6 +16,7 @@ use std::time::Duration;
 use bytesize::ByteSize;
 use serde::Deserialize;
 
+use crate::runtime::cache::Sha256Digest;
 use crate::runtime::capabilities::env::EnvPolicy;
 use crate::runtime::capabilities::filesystem::{FilesystemPolicy, Mount};
 use crate::runtime::{Limits, Policies, Policy};
@@ -86,6 +87,7 @@ struct SectionSpec {
     env: BTreeMap<String, String>,
     #[serde(default)]
     env_passthrough: Vec<String>,
+    sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -153,6 +155,12 @@ impl Config {
             return Err(invalid(
                 "defaults.env".into(),
                 "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
+            ));
+        }
+        if d.sha256.is_some() {
+            return Err(invalid(
+                "defaults.sha256".into(),
+                "a digest pins one plugin file; set it in [plugins.NAME]",
             ));
         }
         check_section("defaults", d, max_memory).map_err(|(k, p)| invalid(k, &p))?;
@@ -243,6 +251,9 @@ fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (
     if s.max_concurrent_calls == Some(0) {
         return err("max_concurrent_calls", "must be at least 1".into());
     }
+    if let Some(Err(problem)) = s.sha256.as_deref().map(Sha256Digest::from_hex) {
+        return err("sha256", problem);
+    }
     Ok(())
 }
 
@@ -284,6 +295,11 @@ impl Policies for Config {
         apply(&mut policy.limits, &self.defaults);
         if let Some(section) = self.plugins.get(plugin) {
             apply(&mut policy.limits, section);
+            // Checked when the file was parsed.
+            policy.sha256 = section
+                .sha256
+                .as_deref()
+                .and_then(|hex| Sha256Digest::from_hex(hex).ok());
             let mut mounts = Vec::new();
             for (i, m) in section.mounts.iter().enumerate() {
                 let joined = self.base.join(&m.host);
@@ -425,6 +441,36 @@ write = true
             .unwrap_err()
             .to_string();
         assert!(e.contains("granted per plugin"), "{e}");
+    }
+
+    #[test]
+    fn a_pinned_digest_is_checked_and_resolved() {
+        let hex = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let config = parse(&format!(
+            "[plugins.a]\nsha256 = \"{}\"\n",
+            hex.to_uppercase()
+        ))
+        .unwrap();
+        assert_eq!(
+            config
+                .policy_for("a")
+                .unwrap()
+                .sha256
+                .map(|d| d.to_string()),
+            Some(hex.to_string())
+        );
+        assert_eq!(config.policy_for("b").unwrap().sha256, None);
+        let e = parse("[plugins.a]\nsha256 = \"abc\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`plugins.a.sha256`") && e.contains("64 hexadecimal"),
+            "{e}"
+        );
+        let e = parse(&format!("[defaults]\nsha256 = \"{hex}\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`defaults.sha256`"), "{e}");
     }
 
     #[test]

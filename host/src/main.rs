@@ -9,6 +9,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use mcp_wasm_host::config::{self, Config, ConfigError};
 use mcp_wasm_host::inspect::Report;
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
+use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
+use mcp_wasm_host::runtime::watch::{self, PolicyFile, WatchOptions};
 use mcp_wasm_host::runtime::{EngineSettings, Policies, Policy, PolicySource, Runtime};
 use tracing_subscriber::EnvFilter;
 
@@ -45,6 +47,35 @@ enum Command {
     /// their schemas, the WASI interfaces it imports, and the policy it would
     /// run under. Exits with 1 if the file would not load.
     Inspect(InspectArgs),
+    /// Load every `*.wasm` component in a directory the way `serve` does,
+    /// print one line per file (`ok` with its tool count, or `FAIL` and why,
+    /// name collisions included), and exit with 1 if any fails.
+    Check(CheckArgs),
+}
+
+/// Where compiled plugins are cached between runs.
+#[derive(Debug, clap::Args)]
+struct CacheArgs {
+    /// The compile cache directory (default: `$XDG_CACHE_HOME/mcp-wasm-host`
+    /// or `~/.cache/mcp-wasm-host`). Created with mode 0700; one that
+    /// belongs to another user or that others may write to is not used.
+    #[arg(long, env = "MCP_WASM_HOST_CACHE_DIR", value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Compile every plugin at start, reading and writing no cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// The directory of plugin components.
+    dir: PathBuf,
+    /// The policy file, as for `serve`. Without it, `./mcp-wasm-host.toml`
+    /// is used if it exists, and the built-in defaults otherwise.
+    #[arg(long, env = "MCP_WASM_HOST_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    cache: CacheArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -58,6 +89,8 @@ struct InspectArgs {
     /// Print one JSON object instead of the human-readable report.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    cache: CacheArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -69,6 +102,8 @@ struct ServeArgs {
     /// exists, and the built-in defaults (no capabilities) otherwise.
     #[arg(long, env = "MCP_WASM_HOST_CONFIG")]
     config: Option<PathBuf>,
+    #[command(flatten)]
+    cache: CacheArgs,
     /// The most tools one `tools/list` page holds.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     page_size: u32,
@@ -76,12 +111,16 @@ struct ServeArgs {
     /// the pooling allocator).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     max_instances: u32,
+    /// Do not watch the plugins directory and the policy file: the plugins
+    /// loaded at start are served until the server exits.
+    #[arg(long)]
+    no_watch: bool,
 }
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     let default = match cli.command {
         Command::Serve(_) => "info",
-        Command::Inspect(_) => "warn",
+        Command::Inspect(_) | Command::Check(_) => "warn",
     };
     let filter = match std::env::var("RUST_LOG") {
         Ok(v) if !v.is_empty() => EnvFilter::try_new(v),
@@ -117,7 +156,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let max_memory = settings.max_memory_bytes as u64;
     let config = Arc::new(load_config(args.config.as_deref(), max_memory)?);
-    let runtime = Arc::new(Runtime::new(&settings, config.clone())?);
+    let runtime =
+        Arc::new(Runtime::new(&settings, config.clone())?.with_cache(open_cache(&args.cache)));
     let report = runtime
         .load_dir(&args.plugins)
         .await
@@ -142,6 +182,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         dir = %args.plugins.display(),
         "serving over stdio"
     );
+    let _watcher = (!args.no_watch)
+        .then(|| start_watcher(&runtime, &args.plugins, &config, max_memory))
+        .flatten();
     let server = McpServer::new(
         runtime,
         ServerOptions {
@@ -150,6 +193,35 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     );
     stdio::serve(server).await?;
     Ok(())
+}
+
+/// Watches the plugins directory, and the policy file if there is one, and
+/// reloads what changes. A watcher that cannot start is logged; the server
+/// then serves what it loaded at start.
+fn start_watcher(
+    runtime: &Arc<Runtime>,
+    dir: &Path,
+    config: &Config,
+    max_memory: u64,
+) -> Option<watch::DirWatcher> {
+    let mut options = WatchOptions::new(dir);
+    if !config.is_builtin() {
+        options.policy = Some(PolicyFile {
+            path: config.path().to_owned(),
+            load: Box::new(move |path| {
+                Config::load(path, max_memory)
+                    .map(|c| Arc::new(c) as PolicySource)
+                    .map_err(|e| e.to_string())
+            }),
+        });
+    }
+    match watch::watch(runtime.clone(), options) {
+        Ok(watcher) => Some(watcher),
+        Err(e) => {
+            tracing::error!("not watching for plugin changes: {e}");
+            None
+        }
+    }
 }
 
 /// Gives every plugin the same error: the policy file did not load.
@@ -178,11 +250,104 @@ async fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
             }
             Err(e) => (Arc::new(BrokenConfig(e.to_string())), None),
         };
-    let runtime = Runtime::new(&settings, policies)?;
+    let runtime = Runtime::new(&settings, policies)?.with_cache(open_cache(&args.cache));
     let inspection = runtime.inspect(&args.file).await;
     let report = Report::new(&inspection, config_file.as_deref());
     report.write(args.json, &mut std::io::stdout().lock())?;
     Ok(ExitCode::from(report.exit_code()))
+}
+
+/// The compile cache the flags ask for, or `None` (with a warning when the
+/// directory cannot be used: the server then compiles every plugin).
+fn open_cache(args: &CacheArgs) -> Option<CompileCache> {
+    if args.no_cache {
+        return None;
+    }
+    let Some(dir) = args.cache_dir.clone().or_else(CompileCache::default_dir) else {
+        tracing::warn!(
+            "{}; running without a compile cache",
+            CacheError::NoDefaultDir
+        );
+        return None;
+    };
+    match CompileCache::open(&dir) {
+        Ok(cache) => {
+            tracing::debug!(dir = %dir.display(), "compile cache");
+            Some(cache)
+        }
+        Err(e) => {
+            tracing::warn!("{e}; running without a compile cache");
+            None
+        }
+    }
+}
+
+/// Loads every plugin in a directory as `serve` would and prints one line
+/// per file; exits with 1 if any file would not load or would lose a tool.
+async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    use std::io::Write as _;
+    let settings = EngineSettings::default();
+    let config = Arc::new(load_config(
+        args.config.as_deref(),
+        settings.max_memory_bytes as u64,
+    )?);
+    let runtime = Runtime::new(&settings, config.clone())?.with_cache(open_cache(&args.cache));
+    let files = Runtime::plugin_files(&args.dir)?;
+    let report = runtime.load_files(&files).await;
+    let catalog = runtime.catalog();
+    let mut out = std::io::stdout().lock();
+    let mut failed = 0;
+    for file in &files {
+        let file_name = file
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let problem = if let Some(plugin) = catalog.plugins().iter().find(|p| &p.path == file) {
+            let served = catalog
+                .tools()
+                .iter()
+                .filter(|t| t.plugin == *plugin.name)
+                .count();
+            if served == plugin.tools.len() {
+                let s = if served == 1 { "" } else { "s" };
+                writeln!(out, "ok   {file_name}  ({served} tool{s})")?;
+                continue;
+            }
+            let needle = format!(" of plugin {:?} left out", &*plugin.name);
+            report
+                .skipped_tools
+                .iter()
+                .filter(|s| s.contains(&needle))
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ")
+        } else if let Some(e) = report.failed.iter().find(|e| e.path() == file) {
+            let message = e.to_string();
+            let prefix = format!("{}: ", file.display());
+            message
+                .strip_prefix(&prefix)
+                .map(str::to_owned)
+                .unwrap_or(message)
+        } else {
+            "did not load".to_string()
+        };
+        failed += 1;
+        writeln!(out, "FAIL {file_name}: {problem}")?;
+    }
+    if files.is_empty() {
+        writeln!(out, "no plugins (*.wasm files) in {}", args.dir.display())?;
+    }
+    for section in config.unused_sections(&report.loaded) {
+        tracing::warn!(
+            "{}: [plugins.{section}] matches no loaded plugin",
+            config.path().display()
+        );
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn main() -> anyhow::Result<ExitCode> {
@@ -195,5 +360,6 @@ fn main() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(args) => rt.block_on(serve(args)).map(|()| ExitCode::SUCCESS),
         Command::Inspect(args) => rt.block_on(inspect(args)),
+        Command::Check(args) => rt.block_on(check(args)),
     }
 }

@@ -9,22 +9,9 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("MCP_WASM_HOST_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = common::workspace_root().join(".venv/bin/python");
-    assert!(
-        venv.exists(),
-        "the Python SDK client needs the project venv: run scripts/setup-python.sh (scripts/test.sh does), or set MCP_WASM_HOST_PYTHON"
-    );
-    venv
-}
 
 #[test]
 fn python_sdk_lists_every_page_and_calls_every_example_tool() {
@@ -39,7 +26,7 @@ fn python_sdk_lists_every_page_and_calls_every_example_tool() {
     expected.sort();
     expected.dedup();
 
-    let out = Command::new(python())
+    let out = Command::new(common::python())
         .arg(root.join("tests/python/sdk_client.py"))
         .args(["--server", common::binary()])
         .arg("--plugins")

@@ -349,6 +349,14 @@ fn invalid_plugins_are_refused_at_load_naming_the_file_and_problem() {
 }
 
 #[test]
+fn the_server_exits_cleanly_when_stdin_closes_before_the_handshake() {
+    let dir = plugin_dir(&[test_artifacts::PANIC]);
+    let mut s = Server::start(dir.path(), &[]);
+    s.close_stdin();
+    assert_eq!(s.wait(), Some(0), "{}", s.stderr());
+}
+
+#[test]
 fn the_server_exits_when_stdin_closes() {
     let dir = plugin_dir(&[test_artifacts::PANIC]);
     let mut s = Server::initialized(dir.path(), &[], R4);

@@ -1,5 +1,7 @@
 //! The rmcp server handler: `tools/list` with pages and `tools/call` with the
-//! failure mapping each protocol revision requires.
+//! failure mapping each protocol revision requires, and
+//! `notifications/tools/list_changed` to every initialized session when the
+//! runtime's catalog changes.
 
 use std::sync::Arc;
 
@@ -7,10 +9,11 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
+use super::notify::PeerRegistry;
 use super::{convert, cursor};
 use crate::runtime::{CallError, NoEvents, Runtime};
 
@@ -33,12 +36,22 @@ impl Default for ServerOptions {
 pub struct McpServer {
     runtime: Arc<Runtime>,
     options: ServerOptions,
+    peers: PeerRegistry,
 }
 
 impl McpServer {
     /// A server for `runtime`.
     pub fn new(runtime: Arc<Runtime>, options: ServerOptions) -> Self {
-        McpServer { runtime, options }
+        McpServer {
+            runtime,
+            options,
+            peers: PeerRegistry::default(),
+        }
+    }
+
+    /// The sessions told about tool list changes.
+    pub fn peers(&self) -> &PeerRegistry {
+        &self.peers
     }
 }
 
@@ -51,7 +64,12 @@ fn schema_errors_are_results(version: Option<&ProtocolVersion>) -> bool {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info = ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        );
         info.server_info = Implementation::new("mcp-wasm-host", env!("CARGO_PKG_VERSION"))
             .with_title("mcp-wasm-host");
         info.instructions = Some(
@@ -59,6 +77,14 @@ impl ServerHandler for McpServer {
                 .into(),
         );
         info
+    }
+
+    /// The handshake is complete: from now on the session hears about tool
+    /// list changes.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.peers.register(context.peer);
+        self.peers.forward(&self.runtime.subscribe_changes());
+        tracing::debug!("client initialized; it will be told when the tool list changes");
     }
 
     async fn list_tools(

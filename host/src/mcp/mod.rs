@@ -4,6 +4,8 @@
 pub mod convert;
 pub mod cursor;
 pub mod handler;
+pub mod notify;
 pub mod stdio;
 
 pub use handler::{McpServer, ServerOptions};
+pub use notify::PeerRegistry;

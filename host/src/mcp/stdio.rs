@@ -83,10 +83,17 @@ where
         Ok::<_, std::io::Error>(())
     });
 
-    let service = server
-        .serve((rmcp_in, rmcp_out))
-        .await
-        .map_err(|e| StdioError::Start(e.to_string()))?;
+    let service = match server.serve((rmcp_in, rmcp_out)).await {
+        Ok(service) => service,
+        // The client went away before the handshake: a normal end of input.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
+            tracing::info!("stdin closed before the MCP handshake ({during})");
+            let _ = reader.await;
+            let _ = writer.await;
+            return Ok(());
+        }
+        Err(e) => return Err(StdioError::Start(e.to_string())),
+    };
     let quit = service.waiting().await;
     tracing::info!(?quit, "MCP session over stdio ended");
     let _ = reader.await;

@@ -18,6 +18,23 @@ pub enum LoadError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The file's SHA-256 is not the digest its policy pins.
+    #[error(
+        "{}: the file's SHA-256 does not match the pinned digest: expected {expected} (`sha256` in [{section}] of {config_file}), actual {actual}",
+        path.display()
+    )]
+    Digest {
+        /// The plugin file.
+        path: PathBuf,
+        /// The pinned digest.
+        expected: String,
+        /// The file's digest.
+        actual: String,
+        /// The policy file section that pins it, e.g. `plugins.text`.
+        section: String,
+        /// The policy file.
+        config_file: String,
+    },
     /// The file is not WebAssembly at all.
     #[error("{}: not a WebAssembly file (it does not start with the \\0asm magic number)", path.display())]
     NotWasm {
@@ -101,6 +118,26 @@ pub enum LoadError {
         /// The I/O error.
         source: std::io::Error,
     },
+}
+
+impl LoadError {
+    /// The file (or, for [`LoadError::Directory`], the directory) concerned.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            LoadError::Read { path, .. }
+            | LoadError::Digest { path, .. }
+            | LoadError::NotWasm { path }
+            | LoadError::CoreModule { path }
+            | LoadError::Compile { path, .. }
+            | LoadError::Link { path, .. }
+            | LoadError::World { path, .. }
+            | LoadError::ListTools { path, .. }
+            | LoadError::InvalidTool { path, .. }
+            | LoadError::NoTools { path }
+            | LoadError::Policy { path, .. }
+            | LoadError::Directory { path, .. } => path,
+        }
+    }
 }
 
 /// Why a call did not produce a tool result.

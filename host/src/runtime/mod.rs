@@ -2,6 +2,7 @@
 //! calls. It speaks only its own types and knows nothing of MCP.
 
 mod bindings;
+pub mod cache;
 mod call;
 pub mod capabilities;
 pub mod capture;
@@ -15,11 +16,14 @@ pub mod plugin;
 pub mod policy;
 pub mod sandbox;
 pub mod schema;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
+use std::time::SystemTime;
 
 use serde_json::{Map, Value};
+use tokio::sync::{Mutex, watch as channel};
 use wasmtime::Engine;
 use wasmtime::component::{HasSelf, Linker};
 
@@ -47,6 +51,51 @@ pub struct LoadReport {
     pub skipped_tools: Vec<String>,
 }
 
+/// What [`Runtime::reload_file`] did.
+#[derive(Debug)]
+pub enum ReloadOutcome {
+    /// The file loaded and its plugin is now in the catalog.
+    Loaded {
+        /// The plugin's name.
+        plugin: String,
+        /// How many tools it has.
+        tools: usize,
+        /// Whether it replaced a version loaded from the same path.
+        replaced: bool,
+        /// Whether the list of tools clients see changed.
+        list_changed: bool,
+        /// Tools left out of the new catalog by the naming rule, and why.
+        skipped_tools: Vec<String>,
+    },
+    /// The file did not load; the previous version (if any) keeps serving.
+    Failed(LoadError),
+    /// The file changed while it was being loaded (it is still being
+    /// written): nothing was swapped in. Reload it once it has settled.
+    Unsettled,
+}
+
+/// Size and modification time of a file: two equal stamps taken apart mean
+/// nobody wrote to it in between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    /// The size in bytes.
+    pub len: u64,
+    /// The last modification.
+    pub modified: Option<SystemTime>,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path`, or `None` if it is not a regular
+    /// file (missing, a directory, unreadable).
+    pub fn of(path: &Path) -> Option<FileStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        meta.is_file().then(|| FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        })
+    }
+}
+
 /// Errors creating a runtime.
 #[derive(Debug, thiserror::Error)]
 pub enum RuntimeError {
@@ -62,8 +111,14 @@ pub enum RuntimeError {
 pub struct Runtime {
     engine: Engine,
     linker: Arc<Linker<CallState>>,
-    policies: PolicySource,
+    policies: RwLock<PolicySource>,
     catalog: RwLock<Arc<Catalog>>,
+    /// Serializes every change of the catalog (a read, a load, a swap).
+    swap: Mutex<()>,
+    /// Bumped whenever the list of tools changes.
+    changes: channel::Sender<u64>,
+    /// Where compiled components are kept between runs, if anywhere.
+    cache: Option<Arc<cache::CompileCache>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -85,9 +140,18 @@ impl Runtime {
         Ok(Runtime {
             engine,
             linker: Arc::new(linker),
-            policies,
+            policies: RwLock::new(policies),
             catalog: RwLock::new(Arc::new(Catalog::default())),
+            swap: Mutex::new(()),
+            changes: channel::Sender::new(0),
+            cache: None,
         })
+    }
+
+    /// Keeps compiled components in `cache` (none: compile every time).
+    pub fn with_cache(mut self, cache: Option<cache::CompileCache>) -> Self {
+        self.cache = cache.map(Arc::new);
+        self
     }
 
     /// The current catalog. It stays valid, whatever is loaded later.
@@ -96,6 +160,152 @@ impl Runtime {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// The policies plugins load under.
+    pub fn policies(&self) -> PolicySource {
+        self.policies
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Replaces the policies; plugins loaded from now on get theirs from
+    /// `policies` (loaded ones keep the policy they were loaded with).
+    pub fn set_policies(&self, policies: PolicySource) {
+        *self
+            .policies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = policies;
+    }
+
+    /// A receiver that sees a new value each time the list of tools changes
+    /// (a plugin added, replaced with different tools, or removed). Values
+    /// are a generation counter; several changes may coalesce into one.
+    pub fn subscribe_changes(&self) -> channel::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Makes `catalog` the current one and, if its tools differ from the
+    /// previous one's, tells the subscribers. Returns whether they differed.
+    fn swap_in(&self, catalog: Catalog) -> bool {
+        let new = Arc::new(catalog);
+        let old = std::mem::replace(
+            &mut *self.catalog.write().unwrap_or_else(PoisonError::into_inner),
+            new.clone(),
+        );
+        let changed = old.tools() != new.tools();
+        if changed {
+            self.changes.send_modify(|generation| *generation += 1);
+        }
+        changed
+    }
+
+    /// Loads the plugin at `path` on its own task (compiling on a blocking
+    /// thread), under the current policies.
+    fn spawn_load(
+        &self,
+        path: &Path,
+    ) -> tokio::task::JoinHandle<Result<plugin::Plugin, LoadError>> {
+        let (engine, cache, linker, policies, path) = (
+            self.engine.clone(),
+            self.cache.clone(),
+            self.linker.clone(),
+            self.policies(),
+            path.to_owned(),
+        );
+        tokio::spawn(async move {
+            plugin::load(&engine, cache.as_ref(), &linker, &*policies, &path).await
+        })
+    }
+
+    /// Loads (or loads again) the plugin file at `path`, off the request
+    /// path, and swaps a catalog with it in atomically: the plugin formerly
+    /// loaded from the same path is replaced, every other one stays. Calls
+    /// already running finish on the catalog they started with. If the file
+    /// does not load, the previous version keeps serving; if it changed while
+    /// it was read ([`ReloadOutcome::Unsettled`]), nothing is swapped.
+    /// `path` must be spelled as it was when first loaded (as
+    /// [`Runtime::load_dir`] joins it: `dir/name.wasm`).
+    #[tracing::instrument(skip(self, path), fields(path = %path.display()))]
+    pub async fn reload_file(&self, path: &Path) -> ReloadOutcome {
+        let _swap = self.swap.lock().await;
+        let before = FileStamp::of(path);
+        let loaded = match self.spawn_load(path).await {
+            Ok(result) => result,
+            Err(join) => Err(LoadError::ListTools {
+                path: path.to_owned(),
+                reason: format!("the loader task failed: {join}"),
+            }),
+        };
+        if before.is_none() || FileStamp::of(path) != before {
+            return ReloadOutcome::Unsettled;
+        }
+        let plugin = match loaded {
+            Ok(plugin) => plugin,
+            Err(e) => return ReloadOutcome::Failed(e),
+        };
+        let (name, tools) = (plugin.name.to_string(), plugin.tools.len());
+        let current = self.catalog();
+        let mut plugins: Vec<_> = current.plugins().to_vec();
+        let before_len = plugins.len();
+        plugins.retain(|p| p.path != path);
+        let replaced = plugins.len() != before_len;
+        plugins.push(Arc::new(plugin));
+        let (catalog, skipped_tools) = Catalog::build(plugins);
+        let list_changed = self.swap_in(catalog);
+        ReloadOutcome::Loaded {
+            plugin: name,
+            tools,
+            replaced,
+            list_changed,
+            skipped_tools,
+        }
+    }
+
+    /// Removes the plugin loaded from `path` (spelled as for
+    /// [`Runtime::reload_file`]) and its tools. Returns its name, or `None`
+    /// if no plugin was loaded from there. Running calls finish.
+    #[tracing::instrument(skip(self, path), fields(path = %path.display()))]
+    pub async fn remove_file(&self, path: &Path) -> Option<String> {
+        let _swap = self.swap.lock().await;
+        let current = self.catalog();
+        let removed = current
+            .plugins()
+            .iter()
+            .find(|p| p.path == path)?
+            .name
+            .to_string();
+        let plugins = current
+            .plugins()
+            .iter()
+            .filter(|p| p.path != path)
+            .cloned()
+            .collect();
+        let (catalog, _) = Catalog::build(plugins);
+        self.swap_in(catalog);
+        Some(removed)
+    }
+
+    /// Loads `files` again in parallel (under the current policies, after
+    /// [`Runtime::set_policies`]) and swaps in a catalog of what loaded. A
+    /// file that fails keeps its previous version if one was loaded; a
+    /// plugin whose file is not in `files` is dropped.
+    #[tracing::instrument(skip(self, files), fields(files = files.len()))]
+    pub async fn reload_files(&self, files: &[PathBuf]) -> LoadReport {
+        let _swap = self.swap.lock().await;
+        let current = self.catalog();
+        let (mut report, mut plugins) = self.load_parallel(files).await;
+        let loaded: Vec<PathBuf> = plugins.iter().map(|p| p.path.clone()).collect();
+        for old in current.plugins() {
+            if !loaded.contains(&old.path) {
+                plugins.push(old.clone());
+            }
+        }
+        let (catalog, skipped) = Catalog::build(plugins);
+        report.skipped_tools = skipped;
+        self.swap_in(catalog);
+        report
     }
 
     /// The `*.wasm` files directly inside `dir`, sorted by name.
@@ -125,18 +335,17 @@ impl Runtime {
     /// Loads the given files in parallel and replaces the catalog with what
     /// loaded.
     pub async fn load_files(&self, files: &[PathBuf]) -> LoadReport {
-        let tasks: Vec<_> = files
-            .iter()
-            .map(|path| {
-                let (engine, linker, policies, path) = (
-                    self.engine.clone(),
-                    self.linker.clone(),
-                    self.policies.clone(),
-                    path.clone(),
-                );
-                tokio::spawn(async move { plugin::load(&engine, &linker, &*policies, &path).await })
-            })
-            .collect();
+        let _swap = self.swap.lock().await;
+        let (mut report, plugins) = self.load_parallel(files).await;
+        let (catalog, skipped) = Catalog::build(plugins);
+        report.skipped_tools = skipped;
+        self.swap_in(catalog);
+        report
+    }
+
+    /// Loads `files` in parallel; the catalog is left alone.
+    async fn load_parallel(&self, files: &[PathBuf]) -> (LoadReport, Vec<Arc<plugin::Plugin>>) {
+        let tasks: Vec<_> = files.iter().map(|path| self.spawn_load(path)).collect();
         let mut report = LoadReport::default();
         let mut plugins = Vec::new();
         for (task, path) in tasks.into_iter().zip(files) {
@@ -152,10 +361,7 @@ impl Runtime {
                 }),
             }
         }
-        let (catalog, skipped) = Catalog::build(plugins);
-        report.skipped_tools = skipped;
-        *self.catalog.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(catalog);
-        report
+        (report, plugins)
     }
 
     /// Inspects the plugin file at `path` without adding it to the catalog:
@@ -168,8 +374,9 @@ impl Runtime {
     pub async fn inspect(&self, path: &Path) -> Inspection {
         let name: Arc<str> = plugin::plugin_name(path).into();
         let mut inspection = Inspection::new(path, &name);
-        let policy = plugin::resolve_policy(&*self.policies, &name, path);
-        let component = plugin::compile(&self.engine, path).await;
+        let policy = plugin::resolve_policy(&*self.policies(), &name, path);
+        let pin = policy.as_ref().ok().and_then(plugin::Pin::of);
+        let component = plugin::compile(&self.engine, self.cache.as_ref(), path, pin).await;
         if let Ok(component) = &component {
             inspection.read_component(&self.engine, component);
         }

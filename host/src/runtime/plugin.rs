@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use tokio::sync::Semaphore;
@@ -12,6 +12,7 @@ use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 
 use super::bindings::{PluginPre, types as wit};
+use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::error::LoadError;
 use super::output::ToolHints;
@@ -86,10 +87,12 @@ pub fn plugin_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Loads the plugin at `path` under the policy `policies` gives it.
-#[tracing::instrument(skip(engine, linker, policies), fields(path = %path.display()))]
+/// Loads the plugin at `path` under the policy `policies` gives it, taking
+/// its compiled code from `cache` when it holds it.
+#[tracing::instrument(skip(engine, cache, linker, policies), fields(path = %path.display()))]
 pub async fn load(
     engine: &Engine,
+    cache: Option<&Arc<CompileCache>>,
     linker: &Linker<CallState>,
     policies: &dyn Policies,
     path: &Path,
@@ -97,7 +100,7 @@ pub async fn load(
     let started = std::time::Instant::now();
     let name: Arc<str> = plugin_name(path).into();
     let policy = resolve_policy(policies, &name, path)?;
-    let component = compile(engine, path).await?;
+    let component = compile(engine, cache, path, Pin::of(&policy)).await?;
     let plugin = instantiate(linker, name, Arc::new(policy), path, &component).await?;
     tracing::info!(
         plugin = %plugin.name,
@@ -122,15 +125,83 @@ pub(crate) fn resolve_policy(
         })
 }
 
-/// Reads the file at `path`, checks that it is a component and compiles it
-/// (on a blocking thread: Cranelift takes a while).
-pub(crate) async fn compile(engine: &Engine, path: &Path) -> Result<Component, LoadError> {
+/// The digest a policy pins a plugin file to, and where it says so.
+#[derive(Debug, Clone)]
+pub(crate) struct Pin {
+    digest: Sha256Digest,
+    section: String,
+    config_file: String,
+}
+
+impl Pin {
+    /// The pin of `policy`, if it has one.
+    pub(crate) fn of(policy: &Policy) -> Option<Pin> {
+        policy.sha256.map(|digest| Pin {
+            digest,
+            section: policy.section.clone(),
+            config_file: policy.config_file.clone(),
+        })
+    }
+}
+
+/// Compilations running at once: Cranelift already spreads one component's
+/// functions over every core, so more only adds threads and memory.
+static COMPILE_SLOTS: LazyLock<Semaphore> = LazyLock::new(|| {
+    Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get().max(2)))
+});
+
+/// Reads the file at `path`, checks it against the digest `pin` (if any),
+/// checks that it is a component, and takes it from `cache` or compiles it
+/// (on the blocking pool, a few at a time: Cranelift takes a while) and
+/// stores it there.
+#[tracing::instrument(skip_all, fields(path = %path.display()))]
+pub(crate) async fn compile(
+    engine: &Engine,
+    cache: Option<&Arc<CompileCache>>,
+    path: &Path,
+    pin: Option<Pin>,
+) -> Result<Component, LoadError> {
     let bytes = tokio::fs::read(path)
         .await
         .map_err(|source| LoadError::Read {
             path: path.to_owned(),
             source,
         })?;
+    let _slot = COMPILE_SLOTS.acquire().await;
+    let (engine, cache, owned) = (engine.clone(), cache.cloned(), path.to_owned());
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || {
+        let _entered = span.enter();
+        compile_blocking(&engine, cache.as_deref(), &owned, &bytes, pin)
+    })
+    .await
+    .map_err(|e| LoadError::Compile {
+        path: path.to_owned(),
+        reason: format!("the compiler task failed: {e}"),
+    })?
+}
+
+fn compile_blocking(
+    engine: &Engine,
+    cache: Option<&CompileCache>,
+    path: &Path,
+    bytes: &[u8],
+    pin: Option<Pin>,
+) -> Result<Component, LoadError> {
+    let started = std::time::Instant::now();
+    let plugin = plugin_name(path);
+    let digest = Sha256Digest::of(bytes);
+    if let Some(pin) = pin
+        && pin.digest != digest
+    {
+        return Err(LoadError::Digest {
+            path: path.to_owned(),
+            expected: pin.digest.to_string(),
+            actual: digest.to_string(),
+            section: pin.section,
+            config_file: pin.config_file,
+        });
+    }
     if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
         return Err(LoadError::NotWasm {
             path: path.to_owned(),
@@ -141,17 +212,31 @@ pub(crate) async fn compile(engine: &Engine, path: &Path) -> Result<Component, L
             path: path.to_owned(),
         });
     }
-    let engine = engine.clone();
-    tokio::task::spawn_blocking(move || Component::from_binary(&engine, &bytes))
-        .await
-        .map_err(|e| LoadError::Compile {
-            path: path.to_owned(),
-            reason: format!("the compiler task failed: {e}"),
-        })?
-        .map_err(|e| LoadError::Compile {
-            path: path.to_owned(),
-            reason: format!("{e:#}"),
-        })
+    let key = cache.map(|_| CompileCache::key(engine, &digest));
+    if let (Some(cache), Some(key)) = (cache, &key)
+        && let Some(component) = cache.get(engine, key, &plugin)
+    {
+        tracing::info!(
+            plugin,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "loaded from cache"
+        );
+        return Ok(component);
+    }
+    let component = Component::from_binary(engine, bytes).map_err(|e| LoadError::Compile {
+        path: path.to_owned(),
+        reason: format!("{e:#}"),
+    })?;
+    tracing::info!(
+        plugin,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        sha256 = %digest,
+        "compiled"
+    );
+    if let (Some(cache), Some(key)) = (cache, &key) {
+        cache.put(key, &component, &plugin);
+    }
+    Ok(component)
 }
 
 /// Links a compiled component against the host, checks it targets our

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::cache::Sha256Digest;
 use super::capabilities::env::EnvPolicy;
 use super::capabilities::filesystem::FilesystemPolicy;
 use super::capabilities::network::NetworkPolicy;
@@ -68,6 +69,9 @@ pub struct Policy {
     pub env: EnvPolicy,
     /// Network access (none).
     pub network: NetworkPolicy,
+    /// The SHA-256 the plugin file must have; a file with another digest is
+    /// refused at load.
+    pub sha256: Option<Sha256Digest>,
     /// The policy file section that grants more, e.g. `plugins.text`, for
     /// messages to denied guests.
     pub section: String,

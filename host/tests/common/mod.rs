@@ -53,6 +53,12 @@ impl Server {
             .arg(plugins)
             .args(args)
             .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
+            // Keep the tests' compile cache out of the user's cache directory
+            // (a test's own --cache-dir still wins).
+            .env(
+                "MCP_WASM_HOST_CACHE_DIR",
+                workspace_root().join("target/test-cache"),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -295,6 +301,21 @@ pub fn text(result: &Value) -> String {
                 .join("\n")
         })
         .unwrap_or_default()
+}
+
+/// The project venv's python, where the official Python SDK client runs:
+/// `MCP_WASM_HOST_PYTHON`, else `<root>/.venv/bin/python`
+/// (`scripts/setup-python.sh` creates it; `scripts/test.sh` runs that).
+pub fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("MCP_WASM_HOST_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = workspace_root().join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "the Python SDK client needs the project venv: run scripts/setup-python.sh (scripts/test.sh does), or set MCP_WASM_HOST_PYTHON"
+    );
+    venv
 }
 
 /// The workspace root.

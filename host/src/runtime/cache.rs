@@ -1,0 +1,437 @@
+//! The compile cache: compiled components kept on disk, so a plugin is
+//! compiled once per version of its file, engine configuration and wasmtime.
+//!
+//! Entries are named after their key, the SHA-256 of the `.wasm` file's
+//! digest, the engine's [`Engine::precompile_compatibility_hash`] and the
+//! wasmtime version. wasmtime trusts what it deserializes (it is machine
+//! code), so every entry carries a header with its key and the SHA-256 of
+//! the serialized component, and is read whole and checked before wasmtime
+//! sees it; a corrupt, truncated, mislabelled or incompatible entry is
+//! logged, deleted and recompiled, never loaded. Entries are written to a
+//! temporary file and renamed into place, so readers never see half of one.
+//! The directory must belong to the current user and be writable by no one
+//! else; it is created with mode 0700.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::{Digest as _, Sha256};
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+/// A SHA-256 digest: of a plugin file, or a cache key.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Sha256Digest(pub [u8; 32]);
+
+impl Sha256Digest {
+    /// The digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
+        Sha256Digest(Sha256::digest(bytes).into())
+    }
+
+    /// Parses 64 hexadecimal digits (either case).
+    pub fn from_hex(text: &str) -> Result<Self, String> {
+        let mut out = [0u8; 32];
+        hex::decode_to_slice(text, &mut out)
+            .map(|()| Sha256Digest(out))
+            .map_err(|_| format!("{text:?} is not a SHA-256 digest (64 hexadecimal digits)"))
+    }
+}
+
+impl fmt::Display for Sha256Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&hex::encode(self.0))
+    }
+}
+
+impl fmt::Debug for Sha256Digest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Sha256Digest({self})")
+    }
+}
+
+/// The version of the `wasmtime` crate, recorded by the build script.
+pub const WASMTIME_VERSION: &str = env!("MCP_WASM_HOST_WASMTIME_VERSION");
+
+/// Changes whenever the entry layout or the key's inputs change.
+const FORMAT: u32 = 1;
+/// An entry starts with this.
+const MAGIC: &[u8; 8] = b"MWHCWASM";
+/// Magic, format, key, payload digest.
+const HEADER_LEN: usize = 8 + 4 + 32 + 32;
+
+/// Why the cache directory cannot be used. The server then runs without a
+/// cache.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// No cache directory was given and none could be derived.
+    #[error("no cache directory: set XDG_CACHE_HOME or HOME, or pass --cache-dir (or --no-cache)")]
+    NoDefaultDir,
+    /// The directory could not be created or examined.
+    #[error("{}: cannot use the cache directory: {source}", path.display())]
+    Io {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The path exists and is not a directory.
+    #[error("{}: the cache path is not a directory", path.display())]
+    NotADirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The directory belongs to another user.
+    #[error(
+        "{}: the cache directory belongs to uid {owner}, not to this user (uid {me}); refusing to load compiled code from it",
+        path.display()
+    )]
+    NotOwned {
+        /// The directory.
+        path: PathBuf,
+        /// Its owner.
+        owner: u32,
+        /// The current (effective) user.
+        me: u32,
+    },
+    /// Others may write into the directory.
+    #[error(
+        "{}: the cache directory is group- or world-writable (mode {mode:o}); refusing to load compiled code from it (chmod 700 it)",
+        path.display()
+    )]
+    Writable {
+        /// The directory.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+}
+
+/// A directory of compiled components.
+#[derive(Debug)]
+pub struct CompileCache {
+    dir: PathBuf,
+}
+
+/// What a lookup found.
+#[derive(Debug)]
+enum Lookup {
+    /// No entry.
+    Miss,
+    /// A valid entry.
+    Hit(Component),
+    /// An entry that must not be used (already logged and deleted).
+    Discarded,
+}
+
+/// Bytes of a serialized component whose entry header checked out: the
+/// only input [`deserialize`] accepts.
+struct Verified<'a>(&'a [u8]);
+
+impl fmt::Debug for Verified<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Verified({} bytes)", self.0.len())
+    }
+}
+
+impl CompileCache {
+    /// The user's cache directory for this program, by the XDG rule:
+    /// `$XDG_CACHE_HOME/mcp-wasm-host` if that variable holds an absolute
+    /// path, else `$HOME/.cache/mcp-wasm-host` (on Windows,
+    /// `%LOCALAPPDATA%\mcp-wasm-host\cache`).
+    pub fn default_dir() -> Option<PathBuf> {
+        let absolute = |var: &str| {
+            std::env::var_os(var)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        if cfg!(windows) {
+            return absolute("LOCALAPPDATA").map(|p| p.join("mcp-wasm-host").join("cache"));
+        }
+        absolute("XDG_CACHE_HOME")
+            .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
+            .map(|base| base.join("mcp-wasm-host"))
+    }
+
+    /// Opens the cache in `dir`, creating it (mode 0700) if needed. An
+    /// existing directory must belong to the current user and be writable
+    /// by no one else.
+    pub fn open(dir: &Path) -> Result<Self, CacheError> {
+        let io = |source| CacheError::Io {
+            path: dir.to_owned(),
+            source,
+        };
+        if !dir.exists() {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(dir).map_err(io)?;
+        }
+        let meta = std::fs::metadata(dir).map_err(io)?;
+        if !meta.is_dir() {
+            return Err(CacheError::NotADirectory {
+                path: dir.to_owned(),
+            });
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let me = rustix::process::geteuid().as_raw();
+            if meta.uid() != me {
+                return Err(CacheError::NotOwned {
+                    path: dir.to_owned(),
+                    owner: meta.uid(),
+                    me,
+                });
+            }
+            if meta.mode() & 0o022 != 0 {
+                return Err(CacheError::Writable {
+                    path: dir.to_owned(),
+                    mode: meta.mode() & 0o7777,
+                });
+            }
+        }
+        Ok(CompileCache {
+            dir: dir.to_owned(),
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The key of the component whose file has the digest `wasm`, compiled
+    /// by `engine`.
+    pub fn key(engine: &Engine, wasm: &Sha256Digest) -> Sha256Digest {
+        let mut hasher = ShaHasher(Sha256::new());
+        hasher.0.update(b"mcp-wasm-host compile cache\0");
+        FORMAT.hash(&mut hasher);
+        WASMTIME_VERSION.hash(&mut hasher);
+        engine.precompile_compatibility_hash().hash(&mut hasher);
+        hasher.0.update(wasm.0);
+        Sha256Digest(hasher.0.finalize().into())
+    }
+
+    /// The file of the entry `key`.
+    pub fn entry_path(&self, key: &Sha256Digest) -> PathBuf {
+        self.dir.join(format!("{key}.cwasm"))
+    }
+
+    /// The component stored under `key`, if there is a valid one. An entry
+    /// that fails its checks or that wasmtime refuses is logged as a
+    /// warning and deleted.
+    #[tracing::instrument(skip(self, engine))]
+    pub fn get(&self, engine: &Engine, key: &Sha256Digest, plugin: &str) -> Option<Component> {
+        match self.lookup(engine, key, plugin) {
+            Lookup::Hit(component) => Some(component),
+            Lookup::Miss | Lookup::Discarded => None,
+        }
+    }
+
+    fn lookup(&self, engine: &Engine, key: &Sha256Digest, plugin: &str) -> Lookup {
+        let path = self.entry_path(key);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Miss,
+            Err(e) => {
+                tracing::warn!(
+                    plugin,
+                    "{}: cannot read the cache entry: {e}",
+                    path.display()
+                );
+                return Lookup::Miss;
+            }
+        };
+        let problem = match verify(&bytes, key) {
+            Ok(payload) => match deserialize(engine, payload) {
+                Ok(component) => return Lookup::Hit(component),
+                Err(e) => format!("wasmtime refused it: {e:#}"),
+            },
+            Err(problem) => problem,
+        };
+        tracing::warn!(
+            plugin,
+            "{}: discarding the compile cache entry ({problem}); recompiling",
+            path.display()
+        );
+        if let Err(e) = std::fs::remove_file(&path) {
+            tracing::warn!(
+                plugin,
+                "{}: cannot delete the cache entry: {e}",
+                path.display()
+            );
+        }
+        Lookup::Discarded
+    }
+
+    /// Stores `component` under `key`: written to a temporary file in the
+    /// directory and renamed into place. A failure is logged; the plugin
+    /// still runs.
+    #[tracing::instrument(skip(self, component))]
+    pub fn put(&self, key: &Sha256Digest, component: &Component, plugin: &str) {
+        let payload = match component.serialize() {
+            Ok(payload) => payload,
+            Err(e) => {
+                tracing::warn!(plugin, "cannot serialize the compiled component: {e:#}");
+                return;
+            }
+        };
+        let path = self.entry_path(key);
+        if let Err(e) = self.write_atomically(&path, key, &payload) {
+            tracing::warn!(
+                plugin,
+                "{}: cannot write the cache entry: {e}",
+                path.display()
+            );
+        }
+    }
+
+    fn write_atomically(
+        &self,
+        path: &Path,
+        key: &Sha256Digest,
+        payload: &[u8],
+    ) -> std::io::Result<()> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let tmp = self.dir.join(format!(
+            ".{key}.{}.{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options.open(&tmp).and_then(|mut file| {
+            file.write_all(&header(key, payload))?;
+            file.write_all(payload)?;
+            file.flush()
+        });
+        let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
+        if renamed.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        renamed
+    }
+}
+
+/// The header of the entry `key` holding `payload`.
+fn header(key: &Sha256Digest, payload: &[u8]) -> Vec<u8> {
+    let mut header = Vec::with_capacity(HEADER_LEN);
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&FORMAT.to_le_bytes());
+    header.extend_from_slice(&key.0);
+    header.extend_from_slice(&Sha256Digest::of(payload).0);
+    header
+}
+
+/// Checks an entry read whole: its magic and format, that it is the entry
+/// of `key` (not another one copied or renamed), and the digest of its
+/// payload. Returns the payload, or what is wrong.
+fn verify<'a>(entry: &'a [u8], key: &Sha256Digest) -> Result<Verified<'a>, String> {
+    if entry.len() < HEADER_LEN {
+        return Err(format!("truncated: {} bytes", entry.len()));
+    }
+    let (head, payload) = entry.split_at(HEADER_LEN);
+    if &head[..8] != MAGIC {
+        return Err("not a cache entry of this program".into());
+    }
+    if head[8..12] != FORMAT.to_le_bytes() {
+        return Err("written by another version of this program".into());
+    }
+    if head[12..44] != key.0 {
+        return Err("its header names another key".into());
+    }
+    if head[44..76] != Sha256Digest::of(payload).0 {
+        return Err("corrupt or truncated: its contents do not match its checksum".into());
+    }
+    Ok(Verified(payload))
+}
+
+/// Turns checked bytes back into a component.
+#[allow(unsafe_code)]
+fn deserialize(engine: &Engine, verified: Verified<'_>) -> wasmtime::Result<Component> {
+    // SAFETY: `Component::deserialize` requires bytes produced by
+    // `Component::serialize` of a compatible engine, unmodified since. Here:
+    // - the bytes come from an entry in a directory `CompileCache::open`
+    //   checked belongs to this user and is writable by no one else, and
+    //   every entry is written by `CompileCache::put` from
+    //   `Component::serialize`;
+    // - `Verified` is only made by `verify`, which checked that the entry
+    //   is the one for this key (the key covers the engine's compatibility
+    //   hash and the wasmtime version) and that the payload's SHA-256 matches
+    //   the one written with it, so a corrupt, truncated or swapped entry is
+    //   refused before this point;
+    // - the bytes were read into memory once and checked there, and wasmtime
+    //   copies them; nothing can change them between the check and the use;
+    // - wasmtime itself also checks the version and engine configuration
+    //   recorded in the artifact and fails (we then discard the entry) when
+    //   they do not match.
+    unsafe { Component::deserialize(engine, verified.0) }
+}
+
+/// Feeds whatever is hashed into a SHA-256, so `Hash` implementations (the
+/// engine's compatibility hash) give a stable, collision-resistant digest.
+struct ShaHasher(Sha256);
+
+impl Hasher for ShaHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// Unused: the digest is read from the inner SHA-256.
+    fn finish(&self) -> u64 {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn digests_round_trip_through_hex() {
+        let d = Sha256Digest::of(b"abc");
+        assert_eq!(
+            d.to_string(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(Sha256Digest::from_hex(&d.to_string().to_uppercase()), Ok(d));
+        assert!(Sha256Digest::from_hex("abc").is_err());
+    }
+
+    #[test]
+    fn verify_refuses_damaged_entries() {
+        let key = Sha256Digest::of(b"key");
+        let payload = b"payload bytes".to_vec();
+        let mut entry = header(&key, &payload);
+        entry.extend_from_slice(&payload);
+        assert!(verify(&entry, &key).is_ok());
+        assert!(verify(&entry, &Sha256Digest::of(b"other")).is_err());
+        assert!(verify(&entry[..entry.len() - 1], &key).is_err());
+        assert!(verify(&entry[..10], &key).is_err());
+        let mut flipped = entry.clone();
+        *flipped.last_mut().unwrap() ^= 0xff;
+        assert!(verify(&flipped, &key).unwrap_err().contains("checksum"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn open_creates_a_private_directory_and_refuses_shared_ones() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("a/b");
+        CompileCache::open(&dir).unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = CompileCache::open(&dir).unwrap_err();
+        assert!(matches!(e, CacheError::Writable { .. }), "{e}");
+    }
+}

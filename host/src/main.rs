@@ -158,33 +158,46 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let config = Arc::new(load_config(args.config.as_deref(), max_memory)?);
     let runtime =
         Arc::new(Runtime::new(&settings, config.clone())?.with_cache(open_cache(&args.cache)));
-    let report = runtime
-        .load_dir(&args.plugins)
-        .await
+    // A missing or unreadable directory stops the server at once; the
+    // plugins themselves load in the background so that `initialize` is
+    // answered promptly (tools/list and tools/call wait for the load).
+    let files = Runtime::plugin_files(&args.plugins)
         .with_context(|| format!("cannot load plugins from {}", args.plugins.display()))?;
-    for failure in &report.failed {
-        tracing::error!("skipped plugin: {failure}");
+    let watcher = Arc::new(std::sync::Mutex::new(None));
+    {
+        let (runtime, config, watcher) = (runtime.clone(), config.clone(), watcher.clone());
+        let (dir, no_watch) = (args.plugins.clone(), args.no_watch);
+        tokio::spawn(async move {
+            // Watch first, so no change made while loading is missed; the
+            // runtime serializes reloads with this load.
+            if !no_watch {
+                let started = start_watcher(&runtime, &dir, &config, max_memory);
+                *watcher
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = started;
+            }
+            let report = runtime.load_files(&files).await;
+            for failure in &report.failed {
+                tracing::error!("skipped plugin: {failure}");
+            }
+            for skipped in &report.skipped_tools {
+                tracing::warn!("{skipped}");
+            }
+            for section in config.unused_sections(&report.loaded) {
+                tracing::warn!(
+                    "{}: [plugins.{section}] matches no loaded plugin",
+                    config.path().display()
+                );
+            }
+            tracing::info!(
+                plugins = report.loaded.len(),
+                failed = report.failed.len(),
+                tools = runtime.catalog().tools().len(),
+                dir = %dir.display(),
+                "plugins loaded"
+            );
+        });
     }
-    for skipped in &report.skipped_tools {
-        tracing::warn!("{skipped}");
-    }
-    for section in config.unused_sections(&report.loaded) {
-        tracing::warn!(
-            "{}: [plugins.{section}] matches no loaded plugin",
-            config.path().display()
-        );
-    }
-    let catalog = runtime.catalog();
-    tracing::info!(
-        plugins = report.loaded.len(),
-        failed = report.failed.len(),
-        tools = catalog.tools().len(),
-        dir = %args.plugins.display(),
-        "serving over stdio"
-    );
-    let _watcher = (!args.no_watch)
-        .then(|| start_watcher(&runtime, &args.plugins, &config, max_memory))
-        .flatten();
     let server = McpServer::new(
         runtime,
         ServerOptions {

@@ -92,6 +92,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        self.runtime.wait_until_loaded().await;
         let after = request
             .and_then(|r| r.cursor)
             .map(|c| cursor::decode(&c))
@@ -117,6 +118,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        self.runtime.wait_until_loaded().await;
         let version = context.protocol_version();
         let outcome = self
             .runtime

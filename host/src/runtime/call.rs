@@ -59,8 +59,17 @@ fn new_store(
     })?;
     let mut store = Store::new(target.pre.engine(), state);
     store.limiter(|s| &mut s.limiter);
-    // Fails only when the engine does not meter fuel (a benchmark setting).
-    let _ = store.set_fuel(target.policy.limits.fuel);
+    // Engines without fuel metering are a benchmark setting; asking such a
+    // store for fuel would build an error (with a backtrace) on every call.
+    if target.pre.engine().get_consume_fuel() {
+        store
+            .set_fuel(target.policy.limits.fuel)
+            .map_err(|e| ToolFailure {
+                plugin: target.plugin.to_string(),
+                tool: tool.to_string(),
+                cause: FailureCause::Host(format!("{e:#}")),
+            })?;
+    }
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(|ctx| {
         Ok(if Instant::now() >= ctx.data().deadline {
@@ -73,8 +82,13 @@ fn new_store(
 }
 
 fn stats(store: &Store<CallState>, fuel: u64) -> CallStats {
+    let metered = store.engine().get_consume_fuel();
     CallStats {
-        fuel_used: store.get_fuel().map_or(0, |left| fuel.saturating_sub(left)),
+        fuel_used: if metered {
+            store.get_fuel().map_or(0, |left| fuel.saturating_sub(left))
+        } else {
+            0
+        },
         peak_memory: store.data().limiter.peak_memory,
     }
 }

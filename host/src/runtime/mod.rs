@@ -72,6 +72,9 @@ pub enum ReloadOutcome {
     /// The file changed while it was being loaded (it is still being
     /// written): nothing was swapped in. Reload it once it has settled.
     Unsettled,
+    /// The file has the size and modification time of the version already
+    /// loaded (the event was a read, not a write): nothing was done.
+    Unchanged,
 }
 
 /// Size and modification time of a file: two equal stamps taken apart mean
@@ -119,6 +122,8 @@ pub struct Runtime {
     changes: channel::Sender<u64>,
     /// Where compiled components are kept between runs, if anywhere.
     cache: Option<Arc<cache::CompileCache>>,
+    /// Becomes true when the first load (of a directory or files) is done.
+    loaded: channel::Sender<bool>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -145,6 +150,7 @@ impl Runtime {
             swap: Mutex::new(()),
             changes: channel::Sender::new(0),
             cache: None,
+            loaded: channel::Sender::new(false),
         })
     }
 
@@ -195,7 +201,9 @@ impl Runtime {
             new.clone(),
         );
         let changed = old.tools() != new.tools();
-        if changed {
+        // Before the first load is done nobody has seen a list (tools/list
+        // waits for it), so filling the catalog is not a change to announce.
+        if changed && *self.loaded.borrow() {
             self.changes.send_modify(|generation| *generation += 1);
         }
         changed
@@ -231,6 +239,15 @@ impl Runtime {
     pub async fn reload_file(&self, path: &Path) -> ReloadOutcome {
         let _swap = self.swap.lock().await;
         let before = FileStamp::of(path);
+        if before.is_some()
+            && self
+                .catalog()
+                .plugins()
+                .iter()
+                .any(|p| p.path == path && p.stamp == before)
+        {
+            return ReloadOutcome::Unchanged;
+        }
         let loaded = match self.spawn_load(path).await {
             Ok(result) => result,
             Err(join) => Err(LoadError::ListTools {
@@ -308,6 +325,14 @@ impl Runtime {
         report
     }
 
+    /// Waits until the first load is done, so that a server answering
+    /// `initialize` before its plugins are compiled still lists them all.
+    pub async fn wait_until_loaded(&self) {
+        let mut loaded = self.loaded.subscribe();
+        // Fails only if the sender is gone, which it is not while `self` lives.
+        let _ = loaded.wait_for(|done| *done).await;
+    }
+
     /// The `*.wasm` files directly inside `dir`, sorted by name.
     pub fn plugin_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
         let entries = std::fs::read_dir(dir).map_err(|source| LoadError::Directory {
@@ -340,6 +365,7 @@ impl Runtime {
         let (catalog, skipped) = Catalog::build(plugins);
         report.skipped_tools = skipped;
         self.swap_in(catalog);
+        self.loaded.send_replace(true);
         report
     }
 

@@ -54,6 +54,9 @@ pub struct Plugin {
     pub slots: Arc<Semaphore>,
     /// Per-tool rate limiters (absent when rate limiting is off).
     pub rate: HashMap<String, DefaultDirectRateLimiter>,
+    /// The file's size and modification time when it was read, so that an
+    /// event that did not change the file (a read) reloads nothing.
+    pub stamp: Option<super::FileStamp>,
 }
 
 impl Plugin {
@@ -98,10 +101,12 @@ pub async fn load(
     path: &Path,
 ) -> Result<Plugin, LoadError> {
     let started = std::time::Instant::now();
+    let stamp = super::FileStamp::of(path);
     let name: Arc<str> = plugin_name(path).into();
     let policy = resolve_policy(policies, &name, path)?;
     let component = compile(engine, cache, path, Pin::of(&policy)).await?;
-    let plugin = instantiate(linker, name, Arc::new(policy), path, &component).await?;
+    let mut plugin = instantiate(linker, name, Arc::new(policy), path, &component).await?;
+    plugin.stamp = stamp;
     tracing::info!(
         plugin = %plugin.name,
         tools = plugin.tools.len(),
@@ -291,6 +296,7 @@ pub(crate) async fn instantiate(
         policy,
         env,
         rate,
+        stamp: None,
     })
 }
 

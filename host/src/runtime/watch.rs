@@ -331,6 +331,10 @@ impl Watch {
                 tracing::warn!("reload failed, the previous version (if any) keeps serving: {e}");
                 false
             }
+            ReloadOutcome::Unchanged => {
+                tracing::debug!("unchanged since it was loaded; nothing to do");
+                false
+            }
             ReloadOutcome::Unsettled => {
                 tracing::debug!("changed while loading; waiting for it to settle");
                 true

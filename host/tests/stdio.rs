@@ -323,8 +323,12 @@ fn invalid_plugins_are_refused_at_load_naming_the_file_and_problem() {
     let dir = plugin_dir(&[
         test_artifacts::BADSCHEMA,
         test_artifacts::BADNAME,
+        test_artifacts::LISTPANIC,
         test_artifacts::PANIC,
     ]);
+    // The 8-byte header alone is a valid, empty component: it targets no
+    // world of ours.
+    std::fs::write(dir.path().join("empty.wasm"), b"\0asm\x0d\0\x01\0").unwrap();
     std::fs::write(dir.path().join("corrupt.wasm"), b"\0asm\x0d\0\x01\0garbage").unwrap();
     std::fs::write(dir.path().join("text.wasm"), b"hello").unwrap();
     std::fs::write(dir.path().join("core.wasm"), b"\0asm\x01\0\0\0").unwrap();
@@ -340,6 +344,9 @@ fn invalid_plugins_are_refused_at_load_naming_the_file_and_problem() {
         "corrupt.wasm: the component is invalid or corrupt",
         "text.wasm: not a WebAssembly file",
         "core.wasm: this is a core WebAssembly module, not a component",
+        "empty.wasm: the component does not target the world `mcp-wasm-host:plugin/plugin@0.1.0`",
+        "listpanic.wasm: listing its tools failed: plugin \"listpanic\" panicked in tool \"list-tools\": ",
+        "the tool table is missing",
     ] {
         assert!(
             stderr.contains(needle),

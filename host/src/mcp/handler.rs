@@ -1,10 +1,14 @@
 //! The rmcp server handler: `tools/list` with pages and `tools/call` with the
 //! failure mapping each protocol revision requires, and
 //! `notifications/tools/list_changed` to every initialized session when the
-//! runtime's catalog changes.
+//! runtime's catalog changes. A call's guest log messages and progress
+//! reports reach the client as notifications (see [`super::events`]), and
+//! `notifications/cancelled` stops a running call.
 
 use std::sync::Arc;
 
+#[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); clients still use it
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
@@ -13,9 +17,10 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
+use super::events::{Forwarder, SessionLevel};
 use super::notify::PeerRegistry;
 use super::{convert, cursor};
-use crate::runtime::{CallError, NoEvents, Runtime};
+use crate::runtime::{CallError, Runtime};
 
 /// How the server presents its tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,12 +36,14 @@ impl Default for ServerOptions {
 }
 
 /// Serves a [`Runtime`]'s tools over MCP. Cheap to clone: every session of a
-/// transport shares the runtime.
+/// transport shares the runtime. The logging level is shared by the clones,
+/// so a transport serves one session per [`McpServer::new`] (stdio does).
 #[derive(Debug, Clone)]
 pub struct McpServer {
     runtime: Arc<Runtime>,
     options: ServerOptions,
     peers: PeerRegistry,
+    level: SessionLevel,
 }
 
 impl McpServer {
@@ -46,6 +53,7 @@ impl McpServer {
             runtime,
             options,
             peers: PeerRegistry::default(),
+            level: SessionLevel::default(),
         }
     }
 
@@ -63,11 +71,13 @@ fn schema_errors_are_results(version: Option<&ProtocolVersion>) -> bool {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // the logging capability (SEP-2577)
     fn get_info(&self) -> ServerConfig {
         let mut info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_logging()
                 .build(),
         );
         info.server_info = Implementation::new("mcp-wasm-host", env!("CARGO_PKG_VERSION"))
@@ -85,6 +95,19 @@ impl ServerHandler for McpServer {
         self.peers.register(context.peer);
         self.peers.forward(&self.runtime.subscribe_changes());
         tracing::debug!("client initialized; it will be told when the tool list changes");
+    }
+
+    /// `logging/setLevel`: guest log messages at `level` and above reach
+    /// this session (`info` and above until the client sets a level).
+    #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577)
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        tracing::debug!(level = ?request.level, "client set the logging level");
+        self.level.set(request.level);
+        Ok(())
     }
 
     async fn list_tools(
@@ -120,10 +143,24 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         self.runtime.wait_until_loaded().await;
         let version = context.protocol_version();
-        let outcome = self
-            .runtime
-            .call(&request.name, request.arguments, Arc::new(NoEvents))
-            .await;
+        let events = Forwarder::start(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            self.level.clone(),
+        );
+        // Dropping the runtime's call future stops the guest and frees its
+        // instance; rmcp sends no response to a cancelled request.
+        let outcome = tokio::select! {
+            outcome = self.runtime.call(&request.name, request.arguments, events.clone()) => outcome,
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = %request.name, "call cancelled");
+                events.finish().await;
+                // rmcp drops this: the request's id is no longer pending.
+                return Ok(convert::error_result("the call was cancelled".into()).into());
+            }
+        };
+        // Every notification of the call is written before its response.
+        events.finish().await;
         match outcome {
             Ok(output) => Ok(convert::output(&output).into()),
             Err(CallError::UnknownTool(name)) => Err(McpError::invalid_params(

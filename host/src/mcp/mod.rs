@@ -3,6 +3,7 @@
 
 pub mod convert;
 pub mod cursor;
+pub mod events;
 pub mod handler;
 pub mod notify;
 pub mod stdio;

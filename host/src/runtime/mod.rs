@@ -521,8 +521,18 @@ impl Runtime {
         }
 
         let deadline = started + limits.timeout;
+        // From here on the call awaits; if its future is dropped (the client
+        // cancelled it), the guard writes the audit line.
+        let mut unfinished = Unfinished {
+            plugin,
+            tool: name,
+            started,
+            arguments: logged_args,
+            armed: true,
+        };
         let Ok(Ok(_slot)) = tokio::time::timeout_at(deadline.into(), plugin.slots.acquire()).await
         else {
+            unfinished.armed = false;
             audit(Some(plugin), name, "timeout", started, None, logged_args);
             return Err(fail(FailureCause::Timeout {
                 limit: limits.timeout,
@@ -531,6 +541,7 @@ impl Runtime {
         tracing::debug!(tool = name, "running: got a slot");
         let (result, stats) =
             call::call_tool(&plugin.target(), tool, &json, events, deadline).await;
+        unfinished.armed = false;
         let outcome = match &result {
             Ok(out) if out.is_error => "tool_error",
             Ok(_) => "ok",
@@ -548,6 +559,31 @@ impl Runtime {
             logged_args,
         );
         Ok(result?)
+    }
+}
+
+/// Writes a call's audit line (outcome `cancelled`) if the call's future is
+/// dropped before it finished.
+struct Unfinished<'a> {
+    plugin: &'a plugin::Plugin,
+    tool: &'a str,
+    started: std::time::Instant,
+    arguments: Option<&'a Value>,
+    armed: bool,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            audit(
+                Some(self.plugin),
+                self.tool,
+                "cancelled",
+                self.started,
+                None,
+                self.arguments,
+            );
+        }
     }
 }
 

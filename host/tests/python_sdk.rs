@@ -9,8 +9,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use serde_json::Value;
 
 #[test]
@@ -26,24 +24,19 @@ fn python_sdk_lists_every_page_and_calls_every_example_tool() {
     expected.sort();
     expected.dedup();
 
-    let out = Command::new(common::python())
-        .arg(root.join("tests/python/sdk_client.py"))
-        .args(["--server", common::binary()])
-        .arg("--plugins")
-        .arg(test_artifacts::EXAMPLES_DIR)
-        .args(["--page-size", "3"])
-        .args(["--expect-tools", &expected.join(",")])
-        .arg("--call-all-file")
-        .arg(&calls_file)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python SDK client failed:\n{stdout}\n{stderr}"
+    let summary = common::run_python_client(
+        "sdk_client.py",
+        &[
+            "--plugins".as_ref(),
+            test_artifacts::EXAMPLES_DIR.as_ref(),
+            "--page-size".as_ref(),
+            "3".as_ref(),
+            "--expect-tools".as_ref(),
+            expected.join(",").as_ref(),
+            "--call-all-file".as_ref(),
+            calls_file.as_os_str(),
+        ],
     );
-    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
     let pages = summary["pages"].as_u64().unwrap();
     assert!(
         pages >= 2,

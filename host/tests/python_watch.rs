@@ -10,30 +10,20 @@
 
 mod common;
 
-use std::process::Command;
-
-use serde_json::Value;
-
 #[test]
 fn python_sdk_hears_list_changed_and_sees_the_new_tools() {
-    let root = common::workspace_root();
     let dir = common::plugin_dir(&[test_artifacts::ERRORS]);
-    let out = Command::new(common::python())
-        .arg(root.join("tests/python/watch_client.py"))
-        .args(["--server", common::binary()])
-        .arg("--plugins")
-        .arg(dir.path())
-        .args(["--add", test_artifacts::MANY])
-        .args(["--expect-added", "tool_00,tool_12,tool_24"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the Python SDK client failed:\n{stdout}\n{stderr}"
+    let summary = common::run_python_client(
+        "watch_client.py",
+        &[
+            "--plugins".as_ref(),
+            dir.path().as_os_str(),
+            "--add".as_ref(),
+            test_artifacts::MANY.as_ref(),
+            "--expect-added".as_ref(),
+            "tool_00,tool_12,tool_24".as_ref(),
+        ],
     );
-    let summary: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(summary["ok"], true, "{summary}");
     assert!(summary["notifications"].as_u64().unwrap() >= 1, "{summary}");
     let after = summary["after"].as_array().unwrap();

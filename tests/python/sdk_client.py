@@ -294,8 +294,10 @@ def find_failure(e: BaseException) -> BaseException:
     return e
 
 
-def main(argv: list[str] | None = None) -> int:
-    a = parse_args(argv)
+def run_main(prog: str, run: Any, a: argparse.Namespace, timeout_hint: str) -> int:
+    """Runs `run(a)`, prints its summary as one JSON line (exit 0), or a
+    plain `PROG: FAIL: reason` on stderr (exit 1). Shared by the scripts
+    beside this one."""
     try:
         summary = anyio.run(run, a)
     except BaseException as raw:  # noqa: BLE001 - report every failure plainly
@@ -305,17 +307,21 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(e, CheckFailed):
             reason = str(e)
         elif isinstance(e, TimeoutError):
-            reason = f"timed out after {a.timeout} s (is the server answering on stdout?)"
+            reason = f"timed out after {a.timeout} s ({timeout_hint})"
         elif isinstance(e, MCPError) and e.message == "Connection closed":
             reason = "the server closed the connection (did it exit? its stderr is above)"
         elif isinstance(e, MCPError):
             reason = f"unexpected JSON-RPC error {e.code}: {e.message}"
         else:
             reason = f"{type(e).__name__}: {e}"
-        print(f"sdk_client: FAIL: {reason}", file=sys.stderr)
+        print(f"{prog}: FAIL: {reason}", file=sys.stderr)
         return 1
     print(json.dumps(summary, ensure_ascii=False))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_main("sdk_client", run, parse_args(argv), "is the server answering on stdout?")
 
 
 if __name__ == "__main__":

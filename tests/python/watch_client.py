@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -34,7 +33,7 @@ if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport
     from exceptiongroup import BaseExceptionGroup
 
 # Shared with the listing/calling client beside this file.
-from sdk_client import PASSED_ENV, CheckFailed, fail, find_failure  # noqa: E402
+from sdk_client import PASSED_ENV, CheckFailed, fail, run_main  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -113,21 +112,9 @@ async def run(a: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    a = parse_args(argv)
-    try:
-        summary = anyio.run(run, a)
-    except BaseException as raw:  # noqa: BLE001 - report every failure plainly
-        if isinstance(raw, KeyboardInterrupt):
-            raise
-        e = find_failure(raw)
-        if isinstance(e, TimeoutError):
-            reason = f"timed out after {a.timeout} s (no notifications/tools/list_changed?)"
-        else:
-            reason = str(e) if isinstance(e, CheckFailed) else f"{type(e).__name__}: {e}"
-        print(f"watch_client: FAIL: {reason}", file=sys.stderr)
-        return 1
-    print(json.dumps(summary))
-    return 0
+    return run_main(
+        "watch_client", run, parse_args(argv), "no notifications/tools/list_changed?"
+    )
 
 
 if __name__ == "__main__":

@@ -318,6 +318,25 @@ pub fn python() -> PathBuf {
     venv
 }
 
+/// Runs one of the Python SDK client scripts in `tests/python/` against the
+/// binary under test (`--server` is added) and returns the JSON summary it
+/// prints, failing the test with its output if it fails.
+pub fn run_python_client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
+    let out = Command::new(python())
+        .arg(workspace_root().join("tests/python").join(script))
+        .args(["--server", binary()])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python SDK client {script} failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,0 +1,371 @@
+//! Test plugin: the tools the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`, run by `scripts/conformance.sh`)
+//! calls by name, each returning what its scenario checks for.
+
+use std::f64::consts::PI;
+use std::thread;
+use std::time::Duration;
+
+use mcp_wasm_sdk::prelude::*;
+use mcp_wasm_sdk::serde_json::Value;
+
+/// A 2×2 RGB PNG: red, green, blue and white pixels.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x02, 0x00, 0x00, 0x00, 0xfd, 0xd4, 0x9a,
+    0x73, 0x00, 0x00, 0x00, 0x12, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8, 0xcf, 0xc0, 0xc0,
+    0x00, 0xc2, 0x0c, 0xff, 0x81, 0x00, 0x00, 0x1f, 0xee, 0x05, 0xfb, 0xf1, 0xab, 0xba, 0x77, 0x00,
+    0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// Sample rate of the generated WAV clip, in Hz.
+const WAV_RATE: u32 = 8000;
+
+/// The pause between the notifications of the logging and progress tools:
+/// the suite's scenarios ask for about 50 ms.
+const STEP: Duration = Duration::from_millis(50);
+
+/// The input schema the `json-schema-2020-12` scenario expects to find
+/// unchanged in `tools/list`: `$schema`, `$defs` and `additionalProperties`
+/// must survive the host.
+const JSON_SCHEMA_2020_12: &str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "$defs": {
+    "address": {
+      "type": "object",
+      "properties": {
+        "street": { "type": "string" },
+        "city": { "type": "string" }
+      }
+    }
+  },
+  "properties": {
+    "name": { "type": "string" },
+    "address": { "$ref": "#/$defs/address" }
+  },
+  "additionalProperties": false
+}"##;
+
+/// A WAV file (RIFF, PCM, 8-bit mono at [`WAV_RATE`]) holding `millis`
+/// milliseconds of a 440 Hz tone.
+fn wav(millis: u32) -> Vec<u8> {
+    let samples = WAV_RATE * millis / 1000;
+    let mut out = Vec::with_capacity(44 + samples as usize);
+    out.extend_from_slice(b"RIFF");
+    out.extend_from_slice(&(36 + samples).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes()); // fmt chunk size
+    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    out.extend_from_slice(&1u16.to_le_bytes()); // channels
+    out.extend_from_slice(&WAV_RATE.to_le_bytes()); // sample rate
+    out.extend_from_slice(&WAV_RATE.to_le_bytes()); // byte rate
+    out.extend_from_slice(&1u16.to_le_bytes()); // block align
+    out.extend_from_slice(&8u16.to_le_bytes()); // bits per sample
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&samples.to_le_bytes());
+    for n in 0..samples {
+        let t = f64::from(n) / f64::from(WAV_RATE);
+        let level = 128.0 + 64.0 * (2.0 * PI * 440.0 * t).sin();
+        // Always within 64..=192, so the conversion cannot truncate.
+        out.push(level.round() as u8);
+    }
+    out
+}
+
+struct Conformance;
+
+impl Plugin for Conformance {
+    fn router() -> Router {
+        Router::new()
+            .tool(
+                ToolDef::new("test_simple_text", "Returns a fixed sentence as text.")
+                    .read_only()
+                    .idempotent()
+                    .closed_world(),
+                |_: NoArgs| Ok("This is a simple text response for testing."),
+            )
+            .tool(
+                ToolDef::new("test_image_content", "Returns a 2×2 PNG image.")
+                    .read_only()
+                    .idempotent()
+                    .closed_world(),
+                |_: NoArgs| -> ToolResult { Ok(Output::image(PNG, "image/png")) },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_audio_content",
+                    "Returns a tenth of a second of a 440 Hz tone as a WAV clip.",
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |_: NoArgs| -> ToolResult { Ok(Output::audio(wav(100), "audio/wav")) },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_embedded_resource",
+                    "Returns an embedded text resource, test://embedded-resource.",
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |_: NoArgs| -> ToolResult {
+                    Ok(Output::resource_text(
+                        "test://embedded-resource",
+                        "text/plain",
+                        "This is an embedded resource content.",
+                    ))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_multiple_content_types",
+                    "Returns a text, an image and an embedded JSON resource in one result.",
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |_: NoArgs| -> ToolResult {
+                    Ok(Output::text("Multiple content types test:")
+                        .and(Output::image(PNG, "image/png"))
+                        .and(Output::resource_text(
+                            "test://mixed-content-resource",
+                            "application/json",
+                            r#"{"test":"data","value":123}"#,
+                        )))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_tool_with_logging",
+                    "Logs three messages at info level, 50 ms apart, then returns.",
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |_: NoArgs| -> ToolResult {
+                    log::info("Tool execution started");
+                    thread::sleep(STEP);
+                    log::info("Tool processing data");
+                    thread::sleep(STEP);
+                    log::info("Tool execution completed");
+                    Ok(Output::text("Tool with logging executed successfully"))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_tool_with_progress",
+                    "Reports progress 0, 50 and 100 of 100, 50 ms apart, then returns.",
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |_: NoArgs| -> ToolResult {
+                    progress(0.0, Some(100.0), Some("starting"));
+                    thread::sleep(STEP);
+                    progress(50.0, Some(100.0), Some("halfway"));
+                    thread::sleep(STEP);
+                    progress(100.0, Some(100.0), Some("done"));
+                    Ok(Output::text("Tool with progress executed successfully"))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_error_handling",
+                    "Always fails: returns a result marked as an error.",
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |_: NoArgs| -> ToolResult {
+                    Ok(
+                        Output::text("This tool intentionally returns an error for testing")
+                            .error(),
+                    )
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_reconnection",
+                    "Waits 100 ms, then returns; the SSE polling scenario calls it.",
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |_: NoArgs| -> ToolResult {
+                    thread::sleep(2 * STEP);
+                    Ok(Output::text("Reconnection test completed"))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "json_schema_2020_12_tool",
+                    "Tool with JSON Schema 2020-12 features ($schema, $defs, $ref, \
+                     additionalProperties); echoes its arguments.",
+                )
+                .raw_input_schema(JSON_SCHEMA_2020_12)
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |args: Value| -> ToolResult { Ok(Output::text(format!("Received: {args}"))) },
+            )
+    }
+}
+
+export_plugin!(Conformance);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_wasm_sdk::{Content, ResourceBody, serde_json};
+
+    /// CRC-32 (ISO-HDLC, the one PNG uses), bit by bit.
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = 0xffff_ffffu32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+
+    fn be32(b: &[u8]) -> u32 {
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    fn le32(b: &[u8]) -> u32 {
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    fn call(name: &str, args: &str) -> Output {
+        match Conformance::router().call(name, args) {
+            Ok(out) => out,
+            Err(e) => panic!("{name} failed: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn png_is_a_well_formed_2x2_image() {
+        assert_eq!(&PNG[..8], b"\x89PNG\r\n\x1a\n");
+        let mut rest = &PNG[8..];
+        let mut kinds = Vec::new();
+        while !rest.is_empty() {
+            let len = be32(rest) as usize;
+            let (kind_and_data, crc) = (&rest[4..8 + len], be32(&rest[8 + len..]));
+            assert_eq!(crc32(kind_and_data), crc, "chunk CRC");
+            kinds.push(String::from_utf8_lossy(&kind_and_data[..4]).into_owned());
+            if kinds.len() == 1 {
+                assert_eq!(
+                    (be32(&rest[8..]), be32(&rest[12..])),
+                    (2, 2),
+                    "width, height"
+                );
+            }
+            rest = &rest[12 + len..];
+        }
+        assert_eq!(kinds, ["IHDR", "IDAT", "IEND"]);
+    }
+
+    #[test]
+    fn wav_header_matches_its_samples() {
+        let clip = wav(100);
+        assert_eq!(&clip[..4], b"RIFF");
+        assert_eq!(le32(&clip[4..]) as usize, clip.len() - 8);
+        assert_eq!(&clip[8..16], b"WAVEfmt ");
+        assert_eq!(le32(&clip[24..]), WAV_RATE);
+        assert_eq!(&clip[36..40], b"data");
+        assert_eq!(le32(&clip[40..]) as usize, clip.len() - 44);
+        assert_eq!(clip.len() - 44, 800);
+        // A tone, not silence.
+        let (min, max) = clip[44..]
+            .iter()
+            .fold((u8::MAX, 0), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+        assert!(min < 70 && max > 186, "{min}..{max}");
+    }
+
+    #[test]
+    fn every_tool_has_a_description() {
+        let tools = Conformance::router().list();
+        assert!(tools.len() >= 10);
+        for tool in tools {
+            assert!(!tool.description().is_empty(), "{}", tool.name());
+        }
+    }
+
+    #[test]
+    fn json_schema_tool_keeps_2020_12_keywords() {
+        let tools = Conformance::router().list();
+        let tool = tools
+            .iter()
+            .find(|t| t.name() == "json_schema_2020_12_tool")
+            .expect("listed");
+        let schema: Value = serde_json::from_str(tool.input_schema().expect("schema")).unwrap();
+        assert_eq!(
+            schema["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
+        assert!(schema["$defs"]["address"].is_object());
+        assert_eq!(schema["additionalProperties"], false);
+        let out = call("json_schema_2020_12_tool", r#"{"name":"x"}"#);
+        assert_eq!(
+            out.content()[0].as_text(),
+            Some(r#"Received: {"name":"x"}"#)
+        );
+    }
+
+    #[test]
+    fn content_tools_return_what_the_suite_checks() {
+        assert_eq!(
+            call("test_simple_text", "null").content()[0].as_text(),
+            Some("This is a simple text response for testing.")
+        );
+        match &call("test_image_content", "{}").content()[0] {
+            Content::Image {
+                data, mime_type, ..
+            } => assert_eq!((data.as_slice(), mime_type.as_str()), (PNG, "image/png")),
+            other => panic!("{other:?}"),
+        }
+        match &call("test_audio_content", "{}").content()[0] {
+            Content::Audio { mime_type, .. } => assert_eq!(mime_type, "audio/wav"),
+            other => panic!("{other:?}"),
+        }
+        match &call("test_embedded_resource", "{}").content()[0] {
+            Content::Resource {
+                uri,
+                mime_type,
+                body: ResourceBody::Text(text),
+                ..
+            } => assert_eq!(
+                (uri.as_str(), mime_type.as_deref(), text.as_str()),
+                (
+                    "test://embedded-resource",
+                    Some("text/plain"),
+                    "This is an embedded resource content."
+                )
+            ),
+            other => panic!("{other:?}"),
+        }
+        let mixed = call("test_multiple_content_types", "{}");
+        let kinds: Vec<&str> = mixed
+            .content()
+            .iter()
+            .map(|c| match c {
+                Content::Text { .. } => "text",
+                Content::Image { .. } => "image",
+                Content::Resource { .. } => "resource",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["text", "image", "resource"]);
+        let error = call("test_error_handling", "{}");
+        assert!(error.is_error());
+        assert!(error.content()[0].as_text().is_some());
+    }
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
+# pinned in tests/conformance/package.json) against mcp-wasm-host serving the
+# `conformance` test plugin (plugins/testing/conformance) over Streamable
+# HTTP on 127.0.0.1.
+#
+#   1. installs the suite and its Node 22 (scripts/setup-node.sh, npm ci);
+#   2. builds the host and the guest plugins (cargo build --locked);
+#   3. starts `mcp-wasm-host serve --http 127.0.0.1:0` on a temporary
+#      plugins directory holding only conformance.wasm, with the policy
+#      tests/conformance/mcp-wasm-host.toml, and waits for its URL and for
+#      the plugin to load;
+#   4. runs `conformance server --suite all` with the baseline
+#      tests/conformance/expected-failures.yml (features the host does not
+#      offer: resources, prompts, completion) and exits with its status:
+#      0 when exactly the listed scenarios fail.
+#
+# Results (one checks.json per scenario) go to $CONFORMANCE_OUT, by default
+# target/conformance. On failure the server's log is printed. Extra
+# arguments go to the suite, e.g. `scripts/conformance.sh --scenario ping`
+# (then without the baseline, which covers the whole suite).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+conf_dir="$repo/tests/conformance"
+policy="$conf_dir/mcp-wasm-host.toml"
+baseline="$conf_dir/expected-failures.yml"
+suite_js="$conf_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+out="${CONFORMANCE_OUT:-$repo/target/conformance}"
+host_bin="$repo/target/debug/mcp-wasm-host"
+plugin="$repo/target/plugins/testing/conformance.wasm"
+# Seconds to wait for the server's URL and for the plugin to load, and for
+# the whole suite (it runs ~30 scenarios of a few seconds at most each).
+start_timeout="${CONFORMANCE_START_TIMEOUT:-120}"
+suite_timeout="${CONFORMANCE_SUITE_TIMEOUT:-900}"
+
+say() { echo "conformance: $*" >&2; }
+
+node="$(scripts/setup-node.sh)"
+export PATH="$(dirname "$node"):$PATH"
+say "suite $("$node" -p "require('$conf_dir/node_modules/@modelcontextprotocol/conformance/package.json').version") on node $("$node" --version)"
+
+say "building mcp-wasm-host and the guest plugins"
+cargo build --locked -p mcp-wasm-host >&2
+cargo build --locked -p test-artifacts >&2
+[[ -f "$plugin" ]] || { say "$plugin was not built"; exit 1; }
+if ! "$host_bin" serve --help | grep -q -- '--http'; then
+    say "$host_bin has no \`serve --http\`: the suite tests Streamable HTTP only"
+    exit 1
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/mcp-conformance.XXXXXX")"
+log="$work/server.log"
+server_pid=""
+show_log() {
+    [[ -f "$log" ]] || return 0
+    say "server log, warnings and errors ($log):"
+    sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E ' (WARN|ERROR) ' | tail -n 100 >&2 || true
+    say "server log, last 60 lines:"
+    sed 's/\x1b\[[0-9;]*m//g' "$log" | tail -n 60 >&2 || true
+}
+cleanup() {
+    local status=$?
+    if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        for _ in $(seq 50); do
+            kill -0 "$server_pid" 2>/dev/null || break
+            sleep 0.2
+        done
+        kill -KILL "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    if [[ $status -ne 0 ]]; then
+        show_log
+    fi
+    rm -rf "$work"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir "$work/plugins"
+cp "$plugin" "$work/plugins/conformance.wasm"
+
+say "starting $host_bin serve --http 127.0.0.1:0"
+RUST_LOG=info "$host_bin" serve --http 127.0.0.1:0 --plugins "$work/plugins" \
+    --config "$policy" --no-watch </dev/null >"$work/server.stdout" 2>"$log" &
+server_pid=$!
+
+# Wait for the URL and for the plugins to load (the server answers
+# `initialize` before they have, and the first scenarios would then see no
+# tools).
+url=""
+loaded=""
+deadline=$((SECONDS + start_timeout))
+while [[ -z "$url" || -z "$loaded" ]]; do
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+        wait "$server_pid" && status=0 || status=$?
+        server_pid=""
+        say "the server exited (status $status) before it was ready"
+        exit 1
+    fi
+    if ((SECONDS >= deadline)); then
+        say "the server was not ready within ${start_timeout} s (url: ${url:-none}, plugins loaded: ${loaded:-no})"
+        exit 1
+    fi
+    clean="$(sed 's/\x1b\[[0-9;]*m//g' "$log")"
+    url="$(grep -o 'listening on http://[^ ]*' <<<"$clean" | head -n1 | sed 's/^listening on //')" || true
+    loaded="$(grep -m1 'plugins loaded' <<<"$clean")" || true
+    [[ -n "$url" && -n "$loaded" ]] || sleep 0.2
+done
+if ! grep -q 'failed=0' <<<"$loaded" || ! grep -q 'plugins=1' <<<"$loaded"; then
+    say "the conformance plugin did not load: $loaded"
+    exit 1
+fi
+say "server ready at $url"
+
+# The suite adds a timestamped directory per scenario and run: start from an
+# empty directory when it is the default one, never delete a chosen one.
+if [[ -z "${CONFORMANCE_OUT:-}" ]]; then
+    rm -rf "$out"
+fi
+mkdir -p "$out"
+args=(server --url "$url" -o "$out")
+if [[ $# -eq 0 ]]; then
+    args+=(--suite all --expected-failures "$baseline")
+else
+    args+=("$@")
+fi
+say "running: conformance ${args[*]}"
+set +e
+timeout --kill-after=10 "$suite_timeout" "$node" "$suite_js" "${args[@]}" | tee "$out/output.txt"
+suite_status=${PIPESTATUS[0]}
+set -e
+
+if [[ $suite_status -eq 124 ]]; then
+    say "the suite did not finish within ${suite_timeout} s"
+elif [[ $suite_status -ne 0 ]]; then
+    say "the suite failed (exit $suite_status); results in $out"
+else
+    say "passed; results in $out"
+fi
+if ! kill -0 "$server_pid" 2>/dev/null; then
+    say "the server died during the suite"
+    suite_status=1
+fi
+exit "$suite_status"

@@ -15,8 +15,10 @@
 #      offer: resources, prompts, completion) and exits with its status:
 #      0 when exactly the listed scenarios fail.
 #
-# Results (one checks.json per scenario) go to $CONFORMANCE_OUT, by default
-# target/conformance. On failure the server's log is printed. Extra
+# Then a table of scenarios and a closing line `conformance: N passed,
+# N failed, N skipped` (tests/conformance/summarize.mjs; skipped = failed as
+# the baseline expects). Results (one checks.json per scenario, output.txt,
+# summary.txt) go to $CONFORMANCE_OUT, by default target/conformance. On failure the server's log is printed. Extra
 # arguments go to the suite, e.g. `scripts/conformance.sh --scenario ping`
 # (then without the baseline, which covers the whole suite).
 set -euo pipefail
@@ -136,6 +138,13 @@ timeout --kill-after=10 "$suite_timeout" "$node" "$suite_js" "${args[@]}" | tee 
 suite_status=${PIPESTATUS[0]}
 set -e
 
+# A table of scenarios and a closing `conformance: N passed, N failed,
+# N skipped` line (skipped: failed as the baseline expects).
+if [[ $# -eq 0 ]]; then
+    "$node" "$conf_dir/summarize.mjs" "$out" "$baseline" | tee "$out/summary.txt" || true
+else
+    "$node" "$conf_dir/summarize.mjs" "$out" | tee "$out/summary.txt" || true
+fi
 if [[ $suite_status -eq 124 ]]; then
     say "the suite did not finish within ${suite_timeout} s"
 elif [[ $suite_status -ne 0 ]]; then

@@ -1,0 +1,40 @@
+// Summarizes a `conformance server -o DIR` run: one row per scenario (from
+// DIR/server-<scenario>-<timestamp>/checks.json) judged as the suite judges
+// it with a baseline (a FAILURE or WARNING check fails the scenario), then
+// a closing line `conformance: N passed, N failed, N skipped`, where
+// skipped = failed as the baseline expects, and failed counts unexpected
+// failures and stale baseline entries alike.
+//
+// Usage: node summarize.mjs RESULTS_DIR [BASELINE.yml]
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+const [dir, baselineFile] = process.argv.slice(2);
+const expected = new Set(
+  baselineFile ? (parse(readFileSync(baselineFile, 'utf8'))?.server ?? []) : []
+);
+const rows = [];
+for (const entry of readdirSync(dir, { withFileTypes: true })) {
+  const m = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(entry.name);
+  if (!entry.isDirectory() || !m) continue;
+  const checks = JSON.parse(readFileSync(join(dir, entry.name, 'checks.json'), 'utf8'));
+  const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+  const ok = checks.filter((c) => c.status === 'SUCCESS').length;
+  const failed = bad.length > 0;
+  const listed = expected.has(m[1]);
+  const verdict = failed
+    ? listed ? 'expected failure' : 'FAIL'
+    : listed ? 'STALE (passes; remove from baseline)' : 'pass';
+  const why = bad.map((c) => `${c.id}: ${c.errorMessage ?? c.status}`).join('; ');
+  rows.push({ scenario: m[1], verdict, checks: `${ok}/${ok + bad.length}`, why });
+}
+const width = Math.max(...rows.map((r) => r.scenario.length), 8);
+console.log(`\n${'scenario'.padEnd(width)}  checks  result`);
+for (const r of rows) {
+  console.log(`${r.scenario.padEnd(width)}  ${r.checks.padEnd(6)}  ${r.verdict}${r.why && r.verdict !== 'expected failure' ? `  (${r.why})` : ''}`);
+}
+const count = (v) => rows.filter((r) => r.verdict.startsWith(v)).length;
+console.log(
+  `conformance: ${count('pass')} passed, ${count('FAIL') + count('STALE')} failed, ${count('expected')} skipped`
+);

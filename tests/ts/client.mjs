@@ -22,6 +22,8 @@
 //   --page-size N    no tools/list page may hold more than N tools
 //   --expect-tools N the server must list exactly N tools
 //   --timeout S      limit for the whole run (default 60)
+//   --header 'NAME: VALUE'  an HTTP header on every request (repeatable; with
+//                    --url), e.g. 'Authorization: Bearer TOKEN'
 //
 // For each revision, one connection (over stdio a fresh server process):
 // initialize; check the server answered that revision; list every tool over
@@ -69,7 +71,7 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const a = { revisions: [], pageSize: null, expectTools: null, timeout: 60, url: null, stdio: null };
+  const a = { revisions: [], pageSize: null, expectTools: null, timeout: 60, url: null, stdio: null, headers: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -87,10 +89,18 @@ function parseArgs(argv) {
       case '--page-size': a.pageSize = Number(value()); break;
       case '--expect-tools': a.expectTools = Number(value()); break;
       case '--timeout': a.timeout = Number(value()); break;
+      case '--header': {
+        const h = value();
+        const at = h.indexOf(':');
+        if (at < 1) throw new Usage(`--header wants 'NAME: VALUE', got ${h}`);
+        a.headers[h.slice(0, at).trim()] = h.slice(at + 1).trim();
+        break;
+      }
       default: throw new Usage(`unknown argument ${arg}`);
     }
   }
   if ((a.url === null) === (a.stdio === null)) throw new Usage('give exactly one of --url URL and --stdio BIN ARG...');
+  if (a.stdio !== null && Object.keys(a.headers).length > 0) throw new Usage('--header needs --url');
   if (a.revisions.length === 0) a.revisions = ['sdk', ...HANDSHAKE_REVISIONS];
   for (const r of a.revisions) {
     if (r === MODERN) {
@@ -175,7 +185,7 @@ class ForcedRevision {
 }
 
 function transport(a) {
-  if (a.url !== null) return new StreamableHTTPClientTransport(new URL(a.url));
+  if (a.url !== null) return new StreamableHTTPClientTransport(new URL(a.url), { requestInit: { headers: a.headers } });
   const env = getDefaultEnvironment();
   for (const k of PASSED_ENV) if (process.env[k] !== undefined) env[k] = process.env[k];
   return new StdioClientTransport({ command: a.stdio.command, args: a.stdio.args, env, stderr: 'inherit' });

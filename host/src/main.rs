@@ -8,6 +8,8 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_wasm_host::config::{self, Config, ConfigError};
 use mcp_wasm_host::inspect::Report;
+use mcp_wasm_host::mcp::auth::BearerToken;
+use mcp_wasm_host::mcp::http::{self, HttpOptions};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
 use mcp_wasm_host::runtime::watch::{self, PolicyFile, WatchOptions};
@@ -41,7 +43,7 @@ enum LogFormat {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Load every `*.wasm` component in the plugins directory and serve its
-    /// tools over MCP on stdin/stdout.
+    /// tools over MCP on stdin/stdout, or over Streamable HTTP with `--http`.
     Serve(ServeArgs),
     /// Report on one plugin file: the WIT world it targets, its tools with
     /// their schemas, the WASI interfaces it imports, and the policy it would
@@ -115,6 +117,89 @@ struct ServeArgs {
     /// loaded at start are served until the server exits.
     #[arg(long)]
     no_watch: bool,
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
+/// The Streamable HTTP transport.
+#[derive(Debug, clap::Args)]
+struct HttpArgs {
+    /// Serve MCP over Streamable HTTP at `http://ADDR/mcp` instead of stdio.
+    /// ADDR is `IP:PORT`, `localhost:PORT` or just `PORT` (on 127.0.0.1);
+    /// port 0 picks a free port. The URL is logged as `listening on URL`.
+    #[arg(long, value_name = "ADDR", value_parser = parse_http_addr)]
+    http: Option<std::net::SocketAddr>,
+    /// With `--http`: serve stdin/stdout as well; the server then exits when
+    /// stdin closes.
+    #[arg(long, requires = "http")]
+    stdio: bool,
+    /// Allow `--http` on an address other than loopback. Set a bearer token
+    /// too: without one, anyone who can reach the port can call every tool.
+    #[arg(long, requires = "http")]
+    http_allow_remote: bool,
+    /// Require `Authorization: Bearer <token>` on every HTTP request, with
+    /// the token read from this environment variable.
+    #[arg(
+        long,
+        value_name = "VAR",
+        requires = "http",
+        conflicts_with = "auth_token_file"
+    )]
+    auth_token_env: Option<String>,
+    /// As `--auth-token-env`, with the token read from this file.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    auth_token_file: Option<PathBuf>,
+    /// Accept this `Host` header value too (a name or `name:port`; may be
+    /// repeated). Loopback names and the listening IP are always accepted;
+    /// `*` accepts any host (no DNS-rebinding protection).
+    #[arg(long = "allowed-host", value_name = "HOST", requires = "http")]
+    allowed_hosts: Vec<String>,
+    /// Accept requests from web pages of this origin too
+    /// (`https://app.example.com`, `http://host:*`; may be repeated). Pages
+    /// on loopback are always accepted; `*` accepts any origin.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
+    allowed_origins: Vec<String>,
+    /// Serve each HTTP request on its own, without `Mcp-Session-Id`
+    /// sessions, so several replicas can run behind a load balancer.
+    /// Server-to-client requests (sampling, elicitation) and
+    /// `logging/setLevel` need a session and are not available.
+    #[arg(long, requires = "http")]
+    stateless: bool,
+}
+
+/// `IP:PORT`, `localhost:PORT` or `PORT` (on 127.0.0.1).
+fn parse_http_addr(value: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::{Ipv4Addr, SocketAddr};
+    if let Ok(port) = value.parse::<u16>() {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    if let Some(port) = value.strip_prefix("localhost:") {
+        let port = port
+            .parse::<u16>()
+            .map_err(|e| format!("invalid port {port:?}: {e}"))?;
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    value.parse().map_err(|_| {
+        format!("expected IP:PORT (e.g. 127.0.0.1:8080 or [::1]:8080), localhost:PORT or PORT, not {value:?}")
+    })
+}
+
+impl HttpArgs {
+    /// The transport options, with the bearer token loaded.
+    fn options(&self, addr: std::net::SocketAddr) -> anyhow::Result<HttpOptions> {
+        let auth = match (&self.auth_token_env, &self.auth_token_file) {
+            (Some(var), _) => Some(BearerToken::from_env(var)?),
+            (None, Some(file)) => Some(BearerToken::from_file(file)?),
+            (None, None) => None,
+        };
+        let mut options = HttpOptions::new(addr);
+        options.allow_remote = self.http_allow_remote;
+        options.auth = auth;
+        options.stateless = self.stateless;
+        options.allowed_hosts = self.allowed_hosts.clone();
+        options.allowed_origins = self.allowed_origins.clone();
+        Ok(options)
+    }
 }
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
@@ -204,8 +289,82 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             page_size: args.page_size as usize,
         },
     );
-    stdio::serve(server).await?;
+    let Some(addr) = args.http.http else {
+        stdio::serve(server).await?;
+        return Ok(());
+    };
+    let options = args.http.options(addr)?;
+    if let Some(token) = &options.auth {
+        tracing::info!(from = token.source(), "HTTP requests need the bearer token");
+    }
+    let (stateless, also_stdio) = (options.stateless, args.http.stdio);
+    let listener = http::bind(options).await?;
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let http_server = tokio::spawn(listener_task(
+        listener,
+        server.session(),
+        shutdown.clone(),
+        stateless,
+    ));
+    if also_stdio {
+        tokio::select! {
+            served = stdio::serve(server) => served?,
+            () = shutdown_signal() => {}
+        }
+    } else {
+        shutdown_signal().await;
+    }
+    tracing::info!("shutting down");
+    shutdown.cancel();
+    // Open SSE streams end with the sessions; don't wait on a stuck client.
+    match tokio::time::timeout(std::time::Duration::from_secs(5), http_server).await {
+        Ok(Ok(result)) => result?,
+        Ok(Err(join)) => return Err(join.into()),
+        Err(_) => tracing::warn!("HTTP connections still open after 5 s; exiting anyway"),
+    }
     Ok(())
+}
+
+async fn listener_task(
+    listener: http::HttpListener,
+    server: McpServer,
+    shutdown: tokio_util::sync::CancellationToken,
+    stateless: bool,
+) -> Result<(), http::HttpError> {
+    tracing::info!(
+        mode = if stateless { "stateless" } else { "sessions" },
+        "listening on {}",
+        listener.url()
+    );
+    listener.serve(server, shutdown).await
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::warn!("cannot listen for Ctrl-C: {e}");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!("cannot listen for SIGTERM: {e}");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
 }
 
 /// Watches the plugins directory, and the policy file if there is one, and

@@ -36,8 +36,8 @@ impl Default for ServerOptions {
 }
 
 /// Serves a [`Runtime`]'s tools over MCP. Cheap to clone: every session of a
-/// transport shares the runtime. The logging level is shared by the clones,
-/// so a transport serves one session per [`McpServer::new`] (stdio does).
+/// transport shares the runtime. The logging level is shared by the clones;
+/// [`McpServer::session`] makes a server for a new session, with its own.
 #[derive(Debug, Clone)]
 pub struct McpServer {
     runtime: Arc<Runtime>,
@@ -54,6 +54,15 @@ impl McpServer {
             options,
             peers: PeerRegistry::default(),
             level: SessionLevel::default(),
+        }
+    }
+
+    /// A server for one more session: the same runtime, options and
+    /// registry of sessions to notify, and its own logging level.
+    pub fn session(&self) -> McpServer {
+        McpServer {
+            level: SessionLevel::default(),
+            ..self.clone()
         }
     }
 

@@ -1,10 +1,12 @@
 //! The MCP side: maps the runtime's tools and results to the Model Context
 //! Protocol with `rmcp`, and serves them. Nothing here knows wasmtime.
 
+pub mod auth;
 pub mod convert;
 pub mod cursor;
 pub mod events;
 pub mod handler;
+pub mod http;
 pub mod notify;
 pub mod stdio;
 

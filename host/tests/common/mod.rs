@@ -112,15 +112,7 @@ impl Server {
     /// Waits until the server's stderr contains `needle` (an event the test
     /// needs to have happened, such as a call having started).
     pub fn wait_for_stderr(&self, needle: &str) {
-        let start = std::time::Instant::now();
-        while !self.stderr().contains(needle) {
-            assert!(
-                start.elapsed() < PATIENCE,
-                "stderr never showed {needle:?}:\n{}",
-                self.stderr()
-            );
-            thread::sleep(Duration::from_millis(10));
-        }
+        wait_for_text(&self.stderr, needle);
     }
 
     /// Writes one raw line.
@@ -343,4 +335,201 @@ pub fn workspace_root() -> PathBuf {
         .parent()
         .unwrap()
         .to_path_buf()
+}
+
+/// Waits until the captured output `text` contains `needle`.
+fn wait_for_text(text: &Mutex<String>, needle: &str) {
+    let start = std::time::Instant::now();
+    while !text.lock().unwrap().contains(needle) {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "stderr never showed {needle:?}:\n{}",
+            text.lock().unwrap()
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A server running `serve --http 127.0.0.1:0` (HTTP instead of stdio): the
+/// kernel picks the port, and the server's `listening on URL` log line tells
+/// it. The process is killed when this is dropped.
+pub struct HttpServer {
+    child: Child,
+    stderr: Arc<Mutex<String>>,
+    /// The MCP endpoint, e.g. `http://127.0.0.1:41234/mcp`.
+    pub url: String,
+}
+
+impl HttpServer {
+    /// Starts `mcp-wasm-host serve --plugins DIR --http 127.0.0.1:0 ARGS…`
+    /// and waits until it listens.
+    pub fn start(plugins: &Path, args: &[&str]) -> HttpServer {
+        Self::start_with_env(plugins, args, &[])
+    }
+
+    /// As [`HttpServer::start`], with extra environment variables.
+    pub fn start_with_env(plugins: &Path, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        let mut command = Command::new(binary());
+        command
+            .arg("serve")
+            .arg("--plugins")
+            .arg(plugins)
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
+            .env(
+                "MCP_WASM_HOST_CACHE_DIR",
+                workspace_root().join("target/test-cache"),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().unwrap();
+        let stderr_pipe = child.stderr.take().unwrap();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let (tx, url_rx) = channel();
+        thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stderr_pipe).lines() {
+                let Ok(line) = line else { break };
+                if let Some(at) = line.find("listening on http://") {
+                    let url = line[at + "listening on ".len()..]
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string();
+                    if let Some(tx) = tx.take() {
+                        let _ = tx.send(url);
+                    }
+                }
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        // Nothing but protocol messages may go to stdout, and in HTTP mode
+        // there are none: keep what arrives for `stdout_is_empty`.
+        let stdout = child.stdout.take().unwrap();
+        let stdout_sink = stderr.clone();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                stdout_sink
+                    .lock()
+                    .unwrap()
+                    .push_str(&format!("UNEXPECTED STDOUT: {line}\n"));
+            }
+        });
+        let url = match url_rx.recv_timeout(PATIENCE) {
+            Ok(url) => url,
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "the server never said where it listens:\n{}",
+                    stderr.lock().unwrap()
+                );
+            }
+        };
+        HttpServer { child, stderr, url }
+    }
+
+    /// What the server wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits until the server's stderr contains `needle`.
+    pub fn wait_for_stderr(&self, needle: &str) {
+        wait_for_text(&self.stderr, needle);
+    }
+
+    /// The `host:port` the server listens on.
+    pub fn authority(&self) -> &str {
+        self.url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap()
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The Node binary the TypeScript SDK client runs on: `MCP_WASM_HOST_NODE`,
+/// else `node` from PATH (Node 20 or newer).
+pub fn node() -> PathBuf {
+    std::env::var_os("MCP_WASM_HOST_NODE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("node"))
+}
+
+/// Runs a client script in `tests/ts/` (plain ESM on the official MCP
+/// TypeScript SDK) with `node` and returns the JSON summary it prints,
+/// failing the test with its output if it fails. The SDK must be installed:
+/// `scripts/setup-node.sh` does it (`scripts/test.sh` runs that); without it
+/// the test fails saying so, it is never skipped.
+pub fn run_node_client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
+    let dir = workspace_root().join("tests/ts");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/sdk/package.json")
+            .is_file(),
+        "the TypeScript SDK client needs its packages in tests/ts/node_modules: run scripts/setup-node.sh (scripts/test.sh does)"
+    );
+    let out = Command::new(node())
+        .arg(dir.join(script))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {} ({e}): install Node 20 or newer, or set MCP_WASM_HOST_NODE",
+                node().display()
+            )
+        });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the TypeScript SDK client {script} failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{script} printed no JSON summary ({e}):\n{stdout}\n{stderr}"))
+}
+
+/// Runs a client script in `tests/ts/` as [`run_node_client`] does, but
+/// expects it to fail (exit status 1, a failed check or a refused
+/// connection); returns what it wrote to stderr.
+pub fn run_node_client_failing(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let dir = workspace_root().join("tests/ts");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/sdk/package.json")
+            .is_file(),
+        "the TypeScript SDK client needs its packages in tests/ts/node_modules: run scripts/setup-node.sh (scripts/test.sh does)"
+    );
+    let out = Command::new(node())
+        .arg(dir.join(script))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {} ({e}): install Node 20 or newer, or set MCP_WASM_HOST_NODE",
+                node().display()
+            )
+        });
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the TypeScript SDK client {script} should have failed a check:\n{stdout}\n{stderr}"
+    );
+    stderr
 }

@@ -1,0 +1,272 @@
+//! The Streamable HTTP transport: rmcp's `StreamableHttpService` at `/mcp`
+//! on axum, with `Host` and `Origin` validation against DNS rebinding and
+//! cross-site requests, optional bearer-token authentication, sessions
+//! (`Mcp-Session-Id`) or a stateless mode for replicas behind a load
+//! balancer, and `TCP_NODELAY` on every accepted connection.
+//!
+//! Without `TCP_NODELAY`, Nagle's algorithm and delayed ACKs stall most
+//! small responses by about 40 ms, which caps a client at a few dozen calls
+//! per second.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::serve::ListenerExt as _;
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use super::McpServer;
+use super::auth::{self, BearerToken};
+
+/// The path of the MCP endpoint.
+pub const PATH: &str = "/mcp";
+
+/// A `--allowed-host` or `--allowed-origin` value that turns the check off.
+pub const ANY: &str = "*";
+
+/// Host names a loopback server answers to (any port).
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Browser origins a loopback server accepts (any port), such as the MCP
+/// Inspector's web UI. Requests without an `Origin` header (every
+/// non-browser client) are not affected.
+const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
+/// How the HTTP transport listens and whom it lets in.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// The address to listen on; port 0 picks a free port.
+    pub addr: SocketAddr,
+    /// Listening on a non-loopback address is refused unless this is set.
+    pub allow_remote: bool,
+    /// The bearer token every request must carry, if any.
+    pub auth: Option<BearerToken>,
+    /// Serve every request on its own, with no `Mcp-Session-Id`, so that
+    /// replicas behind a load balancer need no shared state.
+    pub stateless: bool,
+    /// More `Host` values to accept (names or `host:port`), besides the
+    /// loopback names and the listening address; `*` accepts any.
+    pub allowed_hosts: Vec<String>,
+    /// More browser origins to accept (`scheme://host[:port|:*]`), besides
+    /// loopback pages; `*` accepts any.
+    pub allowed_origins: Vec<String>,
+    /// The largest request body accepted (413 above it).
+    pub max_body_bytes: usize,
+}
+
+impl HttpOptions {
+    /// Options for listening on `addr`, with everything else at its default:
+    /// loopback only, no token, sessions on, 64 MiB bodies.
+    pub fn new(addr: SocketAddr) -> HttpOptions {
+        HttpOptions {
+            addr,
+            allow_remote: false,
+            auth: None,
+            stateless: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: 64 << 20,
+        }
+    }
+
+    /// The `Host` values accepted: none (any) if `*` was given.
+    fn hosts(&self) -> Vec<String> {
+        if self.allowed_hosts.iter().any(|h| h == ANY) {
+            return Vec::new();
+        }
+        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect();
+        if !self.addr.ip().is_unspecified() && !self.addr.ip().is_loopback() {
+            hosts.push(self.addr.ip().to_string());
+        }
+        hosts.extend(self.allowed_hosts.iter().cloned());
+        hosts
+    }
+
+    /// The origins accepted, or `None` to accept any.
+    fn origins(&self) -> Option<Vec<String>> {
+        if self.allowed_origins.iter().any(|o| o == ANY) {
+            return None;
+        }
+        let mut origins: Vec<String> = LOOPBACK_ORIGINS.iter().map(|o| o.to_string()).collect();
+        origins.extend(self.allowed_origins.iter().cloned());
+        Some(origins)
+    }
+
+    fn rmcp_config(&self, shutdown: &CancellationToken) -> StreamableHttpServerConfig {
+        let mut config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(self.hosts())
+            .with_max_request_body_bytes(self.max_body_bytes)
+            .with_cancellation_token(shutdown.child_token());
+        config = match self.origins() {
+            Some(origins) => config
+                .with_allowed_origins(origins)
+                .enforce_origin_validation(),
+            None => config.disable_allowed_origins(),
+        };
+        if self.stateless {
+            config = config
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+                .with_sse_retry(None);
+        }
+        config
+    }
+}
+
+/// Why the HTTP transport could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// A non-loopback address without the flag that allows it.
+    #[error(
+        "refusing to listen on {0}: it is not a loopback address, so other machines could connect; pass --http-allow-remote to allow that (and set a bearer token with --auth-token-env or --auth-token-file)"
+    )]
+    NotLoopback(SocketAddr),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The server stopped with an I/O error.
+    #[error("the HTTP server failed: {0}")]
+    Serve(std::io::Error),
+}
+
+/// A bound HTTP listener, ready to serve.
+#[derive(Debug)]
+pub struct HttpListener {
+    listener: TcpListener,
+    local: SocketAddr,
+    options: HttpOptions,
+}
+
+/// Binds the listening socket, checking first that a non-loopback address
+/// was explicitly allowed.
+pub async fn bind(options: HttpOptions) -> Result<HttpListener, HttpError> {
+    let addr = options.addr;
+    if !addr.ip().is_loopback() {
+        if !options.allow_remote {
+            return Err(HttpError::NotLoopback(addr));
+        }
+        if options.auth.is_none() {
+            tracing::warn!(
+                %addr,
+                "serving MCP on a non-loopback address without authentication: anyone who can reach it can call every tool; set --auth-token-env or --auth-token-file"
+            );
+        }
+    }
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| HttpError::Bind { addr, source })?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| HttpError::Bind { addr, source })?;
+    Ok(HttpListener {
+        listener,
+        local,
+        options,
+    })
+}
+
+impl HttpListener {
+    /// The address actually bound (with the port the kernel picked for 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local
+    }
+
+    /// The MCP endpoint's URL, e.g. `http://127.0.0.1:8080/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{PATH}", self.local)
+    }
+
+    /// Serves `server` until `shutdown` is cancelled. Every session gets its
+    /// own [`McpServer::session`], so each has its own logging level.
+    pub async fn serve(
+        self,
+        server: McpServer,
+        shutdown: CancellationToken,
+    ) -> Result<(), HttpError> {
+        let config = self.options.rmcp_config(&shutdown);
+        let factory = move || Ok(server.session());
+        let router = if self.options.stateless {
+            router(factory, NeverSessionManager::default(), config)
+        } else {
+            router(factory, LocalSessionManager::default(), config)
+        };
+        let router = match &self.options.auth {
+            Some(token) => router.layer(axum::middleware::from_fn_with_state(
+                token.clone(),
+                auth::require_bearer,
+            )),
+            None => router,
+        };
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(error) = tcp.set_nodelay(true) {
+                tracing::debug!(%error, "cannot set TCP_NODELAY on a connection");
+            }
+        });
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown.cancelled_owned())
+            .await
+            .map_err(HttpError::Serve)
+    }
+}
+
+fn router<M: SessionManager>(
+    factory: impl Fn() -> Result<McpServer, std::io::Error> + Send + Sync + 'static,
+    sessions: M,
+    config: StreamableHttpServerConfig,
+) -> Router {
+    Router::new().route_service(
+        PATH,
+        StreamableHttpService::new(factory, Arc::new(sessions), config),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(addr: &str) -> HttpOptions {
+        HttpOptions::new(addr.parse().unwrap())
+    }
+
+    #[test]
+    fn loopback_names_and_pages_are_allowed_by_default() {
+        let o = options("127.0.0.1:0");
+        assert_eq!(o.hosts(), ["localhost", "127.0.0.1", "::1"]);
+        assert_eq!(o.origins().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_remote_address_adds_itself_and_the_flags_add_more() {
+        let mut o = options("192.0.2.7:8080");
+        o.allowed_hosts = vec!["mcp.example.com".into()];
+        o.allowed_origins = vec!["https://app.example.com".into()];
+        assert!(o.hosts().contains(&"192.0.2.7".to_string()));
+        assert!(o.hosts().contains(&"mcp.example.com".to_string()));
+        assert!(
+            o.origins()
+                .unwrap()
+                .contains(&"https://app.example.com".to_string())
+        );
+        o.allowed_hosts.push("*".into());
+        o.allowed_origins.push("*".into());
+        assert!(o.hosts().is_empty(), "an empty list accepts any host");
+        assert!(o.origins().is_none());
+    }
+
+    #[tokio::test]
+    async fn a_non_loopback_address_needs_the_flag() {
+        let err = bind(options("0.0.0.0:0")).await.unwrap_err();
+        assert!(matches!(err, HttpError::NotLoopback(_)), "{err}");
+        assert!(err.to_string().contains("--http-allow-remote"));
+    }
+}

@@ -5,7 +5,7 @@
 //! One central file holds `[defaults]` (limits for every plugin) and one
 //! `[plugins.NAME]` section per plugin (NAME is the `.wasm` file's stem),
 //! whose limits override the defaults and which alone may grant
-//! capabilities (mounts, environment). Host paths of mounts are relative to
+//! capabilities (mounts, environment, requests to the client). Host paths of mounts are relative to
 //! the file's directory and are canonicalized when the plugin loads; a
 //! missing one keeps that plugin from loading.
 
@@ -17,6 +17,7 @@ use bytesize::ByteSize;
 use serde::Deserialize;
 
 use crate::runtime::cache::Sha256Digest;
+use crate::runtime::capabilities::client::ClientPolicy;
 use crate::runtime::capabilities::env::EnvPolicy;
 use crate::runtime::capabilities::filesystem::{FilesystemPolicy, Mount};
 use crate::runtime::{Limits, Policies, Policy};
@@ -88,6 +89,18 @@ struct SectionSpec {
     #[serde(default)]
     env_passthrough: Vec<String>,
     sha256: Option<String>,
+    client: Option<ClientSpec>,
+}
+
+/// `[plugins.NAME.client]`: which requests the plugin may send to the MCP
+/// client. Both default to false.
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClientSpec {
+    #[serde(default)]
+    sampling: bool,
+    #[serde(default)]
+    elicitation: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -154,6 +167,12 @@ impl Config {
         if !d.env.is_empty() || !d.env_passthrough.is_empty() {
             return Err(invalid(
                 "defaults.env".into(),
+                "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
+            ));
+        }
+        if d.client.is_some() {
+            return Err(invalid(
+                "defaults.client".into(),
                 "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
             ));
         }
@@ -332,6 +351,11 @@ impl Policies for Config {
                     .collect(),
                 passthrough: section.env_passthrough.clone(),
             };
+            let client = section.client.unwrap_or_default();
+            policy.client = ClientPolicy {
+                sampling: client.sampling,
+                elicitation: client.elicitation,
+            };
         }
         Ok(policy)
     }
@@ -471,6 +495,37 @@ write = true
             .unwrap_err()
             .to_string();
         assert!(e.contains("`defaults.sha256`"), "{e}");
+    }
+
+    #[test]
+    fn requests_to_the_client_are_granted_per_plugin_and_kind() {
+        let config = parse(
+            "[plugins.a.client]\nsampling = true\nelicitation = true\n[plugins.b.client]\nelicitation = true\n[plugins.c]\nfuel = 5\n",
+        )
+        .unwrap();
+        let grant = |name: &str| {
+            let c = config.policy_for(name).unwrap().client;
+            (c.sampling, c.elicitation)
+        };
+        assert_eq!(grant("a"), (true, true));
+        assert_eq!(grant("b"), (false, true));
+        assert_eq!(grant("c"), (false, false));
+        assert_eq!(grant("unlisted"), (false, false));
+        let e = parse("[plugins.a.client]\nsampling = true\nroots = true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 3") && e.contains("roots"), "{e}");
+        let e = parse("[plugins.a.client]\nsampling = \"yes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("sampling"), "{e}");
+        let e = parse("[defaults.client]\nsampling = true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`defaults.client`") && e.contains("granted per plugin"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -26,8 +26,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN_DIR = REPO / "plugins" / "python" / "textstats"
 COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
-TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.1.0"
-HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.1.0"
+TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.1.1"
+HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.1.1"
 
 CASES = [
     # text, words, lines, chars
@@ -135,6 +135,8 @@ def runtime(component_dir):
     with linker.root() as root, root.add_instance(HOST_INTERFACE) as host:
         host.add_func("log", lambda store, level, message: logs.append((level, message)))
         host.add_func("report-progress", lambda store, progress, total, message: None)
+    # The plugin never asks the client (sampling, elicitation) in these tests.
+    linker.define_unknown_imports_as_traps(component)
 
     def call(function, *args):
         """Calls a `tools` export in a fresh instance, as the host does."""

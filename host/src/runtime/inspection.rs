@@ -164,7 +164,8 @@ pub enum Capability {
     /// `wasi:io/*`: streams, polling and errors, the plumbing of the others.
     Io,
     /// This host's own `mcp-wasm-host:plugin/*` interfaces (`host`: logging
-    /// and progress, and the shared `types`).
+    /// and progress; `client`: sampling and elicitation, granted by the
+    /// policy's `client` section; and the shared `types`).
     Host,
     /// Anything else; a component that needs an interface the host does not
     /// provide fails to link.

@@ -30,7 +30,11 @@ use wasmtime::component::{HasSelf, Linker};
 pub use catalog::Catalog;
 pub use engine::EngineSettings;
 pub use error::{CallError, FailureCause, GuestErrorKind, LoadError, ToolFailure};
-pub use events::{CallEvents, LogLevel, NoEvents, Progress};
+pub use events::{
+    BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction,
+    ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress,
+    SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
+};
 pub use inspection::{Capability, Inspection, WorldTarget};
 pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
 pub use policy::{DefaultPolicies, Limits, Policies, Policy, PolicySource};
@@ -38,7 +42,7 @@ pub use policy::{DefaultPolicies, Limits, Policies, Policy, PolicySource};
 use sandbox::CallState;
 
 /// The version of the WIT package `mcp-wasm-host:plugin` this host speaks.
-pub const WIT_VERSION: &str = "0.1.0";
+pub const WIT_VERSION: &str = "0.1.1";
 
 /// What loading a directory did.
 #[derive(Debug, Default)]

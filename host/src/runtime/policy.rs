@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::cache::Sha256Digest;
+use super::capabilities::client::ClientPolicy;
 use super::capabilities::env::EnvPolicy;
 use super::capabilities::filesystem::FilesystemPolicy;
 use super::capabilities::network::NetworkPolicy;
@@ -69,6 +70,8 @@ pub struct Policy {
     pub env: EnvPolicy,
     /// Network access (none).
     pub network: NetworkPolicy,
+    /// Requests to the MCP client (none unless granted).
+    pub client: ClientPolicy,
     /// The SHA-256 the plugin file must have; a file with another digest is
     /// refused at load.
     pub sha256: Option<Sha256Digest>,

@@ -1,6 +1,7 @@
 //! The state of one call's store: its WASI context (built from the plugin's
 //! policy, which grants nothing by default), its resource limiter, its
-//! captured stdio, and the host functions of the WIT `host` interface.
+//! captured stdio, and the host functions of the WIT `host` interface (those
+//! of `client` are in [`super::capabilities::client`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -161,6 +162,11 @@ impl CallState {
     /// The tool being called.
     pub fn tool(&self) -> &str {
         &self.tool
+    }
+
+    /// Where the call's reports and requests to the client go.
+    pub(crate) fn events(&self) -> &Arc<dyn CallEvents> {
+        &self.events
     }
 }
 

@@ -115,7 +115,9 @@
 //!
 //! The host runs each call in a fresh instance: keep no state between calls.
 //! Use [`log`] to write to the server's log and [`progress()`] to report
-//! progress. What the plugin prints to stdout and stderr goes to the server's
+//! progress. [`client::create_message`] asks the MCP client's model for a
+//! completion (sampling) and [`client::elicit`] asks its user to fill in a
+//! form (elicitation), when the policy grants it. What the plugin prints to stdout and stderr goes to the server's
 //! log, never to the MCP client.
 //!
 //! # Testing
@@ -130,6 +132,7 @@
 // of `export_plugin!` do.
 extern crate self as mcp_wasm_sdk;
 
+pub mod client;
 mod error;
 mod host;
 mod output;

@@ -6,6 +6,7 @@ use std::f64::consts::PI;
 use std::thread;
 use std::time::Duration;
 
+use mcp_wasm_sdk::client::{self, CreateMessage, Elicitation};
 use mcp_wasm_sdk::prelude::*;
 use mcp_wasm_sdk::serde_json::Value;
 
@@ -46,6 +47,105 @@ const JSON_SCHEMA_2020_12: &str = r##"{
   },
   "additionalProperties": false
 }"##;
+
+/// The form `test_elicitation` asks for.
+const USER_FORM: &str = r#"{
+  "type": "object",
+  "properties": {
+    "username": { "type": "string", "description": "User's response" },
+    "email": { "type": "string", "description": "User's email address" }
+  },
+  "required": ["username", "email"]
+}"#;
+
+/// The form of `test_elicitation_sep1034_defaults`: a default value for
+/// every primitive type (SEP-1034).
+const DEFAULTS_FORM: &str = r#"{
+  "type": "object",
+  "properties": {
+    "name": { "type": "string", "description": "User name", "default": "John Doe" },
+    "age": { "type": "integer", "description": "User age", "default": 30 },
+    "score": { "type": "number", "description": "User score", "default": 95.5 },
+    "status": {
+      "type": "string",
+      "description": "User status",
+      "enum": ["active", "inactive", "pending"],
+      "default": "active"
+    },
+    "verified": { "type": "boolean", "description": "Verification status", "default": true }
+  }
+}"#;
+
+/// The form of `test_elicitation_sep1330_enums`: the five enum forms of
+/// SEP-1330.
+const ENUMS_FORM: &str = r#"{
+  "type": "object",
+  "properties": {
+    "untitledSingle": {
+      "type": "string",
+      "description": "Select one option",
+      "enum": ["option1", "option2", "option3"]
+    },
+    "titledSingle": {
+      "type": "string",
+      "description": "Select one option with titles",
+      "oneOf": [
+        { "const": "value1", "title": "First Option" },
+        { "const": "value2", "title": "Second Option" },
+        { "const": "value3", "title": "Third Option" }
+      ]
+    },
+    "legacyEnum": {
+      "type": "string",
+      "description": "Select one option (legacy)",
+      "enum": ["opt1", "opt2", "opt3"],
+      "enumNames": ["Option One", "Option Two", "Option Three"]
+    },
+    "untitledMulti": {
+      "type": "array",
+      "description": "Select multiple options",
+      "minItems": 1,
+      "maxItems": 3,
+      "items": { "type": "string", "enum": ["option1", "option2", "option3"] }
+    },
+    "titledMulti": {
+      "type": "array",
+      "description": "Select multiple options with titles",
+      "minItems": 1,
+      "maxItems": 3,
+      "items": {
+        "anyOf": [
+          { "const": "value1", "title": "First Choice" },
+          { "const": "value2", "title": "Second Choice" },
+          { "const": "value3", "title": "Third Choice" }
+        ]
+      }
+    }
+  }
+}"#;
+
+/// Arguments of `test_sampling`.
+#[derive(Deserialize, JsonSchema)]
+struct SamplingArgs {
+    /// The prompt to send to the client's model.
+    prompt: String,
+}
+
+/// Arguments of `test_elicitation`.
+#[derive(Deserialize, JsonSchema)]
+struct ElicitationArgs {
+    /// The message to show the client's user.
+    message: String,
+}
+
+/// `action=…, content=…` for an elicitation's answer.
+fn describe(answer: &Elicitation) -> String {
+    format!(
+        "action={}, content={}",
+        answer.action,
+        answer.content.as_deref().unwrap_or("null")
+    )
+}
 
 /// A WAV file (RIFF, PCM, 8-bit mono at [`WAV_RATE`]) holding `millis`
 /// milliseconds of a 440 Hz tone.
@@ -187,6 +287,68 @@ impl Plugin for Conformance {
             )
             .tool(
                 ToolDef::new(
+                    "test_sampling",
+                    "Asks the client's model to answer `prompt` (sampling, at most 100 \
+                     tokens) and returns the answer.",
+                )
+                .read_only(),
+                |args: SamplingArgs| -> ToolResult {
+                    let reply = client::create_message(CreateMessage::new(100).user(args.prompt))?;
+                    Ok(Output::text(format!("LLM response: {}", reply.text())))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_elicitation",
+                    "Asks the client's user for a username and an email address, showing \
+                     `message`, and returns the answer.",
+                )
+                .read_only(),
+                |args: ElicitationArgs| -> ToolResult {
+                    let answer = client::elicit(&args.message, USER_FORM)?;
+                    Ok(Output::text(format!(
+                        "User response: {}",
+                        describe(&answer)
+                    )))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_elicitation_sep1034_defaults",
+                    "Asks the client's user to fill in a form whose fields have default \
+                     values (string, integer, number, enum, boolean), and returns the answer.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    let answer = client::elicit(
+                        "Please review and update the form fields with defaults",
+                        DEFAULTS_FORM,
+                    )?;
+                    Ok(Output::text(format!(
+                        "Elicitation completed: {}",
+                        describe(&answer)
+                    )))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_elicitation_sep1330_enums",
+                    "Asks the client's user to pick from enums of every form (untitled, \
+                     titled, legacy enumNames, single and multiple choice), and returns the \
+                     answer.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    let answer =
+                        client::elicit("Please select options from the enum fields", ENUMS_FORM)?;
+                    Ok(Output::text(format!(
+                        "Elicitation completed: {}",
+                        describe(&answer)
+                    )))
+                },
+            )
+            .tool(
+                ToolDef::new(
                     "test_reconnection",
                     "Waits 100 ms, then returns; the SSE polling scenario calls it.",
                 )
@@ -318,6 +480,42 @@ mod tests {
             out.content()[0].as_text(),
             Some(r#"Received: {"name":"x"}"#)
         );
+    }
+
+    #[test]
+    fn forms_are_what_the_elicitation_scenarios_check() {
+        let parse = |s: &str| -> Value { serde_json::from_str(s).expect("valid JSON") };
+        let user = parse(USER_FORM);
+        assert_eq!(user["required"], serde_json::json!(["username", "email"]));
+        let defaults = parse(DEFAULTS_FORM);
+        let p = &defaults["properties"];
+        assert_eq!(p["name"]["default"], "John Doe");
+        assert_eq!(p["age"]["type"], "integer");
+        assert_eq!(p["age"]["default"], 30);
+        assert_eq!(p["score"]["default"], 95.5);
+        assert_eq!(p["status"]["default"], "active");
+        assert!(
+            p["status"]["enum"]
+                .as_array()
+                .unwrap()
+                .contains(&p["status"]["default"])
+        );
+        assert_eq!(p["verified"]["default"], true);
+        let enums = parse(ENUMS_FORM);
+        let p = &enums["properties"];
+        assert!(p["untitledSingle"]["enum"].is_array() && p["untitledSingle"]["oneOf"].is_null());
+        assert!(p["titledSingle"]["enum"].is_null());
+        for item in p["titledSingle"]["oneOf"].as_array().unwrap() {
+            assert!(item["const"].is_string() && item["title"].is_string());
+        }
+        assert_eq!(
+            p["legacyEnum"]["enum"].as_array().unwrap().len(),
+            p["legacyEnum"]["enumNames"].as_array().unwrap().len()
+        );
+        assert_eq!(p["untitledMulti"]["items"]["type"], "string");
+        for item in p["titledMulti"]["items"]["anyOf"].as_array().unwrap() {
+            assert!(item["const"].is_string() && item["title"].is_string());
+        }
     }
 
     #[test]

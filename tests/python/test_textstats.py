@@ -28,6 +28,7 @@ PLUGIN_DIR = REPO / "plugins" / "python" / "textstats"
 COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
 TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.1.1"
 HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.1.1"
+CLIENT_INTERFACE = "mcp-wasm-host:plugin/client@0.1.1"
 
 CASES = [
     # text, words, lines, chars
@@ -135,8 +136,10 @@ def runtime(component_dir):
     with linker.root() as root, root.add_instance(HOST_INTERFACE) as host:
         host.add_func("log", lambda store, level, message: logs.append((level, message)))
         host.add_func("report-progress", lambda store, progress, total, message: None)
-    # The plugin never asks the client (sampling, elicitation) in these tests.
-    linker.define_unknown_imports_as_traps(component)
+    # The plugin never asks the client (sampling, elicitation) here.
+    with linker.root() as root, root.add_instance(CLIENT_INTERFACE) as client:
+        for name in ("create-message", "elicit"):
+            client.add_func(name, lambda store, *args: pytest.fail("unexpected request to the client"))
 
     def call(function, *args):
         """Calls a `tools` export in a fresh instance, as the host does."""

@@ -3,20 +3,32 @@
 //! progress token, `notifications/message` at or above the session's logging
 //! level. Everything goes through one ordered queue, and [`Forwarder::finish`]
 //! waits until all of it is written, so nothing follows the call's response.
-#![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); clients still use it.
+//!
+//! The call's requests to the client go out on the same connection:
+//! `sampling/createMessage` and `elicitation/create`, each only if the client
+//! declared the capability, after the notifications queued before it. A
+//! request whose call ends first (timeout, cancellation) is cancelled with
+//! `notifications/cancelled`.
+#![allow(deprecated)] // rmcp marks MCP logging and sampling deprecated (SEP-2577); clients still use them.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::RoleServer;
 use rmcp::model::{
+    CancelledNotificationParam, ClientCapabilities, ClientResult, CreateMessageRequest,
     LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    RequestId, ServerRequest,
 };
-use rmcp::service::Peer;
-use tokio::sync::mpsc;
+use rmcp::service::{Peer, PeerRequestOptions};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::runtime::{CallEvents, LogLevel, Progress};
+use super::convert;
+use crate::runtime::{
+    BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
+    LogLevel, Progress, SampledMessage, SamplingRequest,
+};
 
 /// The least severe level a session is sent: `info` until the client sends
 /// `logging/setLevel`.
@@ -71,15 +83,19 @@ fn to_mcp(level: LogLevel) -> LoggingLevel {
 enum Outgoing {
     Progress(ProgressNotificationParam),
     Log(LoggingMessageNotificationParam),
+    /// Everything queued before it has been written.
+    Flushed(oneshot::Sender<()>),
 }
 
-/// The [`CallEvents`] of one call: queues notifications for the client.
+/// The [`CallEvents`] of one call: queues notifications for the client and
+/// sends the call's requests to it.
 #[derive(Debug)]
 pub struct Forwarder {
     queue: Mutex<Option<mpsc::UnboundedSender<Outgoing>>>,
     drain: Mutex<Option<JoinHandle<()>>>,
     progress_token: Option<ProgressToken>,
     level: SessionLevel,
+    peer: Peer<RoleServer>,
 }
 
 impl Forwarder {
@@ -90,11 +106,16 @@ impl Forwarder {
         level: SessionLevel,
     ) -> Arc<Forwarder> {
         let (tx, mut rx) = mpsc::unbounded_channel();
+        let notifier = peer.clone();
         let drain = tokio::spawn(async move {
             while let Some(message) = rx.recv().await {
                 let sent = match message {
-                    Outgoing::Progress(p) => peer.notify_progress(p).await,
-                    Outgoing::Log(m) => peer.notify_logging_message(m).await,
+                    Outgoing::Progress(p) => notifier.notify_progress(p).await,
+                    Outgoing::Log(m) => notifier.notify_logging_message(m).await,
+                    Outgoing::Flushed(done) => {
+                        let _ = done.send(());
+                        Ok(())
+                    }
                 };
                 if let Err(error) = sent {
                     tracing::debug!(%error, "could not send a call's notification");
@@ -106,6 +127,7 @@ impl Forwarder {
             drain: Mutex::new(Some(drain)),
             progress_token,
             level,
+            peer,
         })
     }
 
@@ -122,6 +144,88 @@ impl Forwarder {
         if let Some(tx) = &*self.queue.lock().unwrap_or_else(|e| e.into_inner()) {
             let _ = tx.send(message);
         }
+    }
+
+    /// Waits until the notifications queued so far are written.
+    async fn flush(&self) {
+        let (done, written) = oneshot::channel();
+        self.push(Outgoing::Flushed(done));
+        // An error means the queue is closed: nothing is left to write.
+        let _ = written.await;
+    }
+
+    /// Sends `request` to the client once the queued notifications are
+    /// written, and waits for the answer. If this future is dropped first
+    /// (the call timed out or was cancelled), the client is told with
+    /// `notifications/cancelled`.
+    async fn send(&self, request: ServerRequest) -> Result<ClientResult, ClientRequestError> {
+        self.flush().await;
+        let handle = self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(convert::request_error)?;
+        let mut pending = Pending {
+            peer: self.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let answer = handle.await_response().await;
+        pending.id = None;
+        answer.map_err(convert::request_error)
+    }
+}
+
+/// Cancels a request to the client that is dropped while it waits.
+struct Pending {
+    peer: Peer<RoleServer>,
+    id: Option<RequestId>,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        tracing::info!(request = %id, "cancelling the request to the client: its call ended");
+        tokio::spawn(async move {
+            let param =
+                CancelledNotificationParam::new(Some(id), Some("the tool call ended".into()));
+            if let Err(error) = peer.notify_cancelled(param).await {
+                tracing::debug!(%error, "could not cancel a request to the client");
+            }
+        });
+    }
+}
+
+/// Whether the client declared the capability a request of `kind` needs,
+/// or the guest's "not supported" error saying what is missing.
+pub fn check_capability(
+    capabilities: Option<&ClientCapabilities>,
+    kind: ClientRequestKind,
+) -> Result<(), ClientRequestError> {
+    let Some(capabilities) = capabilities else {
+        return Err(ClientRequestError::Unsupported(format!(
+            "the client declared no capabilities (it made no initialize handshake), so it cannot be sent {kind} requests"
+        )));
+    };
+    let declared = match kind {
+        ClientRequestKind::Sampling => capabilities.sampling.is_some(),
+        // Form mode: an empty `elicitation` object means form mode only.
+        ClientRequestKind::Elicitation => capabilities
+            .elicitation
+            .as_ref()
+            .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+    };
+    if declared {
+        Ok(())
+    } else if kind == ClientRequestKind::Elicitation && capabilities.elicitation.is_some() {
+        Err(ClientRequestError::Unsupported(
+            "the client declared the elicitation capability for URL mode only, not form mode"
+                .into(),
+        ))
+    } else {
+        Err(ClientRequestError::Unsupported(format!(
+            "the client did not declare the {kind} capability"
+        )))
     }
 }
 
@@ -143,6 +247,52 @@ impl CallEvents for Forwarder {
         param.total = progress.total;
         param.message = progress.message;
         self.push(Outgoing::Progress(param));
+    }
+
+    fn create_message(
+        &self,
+        _plugin: &str,
+        _tool: &str,
+        request: SamplingRequest,
+    ) -> BoxFuture<'_, Result<SampledMessage, ClientRequestError>> {
+        Box::pin(async move {
+            let info = self.peer.peer_info();
+            check_capability(
+                info.as_ref().map(|i| &i.capabilities),
+                ClientRequestKind::Sampling,
+            )?;
+            let params = convert::sampling_params(&request).map_err(ClientRequestError::Failed)?;
+            let answer = self
+                .send(ServerRequest::CreateMessageRequest(
+                    CreateMessageRequest::new(params),
+                ))
+                .await?;
+            match answer {
+                ClientResult::CreateMessageResult(result) => convert::sampled_message(*result)
+                    .map_err(|e| ClientRequestError::Failed(e.to_string())),
+                other => Err(ClientRequestError::Failed(format!(
+                    "the client's answer is not a sampling result: {}",
+                    serde_json::to_string(&other).unwrap_or_default()
+                ))),
+            }
+        })
+    }
+
+    fn elicit(
+        &self,
+        _plugin: &str,
+        _tool: &str,
+        request: ElicitationRequest,
+    ) -> BoxFuture<'_, Result<Elicitation, ClientRequestError>> {
+        Box::pin(async move {
+            let info = self.peer.peer_info();
+            check_capability(
+                info.as_ref().map(|i| &i.capabilities),
+                ClientRequestKind::Elicitation,
+            )?;
+            let answer = self.send(convert::elicitation_request(&request)).await?;
+            convert::elicitation(answer).map_err(|e| ClientRequestError::Failed(e.to_string()))
+        })
     }
 }
 
@@ -172,5 +322,28 @@ mod tests {
         session.set(LoggingLevel::Error);
         assert!(!session.allows(LogLevel::Warning));
         assert!(session.allows(LogLevel::Error) && session.allows(LogLevel::Emergency));
+    }
+
+    #[test]
+    fn requests_need_the_declared_capability() {
+        let caps = |v: serde_json::Value| serde_json::from_value::<ClientCapabilities>(v).unwrap();
+        let sampling = ClientRequestKind::Sampling;
+        let elicitation = ClientRequestKind::Elicitation;
+        let both = caps(serde_json::json!({"sampling": {}, "elicitation": {}}));
+        assert!(check_capability(Some(&both), sampling).is_ok());
+        assert!(check_capability(Some(&both), elicitation).is_ok());
+        let form = caps(serde_json::json!({"elicitation": {"form": {}, "url": {}}}));
+        assert!(check_capability(Some(&form), elicitation).is_ok());
+        let message = |c: Option<&ClientCapabilities>, kind| match check_capability(c, kind) {
+            Err(ClientRequestError::Unsupported(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            message(Some(&form), sampling),
+            "the client did not declare the sampling capability"
+        );
+        let url = caps(serde_json::json!({"elicitation": {"url": {}}}));
+        assert!(message(Some(&url), elicitation).contains("URL mode only"));
+        assert!(message(None, sampling).contains("no initialize handshake"));
     }
 }

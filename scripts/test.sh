@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Runs every test of the project from a fresh clone: installs what the tests
-# need (the wasm32-wasip2 target, a Python venv with the official MCP SDK and
-# componentize-py), then
+# need (the wasm32-wasip2 target; a Python venv with the official MCP SDK and
+# componentize-py; the npm packages: the TypeScript SDK, the official
+# conformance suite and the Node 22 it needs), then
 #   1. cargo test --workspace: unit tests, and integration tests that build
 #      the guest plugins (tests/artifacts/build.rs) and drive the real
-#      mcp-wasm-host binary over stdio, including with the Python SDK client;
+#      mcp-wasm-host binary over stdio and HTTP, including with the Python
+#      and TypeScript SDK clients at every protocol revision;
 #   2. pytest tests/python: the Python plugin, built with componentize-py and
-#      served by the host to the Python SDK client.
+#      served by the host to the Python SDK client;
+#   3. scripts/conformance.sh: the official MCP conformance suite
+#      (--suite all) against `serve --http` with the conformance plugin.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -17,6 +21,8 @@ fi
 
 MCP_WASM_HOST_PYTHON="$(scripts/setup-python.sh)"
 export MCP_WASM_HOST_PYTHON
+MCP_WASM_HOST_NODE="$(scripts/setup-node.sh)"
+export MCP_WASM_HOST_NODE
 
 echo "== cargo test --workspace" >&2
 cargo test --workspace --locked
@@ -25,3 +31,6 @@ echo "== pytest tests/python" >&2
 cargo build --locked -p mcp-wasm-host
 MCP_WASM_HOST_BIN="$repo/target/debug/mcp-wasm-host" \
     "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python
+
+echo "== MCP conformance suite (scripts/conformance.sh)" >&2
+scripts/conformance.sh

@@ -110,6 +110,30 @@ fn guest_logs_reach_the_client_at_the_session_level() {
 }
 
 #[test]
+fn at_2026_07_28_each_request_opts_in_to_log_messages() {
+    let dir = plugin_dir(&[test_artifacts::ERRORS]);
+    // 2026-07-28 has no handshake: every request names the revision.
+    let mut s = Server::start(dir.path(), &[]);
+    let meta = |level: Option<&str>| {
+        let mut meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        });
+        if let Some(level) = level {
+            meta["io.modelcontextprotocol/logLevel"] = json!(level);
+        }
+        Some(meta)
+    };
+    let silent = log_progress(&mut s, meta(None), "notifications/message");
+    assert_eq!(levels(&silent), pairs(&[]), "no logLevel, no log messages");
+    let debug = log_progress(&mut s, meta(Some("debug")), "notifications/message");
+    assert_eq!(levels(&debug), pairs(&["debug", "info", "warning", "error"]));
+    let warning = log_progress(&mut s, meta(Some("warning")), "notifications/message");
+    assert_eq!(levels(&warning), pairs(&["warning", "error"]));
+}
+
+#[test]
 fn the_logging_capability_is_declared() {
     let dir = plugin_dir(&[test_artifacts::ERRORS]);
     let mut s = Server::start(dir.path(), &[]);

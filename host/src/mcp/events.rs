@@ -47,6 +47,14 @@ impl SessionLevel {
         self.0.store(from_mcp(level) as u8, Ordering::Relaxed);
     }
 
+    /// A level for one request only: 2026-07-28 has no `logging/setLevel`;
+    /// a request asks for log messages with `_meta`'s
+    /// `io.modelcontextprotocol/logLevel`, and without it gets none.
+    pub fn for_request(level: Option<LoggingLevel>) -> Self {
+        let threshold = level.map_or(u8::MAX, |l| from_mcp(l) as u8);
+        SessionLevel(Arc::new(AtomicU8::new(threshold)))
+    }
+
     /// Whether a message at `level` is sent.
     pub fn allows(&self, level: LogLevel) -> bool {
         level as u8 >= self.0.load(Ordering::Relaxed)
@@ -322,6 +330,10 @@ mod tests {
         session.set(LoggingLevel::Error);
         assert!(!session.allows(LogLevel::Warning));
         assert!(session.allows(LogLevel::Error) && session.allows(LogLevel::Emergency));
+        let silent = SessionLevel::for_request(None);
+        assert!(LEVELS.iter().all(|&l| !silent.allows(l)));
+        let asked = SessionLevel::for_request(Some(LoggingLevel::Debug));
+        assert!(LEVELS.iter().all(|&l| asked.allows(l)));
     }
 
     #[test]

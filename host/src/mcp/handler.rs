@@ -79,6 +79,12 @@ fn schema_errors_are_results(version: Option<&ProtocolVersion>) -> bool {
     version.is_none_or(|v| v.as_str() >= ProtocolVersion::V_2025_11_25.as_str())
 }
 
+/// From revision 2026-07-28 on there is no session-wide logging level: each
+/// request opts in to log messages in its `_meta` (SEP-2575).
+fn logging_is_per_request(version: Option<&ProtocolVersion>) -> bool {
+    version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // the logging capability (SEP-2577)
     fn get_info(&self) -> ServerConfig {
@@ -152,10 +158,15 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         self.runtime.wait_until_loaded().await;
         let version = context.protocol_version();
+        let level = if logging_is_per_request(version.as_ref()) {
+            SessionLevel::for_request(context.meta.log_level())
+        } else {
+            self.level.clone()
+        };
         let events = Forwarder::start(
             context.peer.clone(),
             context.meta.get_progress_token(),
-            self.level.clone(),
+            level,
         );
         // Dropping the runtime's call future stops the guest and frees its
         // instance; rmcp sends no response to a cancelled request.
@@ -168,7 +179,10 @@ impl ServerHandler for McpServer {
                 return Ok(convert::error_result("the call was cancelled".into()).into());
             }
         };
-        // Every notification of the call is written before its response.
+        // Every notification of the call is queued before its response. Over
+        // stdio and stateless HTTP they are all written before it; with HTTP
+        // sessions rmcp sends progress on the call's stream but log messages
+        // on the session's GET stream, which has no order with the response.
         events.finish().await;
         match outcome {
             Ok(output) => Ok(convert::output(&output).into()),
@@ -210,5 +224,14 @@ mod tests {
             assert_eq!(schema_errors_are_results(Some(&v)), as_result, "{v:?}");
         }
         assert!(schema_errors_are_results(None));
+    }
+
+    #[test]
+    fn only_2026_07_28_asks_for_logs_per_request() {
+        assert!(logging_is_per_request(Some(&ProtocolVersion::V_2026_07_28)));
+        assert!(!logging_is_per_request(Some(
+            &ProtocolVersion::V_2025_11_25
+        )));
+        assert!(!logging_is_per_request(None));
     }
 }

@@ -156,6 +156,10 @@ impl<'a> Report<'a> {
                 "passthrough": p.env.passthrough,
             },
             "network": "none",
+            "client": {
+                "sampling": p.client.sampling,
+                "elicitation": p.client.elicitation,
+            },
         })
     }
 
@@ -391,6 +395,19 @@ impl<'a> Report<'a> {
             line(out, 2, INNER, if n == 0 { "env" } else { "" }, e);
         }
         line(out, 2, INNER, "network", "none");
+        let asks: Vec<&str> = [
+            (p.client.sampling, "sampling"),
+            (p.client.elicitation, "elicitation"),
+        ]
+        .into_iter()
+        .filter_map(|(granted, kind)| granted.then_some(kind))
+        .collect();
+        let asks = if asks.is_empty() {
+            "none".to_string()
+        } else {
+            asks.join(", ")
+        };
+        line(out, 2, INNER, "client", &asks);
     }
 
     fn tools_text(&self, out: &mut String) -> Result<(), InspectError> {

@@ -37,6 +37,8 @@ max_concurrent_calls = 3
 host = "data"
 guest = "/scratch"
 write = true
+[plugins.errors.client]
+sampling = true
 "#;
 
 /// A directory with `mcp-wasm-host.toml` (the policy above) and the `data`
@@ -215,6 +217,7 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
         "a pass-through value was printed:\n{text}"
     );
     assert!(line("network").ends_with("none"), "{text}");
+    assert!(line("client").ends_with("none"), "{text}");
 }
 
 #[test]
@@ -268,6 +271,10 @@ fn the_json_report_has_stable_keys_and_the_served_tools() {
     );
     assert_eq!(policy["env"], json!({"vars": {}, "passthrough": []}));
     assert_eq!(policy["network"], "none");
+    assert_eq!(
+        policy["client"],
+        json!({"sampling": true, "elicitation": false})
+    );
 }
 
 #[test]

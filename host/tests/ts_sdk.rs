@@ -6,8 +6,9 @@
 //! revision it accepts; at each it lists every page of tools, calls a tool,
 //! checks how arguments that break the input schema and an unknown tool are
 //! reported, and receives progress. The SDK 1.x speaks no 2026-07-28, so that
-//! revision is covered by the Python SDK (`revisions.rs`). Over HTTP with a
-//! bearer token, the SDK gets through with it and is refused without.
+//! revision is covered by the Python SDK (`revisions.rs`) and the SDK's v2
+//! client (`ts_sdk_v2.rs`). Over HTTP with a bearer token, the SDK gets
+//! through with it and is refused without.
 //!
 //! The SDK is installed in `tests/ts/node_modules` by `scripts/setup-node.sh`
 //! (`scripts/test.sh` runs it); the tests fail, not skip, without it.

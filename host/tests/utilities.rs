@@ -128,7 +128,10 @@ fn at_2026_07_28_each_request_opts_in_to_log_messages() {
     let silent = log_progress(&mut s, meta(None), "notifications/message");
     assert_eq!(levels(&silent), pairs(&[]), "no logLevel, no log messages");
     let debug = log_progress(&mut s, meta(Some("debug")), "notifications/message");
-    assert_eq!(levels(&debug), pairs(&["debug", "info", "warning", "error"]));
+    assert_eq!(
+        levels(&debug),
+        pairs(&["debug", "info", "warning", "error"])
+    );
     let warning = log_progress(&mut s, meta(Some("warning")), "notifications/message");
     assert_eq!(levels(&warning), pairs(&["warning", "error"]));
 }

@@ -1,6 +1,7 @@
 //! The Streamable HTTP transport against the real binary, with a plain HTTP
 //! client: sessions, stateless mode, Host and Origin validation, bearer
-//! tokens, the loopback default, and HTTP alongside stdio.
+//! tokens, the loopback default, HTTP alongside stdio, cancellation, and
+//! tool list changes on a session's stream.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -430,4 +431,74 @@ fn http_and_stdio_serve_side_by_side() {
     // Closing stdin ends the process, HTTP included.
     stdio.close_stdin();
     assert_eq!(stdio.wait(), Some(0));
+}
+
+#[test]
+fn a_cancelled_call_over_http_stops_its_guest() {
+    let (_dir, plugins, config) = common::plugins_with_policy(
+        &[test_artifacts::HOSTILE],
+        "[plugins.hostile]\ntimeout = \"120s\"\nfuel = 1_000_000_000_000_000\nmax_concurrent_calls = 1\n",
+    );
+    let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+    let mut client = Client::new(&server.url);
+    client.initialize("2025-11-25");
+
+    // The spinning call holds its POST open on another thread.
+    let mut caller = Client::new(&server.url);
+    caller.session = client.session.clone();
+    let spinning = std::thread::spawn(move || {
+        caller.post(&json!({
+            "jsonrpc": "2.0", "id": 41, "method": "tools/call",
+            "params": {"name": "spin", "arguments": {}}
+        }))
+    });
+    server.wait_for_stderr("running: got a slot");
+    let ack = client.post(&json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 41, "reason": "test"}
+    }));
+    assert_eq!(ack.status, 202, "{ack:#?}");
+    server.wait_for_stderr("outcome=\"cancelled\"");
+    server.wait_for_stderr("call cancelled tool=spin");
+    // The only call slot is free again.
+    let ok = client.call(42, "ok", json!({}));
+    assert_eq!(ok["result"]["isError"], false, "{ok}");
+    // The cancelled call's stream ends without a response to it.
+    let reply = spinning.join().unwrap();
+    assert!(
+        !reply
+            .messages
+            .iter()
+            .any(|m| m["id"] == 41 && (m.get("result").is_some() || m.get("error").is_some())),
+        "a cancelled call gets no response: {reply:#?}"
+    );
+}
+
+#[test]
+fn http_sessions_hear_that_the_tool_list_changed() {
+    let plugins = common::plugin_dir(&[test_artifacts::ERRORS]);
+    let server = HttpServer::start(plugins.path(), &[]);
+    let mut client = Client::new(&server.url);
+    client.initialize("2025-06-18");
+    let before = client.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let count = |reply: &Reply, id| {
+        reply.response(id)["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let tools_before = count(&before, 2);
+
+    let stream = client.listen();
+    std::fs::copy(test_artifacts::PANIC, plugins.path().join("panic.wasm")).unwrap();
+    loop {
+        let message = stream
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("notifications/tools/list_changed arrives on the GET stream");
+        if message["method"] == "notifications/tools/list_changed" {
+            break;
+        }
+    }
+    let after = client.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    assert!(count(&after, 3) > tools_before, "{after:#?}");
 }

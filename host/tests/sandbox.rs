@@ -437,18 +437,11 @@ fn policy_file_errors_name_the_file_line_and_key() {
 
 #[test]
 fn a_missing_mount_keeps_only_that_plugin_from_loading() {
-    let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    std::fs::copy(test_artifacts::HOSTILE, plugins.join("hostile.wasm")).unwrap();
-    std::fs::copy(test_artifacts::PANIC, plugins.join("panic.wasm")).unwrap();
-    let config = dir.path().join("mcp-wasm-host.toml");
-    std::fs::write(
-        &config,
+    let (_dir, plugins, config) = common::plugins_with_policy(
+        &[test_artifacts::HOSTILE, test_artifacts::PANIC],
         "[[plugins.hostile.mounts]]\nhost = \"missing\"\nguest = \"/data\"\n",
-    )
-    .unwrap();
-    let mut s = Server::initialized(&plugins, &["--config", config.to_str().unwrap()], R4);
+    );
+    let mut s = Server::initialized(&plugins, &["--config", &config], R4);
     let (tools, _) = s.list_all_tools();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["ok", "panic"]);

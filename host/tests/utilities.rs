@@ -162,20 +162,13 @@ fn wait_for_count(s: &Server, needle: &str, n: usize) {
 
 #[test]
 fn cancelled_calls_stop_and_get_no_response() {
-    let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    std::fs::copy(test_artifacts::HOSTILE, plugins.join("hostile.wasm")).unwrap();
-    let config = dir.path().join("mcp-wasm-host.toml");
-    std::fs::write(
-        &config,
+    let (_dir, plugins, config) = common::plugins_with_policy(
+        &[test_artifacts::HOSTILE],
         "[plugins.hostile]\ntimeout = \"60s\"\nfuel = 1_000_000_000_000_000\nmax_concurrent_calls = 1\n",
-    )
-    .unwrap();
-    let mut s = Server::initialized(&plugins, &["--config", config.to_str().unwrap()], R4);
+    );
+    let mut s = Server::initialized(&plugins, &["--config", &config], R4);
 
     for (n, tool) in ["spin", "sleep_forever"].into_iter().enumerate() {
-        let started = std::time::Instant::now();
         let id = s.send_request("tools/call", json!({"name": tool, "arguments": {}}));
         wait_for_count(&s, "running: got a slot", n + 1);
         s.send(&json!({
@@ -191,7 +184,6 @@ fn cancelled_calls_stop_and_get_no_response() {
         let ping = s.send_request("ping", json!({}));
         let resp = s.recv();
         assert_eq!(resp["id"], ping, "{resp}");
-        assert!(started.elapsed() < std::time::Duration::from_secs(30));
         s.wait_for_stderr(&format!("call cancelled tool={tool}"));
     }
     // The only slot is free again: a well-behaved call runs.

@@ -350,6 +350,24 @@ fn wait_for_text(text: &Mutex<String>, needle: &str) {
     }
 }
 
+/// A temporary directory with `plugins/` holding copies of `files` and the
+/// policy file `mcp-wasm-host.toml` holding `policy`; returns the directory
+/// (kept alive by the caller), the plugins directory and the `--config`
+/// argument.
+pub fn plugins_with_policy(files: &[&str], policy: &str) -> (tempfile::TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    for f in files {
+        let src = Path::new(f);
+        std::fs::copy(src, plugins.join(src.file_name().unwrap())).unwrap();
+    }
+    let config = dir.path().join("mcp-wasm-host.toml");
+    std::fs::write(&config, policy).unwrap();
+    let config = config.to_str().unwrap().to_string();
+    (dir, plugins, config)
+}
+
 /// A server running `serve --http 127.0.0.1:0` (HTTP instead of stdio): the
 /// kernel picks the port, and the server's `listening on URL` log line tells
 /// it. The process is killed when this is dropped.

@@ -502,3 +502,40 @@ fn http_sessions_hear_that_the_tool_list_changed() {
     let after = client.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
     assert!(count(&after, 3) > tools_before, "{after:#?}");
 }
+
+#[test]
+fn bodies_that_are_not_one_json_rpc_message_get_a_json_rpc_error() {
+    let server = HttpServer::start(examples(), &["--no-watch"]);
+    let mut client = Client::new(&server.url);
+    client.initialize("2025-06-18");
+    let post_raw = |body: &str| {
+        let mut response = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent()
+            .post(&server.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Mcp-Session-Id", client.session.as_deref().unwrap())
+            .send(body)
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: Value =
+            serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+        (status, body)
+    };
+    for (body, code) in [
+        ("this is not json", -32700),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"#, -32700),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+        (r#"{"id":1,"method":"ping"}"#, -32600),
+    ] {
+        let (status, reply) = post_raw(body);
+        assert_eq!(status, 400, "{body}: {reply}");
+        assert_eq!(reply["error"]["code"], code, "{body}: {reply}");
+        assert_eq!(reply["jsonrpc"], "2.0");
+    }
+    // Nothing was lost: the session still works.
+    let result = client.call(5, "hex_encode", json!({"text": "ok"}));
+    assert_eq!(common::text(&result["result"]), "6f6b", "{result}");
+}

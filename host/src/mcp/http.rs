@@ -2,7 +2,8 @@
 //! on axum, with `Host` and `Origin` validation against DNS rebinding and
 //! cross-site requests, optional bearer-token authentication, sessions
 //! (`Mcp-Session-Id`) or a stateless mode for replicas behind a load
-//! balancer, and `TCP_NODELAY` on every accepted connection.
+//! balancer, `TCP_NODELAY` on every accepted connection, and a JSON-RPC
+//! error for every POST body that is not one message ([`super::http_body`]).
 //!
 //! Without `TCP_NODELAY`, Nagle's algorithm and delayed ACKs stall most
 //! small responses by about 40 ms, which caps a client at a few dozen calls
@@ -22,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::auth::{self, BearerToken};
+use super::http_body;
 
 /// The path of the MCP endpoint.
 pub const PATH: &str = "/mcp";
@@ -199,7 +201,11 @@ impl HttpListener {
             router(factory, NeverSessionManager::default(), config)
         } else {
             router(factory, LocalSessionManager::default(), config)
-        };
+        }
+        .layer(axum::middleware::from_fn_with_state(
+            self.options.max_body_bytes,
+            http_body::check_post_body,
+        ));
         let router = match &self.options.auth {
             Some(token) => router.layer(axum::middleware::from_fn_with_state(
                 token.clone(),

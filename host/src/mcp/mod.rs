@@ -7,6 +7,7 @@ pub mod cursor;
 pub mod events;
 pub mod handler;
 pub mod http;
+pub mod http_body;
 pub mod notify;
 pub mod stdio;
 

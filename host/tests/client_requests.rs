@@ -92,6 +92,30 @@ fn call(s: &mut Server, tool: &str, arguments: Value) -> i64 {
     s.send_request("tools/call", json!({"name": tool, "arguments": arguments}))
 }
 
+/// Calls `sample` for one token of a one-word prompt.
+fn call_sample(s: &mut Server) -> i64 {
+    call(s, "sample", json!({"prompt": "p", "max_tokens": 1}))
+}
+
+/// Calls `elicit` with `message` and the first of [`schemas`].
+fn call_elicit(s: &mut Server, message: &str) -> i64 {
+    call(
+        s,
+        "elicit",
+        json!({"message": message, "schema": schemas()[0]}),
+    )
+}
+
+/// Starts a server for a client that can sample and elicit, calls `sample`
+/// and waits for the server's request to the client; returns the server,
+/// the call's id and that request.
+fn sample_waiting(setup: &Setup) -> (Server, i64, Value) {
+    let mut s = start(setup, capable());
+    let id = call_sample(&mut s);
+    let request = next_request(&mut s);
+    (s, id, request)
+}
+
 fn answer(s: &mut Server, request: &Value, result: Value) {
     s.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result}));
 }
@@ -226,11 +250,7 @@ fn elicitation_sends_the_schema_unchanged_and_returns_the_answer() {
         assert_eq!(got, json!({"action": "accept", "content": content}));
     }
     for action in ["decline", "cancel"] {
-        let id = call(
-            &mut s,
-            "elicit",
-            json!({"message": "m", "schema": schemas()[0]}),
-        );
+        let id = call_elicit(&mut s, "m");
         let request = next_request(&mut s);
         answer(&mut s, &request, json!({"action": action}));
         let got = structured(&response(&mut s, id));
@@ -243,17 +263,13 @@ fn a_client_without_the_capability_is_not_asked() {
     let setup = setup(GRANTED);
     // Elicitation in URL mode only, and no sampling.
     let mut s = start(&setup, json!({"elicitation": {"url": {}}}));
-    let id = call(&mut s, "sample", json!({"prompt": "p", "max_tokens": 1}));
+    let id = call_sample(&mut s);
     let e = error_text(&response(&mut s, id));
     assert!(
         e.contains("unsupported: the client did not declare the sampling capability"),
         "{e}"
     );
-    let id = call(
-        &mut s,
-        "elicit",
-        json!({"message": "m", "schema": schemas()[0]}),
-    );
+    let id = call_elicit(&mut s, "m");
     let e = error_text(&response(&mut s, id));
     assert!(
         e.contains("unsupported:") && e.contains("URL mode only"),
@@ -261,11 +277,7 @@ fn a_client_without_the_capability_is_not_asked() {
     );
 
     let mut s = start(&setup, json!({}));
-    let id = call(
-        &mut s,
-        "elicit",
-        json!({"message": "m", "schema": schemas()[0]}),
-    );
+    let id = call_elicit(&mut s, "m");
     let e = error_text(&response(&mut s, id));
     assert!(
         e.contains("unsupported: the client did not declare the elicitation capability"),
@@ -277,11 +289,7 @@ fn a_client_without_the_capability_is_not_asked() {
 fn a_plugin_without_the_grant_is_denied_with_the_key_to_set() {
     let setup = setup("[plugins.asker.client]\nsampling = true\n");
     let mut s = start(&setup, capable());
-    let id = call(
-        &mut s,
-        "elicit",
-        json!({"message": "m", "schema": schemas()[0]}),
-    );
+    let id = call_elicit(&mut s, "m");
     let e = error_text(&response(&mut s, id));
     assert!(
         e.contains("denied: plugin \"asker\" may not ask the client for elicitation")
@@ -293,7 +301,7 @@ fn a_plugin_without_the_grant_is_denied_with_the_key_to_set() {
 
     let setup = self::setup("");
     let mut s = start(&setup, capable());
-    let id = call(&mut s, "sample", json!({"prompt": "p", "max_tokens": 1}));
+    let id = call_sample(&mut s);
     let e = error_text(&response(&mut s, id));
     assert!(
         e.contains("denied:") && e.contains("`sampling = true` in `[plugins.asker.client]`"),
@@ -304,9 +312,7 @@ fn a_plugin_without_the_grant_is_denied_with_the_key_to_set() {
 #[test]
 fn a_client_error_reaches_the_plugin() {
     let setup = setup(GRANTED);
-    let mut s = start(&setup, capable());
-    let id = call(&mut s, "sample", json!({"prompt": "p", "max_tokens": 1}));
-    let request = next_request(&mut s);
+    let (mut s, id, request) = sample_waiting(&setup);
     s.send(&json!({"jsonrpc": "2.0", "id": request["id"],
                    "error": {"code": -1, "message": "User rejected sampling request"}}));
     let e = error_text(&response(&mut s, id));
@@ -319,9 +325,7 @@ fn a_client_error_reaches_the_plugin() {
 #[test]
 fn cancelling_a_call_that_waits_for_the_client_cancels_its_request() {
     let setup = setup(GRANTED);
-    let mut s = start(&setup, capable());
-    let id = call(&mut s, "sample", json!({"prompt": "p", "max_tokens": 1}));
-    let request = next_request(&mut s);
+    let (mut s, id, request) = sample_waiting(&setup);
     s.send(
         &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                    "params": {"requestId": id, "reason": "user pressed stop"}}),
@@ -345,11 +349,7 @@ fn cancelling_a_call_that_waits_for_the_client_cancels_its_request() {
         &request,
         json!({"role": "assistant", "content": {"type": "text", "text": "late"}, "model": "m"}),
     );
-    let id = call(
-        &mut s,
-        "elicit",
-        json!({"message": "again", "schema": schemas()[0]}),
-    );
+    let id = call_elicit(&mut s, "again");
     let request = next_request(&mut s);
     answer(&mut s, &request, json!({"action": "decline"}));
     assert_eq!(structured(&response(&mut s, id))["action"], "decline");
@@ -358,9 +358,7 @@ fn cancelling_a_call_that_waits_for_the_client_cancels_its_request() {
 #[test]
 fn the_call_timeout_covers_the_wait_for_the_client() {
     let setup = setup(&format!("[plugins.asker]\ntimeout = \"1s\"\n{GRANTED}"));
-    let mut s = start(&setup, capable());
-    let id = call(&mut s, "sample", json!({"prompt": "p", "max_tokens": 1}));
-    let request = next_request(&mut s);
+    let (mut s, id, request) = sample_waiting(&setup);
     // Never answered: the deadline stops the guest blocked in the host call.
     let resp = loop {
         let msg = s.recv();

@@ -13,32 +13,8 @@
 
 mod common;
 
+use common::clients::{self, EXPECTED, MODERN, PAGE_SIZE, REVISIONS, TOOLS, plugins};
 use serde_json::{Value, json};
-
-/// Every revision, oldest first.
-const REVISIONS: [&str; 5] = [
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-    "2026-07-28",
-];
-/// The revision without the `initialize` handshake.
-const MODERN: &str = "2026-07-28";
-/// The `errors` plugin's 7 tools and the `many` plugin's 25, in pages of 10.
-const PAGE_SIZE: &str = "10";
-const TOOLS: u64 = 32;
-const PAGES: [u64; 4] = [10, 10, 10, 2];
-
-fn plugins() -> tempfile::TempDir {
-    common::plugin_dir(&[test_artifacts::ERRORS, test_artifacts::MANY])
-}
-
-/// Arguments that break the input schema: a tool result with `isError` from
-/// 2025-11-25 on (SEP-1303), JSON-RPC error -32602 before.
-fn schema_errors_are_results(revision: &str) -> bool {
-    revision >= "2025-11-25"
-}
 
 /// Checks one transport's summary: every revision negotiated as forced, and
 /// each one's answers as the specification of that revision says.
@@ -46,12 +22,7 @@ fn schema_errors_are_results(revision: &str) -> bool {
 /// reached the client by the time its result did (stdio keeps one ordered
 /// stream; over HTTP they travel apart from the response, see below).
 fn check_revisions(summary: &Value, logs_before_response: bool) {
-    let revisions = summary["revisions"].as_array().unwrap();
-    let seen: Vec<&str> = revisions
-        .iter()
-        .map(|r| r["revision"].as_str().unwrap())
-        .collect();
-    assert_eq!(seen, REVISIONS, "{summary}");
+    let revisions = clients::runs(summary, "revisions", "revision", &REVISIONS);
 
     for r in revisions {
         let rev = r["revision"].as_str().unwrap();
@@ -64,36 +35,7 @@ fn check_revisions(summary: &Value, logs_before_response: bool) {
             // The server's own `initialize` answer.
             assert_eq!(r["protocol_version"], json!(rev), "{ctx}");
         }
-        assert_eq!(
-            r["server"],
-            json!(format!("mcp-wasm-host {}", env!("CARGO_PKG_VERSION"))),
-            "{ctx}"
-        );
-
-        assert_eq!(r["page_sizes"], json!(PAGES), "{ctx}");
-        assert_eq!(r["tools"], json!(TOOLS), "{ctx}");
-        assert_eq!(
-            r["structured_content"],
-            json!({"text": "a b", "bytes": 3, "words": ["a", "b"]}),
-            "{ctx}"
-        );
-
-        let invalid = &r["invalid_arguments"];
-        if schema_errors_are_results(rev) {
-            assert_eq!(invalid["kind"], "is_error_result", "{ctx}");
-            let text = invalid["text"].as_str().unwrap();
-            assert!(text.contains("/text"), "the error names the field: {ctx}");
-        } else {
-            assert_eq!(invalid["kind"], "jsonrpc_error", "{ctx}");
-            assert_eq!(invalid["code"], -32602, "{ctx}");
-            let message = invalid["message"].as_str().unwrap();
-            assert!(
-                message.contains("/text"),
-                "the error names the field: {ctx}"
-            );
-        }
-        assert_eq!(r["unknown_tool"]["kind"], "jsonrpc_error", "{ctx}");
-        assert_eq!(r["unknown_tool"]["code"], -32602, "{ctx}");
+        clients::check_tool_calls(r, rev, &EXPECTED, &ctx);
 
         assert_eq!(
             r["progress"],
@@ -111,13 +53,7 @@ fn check_revisions(summary: &Value, logs_before_response: bool) {
         // the server does not honour that opt-in yet, so that revision's
         // logs are reported in the summary, not asserted.)
         if logs_before_response && rev != MODERN {
-            let levels: Vec<&str> = r["logs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|l| l["level"].as_str().unwrap())
-                .collect();
-            assert_eq!(levels, ["debug", "info", "warning", "error"], "{ctx}");
+            clients::check_logs(r, &ctx);
         }
     }
 }

@@ -18,6 +18,7 @@ mod common;
 
 use std::ffi::OsStr;
 
+use common::clients::{self, EXPECTED, PAGE_SIZE, TOOLS, plugins};
 use serde_json::{Value, json};
 
 /// What the client checks: the SDK's own choice, then each handshake
@@ -29,25 +30,12 @@ const RUNS: [&str; 5] = [
     "2025-06-18",
     "2025-11-25",
 ];
-/// The `errors` plugin's 7 tools and the `many` plugin's 25, in pages of 10.
-const PAGE_SIZE: &str = "10";
-const TOOLS: u64 = 32;
-const PAGES: [u64; 4] = [10, 10, 10, 2];
-
-fn plugins() -> tempfile::TempDir {
-    common::plugin_dir(&[test_artifacts::ERRORS, test_artifacts::MANY])
-}
 
 /// Checks one transport's summary. `logs_before_response`: as in
 /// `revisions.rs`, only stdio promises a call's log messages arrive before
 /// its result.
 fn check(summary: &Value, http: bool, logs_before_response: bool) {
-    let runs = summary["revisions"].as_array().unwrap();
-    let seen: Vec<&str> = runs
-        .iter()
-        .map(|r| r["revision"].as_str().unwrap())
-        .collect();
-    assert_eq!(seen, RUNS, "{summary}");
+    let runs = clients::runs(summary, "revisions", "revision", &RUNS);
     let sdk_latest = summary["sdk_latest_protocol_version"].as_str().unwrap();
 
     for r in runs {
@@ -61,54 +49,10 @@ fn check(summary: &Value, http: bool, logs_before_response: bool) {
         if http {
             assert_eq!(r["http_protocol_version_header"], want, "{ctx}");
         }
-        assert_eq!(
-            r["server"],
-            json!(format!("mcp-wasm-host {}", env!("CARGO_PKG_VERSION"))),
-            "{ctx}"
-        );
-
-        assert_eq!(r["page_sizes"], json!(PAGES), "{ctx}");
-        assert_eq!(r["tools"], json!(TOOLS), "{ctx}");
-        assert_eq!(
-            r["structured_content"],
-            json!({"text": "a b", "bytes": 3, "words": ["a", "b"]}),
-            "{ctx}"
-        );
-
-        let invalid = &r["invalid_arguments"];
-        if want >= "2025-11-25" {
-            assert_eq!(invalid["kind"], "is_error_result", "{ctx}");
-            assert!(invalid["text"].as_str().unwrap().contains("/text"), "{ctx}");
-        } else {
-            assert_eq!(invalid["kind"], "jsonrpc_error", "{ctx}");
-            assert_eq!(invalid["code"], -32602, "{ctx}");
-            assert!(
-                invalid["message"].as_str().unwrap().contains("/text"),
-                "{ctx}"
-            );
-        }
-        assert_eq!(r["unknown_tool"]["kind"], "jsonrpc_error", "{ctx}");
-        assert_eq!(r["unknown_tool"]["code"], -32602, "{ctx}");
-
-        // The server sent progress 0, 50, 100 of 100 before the result.
-        // The SDK 1.x hands `onprogress` only those that did not arrive in
-        // the same read as the result (typescript-sdk issue #2580), so it
-        // sees a prefix of them, which the client checks.
-        assert_eq!(
-            r["wire_progress"],
-            json!(["0/100", "50/100", "100/100"]),
-            "{ctx}"
-        );
-        assert!(r["onprogress"].as_array().unwrap().len() <= 3, "{ctx}");
-
+        clients::check_tool_calls(r, want, &EXPECTED, &ctx);
+        clients::check_ts_progress(r, &ctx);
         if logs_before_response {
-            let levels: Vec<&str> = r["logs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|l| l["level"].as_str().unwrap())
-                .collect();
-            assert_eq!(levels, ["debug", "info", "warning", "error"], "{ctx}");
+            clients::check_logs(r, &ctx);
         }
     }
 }
@@ -116,25 +60,7 @@ fn check(summary: &Value, http: bool, logs_before_response: bool) {
 #[test]
 fn typescript_sdk_speaks_each_revision_it_knows_over_stdio() {
     let dir = plugins();
-    let cache = common::workspace_root().join("target/test-cache");
-    let summary = common::run_node_client(
-        "client.mjs",
-        &[
-            "--page-size".as_ref(),
-            PAGE_SIZE.as_ref(),
-            "--expect-tools".as_ref(),
-            TOOLS.to_string().as_ref(),
-            "--stdio".as_ref(),
-            common::binary().as_ref(),
-            "serve".as_ref(),
-            "--plugins".as_ref(),
-            dir.path().as_os_str(),
-            "--page-size".as_ref(),
-            PAGE_SIZE.as_ref(),
-            "--cache-dir".as_ref(),
-            cache.as_os_str(),
-        ],
-    );
+    let summary = clients::ts_client_over_stdio("client.mjs", dir.path(), PAGE_SIZE, TOOLS);
     assert_eq!(summary["transport"], "stdio", "{summary}");
     check(&summary, false, true);
 }
@@ -144,17 +70,7 @@ fn typescript_sdk_speaks_each_revision_it_knows_over_stdio() {
 fn typescript_sdk_speaks_each_revision_it_knows_over_http() {
     let dir = plugins();
     let server = common::HttpServer::start(dir.path(), &["--page-size", PAGE_SIZE]);
-    let summary = common::run_node_client(
-        "client.mjs",
-        &[
-            "--page-size".as_ref(),
-            PAGE_SIZE.as_ref(),
-            "--expect-tools".as_ref(),
-            TOOLS.to_string().as_ref(),
-            "--url".as_ref(),
-            server.url.as_ref(),
-        ],
-    );
+    let summary = clients::ts_client_over_http("client.mjs", &server.url, PAGE_SIZE, TOOLS);
     assert_eq!(summary["transport"], "http", "{summary}");
     check(&summary, true, false);
     assert!(

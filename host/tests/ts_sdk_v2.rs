@@ -16,18 +16,9 @@
 
 mod common;
 
+use common::clients::{self, EXPECTED, MODERN, PAGE_SIZE, REVISIONS, TOOLS, plugins};
 use serde_json::{Value, json};
 
-/// The revision negotiated with `server/discover` instead of `initialize`.
-const MODERN: &str = "2026-07-28";
-/// Every revision the server speaks, as its `server/discover` lists them.
-const REVISIONS: [&str; 5] = [
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-    "2026-07-28",
-];
 /// The client's runs, in order (see `tests/ts/client-v2.mjs`).
 const RUNS: [&str; 7] = [
     "auto",
@@ -38,14 +29,6 @@ const RUNS: [&str; 7] = [
     "2025-06-18",
     "2025-11-25",
 ];
-/// The `errors` plugin's 7 tools and the `many` plugin's 25, in pages of 10.
-const PAGE_SIZE: &str = "10";
-const TOOLS: u64 = 32;
-const PAGES: [u64; 4] = [10, 10, 10, 2];
-
-fn plugins() -> tempfile::TempDir {
-    common::plugin_dir(&[test_artifacts::ERRORS, test_artifacts::MANY])
-}
 
 /// The v2 client package sits next to the 1.x SDK that `run_node_client`
 /// looks for; say so plainly when only the older one is installed.
@@ -68,9 +51,7 @@ fn check(summary: &Value, http: bool) {
         if http { "http" } else { "stdio" },
         "{summary}"
     );
-    let runs = summary["runs"].as_array().unwrap();
-    let seen: Vec<&str> = runs.iter().map(|r| r["run"].as_str().unwrap()).collect();
-    assert_eq!(seen, RUNS, "{summary}");
+    let runs = clients::runs(summary, "runs", "run", &RUNS);
     let sdk_latest = summary["sdk_latest_protocol_version"].as_str().unwrap();
 
     for r in runs {
@@ -121,57 +102,14 @@ fn check(summary: &Value, http: bool) {
         if http {
             assert_eq!(r["http_protocol_version_headers"], json!([want]), "{ctx}");
         }
-        assert_eq!(
-            r["server"],
-            json!(format!("mcp-wasm-host {}", env!("CARGO_PKG_VERSION"))),
-            "{ctx}"
-        );
-
-        assert_eq!(r["page_sizes"], json!(PAGES), "{ctx}");
-        assert_eq!(r["tools"], json!(TOOLS), "{ctx}");
-        assert_eq!(
-            r["structured_content"],
-            json!({"text": "a b", "bytes": 3, "words": ["a", "b"]}),
-            "{ctx}"
-        );
-
-        let invalid = &r["invalid_arguments"];
-        if want >= "2025-11-25" {
-            assert_eq!(invalid["kind"], "is_error_result", "{ctx}");
-            assert!(invalid["text"].as_str().unwrap().contains("/text"), "{ctx}");
-        } else {
-            assert_eq!(invalid["kind"], "jsonrpc_error", "{ctx}");
-            assert_eq!(invalid["code"], -32602, "{ctx}");
-            assert!(
-                invalid["message"].as_str().unwrap().contains("/text"),
-                "{ctx}"
-            );
-        }
-        assert_eq!(r["unknown_tool"]["kind"], "jsonrpc_error", "{ctx}");
-        assert_eq!(r["unknown_tool"]["code"], -32602, "{ctx}");
-
-        // The server sent progress 0, 50, 100 of 100 before the result. Like
-        // 1.x, the SDK hands `onprogress` only those that did not arrive in
-        // the same read as the result (typescript-sdk issue #2580), so it
-        // sees a prefix of them, which the client checks.
-        assert_eq!(
-            r["wire_progress"],
-            json!(["0/100", "50/100", "100/100"]),
-            "{ctx}"
-        );
-        assert!(r["onprogress"].as_array().unwrap().len() <= 3, "{ctx}");
+        clients::check_tool_calls(r, want, &EXPECTED, &ctx);
+        clients::check_ts_progress(r, &ctx);
 
         // Asked for debug (a session level before 2026-07-28, the request's
         // `_meta` at it), the call gets every message, before its result
         // over stdio.
         if !http {
-            let levels: Vec<&str> = r["logs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|l| l["level"].as_str().unwrap())
-                .collect();
-            assert_eq!(levels, ["debug", "info", "warning", "error"], "{ctx}");
+            clients::check_logs(r, &ctx);
         }
     }
 }
@@ -180,25 +118,7 @@ fn check(summary: &Value, http: bool) {
 fn typescript_sdk_v2_speaks_2026_07_28_and_older_revisions_over_stdio() {
     assert_installed();
     let dir = plugins();
-    let cache = common::workspace_root().join("target/test-cache");
-    let summary = common::run_node_client(
-        "client-v2.mjs",
-        &[
-            "--page-size".as_ref(),
-            PAGE_SIZE.as_ref(),
-            "--expect-tools".as_ref(),
-            TOOLS.to_string().as_ref(),
-            "--stdio".as_ref(),
-            common::binary().as_ref(),
-            "serve".as_ref(),
-            "--plugins".as_ref(),
-            dir.path().as_os_str(),
-            "--page-size".as_ref(),
-            PAGE_SIZE.as_ref(),
-            "--cache-dir".as_ref(),
-            cache.as_os_str(),
-        ],
-    );
+    let summary = clients::ts_client_over_stdio("client-v2.mjs", dir.path(), PAGE_SIZE, TOOLS);
     check(&summary, false);
 }
 
@@ -208,17 +128,7 @@ fn typescript_sdk_v2_speaks_2026_07_28_and_older_revisions_over_http() {
     assert_installed();
     let dir = plugins();
     let server = common::HttpServer::start(dir.path(), &["--page-size", PAGE_SIZE]);
-    let summary = common::run_node_client(
-        "client-v2.mjs",
-        &[
-            "--page-size".as_ref(),
-            PAGE_SIZE.as_ref(),
-            "--expect-tools".as_ref(),
-            TOOLS.to_string().as_ref(),
-            "--url".as_ref(),
-            server.url.as_ref(),
-        ],
-    );
+    let summary = clients::ts_client_over_http("client-v2.mjs", &server.url, PAGE_SIZE, TOOLS);
     check(&summary, true);
     assert!(
         !server.stderr().contains("UNEXPECTED STDOUT"),

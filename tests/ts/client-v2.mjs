@@ -61,61 +61,30 @@ import {
   SdkError,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
-import { readFileSync } from 'node:fs';
+import { HANDSHAKE_REVISIONS, MODERN, Usage, fail, parseArgs as parseCommonArgs, stdioEnv, text, callTools, progressRecorder, progressOnWire, checkProgress, summarize, runClient } from './checks.mjs';
 
-const MODERN = '2026-07-28';
-const HANDSHAKE_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 const ALL_RUNS = ['auto', MODERN, 'sdk', ...HANDSHAKE_REVISIONS];
-const SCHEMA_ERRORS_AS_RESULTS_FROM = '2025-11-25';
-const INVALID_PARAMS = -32602;
+const SDK = {
+  package: '@modelcontextprotocol/client',
+  latest: LATEST_PROTOCOL_VERSION,
+  supported: SUPPORTED_PROTOCOL_VERSIONS,
+};
 const UNKNOWN_TOOL = 'no_such_tool__ts_client_v2';
-// Passed on to a stdio server when set, on top of the SDK's default environment.
-const PASSED_ENV = ['RUST_LOG', 'RUST_BACKTRACE', 'MCP_WASM_HOST_CACHE_DIR'];
 const TRACE = process.env.TS_CLIENT_TRACE === '1';
 
-class CheckFailed extends Error {}
-class Usage extends Error {}
-
-function fail(message) {
-  throw new CheckFailed(message);
-}
-
 function parseArgs(argv) {
-  const a = { runs: [], pageSize: null, expectTools: null, timeout: 60, url: null, stdio: null };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      if (i + 1 >= argv.length) throw new Usage(`${arg} needs a value`);
-      return argv[++i];
-    };
-    switch (arg) {
-      case '--url': a.url = value(); break;
-      case '--stdio':
-        if (i + 1 >= argv.length) throw new Usage('--stdio needs a command');
-        a.stdio = { command: argv[i + 1], args: argv.slice(i + 2) };
-        i = argv.length;
-        break;
-      case '--revision': a.runs.push(value()); break;
-      case '--page-size': a.pageSize = Number(value()); break;
-      case '--expect-tools': a.expectTools = Number(value()); break;
-      case '--timeout': a.timeout = Number(value()); break;
-      default: throw new Usage(`unknown argument ${arg}`);
+  const a = { runs: [] };
+  const option = (arg, value) => {
+    if (arg !== '--revision') return false;
+    a.runs.push(value());
+    return true;
+  };
+  return parseCommonArgs(argv, a, option, () => {
+    if (a.runs.length === 0) a.runs = ALL_RUNS;
+    for (const r of a.runs) {
+      if (!ALL_RUNS.includes(r)) throw new Usage(`--revision ${r}: one of ${ALL_RUNS.join(', ')}`);
     }
-  }
-  if ((a.url === null) === (a.stdio === null)) throw new Usage('give exactly one of --url URL and --stdio BIN ARG...');
-  if (a.runs.length === 0) a.runs = ALL_RUNS;
-  for (const r of a.runs) {
-    if (!ALL_RUNS.includes(r)) throw new Usage(`--revision ${r}: one of ${ALL_RUNS.join(', ')}`);
-  }
-  for (const [name, n] of [['--page-size', a.pageSize], ['--expect-tools', a.expectTools], ['--timeout', a.timeout]]) {
-    if (n !== null && !(Number.isFinite(n) && n > 0)) throw new Usage(`${name} must be a positive number`);
-  }
-  return a;
-}
-
-function packageVersion(name) {
-  const url = new URL(`./node_modules/${name}/package.json`, import.meta.url);
-  return JSON.parse(readFileSync(url, 'utf8')).version;
+  });
 }
 
 function trace(direction, message) {
@@ -191,20 +160,9 @@ class Wire {
     return this.received.find((m) => m.id === id && m.method === undefined && (m.result !== undefined || m.error !== undefined));
   }
 
-  // The progress notifications for `id`'s token, split at its response.
+  // The progress notifications for `request`'s token, split at its response.
   progress(request) {
-    const token = request.params?._meta?.progressToken;
-    const before = [];
-    let late = 0;
-    let answered = false;
-    for (const m of this.received) {
-      if (m.id === request.id && m.method === undefined) answered = true;
-      if (m.method === 'notifications/progress' && token !== undefined && m.params?.progressToken === token) {
-        if (answered) late++;
-        else before.push(`${m.params.progress}/${m.params.total}`);
-      }
-    }
-    return { token, before, late };
+    return progressOnWire(this.received, request);
   }
 }
 
@@ -212,8 +170,7 @@ function transport(a, wire) {
   if (a.url !== null) {
     return wire.attach(new StreamableHTTPClientTransport(new URL(a.url), { fetch: wire.fetch() }));
   }
-  const env = getDefaultEnvironment();
-  for (const k of PASSED_ENV) if (process.env[k] !== undefined) env[k] = process.env[k];
+  const env = stdioEnv(getDefaultEnvironment());
   return wire.attach(new StdioClientTransport({ command: a.stdio.command, args: a.stdio.args, env, stderr: 'inherit' }));
 }
 
@@ -223,28 +180,6 @@ function clientOptions(run) {
   else if (run === MODERN) options.versionNegotiation = { mode: { pin: MODERN } };
   else if (run !== 'sdk') options.supportedProtocolVersions = [run];
   return options;
-}
-
-function text(result) {
-  return (result.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('\n');
-}
-
-function sortKeys(v) {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
-  return v;
-}
-
-async function expectRpcError(client, name, args, what) {
-  let result;
-  try {
-    result = await client.callTool({ name, arguments: args });
-  } catch (e) {
-    if (!(e instanceof ProtocolError)) throw e;
-    if (e.code !== INVALID_PARAMS) fail(`${what}: expected JSON-RPC error ${INVALID_PARAMS}, got ${e.code}: ${e.message}`);
-    return { kind: 'jsonrpc_error', code: e.code, message: e.message };
-  }
-  fail(`${what}: expected JSON-RPC error ${INVALID_PARAMS}, got a result (isError ${result.isError}): ${text(result)}`);
 }
 
 // Which revision the server speaks on this connection, from its own answers.
@@ -304,29 +239,7 @@ async function checkRun(a, run) {
       fail('the SDK did not walk tools/list pages by nextCursor to the end');
     }
 
-    const ok = await client.callTool({ name: 'structured', arguments: { text: 'a b' } });
-    if (ok.isError) fail(`structured {"text": "a b"} failed: ${text(ok)}`);
-    const want = JSON.stringify(sortKeys({ text: 'a b', bytes: 3, words: ['a', 'b'] }));
-    const got = JSON.stringify(sortKeys(ok.structuredContent ?? null));
-    if (got !== want) fail(`structured: structuredContent ${got}, expected ${want}`);
-
-    const what = `structured {"text": 5} (breaks the input schema) at ${negotiated}`;
-    let invalid;
-    if (negotiated >= SCHEMA_ERRORS_AS_RESULTS_FROM) {
-      let bad;
-      try {
-        bad = await client.callTool({ name: 'structured', arguments: { text: 5 } });
-      } catch (e) {
-        if (e instanceof ProtocolError) fail(`${what}: expected a result with isError true, got JSON-RPC error ${e.code}: ${e.message}`);
-        throw e;
-      }
-      if (bad.isError !== true) fail(`${what}: expected isError true, got a result: ${text(bad)}`);
-      invalid = { kind: 'is_error_result', text: text(bad) };
-    } else {
-      invalid = await expectRpcError(client, 'structured', { text: 5 }, what);
-    }
-
-    const unknown = await expectRpcError(client, UNKNOWN_TOOL, {}, `unknown tool at ${negotiated}`);
+    const calls = await callTools(client, ProtocolError, negotiated, UNKNOWN_TOOL);
 
     // Log messages at debug: a session level before 2026-07-28, the
     // request's own `_meta` from then on (the SDK refuses
@@ -345,21 +258,11 @@ async function checkRun(a, run) {
     } else {
       await client.setLoggingLevel('debug');
     }
-    const progress = [];
-    const done = await client.callTool(call, {
-      onprogress: (p) => progress.push({ progress: p.progress, total: p.total ?? null, message: p.message ?? null }),
-    });
+    const { seen: progress, onprogress } = progressRecorder();
+    const done = await client.callTool(call, { onprogress });
     if (done.isError || text(done) !== 'logged') fail(`log_progress: ${text(done)} (isError ${done.isError})`);
     const wireProgress = wire.progress(wire.requests('tools/call').at(-1));
-    const wantProgress = '0/100 50/100 100/100';
-    if (wireProgress.token === undefined) fail('the SDK sent no progressToken although onprogress was given');
-    if (wireProgress.before.join(' ') !== wantProgress || wireProgress.late !== 0) {
-      fail(`log_progress at ${negotiated}: the server sent progress [${wireProgress.before.join(' ')}] before the response and ${wireProgress.late} after, expected ${wantProgress} before it`);
-    }
-    const seen = progress.map((p) => `${p.progress}/${p.total}`);
-    if (seen.join(' ') !== wireProgress.before.slice(0, seen.length).join(' ')) {
-      fail(`log_progress at ${negotiated}: onprogress saw [${seen.join(' ')}], not a prefix of what the server sent [${wireProgress.before.join(' ')}]`);
-    }
+    const progressSeen = checkProgress(negotiated, wireProgress, progress);
 
     // Every request on the connection, and every answer to it.
     const requests = wire.sent.filter((m) => m.method !== undefined && m.id !== undefined);
@@ -391,12 +294,9 @@ async function checkRun(a, run) {
       page_sizes: sizes,
       tools: names.length,
       tools_list_ttl_ms: pages[0].ttlMs ?? null,
-      structured_content: ok.structuredContent,
-      invalid_arguments: invalid,
-      unknown_tool: unknown,
+      ...calls,
       set_level_refused: setLevelRefused,
-      wire_progress: wireProgress.before,
-      onprogress: progress,
+      ...progressSeen,
       logs,
     };
   } finally {
@@ -404,47 +304,7 @@ async function checkRun(a, run) {
   }
 }
 
-async function run(a) {
-  const runs = [];
-  for (const r of a.runs) runs.push(await checkRun(a, r));
-  return {
-    ok: true,
-    sdk: `@modelcontextprotocol/client ${packageVersion('@modelcontextprotocol/client')}`,
-    sdk_latest_protocol_version: LATEST_PROTOCOL_VERSION,
-    sdk_supported_protocol_versions: SUPPORTED_PROTOCOL_VERSIONS,
-    transport: a.url !== null ? 'http' : 'stdio',
-    runs,
-  };
-}
-
-async function main() {
-  let a;
-  try {
-    a = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    if (!(e instanceof Usage)) throw e;
-    process.stderr.write(`ts-client-v2: ${e.message}\n`);
-    return 2;
-  }
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new CheckFailed(`timed out after ${a.timeout} s (is the server answering?)`)), a.timeout * 1000);
-  });
-  try {
-    const summary = await Promise.race([run(a), timeout]);
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
-    return 0;
-  } catch (e) {
-    const reason = e instanceof CheckFailed ? e.message
-      : e instanceof ProtocolError ? `unexpected JSON-RPC error ${e.code}: ${e.message}`
-        : `${e?.name ?? 'Error'}${e?.code !== undefined ? ` (${e.code})` : ''}: ${e?.message ?? e}`;
-    process.stderr.write(`ts-client-v2: FAIL: ${reason}\n`);
-    return 1;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-process.exitCode = await main();
-// A stuck transport must not keep the process alive after the verdict.
-process.exit(process.exitCode);
+const run = (a) => summarize(a, SDK, 'runs', a.runs, checkRun);
+await runClient('ts-client-v2', parseArgs, run, (e) => (e instanceof ProtocolError
+  ? `unexpected JSON-RPC error ${e.code}: ${e.message}`
+  : `${e?.name ?? 'Error'}${e?.code !== undefined ? ` (${e.code})` : ''}: ${e?.message ?? e}`));

@@ -52,73 +52,43 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { readFileSync } from 'node:fs';
+import { HANDSHAKE_REVISIONS, MODERN, Usage, fail, parseArgs as parseCommonArgs, stdioEnv, text, callTools, progressRecorder, progressOnWire, checkProgress, packageVersion, summarize, runClient } from './checks.mjs';
 
-const HANDSHAKE_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-const MODERN = '2026-07-28';
-const SCHEMA_ERRORS_AS_RESULTS_FROM = '2025-11-25';
-const INVALID_PARAMS = -32602;
+const SDK = {
+  package: '@modelcontextprotocol/sdk',
+  latest: LATEST_PROTOCOL_VERSION,
+  supported: SUPPORTED_PROTOCOL_VERSIONS,
+};
 const UNKNOWN_TOOL = 'no_such_tool__ts_client';
 const MAX_PAGES = 1000;
-// Passed on to a stdio server when set, on top of the SDK's default environment.
-const PASSED_ENV = ['RUST_LOG', 'RUST_BACKTRACE', 'MCP_WASM_HOST_CACHE_DIR'];
-
-class CheckFailed extends Error {}
-class Usage extends Error {}
-
-function fail(message) {
-  throw new CheckFailed(message);
-}
 
 function parseArgs(argv) {
-  const a = { revisions: [], pageSize: null, expectTools: null, timeout: 60, url: null, stdio: null, headers: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      if (i + 1 >= argv.length) throw new Usage(`${arg} needs a value`);
-      return argv[++i];
-    };
+  const a = { revisions: [], headers: {} };
+  const option = (arg, value) => {
     switch (arg) {
-      case '--url': a.url = value(); break;
-      case '--stdio':
-        if (i + 1 >= argv.length) throw new Usage('--stdio needs a command');
-        a.stdio = { command: argv[i + 1], args: argv.slice(i + 2) };
-        i = argv.length;
-        break;
-      case '--revision': a.revisions.push(value()); break;
-      case '--page-size': a.pageSize = Number(value()); break;
-      case '--expect-tools': a.expectTools = Number(value()); break;
-      case '--timeout': a.timeout = Number(value()); break;
+      case '--revision': a.revisions.push(value()); return true;
       case '--header': {
         const h = value();
         const at = h.indexOf(':');
         if (at < 1) throw new Usage(`--header wants 'NAME: VALUE', got ${h}`);
         a.headers[h.slice(0, at).trim()] = h.slice(at + 1).trim();
-        break;
+        return true;
       }
-      default: throw new Usage(`unknown argument ${arg}`);
+      default: return false;
     }
-  }
-  if ((a.url === null) === (a.stdio === null)) throw new Usage('give exactly one of --url URL and --stdio BIN ARG...');
-  if (a.stdio !== null && Object.keys(a.headers).length > 0) throw new Usage('--header needs --url');
-  if (a.revisions.length === 0) a.revisions = ['sdk', ...HANDSHAKE_REVISIONS];
-  for (const r of a.revisions) {
-    if (r === MODERN) {
-      throw new Usage(`the TypeScript SDK ${sdkVersion()} speaks no ${MODERN} (it has no server/discover); its versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+  };
+  return parseCommonArgs(argv, a, option, () => {
+    if (a.stdio !== null && Object.keys(a.headers).length > 0) throw new Usage('--header needs --url');
+    if (a.revisions.length === 0) a.revisions = ['sdk', ...HANDSHAKE_REVISIONS];
+    for (const r of a.revisions) {
+      if (r === MODERN) {
+        throw new Usage(`the TypeScript SDK ${packageVersion(SDK.package)} speaks no ${MODERN} (it has no server/discover); its versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`);
+      }
+      if (r !== 'sdk' && !SUPPORTED_PROTOCOL_VERSIONS.includes(r)) {
+        throw new Usage(`--revision ${r}: the SDK supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} (or 'sdk')`);
+      }
     }
-    if (r !== 'sdk' && !SUPPORTED_PROTOCOL_VERSIONS.includes(r)) {
-      throw new Usage(`--revision ${r}: the SDK supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} (or 'sdk')`);
-    }
-  }
-  for (const [name, n] of [['--page-size', a.pageSize], ['--expect-tools', a.expectTools], ['--timeout', a.timeout]]) {
-    if (n !== null && !(Number.isFinite(n) && n > 0)) throw new Usage(`${name} must be a positive number`);
-  }
-  return a;
-}
-
-function sdkVersion() {
-  const url = new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url);
-  return JSON.parse(readFileSync(url, 'utf8')).version;
+  });
 }
 
 // A transport for the SDK's Client that passes everything through to `inner`,
@@ -154,18 +124,7 @@ class ForcedRevision {
   // The progress notifications the server sent for request `id` before its
   // response, as `progress/total` strings, and whether any came after it.
   wireProgress(id) {
-    const token = this.sentRequests.get(id)?.params?._meta?.progressToken;
-    const before = [];
-    let answered = false;
-    let late = 0;
-    for (const m of this.received) {
-      if (m.id === id && (m.result || m.error)) answered = true;
-      if (m.method === 'notifications/progress' && token !== undefined && m.params.progressToken === token) {
-        if (answered) late += 1;
-        else before.push(`${m.params.progress}/${m.params.total}`);
-      }
-    }
-    return { token, before, late };
+    return progressOnWire(this.received, this.sentRequests.get(id));
   }
   lastRequestId(method) {
     return [...this.sentRequests.values()].filter((m) => m.method === method).at(-1)?.id;
@@ -186,13 +145,8 @@ class ForcedRevision {
 
 function transport(a) {
   if (a.url !== null) return new StreamableHTTPClientTransport(new URL(a.url), { requestInit: { headers: a.headers } });
-  const env = getDefaultEnvironment();
-  for (const k of PASSED_ENV) if (process.env[k] !== undefined) env[k] = process.env[k];
+  const env = stdioEnv(getDefaultEnvironment());
   return new StdioClientTransport({ command: a.stdio.command, args: a.stdio.args, env, stderr: 'inherit' });
-}
-
-function text(result) {
-  return (result.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('\n');
 }
 
 async function listAllTools(client, pageSize) {
@@ -213,18 +167,6 @@ async function listAllTools(client, pageSize) {
     cursor = page.nextCursor;
     if (cursor === undefined) return { sizes, names };
   }
-}
-
-async function expectRpcError(client, name, args, what) {
-  let result;
-  try {
-    result = await client.callTool({ name, arguments: args });
-  } catch (e) {
-    if (!(e instanceof McpError)) throw e;
-    if (e.code !== INVALID_PARAMS) fail(`${what}: expected JSON-RPC error ${INVALID_PARAMS}, got ${e.code}: ${e.message}`);
-    return { kind: 'jsonrpc_error', code: e.code, message: e.message };
-  }
-  fail(`${what}: expected JSON-RPC error ${INVALID_PARAMS}, got a result (isError ${result.isError}): ${text(result)}`);
 }
 
 async function checkRevision(a, revision) {
@@ -249,52 +191,16 @@ async function checkRevision(a, revision) {
       fail(`tools/list: ${names.length} tools, expected ${a.expectTools}: ${names.join(', ')}`);
     }
 
-    const ok = await client.callTool({ name: 'structured', arguments: { text: 'a b' } });
-    if (ok.isError) fail(`structured {"text": "a b"} failed: ${text(ok)}`);
-    const want = JSON.stringify(sortKeys({ text: 'a b', bytes: 3, words: ['a', 'b'] }));
-    const got = JSON.stringify(sortKeys(ok.structuredContent ?? null));
-    if (got !== want) fail(`structured: structuredContent ${got}, expected ${want}`);
-
-    const what = `structured {"text": 5} (breaks the input schema) at ${negotiated}`;
-    let invalid;
-    if (negotiated >= SCHEMA_ERRORS_AS_RESULTS_FROM) {
-      let bad;
-      try {
-        bad = await client.callTool({ name: 'structured', arguments: { text: 5 } });
-      } catch (e) {
-        if (e instanceof McpError) fail(`${what}: expected a result with isError true, got JSON-RPC error ${e.code}: ${e.message}`);
-        throw e;
-      }
-      if (bad.isError !== true) fail(`${what}: expected isError true, got a result: ${text(bad)}`);
-      invalid = { kind: 'is_error_result', text: text(bad) };
-    } else {
-      invalid = await expectRpcError(client, 'structured', { text: 5 }, what);
-    }
-
-    const unknown = await expectRpcError(client, UNKNOWN_TOOL, {}, `unknown tool at ${negotiated}`);
+    const calls = await callTools(client, McpError, negotiated, UNKNOWN_TOOL);
 
     await client.setLoggingLevel('debug');
-    const progress = [];
-    const done = await client.callTool({ name: 'log_progress', arguments: {} }, undefined, {
-      onprogress: (p) => progress.push({ progress: p.progress, total: p.total ?? null, message: p.message ?? null }),
-    });
+    const { seen: progress, onprogress } = progressRecorder();
+    const done = await client.callTool({ name: 'log_progress', arguments: {} }, undefined, { onprogress });
     if (done.isError || text(done) !== 'logged') fail(`log_progress: ${text(done)} (isError ${done.isError})`);
-    // What the server sent, beneath the SDK: progress 0, 50, 100 of 100 for
-    // the request's token, all before the response.
+    // What the server sent, beneath the SDK, and what the SDK handed to
+    // onprogress (see `checkProgress`).
     const wire = conn.wireProgress(conn.lastRequestId('tools/call'));
-    const wantProgress = '0/100 50/100 100/100';
-    if (wire.token === undefined) fail('the SDK sent no progressToken although onprogress was given');
-    if (wire.before.join(' ') !== wantProgress || wire.late !== 0) {
-      fail(`log_progress at ${negotiated}: the server sent progress [${wire.before.join(' ')}] before the response and ${wire.late} after, expected ${wantProgress} before it`);
-    }
-    // What the SDK handed to onprogress. SDK 1.x drops progress that arrives
-    // in the same read as the response (typescript-sdk issue #2580: it runs
-    // notification handlers in a microtask but retires the request's
-    // progress handler at once), so it may see fewer, but never others.
-    const seen = progress.map((p) => `${p.progress}/${p.total}`);
-    if (seen.join(' ') !== wire.before.slice(0, seen.length).join(' ')) {
-      fail(`log_progress at ${negotiated}: onprogress saw [${seen.join(' ')}], not a prefix of what the server sent [${wire.before.join(' ')}]`);
-    }
+    const progressSeen = checkProgress(negotiated, wire, progress);
 
     return {
       revision,
@@ -304,11 +210,8 @@ async function checkRevision(a, revision) {
       server: info ? `${info.name} ${info.version}` : null,
       page_sizes: sizes,
       tools: names.length,
-      structured_content: ok.structuredContent,
-      invalid_arguments: invalid,
-      unknown_tool: unknown,
-      wire_progress: wire.before,
-      onprogress: progress,
+      ...calls,
+      ...progressSeen,
       logs,
     };
   } finally {
@@ -316,53 +219,7 @@ async function checkRevision(a, revision) {
   }
 }
 
-function sortKeys(v) {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
-  return v;
-}
-
-async function run(a) {
-  const revisions = [];
-  for (const r of a.revisions) revisions.push(await checkRevision(a, r));
-  return {
-    ok: true,
-    sdk: `@modelcontextprotocol/sdk ${sdkVersion()}`,
-    sdk_latest_protocol_version: LATEST_PROTOCOL_VERSION,
-    sdk_supported_protocol_versions: SUPPORTED_PROTOCOL_VERSIONS,
-    transport: a.url !== null ? 'http' : 'stdio',
-    revisions,
-  };
-}
-
-async function main() {
-  let a;
-  try {
-    a = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    if (!(e instanceof Usage)) throw e;
-    process.stderr.write(`ts-client: ${e.message}\n`);
-    return 2;
-  }
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new CheckFailed(`timed out after ${a.timeout} s (is the server answering?)`)), a.timeout * 1000);
-  });
-  try {
-    const summary = await Promise.race([run(a), timeout]);
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
-    return 0;
-  } catch (e) {
-    const reason = e instanceof CheckFailed ? e.message
-      : e instanceof McpError ? `unexpected JSON-RPC error ${e.code}: ${e.message}`
-        : `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
-    process.stderr.write(`ts-client: FAIL: ${reason}\n`);
-    return 1;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-process.exitCode = await main();
-// A stuck transport must not keep the process alive after the verdict.
-process.exit(process.exitCode);
+const run = (a) => summarize(a, SDK, 'revisions', a.revisions, checkRevision);
+await runClient('ts-client', parseArgs, run, (e) => (e instanceof McpError
+  ? `unexpected JSON-RPC error ${e.code}: ${e.message}`
+  : `${e?.name ?? 'Error'}: ${e?.message ?? e}`));

@@ -2,6 +2,8 @@
 //! newline-delimited JSON-RPC to it over stdio.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod clients;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -496,26 +498,9 @@ pub fn node() -> PathBuf {
 /// `scripts/setup-node.sh` does it (`scripts/test.sh` runs that); without it
 /// the test fails saying so, it is never skipped.
 pub fn run_node_client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
-    let dir = workspace_root().join("tests/ts");
+    let (status, stdout, stderr) = node_client(script, args);
     assert!(
-        dir.join("node_modules/@modelcontextprotocol/sdk/package.json")
-            .is_file(),
-        "the TypeScript SDK client needs its packages in tests/ts/node_modules: run scripts/setup-node.sh (scripts/test.sh does)"
-    );
-    let out = Command::new(node())
-        .arg(dir.join(script))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run {} ({e}): install Node 20 or newer, or set MCP_WASM_HOST_NODE",
-                node().display()
-            )
-        });
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
+        status.success(),
         "the TypeScript SDK client {script} failed:\n{stdout}\n{stderr}"
     );
     serde_json::from_str(stdout.trim())
@@ -526,6 +511,22 @@ pub fn run_node_client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
 /// expects it to fail (exit status 1, a failed check or a refused
 /// connection); returns what it wrote to stderr.
 pub fn run_node_client_failing(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let (status, stdout, stderr) = node_client(script, args);
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "the TypeScript SDK client {script} should have failed a check:\n{stdout}\n{stderr}"
+    );
+    stderr
+}
+
+/// Runs a client script in `tests/ts/` with `node` to its end, after
+/// checking the SDK is installed; returns its exit status, stdout and
+/// stderr.
+fn node_client(
+    script: &str,
+    args: &[&std::ffi::OsStr],
+) -> (std::process::ExitStatus, String, String) {
     let dir = workspace_root().join("tests/ts");
     assert!(
         dir.join("node_modules/@modelcontextprotocol/sdk/package.json")
@@ -542,12 +543,7 @@ pub fn run_node_client_failing(script: &str, args: &[&std::ffi::OsStr]) -> Strin
                 node().display()
             )
         });
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "the TypeScript SDK client {script} should have failed a check:\n{stdout}\n{stderr}"
-    );
-    stderr
+    (out.status, stdout, stderr)
 }

@@ -539,3 +539,31 @@ fn bodies_that_are_not_one_json_rpc_message_get_a_json_rpc_error() {
     let result = client.call(5, "hex_encode", json!({"text": "ok"}));
     assert_eq!(common::text(&result["result"]), "6f6b", "{result}");
 }
+
+#[test]
+fn stateless_responses_carry_the_calls_notifications_first() {
+    let plugins = common::plugin_dir(&[test_artifacts::ERRORS]);
+    let server = HttpServer::start(plugins.path(), &["--no-watch", "--stateless"]);
+    let reply = Client::new(&server.url).post(&json!({
+        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "log_progress", "arguments": {}, "_meta": {"progressToken": "p"}}
+    }));
+    let kinds: Vec<&str> = reply
+        .messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("response"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "notifications/message",
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "response"
+        ],
+        "info, warning and error logs and three progress reports, then the result: {reply:#?}"
+    );
+}

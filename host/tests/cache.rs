@@ -242,15 +242,18 @@ fn check_reports_every_file() {
     std::fs::write(dir.join("notes.txt"), b"not a plugin").unwrap();
     let cache = tempfile::tempdir().unwrap();
 
-    let out = run(
-        &[
-            "check",
-            dir.to_str().unwrap(),
-            "--cache-dir",
-            cache.path().to_str().unwrap(),
-        ],
-        &[],
-    );
+    let check = || {
+        run(
+            &[
+                "check",
+                dir.to_str().unwrap(),
+                "--cache-dir",
+                cache.path().to_str().unwrap(),
+            ],
+            &[],
+        )
+    };
+    let out = check();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
@@ -280,14 +283,6 @@ fn check_reports_every_file() {
     for f in ["badname.wasm", "x_y.wasm", "corrupt.wasm", "core.wasm"] {
         std::fs::remove_file(dir.join(f)).unwrap();
     }
-    let out = run(
-        &[
-            "check",
-            dir.to_str().unwrap(),
-            "--cache-dir",
-            cache.path().to_str().unwrap(),
-        ],
-        &[],
-    );
+    let out = check();
     assert!(out.status.success(), "{out:?}");
 }

@@ -82,6 +82,9 @@ struct SectionSpec {
     max_result_size: Option<ByteSize>,
     rate_limit: Option<u32>,
     audit_arguments: Option<bool>,
+    log_lines: Option<u64>,
+    log_bytes: Option<ByteSize>,
+    host_resources: Option<u32>,
     #[serde(default)]
     mounts: Vec<MountSpec>,
     #[serde(default)]
@@ -293,6 +296,9 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
         &mut limits.max_result_bytes,
         s.max_result_size.map(|b| b.as_u64()),
     );
+    set(&mut limits.log_lines, s.log_lines);
+    set(&mut limits.log_bytes, s.log_bytes.map(|b| b.as_u64()));
+    limits.host_resources = s.host_resources.unwrap_or(limits.host_resources);
     limits.instances = s.instances.unwrap_or(limits.instances);
     limits.tables = s.tables.unwrap_or(limits.tables);
     limits.memories = s.memories.unwrap_or(limits.memories);
@@ -599,6 +605,12 @@ mod documentation {
             ),
             format!("| `rate_limit` | integer | `{}` |", d.rate_limit_per_minute),
             format!("| `audit_arguments` | boolean | `{}` |", d.audit_arguments),
+            format!("| `log_lines` | integer | `{}` |", int(d.log_lines)),
+            format!("| `log_bytes` | size | `\"{}\"` |", bytes(d.log_bytes)),
+            format!(
+                "| `host_resources` | integer | `{}` |",
+                int(u64::from(d.host_resources))
+            ),
         ];
         for row in rows {
             assert!(readme.contains(&row), "README.md lacks the row {row}");

@@ -122,7 +122,7 @@ pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>,
             .await
     })
     .await;
-    finish(&store);
+    finish(&mut store);
     result.map_err(|e| describe_error(store.data(), e))
 }
 
@@ -146,7 +146,7 @@ pub async fn call_tool(
             .await
     })
     .await;
-    finish(&store);
+    finish(&mut store);
     let stats = stats(&store, target.policy.limits.fuel);
     let failure = |cause| ToolFailure {
         plugin: target.plugin.to_string(),
@@ -214,17 +214,8 @@ fn output_size(out: &ToolOutput) -> u64 {
 }
 
 /// Writes the guest's captured stdout and stderr to the server log.
-fn finish(store: &Store<CallState>) {
-    let state = store.data();
-    for (stream, capture) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
-        let (text, dropped) = capture.contents();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            tracing::info!(target: "guest", plugin = state.plugin(), tool = state.tool(), stream, "{line}");
-        }
-        if dropped > 0 {
-            tracing::warn!(target: "guest", plugin = state.plugin(), tool = state.tool(), stream, dropped, "guest output beyond the capture limit was dropped");
-        }
-    }
+fn finish(store: &mut Store<CallState>) {
+    store.data_mut().close_log();
 }
 
 /// Turns a wasmtime error from instantiating or calling into plain words,

@@ -11,6 +11,8 @@ pub mod engine;
 pub mod error;
 pub mod events;
 pub mod inspection;
+pub mod log_budget;
+pub mod offload;
 pub mod output;
 pub mod plugin;
 pub mod policy;
@@ -464,8 +466,9 @@ impl Runtime {
         tracing::Span::current().record("plugin", &*plugin.name);
         let tool = target.tool();
         let limits = &plugin.policy.limits;
-        let arguments = Value::Object(arguments.unwrap_or_default());
-        let logged_args = limits.audit_arguments.then_some(&arguments);
+        let arguments = Arc::new(Value::Object(arguments.unwrap_or_default()));
+        let logged_args = limits.audit_arguments.then_some(&*arguments);
+        let deadline = started + limits.timeout;
         let fail = |cause| {
             CallError::Failed(ToolFailure {
                 plugin: plugin.name.to_string(),
@@ -508,7 +511,24 @@ impl Runtime {
                 limit: limits.max_argument_bytes,
             }));
         }
-        let problems = tool.input.violations(&arguments);
+        let problems = if tool.input.is_quick_to_check(json.len()) {
+            tool.input.violations(&arguments)
+        } else {
+            let (owner, index, args) = (plugin.clone(), target.index, arguments.clone());
+            let checked = offload::run(&plugin.lane, deadline, move || {
+                owner.tools[index].input.violations(&args)
+            })
+            .await;
+            match checked {
+                Ok(problems) => problems,
+                Err(offload::Expired) => {
+                    audit(Some(plugin), name, "timeout", started, None, logged_args);
+                    return Err(fail(FailureCause::Timeout {
+                        limit: limits.timeout,
+                    }));
+                }
+            }
+        };
         if !problems.is_empty() {
             audit(
                 Some(plugin),
@@ -524,7 +544,6 @@ impl Runtime {
             });
         }
 
-        let deadline = started + limits.timeout;
         // From here on the call awaits; if its future is dropped (the client
         // cancelled it), the guard writes the audit line.
         let mut unfinished = Unfinished {

@@ -52,6 +52,8 @@ pub struct Plugin {
     pub env: Vec<(String, String)>,
     /// One permit per call that may run at once.
     pub slots: Arc<Semaphore>,
+    /// Its share of the blocking pool, for checking its schemas.
+    pub lane: super::offload::Lane,
     /// Per-tool rate limiters (absent when rate limiting is off).
     pub rate: HashMap<String, DefaultDirectRateLimiter>,
     /// The file's size and modification time when it was read, so that an
@@ -296,6 +298,7 @@ pub(crate) async fn instantiate(
         policy,
         env,
         rate,
+        lane: Default::default(),
         stamp: None,
     })
 }

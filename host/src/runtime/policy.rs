@@ -38,6 +38,16 @@ pub struct Limits {
     pub rate_limit_per_minute: u32,
     /// Write each call's arguments into the audit log line.
     pub audit_arguments: bool,
+    /// Lines one call may write to the server's log (its log messages, its
+    /// stdout and stderr lines, its progress lines); later ones are counted
+    /// and dropped.
+    pub log_lines: u64,
+    /// Bytes those lines may hold together.
+    pub log_bytes: u64,
+    /// Host-side WASI handles (streams, pollables, files, sockets) one call
+    /// may hold at once; each costs host memory, which the guest's memory
+    /// limit does not count.
+    pub host_resources: u32,
 }
 
 impl Default for Limits {
@@ -55,6 +65,9 @@ impl Default for Limits {
             max_result_bytes: 8 << 20,
             rate_limit_per_minute: 1200,
             audit_arguments: false,
+            log_lines: 1000,
+            log_bytes: 1 << 20,
+            host_resources: 10_000,
         }
     }
 }

@@ -14,7 +14,8 @@ use super::bindings::mcp_wasm_host::plugin::{host, types};
 use super::capabilities::filesystem::MountError;
 use super::capture::Capture;
 use super::events::{CallEvents, LogLevel, Progress};
-use super::policy::{Limits, Policy};
+use super::log_budget::LogBudget;
+use super::policy::{Limits, Policy, bytes};
 
 /// Enforces a call's memory, table and instance limits, and remembers
 /// whether it refused anything and how much memory the call used.
@@ -104,6 +105,8 @@ pub struct CallState {
     pub policy: Arc<Policy>,
     /// When the call must be finished.
     pub deadline: Instant,
+    /// What the call may still write to the server's log.
+    pub log_budget: LogBudget,
     plugin: Arc<str>,
     tool: Arc<str>,
     events: Arc<dyn CallEvents>,
@@ -139,12 +142,15 @@ impl CallState {
         policy.filesystem.apply(&mut wasi)?;
         policy.env.apply(env, &mut wasi);
         policy.network.apply(&mut wasi);
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(policy.limits.host_resources as usize);
         Ok(CallState {
             wasi: wasi.build(),
-            table: ResourceTable::new(),
+            table,
             stdout,
             stderr,
             limiter: Limiter::new(&policy.limits),
+            log_budget: LogBudget::new(&policy.limits),
             policy,
             deadline,
             plugin,
@@ -162,6 +168,43 @@ impl CallState {
     /// The tool being called.
     pub fn tool(&self) -> &str {
         &self.tool
+    }
+
+    /// Writes the guest's captured stdout and stderr to the server log, as
+    /// far as the call's log budget goes, then one line saying what the
+    /// budget left out, if anything.
+    pub fn close_log(&mut self) {
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
+        for (stream, capture) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
+            let (text, dropped) = capture.contents();
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                if self.log_budget.admit(line.len()) {
+                    tracing::info!(target: "guest", plugin, tool, stream, "{line}");
+                }
+            }
+            if dropped > 0 {
+                tracing::warn!(target: "guest", plugin, tool, stream, dropped, "guest output beyond the capture limit was dropped");
+            }
+        }
+        let budget = &self.log_budget;
+        if budget.exceeded() {
+            let limits = &self.policy.limits;
+            tracing::warn!(
+                target: "guest",
+                plugin,
+                tool,
+                dropped_lines = budget.dropped_lines,
+                dropped_bytes = budget.dropped_bytes,
+                "the call's log budget ({} lines, {}) was used up: {} more lines ({}) were not written to the server log; raise `{}.log_lines` or `{}.log_bytes` in {} to keep them",
+                limits.log_lines,
+                bytes(limits.log_bytes),
+                budget.dropped_lines,
+                bytes(budget.dropped_bytes),
+                self.policy.section,
+                self.policy.section,
+                self.policy.config_file,
+            );
+        }
     }
 
     /// Where the call's reports and requests to the client go.
@@ -216,7 +259,9 @@ impl host::Host for CallState {
         let level = LogLevel::from(level);
         let message = clip(message);
         let (plugin, tool) = (&*self.plugin, &*self.tool);
+        let logged = self.log_budget.admit(message.len());
         match level {
+            _ if !logged => {}
             LogLevel::Debug => tracing::debug!(target: "guest", plugin, tool, "{message}"),
             LogLevel::Info | LogLevel::Notice => {
                 tracing::info!(target: "guest", plugin, tool, %level, "{message}")
@@ -233,13 +278,22 @@ impl host::Host for CallState {
         total: Option<f64>,
         message: Option<String>,
     ) {
+        // A debug line is about 100 bytes; what counts is that it is a line.
+        const LINE: usize = 100;
         if !progress.is_finite() || self.last_progress.is_some_and(|last| progress <= last) {
-            tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, "dropped a progress report that did not increase");
+            if self.log_budget.admit(LINE) {
+                tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, "dropped a progress report that did not increase");
+            }
             return;
         }
         self.last_progress = Some(progress);
         let total = total.filter(|t| t.is_finite());
-        tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, ?total, "progress");
+        if self
+            .log_budget
+            .admit(LINE + message.as_ref().map_or(0, String::len))
+        {
+            tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, ?total, "progress");
+        }
         self.events.progress(
             &self.plugin,
             &self.tool,

@@ -1,6 +1,6 @@
 //! Tool definitions' validity rules: MCP tool names and JSON Schemas.
 
-use jsonschema::Validator;
+use jsonschema::{PatternOptions, Validator};
 use serde_json::{Map, Value};
 
 /// The longest tool name MCP allows.
@@ -43,12 +43,33 @@ pub fn plugin_prefix(stem: &str) -> String {
         .collect()
 }
 
+/// The most backtracking steps one match of a `pattern` (or
+/// `patternProperties` key) may take; a match that needs more fails, and the
+/// value is reported as not matching. fancy-regex's default is 1,000,000, about
+/// 150 ms of host CPU for one string of a hostile pattern; this keeps one
+/// string's worst case near 1.5 ms. Patterns without look-around or
+/// back-references run on the linear-time `regex` engine and never backtrack.
+pub const BACKTRACK_LIMIT: usize = 10_000;
+
+/// The largest compiled form of one regular expression, in bytes (the
+/// `regex` crate's default is 10 MiB): a plugin's patterns cost the host
+/// memory for as long as it is loaded.
+pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// The largest instance (serialized, in bytes) of a schema without regular
+/// expressions that is checked on the caller's thread; larger ones, and any
+/// instance of a schema with `pattern` or `patternProperties`, are checked
+/// off the async workers (see [`super::offload`]).
+pub const QUICK_CHECK_BYTES: usize = 16 * 1024;
+
 /// A parsed and compiled JSON Schema.
 #[derive(Debug)]
 pub struct Schema {
     /// The schema as the plugin gave it.
     pub json: Map<String, Value>,
     validator: Validator,
+    /// Whether it matches regular expressions anywhere.
+    has_patterns: bool,
 }
 
 impl Schema {
@@ -72,16 +93,31 @@ impl Schema {
         let as_value = Value::Object(json);
         // jsonschema checks the schema against its meta-schema while
         // compiling; guard against a panic on hostile input all the same.
-        let compiled = std::panic::catch_unwind(|| jsonschema::validator_for(&as_value))
-            .map_err(|_| format!("the {what} could not be compiled"))?
-            .map_err(|e| format!("the {what} is not a valid JSON Schema: {e}"))?;
+        let compiled = std::panic::catch_unwind(|| {
+            jsonschema::options()
+                .with_pattern_options(
+                    PatternOptions::fancy_regex()
+                        .backtrack_limit(BACKTRACK_LIMIT)
+                        .size_limit(REGEX_SIZE_LIMIT),
+                )
+                .build(&as_value)
+        })
+        .map_err(|_| format!("the {what} could not be compiled"))?
+        .map_err(|e| format!("the {what} is not a valid JSON Schema: {e}"))?;
         let Value::Object(json) = as_value else {
             unreachable!("checked to be an object above")
         };
         Ok(Schema {
+            has_patterns: has_patterns(&json),
             json,
             validator: compiled,
         })
+    }
+
+    /// Whether checking an instance of `len` serialized bytes is certainly
+    /// quick: a small instance and no regular expressions.
+    pub fn is_quick_to_check(&self, len: usize) -> bool {
+        !self.has_patterns && len <= QUICK_CHECK_BYTES
     }
 
     /// Every way `instance` breaks the schema, each as `at PATH: problem`
@@ -99,6 +135,29 @@ impl Schema {
             })
             .collect()
     }
+}
+
+/// Whether a schema uses regular expressions (`pattern` or
+/// `patternProperties`) anywhere, without recursing (a schema may be nested
+/// deeper than the stack allows).
+fn has_patterns(schema: &Map<String, Value>) -> bool {
+    let mut stack: Vec<&Value> = schema.values().collect();
+    if schema.contains_key("pattern") || schema.contains_key("patternProperties") {
+        return true;
+    }
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.contains_key("pattern") || map.contains_key("patternProperties") {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -140,6 +199,22 @@ mod tests {
     }
 
     #[test]
+    fn a_match_past_the_backtracking_limit_is_a_violation() {
+        let s = Schema::compile_object(
+            "input schema",
+            r#"{"type":"object","properties":{"w":{"type":"string","pattern":"^(?:(?=a)a|(?=a)aa)+b$"}}}"#,
+        )
+        .unwrap();
+        assert!(s.violations(&json!({"w": "aab"})).is_empty());
+        let v = s.violations(&json!({"w": "a".repeat(64)}));
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(
+            v[0].starts_with("at /w:") && v[0].contains("backtrack"),
+            "{v:?}"
+        );
+    }
+
+    #[test]
     fn bad_schemas_are_refused_with_a_reason() {
         for (text, needle) in [
             ("{", "not valid JSON"),
@@ -157,6 +232,21 @@ mod tests {
         ] {
             let e = Schema::compile_object("input schema", text).unwrap_err();
             assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn schemas_with_regular_expressions_are_never_checked_inline() {
+        let plain = Schema::compile_object("s", r#"{"type":"object"}"#).unwrap();
+        assert!(plain.is_quick_to_check(QUICK_CHECK_BYTES));
+        assert!(!plain.is_quick_to_check(QUICK_CHECK_BYTES + 1));
+        for text in [
+            r#"{"type":"object","properties":{"a":{"type":"string","pattern":"^a"}}}"#,
+            r#"{"type":"object","patternProperties":{"^x":{}}}"#,
+            r#"{"type":"object","anyOf":[{"prefixItems":[{"pattern":"b"}]}]}"#,
+        ] {
+            let s = Schema::compile_object("s", text).unwrap();
+            assert!(!s.is_quick_to_check(2), "{text}");
         }
     }
 

@@ -192,6 +192,36 @@ impl Server {
         }
     }
 
+    /// Waits for the response to request `id`, passing every notification
+    /// before it to `seen` instead of keeping it (for floods too large to
+    /// keep), and returns the response.
+    pub fn stream_until_response(&mut self, id: i64, mut seen: impl FnMut(&Value)) -> Value {
+        loop {
+            let line = match self.lines.recv_timeout(PATIENCE) {
+                Ok(line) => line,
+                Err(e) => panic!("no response to {id} ({e:?})\nstderr:\n{}", self.stderr()),
+            };
+            let msg: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e})"));
+            if msg.get("id").is_some()
+                && (msg.get("result").is_some() || msg.get("error").is_some())
+            {
+                assert_eq!(msg["id"], json!(id), "response to an unexpected id: {msg}");
+                return msg;
+            }
+            seen(&msg);
+        }
+    }
+
+    /// The most memory the server process has had resident so far (Linux's
+    /// `VmHWM`), in bytes.
+    pub fn peak_rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kib * 1024
+    }
+
     /// Sends a request and waits for its response (the whole message).
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.send_request(method, params);

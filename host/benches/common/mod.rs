@@ -1,0 +1,168 @@
+//! What the HTTP benchmarks share: the real binary serving over
+//! Streamable HTTP, and a client session over one keep-alive connection.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// A server under test and its URL.
+pub struct Server {
+    child: Child,
+    /// The MCP endpoint.
+    pub url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A figure from `/proc/PID/status`, such as `VmHWM` (peak resident
+    /// memory) or `VmRSS`, in bytes.
+    pub fn memory(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
+        let line = status
+            .lines()
+            .find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))
+            .unwrap();
+        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kib * 1024
+    }
+}
+
+/// Starts `serve --http 127.0.0.1:0` on copies of `plugins` under `policy`
+/// (the text of a policy file), with `extra` arguments, and waits until it
+/// listens.
+pub fn start(dir: &Path, plugins: &[&str], policy: &str, extra: &[&str]) -> Server {
+    let config = dir.join("bench.toml");
+    std::fs::write(&config, policy).unwrap();
+    let plugin_dir = dir.join("plugins");
+    std::fs::create_dir_all(&plugin_dir).unwrap();
+    for plugin in plugins {
+        let path = Path::new(plugin);
+        std::fs::copy(path, plugin_dir.join(path.file_name().unwrap())).unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"))
+        .args([
+            "serve",
+            "--log",
+            "info",
+            "--no-watch",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .arg("--config")
+        .arg(&config)
+        .arg("--plugins")
+        .arg(&plugin_dir)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "server exited");
+        if let Some(at) = line.find("listening on ") {
+            break line[at + 13..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .to_string();
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut sink = String::new();
+        while stderr.read_line(&mut sink).map(|n| n > 0).unwrap_or(false) {
+            sink.clear();
+        }
+    });
+    Server { child, url }
+}
+
+/// One client: an MCP session over its own keep-alive connection.
+pub struct Session {
+    agent: ureq::Agent,
+    url: String,
+    id: Option<String>,
+    next: i64,
+}
+
+impl Session {
+    /// Opens a session: `initialize`, then `notifications/initialized`.
+    pub fn open(url: &str) -> Session {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(600)))
+            .build()
+            .new_agent();
+        let mut s = Session {
+            agent,
+            url: url.into(),
+            id: None,
+            next: 0,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "bench", "version": "0"}}),
+        );
+        s.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        s
+    }
+
+    /// Posts one message and reads the whole response body.
+    pub fn post(&mut self, body: &Value) -> String {
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(id) = &self.id {
+            request = request.header("Mcp-Session-Id", id);
+        }
+        let mut response = request.send(body.to_string()).unwrap();
+        if let Some(id) = response.headers().get("mcp-session-id") {
+            self.id = Some(id.to_str().unwrap().to_string());
+        }
+        response
+            .body_mut()
+            .with_config()
+            .limit(u64::MAX)
+            .read_to_string()
+            .unwrap()
+    }
+
+    /// Sends a request and returns the response body; a JSON-RPC error or
+    /// an `isError` result panics.
+    pub fn request(&mut self, method: &str, params: Value) -> String {
+        let body = self.request_any(method, params);
+        assert!(
+            body.contains("\"result\"") && !body.contains("\"isError\":true"),
+            "{method} failed: {}",
+            &body[..body.len().min(2000)]
+        );
+        body
+    }
+
+    /// Sends a request and returns the response body, whatever it says.
+    pub fn request_any(&mut self, method: &str, params: Value) -> String {
+        self.next += 1;
+        self.post(&json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params}))
+    }
+}

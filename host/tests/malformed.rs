@@ -31,6 +31,10 @@ enum Outcome {
     /// Nothing: a notification or a response gets no answer (`202` over
     /// HTTP).
     Silent,
+    /// A response (or error) from the client: no answer over stdio and in
+    /// an HTTP session (`202`); stateless HTTP, where the server sends no
+    /// requests, refuses it (`400`, `-32600`, no id).
+    Response,
     /// A notification the server cannot read: no answer over stdio (JSON-RPC
     /// answers no notification); over HTTP, `400` with this error code and
     /// no id.
@@ -343,12 +347,12 @@ fn cases() -> Vec<Case> {
         case(
             "a response nobody asked for",
             &format!(r#"{{"jsonrpc":"2.0","id":{ID},"result":{{}}}}"#),
-            Outcome::Silent,
+            Outcome::Response,
         ),
         case(
             "an error nobody asked for",
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#,
-            Outcome::Silent,
+            Outcome::Response,
         ),
     ];
     // Sizes: above rmcp's own 16 MiB line limit but within the host's, and
@@ -438,7 +442,7 @@ fn every_malformed_line_over_stdio_gets_its_answer_and_the_session_goes_on() {
             }
         }
         match case.outcome {
-            Outcome::Silent | Outcome::RefusedNotification { .. } => {
+            Outcome::Silent | Outcome::Response | Outcome::RefusedNotification { .. } => {
                 assert!(answers.is_empty(), "{}: {answers:?}", case.name)
             }
             Outcome::Error { code, echoes, .. } => {
@@ -549,7 +553,11 @@ fn http_matrix(stateless: bool) {
     for case in cases() {
         let reply = post(&server.url, session, &case.bytes);
         match case.outcome {
-            Outcome::Silent => {
+            Outcome::Response if stateless => {
+                assert_eq!(reply.status, 400, "{}: {}", case.name, reply.body);
+                assert_error(&case, &reply.messages[0], INVALID, false);
+            }
+            Outcome::Silent | Outcome::Response => {
                 assert_eq!(reply.status, 202, "{}: {}", case.name, reply.body);
                 assert!(reply.messages.is_empty(), "{}: {}", case.name, reply.body);
             }

@@ -94,6 +94,10 @@ fn cases() -> Vec<Case> {
         bytes.extend_from_slice(suffix.as_bytes());
         bytes
     };
+    let bad_id = |name, id: &str| {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        case(name, &text, ours(INVALID, false))
+    };
     let head = format!(r#"{{"jsonrpc":"2.0","id":{ID},"method":"vendor/x","params":{{"s":""#);
     let mut v = vec![
         // Not JSON.
@@ -212,36 +216,12 @@ fn cases() -> Vec<Case> {
             &format!(r#"{{"id":{ID},"method":"ping"}}"#),
             ours(INVALID, true),
         ),
-        case(
-            "a null id",
-            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "a fractional id",
-            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "a boolean id",
-            r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "an array id",
-            r#"{"jsonrpc":"2.0","id":[77],"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "an object id",
-            r#"{"jsonrpc":"2.0","id":{"n":77},"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "an id beyond 64 bits",
-            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
+        bad_id("a null id", "null"),
+        bad_id("a fractional id", "1.5"),
+        bad_id("a boolean id", "true"),
+        bad_id("an array id", "[77]"),
+        bad_id("an object id", r#"{"n":77}"#),
+        bad_id("an id beyond 64 bits", "18446744073709551616"),
         case(
             "a method that is a number",
             &format!(r#"{{"jsonrpc":"2.0","id":{ID},"method":7}}"#),
@@ -329,6 +309,11 @@ fn cases() -> Vec<Case> {
             ours(PARAMS, true),
         ),
         // Well formed, handled by the server itself.
+        case(
+            "an unknown method with array params",
+            &request("vendor/unknown", "[1]"),
+            ours(-32601, true),
+        ),
         case(
             "an unknown method",
             &request("vendor/unknown", "{}"),
@@ -486,16 +471,7 @@ fn post(url: &str, session: Option<&str>, body: &[u8]) -> Reply {
         .limit(u64::MAX)
         .read_to_string()
         .unwrap_or_default();
-    let messages = if body.trim_start().starts_with('{') {
-        vec![serde_json::from_str(&body).unwrap()]
-    } else {
-        body.lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .map(|d| serde_json::from_str(d).unwrap())
-            .collect()
-    };
+    let messages = common::json_rpc_messages(&body);
     let body = session_header.map_or(body.clone(), |s| format!("session={s}\n{body}"));
     Reply {
         status,

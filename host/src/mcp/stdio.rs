@@ -46,6 +46,7 @@ pub enum StdioError {
 
 /// A line for stdout: a message of rmcp's or the filter's answer to a line.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // nearly every line is rmcp's: boxing it would allocate for each
 enum Outgoing {
     Rmcp(ServerJsonRpcMessage),
     Refused(Rejection),

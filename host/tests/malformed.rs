@@ -733,3 +733,41 @@ fn delete_of_an_unknown_session_is_not_found_like_get_and_post() {
     assert_eq!(delete(&session), 404, "a closed session is unknown");
     assert_eq!(post(&server.url, Some(&session), ping).status, 404);
 }
+
+#[test]
+fn in_stateless_mode_the_same_id_in_flight_twice_is_served_twice() {
+    // Each stateless POST has a server of its own, so ids cannot collide.
+    let (_dir, plugins, config) = common::plugins_with_policy(
+        &[test_artifacts::HOSTILE],
+        "[plugins.hostile]\ntimeout = \"5s\"\nfuel = 1_000_000_000_000_000\n",
+    );
+    let server = HttpServer::start(
+        &plugins,
+        &["--no-watch", "--stateless", "--config", &config],
+    );
+    let spinning = {
+        let url = server.url.clone();
+        std::thread::spawn(move || {
+            post(
+                &url,
+                None,
+                br#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"spin","arguments":{}}}"#,
+            )
+        })
+    };
+    server.wait_for_stderr("running: got a slot");
+    let again = post(
+        &server.url,
+        None,
+        br#"{"jsonrpc":"2.0","id":41,"method":"ping"}"#,
+    );
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.messages[0]["result"], json!({}), "{}", again.body);
+    let first = spinning.join().unwrap();
+    assert_eq!(first.status, 200, "{}", first.body);
+    let answer = first.messages.iter().find(|m| m["id"] == 41).unwrap();
+    assert_eq!(
+        answer["result"]["isError"], true,
+        "the deadline stops it: {answer}"
+    );
+}

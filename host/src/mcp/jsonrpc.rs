@@ -5,10 +5,12 @@
 //!
 //! rmcp drops some messages without an answer (text that is not JSON, invalid
 //! UTF-8, lone surrogates, nesting deeper than the parser allows, a shape it
-//! does not know) and turns a request for a known MCP method whose `params`
-//! do not fit into a custom request, which it answers with `-32601 Method
-//! not found`. [`check`] finds all of these first, and names the request's
-//! `id` in the answer whenever the id can be read.
+//! does not know, `params` that are not an object) and turns a request for a
+//! known MCP method whose `params` do not fit into a custom request, which
+//! it answers with `-32601 Method not found`, or drops optional `params`
+//! that do not fit (a `tools/list` cursor that is not a string). [`check`]
+//! finds all of these first, and names the request's `id` in the answer
+//! whenever the id can be read.
 
 #[allow(deprecated)]
 // rmcp deprecates logging and resources/subscribe; clients still send them
@@ -98,7 +100,9 @@ impl Rejection {
 ///   rmcp knows is never its custom request.
 /// - `Err(rejection)`: the error to answer with. Its `id` is the message's
 ///   top-level `id` whenever that is a string or an integer (as rmcp reads
-///   ids), even when the message fails later; otherwise it is `None`.
+///   ids) and the text after it was read, even when the message fails later;
+///   otherwise it is `None`. A notification rmcp cannot read is refused with
+///   [`Rejection::notification`] set: JSON-RPC answers no notification.
 ///
 /// The codes: [`PARSE_ERROR`] for bytes that are not one JSON text (syntax,
 /// invalid UTF-8 anywhere, lone surrogate escapes, nesting deeper than 128,
@@ -107,7 +111,9 @@ impl Rejection {
 /// unknown combination of members); [`INVALID_PARAMS`] for a request for a
 /// known method whose `params` do not have that method's shape (such as a
 /// `tools/call` without a `name`, or a `tools/list` cursor that is not a
-/// string).
+/// string), and for a notification whose `params` rmcp cannot read;
+/// [`METHOD_NOT_FOUND`] for a request for another method whose `params`
+/// rmcp cannot read (rmcp answers it itself when it can).
 ///
 /// The first pass reads the bytes once without building a tree (strings are
 /// validated, nesting is bounded); only a message that passes it is handed

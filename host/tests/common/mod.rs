@@ -119,9 +119,15 @@ impl Server {
 
     /// Writes one raw line.
     pub fn send_line(&mut self, line: &str) {
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        self.send_raw(&bytes);
+    }
+
+    /// Writes raw bytes, which need not be text (nor end a line).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
+        stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
     }
 
@@ -398,6 +404,20 @@ pub fn plugins_with_policy(files: &[&str], policy: &str) -> (tempfile::TempDir, 
     std::fs::write(&config, policy).unwrap();
     let config = config.to_str().unwrap().to_string();
     (dir, plugins, config)
+}
+
+/// The JSON-RPC messages of an HTTP response body: a JSON body, or the
+/// `data:` lines of an SSE stream.
+pub fn json_rpc_messages(body: &str) -> Vec<Value> {
+    if body.trim_start().starts_with('{') {
+        return vec![serde_json::from_str(body).unwrap()];
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
 }
 
 /// A server running `serve --http 127.0.0.1:0` (HTTP instead of stdio): the

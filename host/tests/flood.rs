@@ -168,3 +168,44 @@ fn a_call_holds_at_most_its_share_of_host_handles() {
     let resp = s.call_ok("flood_handles", json!({"count": 500}));
     assert_eq!(common::text(&resp), "500");
 }
+
+#[test]
+fn a_client_that_sends_without_reading_gets_an_error_past_the_in_flight_limit() {
+    let policy = "[plugins.hostile]\ntimeout = \"3s\"\nrate_limit = 0\n";
+    let (_dir, plugins, config) = plugins_with_policy(&[test_artifacts::HOSTILE], policy);
+    let mut s = Server::initialized(&plugins, &["--config", &config], R4);
+    let limit = 256; // mcp::stdio::MAX_IN_FLIGHT
+    let calls: Vec<i64> = (0..limit + 4)
+        .map(|_| {
+            s.send_request(
+                "tools/call",
+                json!({"name": "sleep_forever", "arguments": {}}),
+            )
+        })
+        .collect();
+    let ping = s.send_request("ping", json!({}));
+    // The four past the limit are refused at once, before any call ends;
+    // ping is still served.
+    let mut refused = Vec::new();
+    while refused.len() < 4 || !refused.contains(&json!(ping)) {
+        let answer = s.recv();
+        if answer["id"] == json!(ping) {
+            assert_eq!(answer["result"], json!({}), "{answer}");
+            refused.push(answer["id"].clone());
+            continue;
+        }
+        assert_eq!(answer["error"]["code"], -32000, "{answer}");
+        assert!(
+            calls[limit..].iter().any(|&id| answer["id"] == json!(id)),
+            "{answer}"
+        );
+        refused.push(answer["id"].clone());
+    }
+    // Every admitted call ends (by its deadline), and then there is room again.
+    for _ in 0..limit {
+        let answer = s.recv();
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+    }
+    let resp = s.call("ok", json!({}));
+    assert_eq!(resp["result"]["isError"], false, "{resp}");
+}

@@ -12,12 +12,15 @@
 //! complete protocol messages. The server stops when stdin reaches end of
 //! file.
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use rmcp::ServiceExt;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion,
-    ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta, JsonRpcMessage,
+    ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
@@ -28,6 +31,72 @@ use super::jsonrpc::{self, Rejection};
 /// discarded and answered with an error ([`jsonrpc::MAX_MESSAGE_BYTES`], the
 /// same limit as for an HTTP body).
 pub const MAX_LINE: usize = jsonrpc::MAX_MESSAGE_BYTES;
+
+/// Requests of one stdio session that may wait for their responses at once;
+/// a request past it is answered at once with JSON-RPC error `-32000`
+/// (`ping` is always served), so a client that sends without reading cannot
+/// make the host hold an unbounded number of calls and their arguments.
+pub const MAX_IN_FLIGHT: usize = 256;
+
+/// The error code of a request refused because too many are in flight.
+const TOO_MANY_IN_FLIGHT: i32 = -32000;
+
+/// The ids of a session's requests that have no response yet.
+#[derive(Debug, Clone, Default)]
+struct InFlight(Arc<Mutex<HashSet<RequestId>>>);
+
+impl InFlight {
+    fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Notes that `message` (on its way to rmcp) awaits a response, or says
+    /// why it must be refused.
+    fn admit(&self, message: &ClientJsonRpcMessage) -> Result<(), Rejection> {
+        match message {
+            JsonRpcMessage::Request(request)
+                if !matches!(request.request, ClientRequest::PingRequest(_)) =>
+            {
+                let mut ids = self.ids();
+                if ids.len() >= MAX_IN_FLIGHT && !ids.contains(&request.id) {
+                    return Err(Rejection::new(
+                        TOO_MANY_IN_FLIGHT,
+                        format!(
+                            "too many requests in flight: {MAX_IN_FLIGHT} are waiting for their responses; wait for some before sending more"
+                        ),
+                        Some(request.id.clone()),
+                    ));
+                }
+                ids.insert(request.id.clone());
+            }
+            JsonRpcMessage::Notification(n) => {
+                if let ClientNotification::CancelledNotification(c) = &n.notification
+                    && let Some(id) = &c.params.request_id
+                {
+                    // rmcp sends no response to a cancelled request.
+                    self.ids().remove(id);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Notes that `message` (from rmcp) answers a request.
+    fn answered(&self, message: &ServerJsonRpcMessage) {
+        match message {
+            JsonRpcMessage::Response(r) => {
+                self.ids().remove(&r.id);
+            }
+            JsonRpcMessage::Error(e) => {
+                if let Some(id) = &e.id {
+                    self.ids().remove(id);
+                }
+            }
+            _ => {}
+        }
+    }
+}
 
 /// How many messages wait between the filter, rmcp and the writer before the
 /// sender waits: stdout's pace holds rmcp back, and rmcp's holds stdin back.
@@ -68,12 +137,14 @@ where
     let lifecycle =
         Lifecycle::new(rmcp::ServerHandler::supported_protocol_versions(&server).into_owned());
 
-    let writer = tokio::spawn(write_output(out_rx, output));
+    let in_flight = InFlight::default();
+    let writer = tokio::spawn(write_output(out_rx, output, in_flight.clone()));
     let reader = tokio::spawn(filter_input(
         BufReader::new(input),
         to_rmcp,
         out.clone(),
         lifecycle,
+        in_flight,
     ));
     let rmcp_out =
         out.with(|m| futures::future::ready(Ok::<_, mpsc::SendError>(Outgoing::Rmcp(m))));
@@ -103,12 +174,16 @@ where
 async fn write_output<W: AsyncWrite + Unpin>(
     mut messages: mpsc::Receiver<Outgoing>,
     mut output: W,
+    in_flight: InFlight,
 ) -> std::io::Result<()> {
     let mut line = Vec::new();
     while let Some(message) = messages.next().await {
         line.clear();
         let written = match &message {
-            Outgoing::Rmcp(m) => serde_json::to_writer(&mut line, m),
+            Outgoing::Rmcp(m) => {
+                in_flight.answered(m);
+                serde_json::to_writer(&mut line, m)
+            }
             Outgoing::Refused(r) => serde_json::to_writer(&mut line, &r.to_json()),
         };
         if let Err(e) = written {
@@ -129,6 +204,7 @@ async fn filter_input<R: AsyncBufRead + Unpin>(
     mut to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
     mut out: mpsc::Sender<Outgoing>,
     mut lifecycle: Lifecycle,
+    in_flight: InFlight,
 ) {
     let mut line = Vec::new();
     loop {
@@ -157,10 +233,14 @@ async fn filter_input<R: AsyncBufRead + Unpin>(
                 }
                 match jsonrpc::check(text) {
                     Ok(message) => {
-                        if lifecycle.admits(&message) && to_rmcp.send(message).await.is_err() {
-                            break;
+                        if !lifecycle.admits(&message) {
+                            continue;
                         }
-                        continue;
+                        match in_flight.admit(&message) {
+                            Ok(()) if to_rmcp.send(message).await.is_err() => break,
+                            Ok(()) => continue,
+                            Err(refused) => refused,
+                        }
                     }
                     Err(rejection) => rejection,
                 }
@@ -290,6 +370,45 @@ async fn read_line_bounded<R: AsyncBufRead + Unpin>(
 mod tests {
     use super::*;
 
+    fn parsed(text: &str) -> ClientJsonRpcMessage {
+        jsonrpc::check(text.as_bytes()).unwrap()
+    }
+
+    fn call(id: usize) -> ClientJsonRpcMessage {
+        parsed(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t"}}}}"#
+        ))
+    }
+
+    #[test]
+    fn requests_past_the_in_flight_limit_are_refused_until_some_are_answered() {
+        let in_flight = InFlight::default();
+        for id in 0..MAX_IN_FLIGHT {
+            assert!(in_flight.admit(&call(id)).is_ok());
+        }
+        let refused = in_flight.admit(&call(MAX_IN_FLIGHT)).unwrap_err();
+        assert_eq!(refused.code, TOO_MANY_IN_FLIGHT);
+        assert_eq!(refused.id, Some(RequestId::Number(MAX_IN_FLIGHT as i64)));
+        // Ping and notifications always pass.
+        assert!(
+            in_flight
+                .admit(&parsed(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#))
+                .is_ok()
+        );
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#;
+        assert!(in_flight.admit(&parsed(note)).is_ok());
+        // A response frees its id; so does a cancellation (rmcp answers none).
+        let answer: ServerJsonRpcMessage =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap();
+        in_flight.answered(&answer);
+        assert!(in_flight.admit(&call(MAX_IN_FLIGHT)).is_ok());
+        assert!(in_flight.admit(&call(MAX_IN_FLIGHT + 1)).is_err());
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#;
+        assert!(in_flight.admit(&parsed(cancel)).is_ok());
+        assert!(in_flight.admit(&call(MAX_IN_FLIGHT + 1)).is_ok());
+    }
+
     async fn read_all(data: &[u8], limit: usize) -> Vec<(Vec<u8>, bool)> {
         let mut r = BufReader::with_capacity(4, data);
         let mut lines = Vec::new();
@@ -382,7 +501,9 @@ mod tests {
             .unwrap();
         drop(tx);
         let mut written = Vec::new();
-        write_output(rx, &mut written).await.unwrap();
+        write_output(rx, &mut written, InFlight::default())
+            .await
+            .unwrap();
         let lines: Vec<&[u8]> = written.split(|&b| b == b'\n').collect();
         assert_eq!(lines.len(), 3, "two lines and the empty rest");
         for line in &lines[..2] {

@@ -38,6 +38,14 @@ pub struct Limits {
     pub rate_limit_per_minute: u32,
     /// Write each call's arguments into the audit log line.
     pub audit_arguments: bool,
+    /// The most tools a plugin may list.
+    pub max_tools: u32,
+    /// The largest input or output schema a tool may declare, in bytes of
+    /// its JSON text.
+    pub max_schema_bytes: u64,
+    /// The most bytes a plugin's whole tool list may hold: names, titles,
+    /// descriptions and schemas together.
+    pub max_tool_list_bytes: u64,
 }
 
 impl Default for Limits {
@@ -55,6 +63,14 @@ impl Default for Limits {
             max_result_bytes: 8 << 20,
             rate_limit_per_minute: 1200,
             audit_arguments: false,
+            // Real plugins list tens to a few hundred tools whose schemas
+            // are a few KiB. Compiling a schema costs up to about 70 times
+            // its JSON text in host memory, so these bounds keep a plugin's
+            // compiled tool list under about 280 MiB in the worst case and a
+            // few MiB for real plugins.
+            max_tools: 1000,
+            max_schema_bytes: 64 << 10,
+            max_tool_list_bytes: 4 << 20,
         }
     }
 }
@@ -80,6 +96,14 @@ pub struct Policy {
     pub section: String,
     /// The policy file, for the same messages.
     pub config_file: String,
+}
+
+impl Policy {
+    /// Where a user raises the limit `key` for this plugin:
+    /// ``raise `plugins.NAME.key` in FILE``.
+    pub fn raise_hint(&self, key: &str) -> String {
+        format!("raise `{}.{key}` in {}", self.section, self.config_file)
+    }
 }
 
 /// Gives each plugin its policy. The configuration layer implements it.

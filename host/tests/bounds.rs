@@ -72,7 +72,7 @@ fn a_plugin_over_a_tool_list_bound_is_refused_naming_the_key_while_the_others_se
         ),
         (
             "biglist",
-            "its tool list (names, titles, descriptions and schemas) is 4.0 MiB or more, over the limit of 4 MiB (raise `plugins.biglist.max_tool_list_size` in "
+            "its tool list (names, titles, descriptions and schemas) is 4.0 MiB, over the limit of 4 MiB (raise `plugins.biglist.max_tool_list_size` in "
                 .to_string(),
         ),
     ] {
@@ -108,9 +108,9 @@ fn raising_a_bound_in_the_policy_lets_the_plugin_load() {
         );
     let (_dir, plugins, config) = toolbombs(&PLUGINS, &raised);
     let mut s = Server::initialized(&plugins, &["--config", &config], R4);
-    // Every copy exports `tool_0`…, so each is offered as `<plugin>.tool_N`.
+    // A name more than one copy exports is offered as `<plugin>.tool_N`.
     for (tool, answer) in [
-        ("toomany.tool_1000", "tool_1000"),
+        ("tool_1000", "tool_1000"),
         ("bigschema.tool_0", "tool_0"),
         ("biglist.tool_99", "tool_99"),
         ("fits.tool_999", "tool_999"),
@@ -299,8 +299,9 @@ fn a_guest_s_error_message_is_clipped_whatever_its_kind() {
         assert!(message.contains("éé… ("), "{}", &message[..100]);
         if kind == "denied" {
             assert!(
-                message.ends_with(&format!("(in {config})")),
-                "the hint survives"
+                message.ends_with(&format!("(in {config}))")),
+                "the policy hint follows the clipped message: {}",
+                &message[message.len() - 300..]
             );
         } else {
             assert!(message.ends_with(" bytes cut)"), "{kind}");
@@ -309,7 +310,9 @@ fn a_guest_s_error_message_is_clipped_whatever_its_kind() {
     let message = s.call_err("panic", json!({"bytes": 60_000}));
     assert!(message.starts_with("plugin \"bloat\" panicked in tool \"panic\": ppp"));
     assert_clipped(&message);
-    // The server's log line for the failure is clipped too.
-    let longest = s.stderr().lines().map(str::len).max().unwrap();
-    assert!(longest < 20 * 1024, "a log line of {longest} bytes");
+    // The server's log line for the failure is clipped too. (The guest's
+    // stderr, logged line by line, is held by the capture limit.)
+    let stderr = s.stderr();
+    let failure = line_with(&stderr, "panicked in tool \"panic\"");
+    assert!(failure.len() < 20 * 1024, "{} bytes", failure.len());
 }

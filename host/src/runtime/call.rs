@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use wasmtime::component::{ComponentExportIndex, InstancePre, WasmList};
 use wasmtime::{Store, Trap, UpdateDeadline};
 
 use super::bindings::{Plugin as Bindings, PluginPre, types as wit};
@@ -121,57 +120,18 @@ async fn run<R>(
     .await
 }
 
-/// What [`list_tools`] tells its caller as it reads the tool list out of
-/// the guest's memory, so that the caller can stop it.
-#[derive(Debug)]
-pub enum Listed<'a> {
-    /// How many tools the list holds; none of them has been copied yet.
-    Count(usize),
-    /// One definition, just copied.
-    Tool(&'a wit::ToolDefinition),
-}
-
-/// The `list-tools` export of the component.
-fn list_tools_export(pre: &InstancePre<CallState>) -> wasmtime::Result<ComponentExportIndex> {
-    let component = pre.component();
-    let interface = format!("mcp-wasm-host:plugin/tools@{}", super::WIT_VERSION);
-    let tools = component
-        .get_export_index(None, &interface)
-        .ok_or_else(|| wasmtime::format_err!("no exported instance named `{interface}`"))?;
-    component
-        .get_export_index(Some(&tools), "list-tools")
-        .ok_or_else(|| wasmtime::format_err!("`{interface}` does not export `list-tools`"))
-}
-
-/// Calls `list-tools` in a fresh instance, under the plugin's limits, and
-/// copies the list out of the guest's memory one definition at a time,
-/// after `admit` has accepted its length and each definition before the
-/// next. The first refusal stops the copy and is returned.
-pub async fn list_tools<E>(
-    target: &Target<'_>,
-    mut admit: impl FnMut(Listed<'_>) -> Result<(), E>,
-) -> Result<Result<Vec<wit::ToolDefinition>, E>, ToolFailure> {
+/// Calls `list-tools` in a fresh instance, under the plugin's limits.
+/// wasmtime copies the whole list out of the guest's memory before the host
+/// sees any of it, so what that copy may cost is bounded only by the
+/// plugin's memory limit.
+pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>, ToolFailure> {
     let deadline = Instant::now() + target.policy.limits.timeout;
     let mut store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
-    let pre = target.pre.instance_pre();
-    let result = within_deadline(deadline, async {
-        let export = list_tools_export(pre)?;
-        let instance = pre.instantiate_async(&mut store).await?;
-        let list_tools =
-            instance.get_typed_func::<(), (WasmList<wit::ToolDefinition>,)>(&mut store, &export)?;
-        let (list,) = list_tools.call_async(&mut store, ()).await?;
-        if let Err(refusal) = admit(Listed::Count(list.len())) {
-            return Ok(Err(refusal));
-        }
-        let mut defs = Vec::with_capacity(list.len());
-        for def in list.iter(&mut store)? {
-            let def = def?;
-            if let Err(refusal) = admit(Listed::Tool(&def)) {
-                return Ok(Err(refusal));
-            }
-            defs.push(def);
-        }
-        Ok(Ok(defs))
+    let result = run(&mut store, target.pre, async |store, instance| {
+        instance
+            .mcp_wasm_host_plugin_tools()
+            .call_list_tools(store)
+            .await
     })
     .await;
     finish(&store);

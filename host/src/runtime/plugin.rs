@@ -13,7 +13,7 @@ use wasmtime::component::{Component, Linker};
 
 use super::bindings::{PluginPre, types as wit};
 use super::cache::{CompileCache, Sha256Digest};
-use super::call::{self, Listed};
+use super::call;
 use super::error::{LoadError, clip};
 use super::output::ToolHints;
 use super::policy::{Policies, Policy, bytes, count};
@@ -259,9 +259,8 @@ fn compile_blocking(
 
 /// Links a compiled component against the host, checks it targets our
 /// world, and lists and validates its tools in a throwaway instance. The
-/// listing (copying the list out of the guest's memory, held to the
-/// policy's bounds as it goes) and the schema compilation run off the async
-/// workers.
+/// listing (wasmtime copies the whole list out of the guest's memory), the
+/// bounds check and the schema compilation run off the async workers.
 #[tracing::instrument(skip_all, fields(plugin = %name))]
 pub(crate) async fn instantiate(
     linker: &Linker<CallState>,
@@ -297,13 +296,13 @@ pub(crate) async fn instantiate(
                 policy: &policy,
                 env: &env,
             };
-            let mut bounds = ListBounds::new(&path, &policy);
             let defs = runtime
-                .block_on(call::list_tools(&target, |listed| bounds.admit(listed)))
+                .block_on(call::list_tools(&target))
                 .map_err(|failure| LoadError::ListTools {
                     path: path.clone(),
                     reason: failure.to_string(),
-                })??;
+                })?;
+            check_bounds(&path, &policy, &defs)?;
             validate(&path, defs)
         })
     };
@@ -347,48 +346,28 @@ fn definition_size(def: &wit::ToolDefinition) -> u64 {
 }
 
 /// Holds a plugin's tool list to its policy's bounds (`max_tools`,
-/// `max_schema_size`, `max_tool_list_size`) while it is copied out of the
-/// guest's memory, before any of it is parsed or compiled: the count before
-/// any definition is copied, each definition as it is. Compiling a schema
-/// costs many times its size in host memory.
-struct ListBounds<'a> {
-    path: &'a Path,
-    policy: &'a Policy,
-    /// The bytes of the definitions admitted so far.
-    total: u64,
-}
-
-impl<'a> ListBounds<'a> {
-    fn new(path: &'a Path, policy: &'a Policy) -> Self {
-        ListBounds {
-            path,
-            policy,
-            total: 0,
-        }
+/// `max_schema_size`, `max_tool_list_size`) before any of it is parsed or
+/// compiled: compiling a schema costs many times its size in host memory.
+fn check_bounds(
+    path: &Path,
+    policy: &Policy,
+    defs: &[wit::ToolDefinition],
+) -> Result<(), LoadError> {
+    let limits = &policy.limits;
+    let over = |key: &str, what: String, limit: String| LoadError::ToolListTooLarge {
+        path: path.to_owned(),
+        what,
+        limit,
+        hint: policy.raise_hint(key),
+    };
+    if defs.len() as u64 > u64::from(limits.max_tools) {
+        return Err(over(
+            "max_tools",
+            format!("it lists {} tools", count(defs.len() as u64)),
+            count(limits.max_tools.into()),
+        ));
     }
-
-    fn over(&self, key: &str, what: String, limit: String) -> LoadError {
-        LoadError::ToolListTooLarge {
-            path: self.path.to_owned(),
-            what,
-            limit,
-            hint: self.policy.raise_hint(key),
-        }
-    }
-
-    fn admit(&mut self, listed: Listed<'_>) -> Result<(), LoadError> {
-        let limits = &self.policy.limits;
-        let def = match listed {
-            Listed::Count(n) if n as u64 > u64::from(limits.max_tools) => {
-                return Err(self.over(
-                    "max_tools",
-                    format!("it lists {} tools", count(n as u64)),
-                    count(limits.max_tools.into()),
-                ));
-            }
-            Listed::Count(_) => return Ok(()),
-            Listed::Tool(def) => def,
-        };
+    for def in defs {
         let schemas = [
             ("input schema", Some(&def.input_schema)),
             ("output schema", def.output_schema.as_ref()),
@@ -397,7 +376,7 @@ impl<'a> ListBounds<'a> {
             if let Some(schema) = schema
                 && schema.len() as u64 > limits.max_schema_bytes
             {
-                return Err(self.over(
+                return Err(over(
                     "max_schema_size",
                     format!(
                         "tool {:?}: its {which} is {}",
@@ -408,19 +387,19 @@ impl<'a> ListBounds<'a> {
                 ));
             }
         }
-        self.total += definition_size(def);
-        if self.total > limits.max_tool_list_bytes {
-            return Err(self.over(
-                "max_tool_list_size",
-                format!(
-                    "its tool list (names, titles, descriptions and schemas) is {} or more",
-                    bytes(self.total)
-                ),
-                bytes(limits.max_tool_list_bytes),
-            ));
-        }
-        Ok(())
     }
+    let total: u64 = defs.iter().map(definition_size).sum();
+    if total > limits.max_tool_list_bytes {
+        return Err(over(
+            "max_tool_list_size",
+            format!(
+                "its tool list (names, titles, descriptions and schemas) is {}",
+                bytes(total)
+            ),
+            bytes(limits.max_tool_list_bytes),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks each definition (its name, unique in the plugin; its description;
@@ -502,18 +481,6 @@ mod tests {
 
     const SCHEMA: &str = r#"{"type":"object"}"#;
 
-    /// Admits `defs` as [`call::list_tools`] would: the count, then each.
-    fn check_bounds(
-        path: &Path,
-        policy: &Policy,
-        defs: &[wit::ToolDefinition],
-    ) -> Result<(), LoadError> {
-        let mut bounds = ListBounds::new(path, policy);
-        bounds.admit(Listed::Count(defs.len()))?;
-        defs.iter()
-            .try_for_each(|def| bounds.admit(Listed::Tool(def)))
-    }
-
     fn refusal(policy: &Policy, defs: &[wit::ToolDefinition]) -> String {
         let e = check_bounds(Path::new("plugins/p.wasm"), policy, defs).unwrap_err();
         assert!(matches!(e, LoadError::ToolListTooLarge { .. }), "{e:?}");
@@ -546,7 +513,7 @@ mod tests {
         assert!(check_bounds(Path::new("p.wasm"), &policy(3, 17, 102), &three).is_ok());
         assert_eq!(
             refusal(&policy(3, 17, 101), &three),
-            "plugins/p.wasm: its tool list (names, titles, descriptions and schemas) is 102 bytes or more, over the limit of 101 bytes (raise `plugins.p.max_tool_list_size` in /etc/mcp-wasm-host.toml)"
+            "plugins/p.wasm: its tool list (names, titles, descriptions and schemas) is 102 bytes, over the limit of 101 bytes (raise `plugins.p.max_tool_list_size` in /etc/mcp-wasm-host.toml)"
         );
     }
 

@@ -302,6 +302,10 @@ pub(crate) async fn instantiate(
                     path: path.clone(),
                     reason: failure.to_string(),
                 })?;
+            tracing::debug!(
+                tools = defs.len(),
+                "listed its tools; checking and compiling them"
+            );
             check_bounds(&path, &policy, &defs)?;
             validate(&path, defs)
         })

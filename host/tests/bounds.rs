@@ -37,7 +37,7 @@ env = { TOOLBOMB_TOOLS = "1001" }
 env = { TOOLBOMB_SCHEMA_BYTES = "65537" }
 
 [plugins.biglist]
-env = { TOOLBOMB_TOOLS = "100", TOOLBOMB_DESCRIPTION_BYTES = "42000" }
+env = { TOOLBOMB_TOOLS = "100", TOOLBOMB_DESCRIPTION_BYTES = "21000" }
 
 [plugins.fits]
 env = { TOOLBOMB_TOOLS = "1000", TOOLBOMB_SCHEMA_BYTES = "65536" }
@@ -72,7 +72,7 @@ fn a_plugin_over_a_tool_list_bound_is_refused_naming_the_key_while_the_others_se
         ),
         (
             "biglist",
-            "its tool list (names, titles, descriptions and schemas) is 4.0 MiB, over the limit of 4 MiB (raise `plugins.biglist.max_tool_list_size` in "
+            "its tool list (names, titles, descriptions and schemas) is 2.0 MiB, over the limit of 2 MiB (raise `plugins.biglist.max_tool_list_size` in "
                 .to_string(),
         ),
     ] {
@@ -104,7 +104,7 @@ fn raising_a_bound_in_the_policy_lets_the_plugin_load() {
         )
         .replace(
             "[plugins.biglist]\n",
-            "[plugins.biglist]\nmax_tool_list_size = \"5 MiB\"\n",
+            "[plugins.biglist]\nmax_tool_list_size = \"3 MiB\"\n",
         );
     let (_dir, plugins, config) = toolbombs(&PLUGINS, &raised);
     let mut s = Server::initialized(&plugins, &["--config", &config], R4);

@@ -506,7 +506,8 @@ mod tests {
             "plugins/p.wasm: tool \"t0\": its input schema is 17 bytes, over the limit of 16 bytes (raise `plugins.p.max_schema_size` in /etc/mcp-wasm-host.toml)"
         );
         let mut with_output = def("o", SCHEMA);
-        with_output.output_schema = Some(format!("{SCHEMA}{}", " ".repeat((2 << 20) - SCHEMA.len())));
+        with_output.output_schema =
+            Some(format!("{SCHEMA}{}", " ".repeat((2 << 20) - SCHEMA.len())));
         let line = refusal(&policy(3, 1 << 20, 64 << 20), &[with_output]);
         assert!(
             line.contains("its output schema is 2 MiB, over the limit of 1 MiB")

@@ -63,14 +63,14 @@ impl Default for Limits {
             max_result_bytes: 8 << 20,
             rate_limit_per_minute: 1200,
             audit_arguments: false,
-            // Real plugins list tens to a few hundred tools whose schemas
-            // are a few KiB. Compiling a schema costs up to about 70 times
-            // its JSON text in host memory, so these bounds keep a plugin's
-            // compiled tool list under about 280 MiB in the worst case and a
-            // few MiB for real plugins.
+            // A demanding plugin lists a few hundred tools whose schemas are
+            // a few KiB (300 tools with 2 KiB input and output schemas hold
+            // about 1.3 MiB). Compiling a schema costs up to about 65 times
+            // its JSON text in host memory (many small property schemas), so
+            // the worst tool list these bounds admit costs about 130 MiB.
             max_tools: 1000,
             max_schema_bytes: 64 << 10,
-            max_tool_list_bytes: 4 << 20,
+            max_tool_list_bytes: 2 << 20,
         }
     }
 }

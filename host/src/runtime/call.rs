@@ -93,18 +93,6 @@ fn stats(store: &Store<CallState>, fuel: u64) -> CallStats {
     }
 }
 
-/// Runs `work` until the deadline, cutting it off there even when the guest
-/// is blocked inside a host call.
-async fn within_deadline<R>(
-    deadline: Instant,
-    work: impl Future<Output = wasmtime::Result<R>>,
-) -> wasmtime::Result<R> {
-    match tokio::time::timeout_at(deadline.into(), work).await {
-        Ok(result) => result,
-        Err(_) => Err(wasmtime::Error::from(Trap::Interrupt)),
-    }
-}
-
 /// Runs `f` on a fresh instance under the store's limits, cut off at the
 /// deadline even when the guest is blocked inside a host call.
 async fn run<R>(
@@ -113,17 +101,20 @@ async fn run<R>(
     f: impl AsyncFnOnce(&mut Store<CallState>, Bindings) -> wasmtime::Result<R>,
 ) -> Result<R, wasmtime::Error> {
     let deadline = store.data().deadline;
-    within_deadline(deadline, async {
+    let work = async {
         let instance = pre.instantiate_async(&mut *store).await?;
         f(&mut *store, instance).await
-    })
-    .await
+    };
+    match tokio::time::timeout_at(deadline.into(), work).await {
+        Ok(result) => result,
+        Err(_) => Err(wasmtime::Error::from(Trap::Interrupt)),
+    }
 }
 
 /// Calls `list-tools` in a fresh instance, under the plugin's limits.
 /// wasmtime copies the whole list out of the guest's memory before the host
-/// sees any of it, so what that copy may cost is bounded only by the
-/// plugin's memory limit.
+/// sees any of it, so that copy is bounded by the plugin's memory limit
+/// (and fuel), not by its tool-list bounds, which are checked after it.
 pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>, ToolFailure> {
     let deadline = Instant::now() + target.policy.limits.timeout;
     let mut store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;

@@ -85,6 +85,9 @@ struct SectionSpec {
     log_lines: Option<u64>,
     log_bytes: Option<ByteSize>,
     host_resources: Option<u32>,
+    max_tools: Option<u32>,
+    max_schema_size: Option<ByteSize>,
+    max_tool_list_size: Option<ByteSize>,
     #[serde(default)]
     mounts: Vec<MountSpec>,
     #[serde(default)]
@@ -273,6 +276,17 @@ fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (
     if s.max_concurrent_calls == Some(0) {
         return err("max_concurrent_calls", "must be at least 1".into());
     }
+    if s.max_tools == Some(0) {
+        return err("max_tools", "must be at least 1".into());
+    }
+    for (key, size) in [
+        ("max_schema_size", s.max_schema_size),
+        ("max_tool_list_size", s.max_tool_list_size),
+    ] {
+        if size.is_some_and(|b| b.as_u64() == 0) {
+            return err(key, "must be at least 1 byte".into());
+        }
+    }
     if let Some(Err(problem)) = s.sha256.as_deref().map(Sha256Digest::from_hex) {
         return err("sha256", problem);
     }
@@ -308,6 +322,15 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
         .unwrap_or(limits.max_concurrent_calls);
     limits.rate_limit_per_minute = s.rate_limit.unwrap_or(limits.rate_limit_per_minute);
     limits.audit_arguments = s.audit_arguments.unwrap_or(limits.audit_arguments);
+    limits.max_tools = s.max_tools.unwrap_or(limits.max_tools);
+    set(
+        &mut limits.max_schema_bytes,
+        s.max_schema_size.map(|b| b.as_u64()),
+    );
+    set(
+        &mut limits.max_tool_list_bytes,
+        s.max_tool_list_size.map(|b| b.as_u64()),
+    );
 }
 
 impl Policies for Config {
@@ -474,6 +497,47 @@ write = true
     }
 
     #[test]
+    fn tool_list_bounds_default_and_are_overridden_per_plugin() {
+        let config = parse(
+            "[defaults]\nmax_tools = 50\n[plugins.big]\nmax_tools = 100_000\nmax_schema_size = \"1 MiB\"\nmax_tool_list_size = \"64 MiB\"\n",
+        )
+        .unwrap();
+        let big = config.policy_for("big").unwrap().limits;
+        assert_eq!(
+            (big.max_tools, big.max_schema_bytes, big.max_tool_list_bytes),
+            (100_000, 1 << 20, 64 << 20)
+        );
+        let other = config.policy_for("other").unwrap().limits;
+        let d = Limits::default();
+        assert_eq!(
+            (
+                other.max_tools,
+                other.max_schema_bytes,
+                other.max_tool_list_bytes
+            ),
+            (50, d.max_schema_bytes, d.max_tool_list_bytes)
+        );
+        for (text, key) in [
+            ("[defaults]\nmax_tools = 0\n", "`defaults.max_tools`"),
+            (
+                "[plugins.a]\nmax_schema_size = 0\n",
+                "`plugins.a.max_schema_size`",
+            ),
+            (
+                "[plugins.a]\nmax_tool_list_size = \"0 B\"\n",
+                "`plugins.a.max_tool_list_size`",
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("at least 1"), "{e}");
+        }
+        let e = parse("[defaults]\nmax_tools = \"many\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("max_tools"), "{e}");
+    }
+
+    #[test]
     fn a_pinned_digest_is_checked_and_resolved() {
         let hex = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
         let config = parse(&format!(
@@ -610,6 +674,15 @@ mod documentation {
             format!(
                 "| `host_resources` | integer | `{}` |",
                 int(u64::from(d.host_resources))
+            ),
+            format!("| `max_tools` | integer | `{}` |", int(d.max_tools.into())),
+            format!(
+                "| `max_schema_size` | size | `\"{}\"` |",
+                bytes(d.max_schema_bytes)
+            ),
+            format!(
+                "| `max_tool_list_size` | size | `\"{}\"` |",
+                bytes(d.max_tool_list_bytes)
             ),
         ];
         for row in rows {

@@ -323,15 +323,16 @@ fn environment_and_network_are_denied_unless_granted() {
 
 #[test]
 fn size_concurrency_and_rate_limits_hold() {
-    let Sandbox {
-        mut server,
-        dir: _dir,
-    } = sandbox();
+    let Sandbox { mut server, dir } = sandbox();
     let s = &mut server;
     let (msg, _) = attack_alongside(s, "hostile.big_result", json!({"bytes": 300_000}));
+    // 300,000 bytes of text, its quotes and the block's framing (80 bytes).
     assert_eq!(
         msg,
-        "tool \"big_result\" of plugin \"hostile\" returned 300000 bytes, over its result limit of 256 KiB"
+        format!(
+            "tool \"big_result\" of plugin \"hostile\" returned 300082 bytes, over its result limit of 256 KiB (raise `plugins.hostile.max_result_size` in {})",
+            dir.path().join("mcp-wasm-host.toml").display()
+        )
     );
     assert_eq!(
         text(&s.call_ok("hostile.big_result", json!({"bytes": 1000}))).len(),

@@ -10,9 +10,9 @@ use wasmtime::{Store, Trap, UpdateDeadline};
 
 use super::bindings::{Plugin as Bindings, PluginPre, types as wit};
 use super::capture::{find_alloc_failure, find_panic};
-use super::error::{FailureCause, GuestErrorKind, ToolFailure};
+use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
-use super::output::{Content, ResourceBody, ToolOutput};
+use super::output::{Content, ToolOutput, cost};
 use super::plugin::PluginTool;
 use super::policy::Policy;
 use super::sandbox::CallState;
@@ -112,6 +112,9 @@ async fn run<R>(
 }
 
 /// Calls `list-tools` in a fresh instance, under the plugin's limits.
+/// wasmtime copies the whole list out of the guest's memory before the host
+/// sees any of it, so that copy is bounded by the plugin's memory limit
+/// (and fuel), not by its tool-list bounds, which are checked after it.
 pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>, ToolFailure> {
     let deadline = Instant::now() + target.policy.limits.timeout;
     let mut store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
@@ -156,24 +159,29 @@ pub async fn call_tool(
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
-            let (kind, mut message) = match guest {
+            let (kind, message) = match guest {
                 wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
                 wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
                 wit::ToolError::Denied(m) => (GuestErrorKind::Denied, m),
                 wit::ToolError::Failed(m) => (GuestErrorKind::Failed, m),
             };
+            let mut message = clip(message, MAX_MESSAGE);
             if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
             Err(failure(FailureCause::Guest { kind, message }))
         }
         Ok(Ok(result)) => convert_result(tool, result)
-            .map_err(|m| failure(FailureCause::BadOutput(m)))
+            .map_err(|m| failure(FailureCause::BadOutput(clip(m, MAX_MESSAGE))))
             .and_then(|out| {
                 let size = output_size(&out);
                 let limit = target.policy.limits.max_result_bytes;
                 if size > limit {
-                    Err(failure(FailureCause::ResultTooLarge { size, limit }))
+                    Err(failure(FailureCause::ResultTooLarge {
+                        size,
+                        limit,
+                        hint: target.policy.raise_hint("max_result_size"),
+                    }))
                 } else {
                     Ok(out)
                 }
@@ -194,23 +202,11 @@ fn denied_hint(policy: &Policy) -> String {
     )
 }
 
-/// The bytes a result carries: text, binary data and structured content.
-fn output_size(out: &ToolOutput) -> u64 {
-    let blocks: usize = out
-        .content
-        .iter()
-        .map(|c| match c {
-            Content::Text { text, .. } => text.len(),
-            Content::Image { data, .. } | Content::Audio { data, .. } => data.len(),
-            Content::Resource { body, .. } => match body {
-                ResourceBody::Text(t) => t.len(),
-                ResourceBody::Blob(b) => b.len(),
-            },
-            Content::ResourceLink { uri, name, .. } => uri.len() + name.len(),
-        })
-        .sum();
-    let structured = out.structured.as_ref().map_or(0, |v| v.to_string().len());
-    (blocks + structured) as u64
+/// What a result costs against `max_result_size`: every byte of it the
+/// guest controls and the client receives, framing included (see
+/// [`cost`]). Never less than the JSON of its content and structured content.
+pub(crate) fn output_size(out: &ToolOutput) -> u64 {
+    cost::output(out)
 }
 
 /// Writes the guest's captured stdout and stderr to the server log.
@@ -219,9 +215,11 @@ fn finish(store: &mut Store<CallState>) {
 }
 
 /// Turns a wasmtime error from instantiating or calling into plain words,
-/// using the limiter's record and the guest's stderr.
+/// using the limiter's record and the guest's stderr. Text taken from the
+/// guest (its stderr) is clipped to [`MAX_MESSAGE`].
 fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
     let (stderr, _) = state.stderr.contents();
+    let clipped = |text: String| clip(text, MAX_MESSAGE);
     let limits = &state.policy.limits;
     let trap = error.downcast_ref::<Trap>();
     let cause = if trap == Some(&Trap::OutOfFuel) {
@@ -234,18 +232,19 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
         FailureCause::MemoryLimit {
             limit: limits.memory_bytes,
             detail: find_alloc_failure(&stderr)
-                .or_else(|| trap.is_none().then(|| format!("{error:#}"))),
+                .or_else(|| trap.is_none().then(|| format!("{error:#}")))
+                .map(clipped),
         }
     } else if let Some(trap) = trap {
         match trap {
             Trap::UnreachableCodeReached => {
                 if let Some(panic) = find_panic(&stderr) {
                     FailureCause::Panic {
-                        message: panic.message,
-                        location: panic.location,
+                        message: clipped(panic.message),
+                        location: panic.location.map(clipped),
                     }
                 } else if let Some(oom) = find_alloc_failure(&stderr) {
-                    FailureCause::OutOfMemory(oom)
+                    FailureCause::OutOfMemory(clipped(oom))
                 } else {
                     FailureCause::Trap("executed an `unreachable` instruction".into())
                 }
@@ -259,7 +258,7 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
     } else if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
         FailureCause::Trap(format!("the guest exited with status {}", exit.0))
     } else {
-        FailureCause::Host(format!("{error:#}"))
+        FailureCause::Host(clipped(format!("{error:#}")))
     };
     ToolFailure {
         plugin: state.plugin().to_string(),
@@ -271,7 +270,10 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
 /// Converts and checks a guest's result. Structured content must be JSON
 /// and, when the tool declares an output schema, match it; a tool with a
 /// schema must return structured content unless the result is an error.
-fn convert_result(tool: &PluginTool, result: wit::CallResult) -> Result<ToolOutput, String> {
+pub(crate) fn convert_result(
+    tool: &PluginTool,
+    result: wit::CallResult,
+) -> Result<ToolOutput, String> {
     let structured = result
         .structured_content
         .as_deref()
@@ -309,4 +311,158 @@ fn convert_result(tool: &PluginTool, result: wit::CallResult) -> Result<ToolOutp
         structured,
         is_error: result.is_error,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::output::{Audience, ContentHints, ResourceBody, ToolHints};
+    use crate::runtime::schema::Schema;
+
+    /// The JSON of a `tools/call` result outside what [`output_size`]
+    /// counts: `{"resultType":"complete","content":[],"isError":false}` is
+    /// 54 bytes.
+    const ENVELOPE: u64 = 64;
+
+    /// The bytes of JSON the client receives for `out`.
+    fn serialized(out: &ToolOutput) -> u64 {
+        let result = crate::mcp::convert::output(out);
+        serde_json::to_string(&result).unwrap().len() as u64
+    }
+
+    fn hints() -> [Option<ContentHints>; 3] {
+        [
+            None,
+            Some(ContentHints::default()),
+            Some(ContentHints {
+                audience: vec![Audience::Assistant, Audience::User, Audience::Assistant],
+                priority: Some(0.123_456_789),
+                last_modified: Some("2025-01-01T00:00:00Z\u{1}".into()),
+            }),
+        ]
+    }
+
+    /// Every kind of block, with its optional fields absent and present,
+    /// under every kind of hints, with `s` in every string and `data` as
+    /// every binary body.
+    fn every_block(s: &str, data: &[u8]) -> Vec<Content> {
+        let mut blocks = Vec::new();
+        for hints in hints() {
+            let some = |present: bool| present.then(|| s.to_string());
+            blocks.push(Content::Text {
+                text: s.into(),
+                hints: hints.clone(),
+            });
+            blocks.push(Content::Image {
+                data: data.to_vec(),
+                mime_type: s.into(),
+                hints: hints.clone(),
+            });
+            blocks.push(Content::Audio {
+                data: data.to_vec(),
+                mime_type: s.into(),
+                hints: hints.clone(),
+            });
+            for present in [false, true] {
+                for body in [
+                    ResourceBody::Text(s.into()),
+                    ResourceBody::Blob(data.to_vec()),
+                ] {
+                    blocks.push(Content::Resource {
+                        uri: s.into(),
+                        mime_type: some(present),
+                        body,
+                        hints: hints.clone(),
+                    });
+                }
+                blocks.push(Content::ResourceLink {
+                    uri: s.into(),
+                    name: s.into(),
+                    title: some(present),
+                    description: some(present),
+                    mime_type: some(present),
+                    size: present.then_some(u64::MAX),
+                    hints: hints.clone(),
+                });
+            }
+        }
+        blocks
+    }
+
+    const STRINGS: [&str; 5] = [
+        "",
+        "plain text",
+        "é ü 日本 😀",
+        "\"quotes\" \\ and \n\r\t\u{8}\u{c} and \u{0}\u{1}\u{1f}\u{7f}",
+        "</script>",
+    ];
+
+    #[test]
+    fn the_counted_size_is_never_less_than_the_json_the_client_receives() {
+        for s in STRINGS {
+            for data in [&[][..], &[1], &[1, 2], &[0, 255, 7, 9]] {
+                let blocks = every_block(s, data);
+                for block in &blocks {
+                    for is_error in [false, true] {
+                        let out = ToolOutput {
+                            content: vec![block.clone()],
+                            structured: None,
+                            is_error,
+                        };
+                        let (size, json) = (output_size(&out), serialized(&out));
+                        assert!(
+                            json <= size + ENVELOPE,
+                            "{json} > {size}: {block:?}: {}",
+                            serde_json::to_string(&crate::mcp::convert::output(&out)).unwrap()
+                        );
+                        // And the count is close: a fixed overhead per block.
+                        assert!(size <= json + 256, "{size} ≫ {json}: {block:?}");
+                    }
+                }
+                let out = ToolOutput {
+                    content: blocks,
+                    structured: Some(serde_json::json!({"s": s, "n": [1.5, -2, null]})),
+                    is_error: false,
+                };
+                assert!(serialized(&out) <= output_size(&out) + ENVELOPE);
+            }
+        }
+    }
+
+    #[test]
+    fn empty_blocks_and_escaped_text_count_at_their_real_size_or_more() {
+        let empty = ToolOutput {
+            content: vec![Content::text(""); 10_000],
+            ..ToolOutput::default()
+        };
+        assert!(serialized(&empty) <= output_size(&empty) + ENVELOPE);
+        assert!(output_size(&empty) >= 10_000 * cost::BLOCK_COST);
+        let escaped = ToolOutput {
+            content: vec![Content::text("\u{1}".repeat(100_000))],
+            ..ToolOutput::default()
+        };
+        assert!(output_size(&escaped) >= 600_000);
+        assert!(serialized(&escaped) <= output_size(&escaped) + ENVELOPE);
+    }
+
+    #[test]
+    fn converted_results_count_the_text_copy_of_structured_content() {
+        let tool = PluginTool {
+            name: "t".into(),
+            title: None,
+            description: "d".into(),
+            input: Schema::compile_object("input schema", r#"{"type":"object"}"#).unwrap(),
+            output: None,
+            hints: ToolHints::default(),
+        };
+        let result = wit::CallResult {
+            content: Vec::new(),
+            structured_content: Some(r#"{"a":"\u0001\u0002","b":[1,2,3]}"#.into()),
+            is_error: false,
+        };
+        let out = convert_result(&tool, result).unwrap();
+        assert_eq!(out.content.len(), 1, "the JSON is added as a text block");
+        let json = serialized(&out);
+        assert!(json <= output_size(&out) + ENVELOPE, "{json}");
+    }
 }

@@ -7,6 +7,27 @@ use std::path::PathBuf;
 
 use super::policy::{bytes, count, duration};
 
+/// The most bytes of guest-controlled text kept in one message: a tool
+/// error's message, a panic message, a log or progress message. Longer text
+/// is cut by [`clip`].
+pub const MAX_MESSAGE: usize = 16 * 1024;
+
+/// Cuts `text` to at most `max` bytes (on a character boundary) and, if
+/// anything was cut, appends `… (N bytes cut)`.
+pub fn clip(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("… ({} bytes cut)", count(cut as u64)));
+    text
+}
+
 /// Why a plugin file was not loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -96,6 +117,20 @@ pub enum LoadError {
         /// What is wrong.
         problem: String,
     },
+    /// The plugin's tool list is over one of its policy's bounds; nothing
+    /// of it was parsed or compiled.
+    #[error("{}: {what}, over the limit of {limit} ({hint})", path.display())]
+    ToolListTooLarge {
+        /// The plugin file.
+        path: PathBuf,
+        /// What is too large and how large it is, e.g. `it lists 2,000
+        /// tools`.
+        what: String,
+        /// The bound, formatted.
+        limit: String,
+        /// Where to raise it: ``raise `plugins.NAME.max_tools` in FILE``.
+        hint: String,
+    },
     /// The plugin exports no tools.
     #[error("{}: the plugin exports no tools", path.display())]
     NoTools {
@@ -133,6 +168,7 @@ impl LoadError {
             | LoadError::World { path, .. }
             | LoadError::ListTools { path, .. }
             | LoadError::InvalidTool { path, .. }
+            | LoadError::ToolListTooLarge { path, .. }
             | LoadError::NoTools { path }
             | LoadError::Policy { path, .. }
             | LoadError::Directory { path, .. } => path,
@@ -222,10 +258,13 @@ pub enum FailureCause {
     },
     /// The result was larger than the limit.
     ResultTooLarge {
-        /// Its size in bytes.
+        /// Its size in bytes, as counted against the limit.
         size: u64,
         /// The limit in bytes.
         limit: u64,
+        /// Where to raise it: ``raise `plugins.NAME.max_result_size` in
+        /// FILE``.
+        hint: String,
     },
     /// The tool was called more often than its rate limit allows.
     RateLimited {
@@ -322,8 +361,8 @@ impl ToolFailure {
                 "the arguments to tool {tool:?} of plugin {plugin:?} are {size} bytes, over its limit of {}",
                 bytes(*limit)
             ),
-            FailureCause::ResultTooLarge { size, limit } => format!(
-                "tool {tool:?} of plugin {plugin:?} returned {size} bytes, over its result limit of {}",
+            FailureCause::ResultTooLarge { size, limit, hint } => format!(
+                "tool {tool:?} of plugin {plugin:?} returned {size} bytes, over its result limit of {} ({hint})",
                 bytes(*limit)
             ),
             FailureCause::RateLimited {
@@ -367,5 +406,20 @@ mod tests {
             "tool \"regex\" of plugin \"text\" rejected its arguments: unclosed group"
         );
         assert!(failure(FailureCause::Trap("stack overflow".into())).ends_with(": stack overflow"));
+    }
+
+    #[test]
+    fn clipping_keeps_short_text_and_cuts_long_text_on_a_char_boundary() {
+        assert_eq!(clip("short".into(), 16), "short");
+        assert_eq!(clip("x".repeat(16), 16), "x".repeat(16));
+        assert_eq!(
+            clip("x".repeat(20_000), 10),
+            format!("{}… (19,990 bytes cut)", "x".repeat(10))
+        );
+        // "é" is two bytes: a cut through it moves back to its start.
+        let clipped = clip("aé".repeat(10), 5);
+        assert_eq!(clipped, "aéa… (26 bytes cut)");
+        let huge = clip("ü".repeat(MAX_MESSAGE), MAX_MESSAGE);
+        assert!(huge.len() < MAX_MESSAGE + 32, "{}", huge.len());
     }
 }

@@ -217,3 +217,187 @@ impl From<wit::ContentBlock> for Content {
         }
     }
 }
+
+/// What a result costs against `max_result_size`: every byte of it that the
+/// guest controls and the client receives, counted as JSON.
+///
+/// - Each block costs [`BLOCK_COST`] for its framing (its type, the keys of
+///   its required fields, punctuation), whatever its contents.
+/// - Each optional field present (a title, a description, a MIME type, a
+///   size, the annotations and each of theirs, structured content) costs
+///   [`FIELD_COST`] for its key.
+/// - Strings count at their JSON-escaped length with their quotes (a control
+///   character becomes `\u00XX`, six bytes), binary data at its base64 length
+///   (4 bytes for every 3), numbers at [`NUMBER_COST`], each audience entry
+///   at [`AUDIENCE_COST`], and structured content at the length of its JSON.
+///
+/// The sum is never less than the JSON the client receives for the content
+/// and structured content.
+pub mod cost {
+    use serde_json::Value;
+
+    use super::{Content, ContentHints, ResourceBody, ToolOutput};
+
+    /// The framing of one block: the largest empty block, an embedded text
+    /// resource (`{"type":"resource","resource":{"uri":"","mimeType":
+    /// "text/plain","text":""}}` and a comma), is 75 bytes of JSON.
+    pub const BLOCK_COST: u64 = 80;
+    /// The key of one optional field and its punctuation (the longest,
+    /// `,"structuredContent":`, is 21 bytes).
+    pub const FIELD_COST: u64 = 24;
+    /// A number: a size (up to 20 digits) or a priority.
+    pub const NUMBER_COST: u64 = 24;
+    /// One audience entry: `"assistant",`.
+    pub const AUDIENCE_COST: u64 = 12;
+
+    /// The cost of a whole output.
+    pub fn output(out: &ToolOutput) -> u64 {
+        let blocks: u64 = out.content.iter().map(block).sum();
+        let structured = out.structured.as_ref().map_or(0, |v| FIELD_COST + json(v));
+        blocks + structured
+    }
+
+    /// The cost of one block.
+    pub fn block(content: &Content) -> u64 {
+        let body = match content {
+            Content::Text { text, hints } => string(text) + annotations(hints),
+            Content::Image {
+                data,
+                mime_type,
+                hints,
+            }
+            | Content::Audio {
+                data,
+                mime_type,
+                hints,
+            } => base64(data.len()) + string(mime_type) + annotations(hints),
+            Content::Resource {
+                uri,
+                mime_type,
+                body,
+                hints,
+            } => {
+                let body = match body {
+                    ResourceBody::Text(t) => string(t),
+                    ResourceBody::Blob(b) => base64(b.len()),
+                };
+                string(uri) + optional(mime_type) + body + annotations(hints)
+            }
+            Content::ResourceLink {
+                uri,
+                name,
+                title,
+                description,
+                mime_type,
+                size,
+                hints,
+            } => {
+                string(uri)
+                    + string(name)
+                    + optional(title)
+                    + optional(description)
+                    + optional(mime_type)
+                    + size.map_or(0, |_| FIELD_COST + NUMBER_COST)
+                    + annotations(hints)
+            }
+        };
+        BLOCK_COST + body
+    }
+
+    fn annotations(hints: &Option<ContentHints>) -> u64 {
+        let Some(h) = hints else { return 0 };
+        let audience = if h.audience.is_empty() {
+            0
+        } else {
+            FIELD_COST + AUDIENCE_COST * h.audience.len() as u64
+        };
+        FIELD_COST
+            + audience
+            + h.priority.map_or(0, |_| FIELD_COST + NUMBER_COST)
+            + optional(&h.last_modified)
+    }
+
+    fn optional(s: &Option<String>) -> u64 {
+        s.as_deref().map_or(0, |s| FIELD_COST + string(s))
+    }
+
+    /// The length of `s` as a JSON string: quotes included, `"` and `\`
+    /// escaped with a backslash, control characters as `\n`-style escapes
+    /// or `\u00XX` (as serde_json writes them).
+    pub fn string(s: &str) -> u64 {
+        let escaped: u64 = s
+            .bytes()
+            .map(|b| match b {
+                b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+                0x00..=0x1f => 6,
+                _ => 1,
+            })
+            .sum();
+        2 + escaped
+    }
+
+    /// The length of `n` bytes in base64 (padded), quotes included.
+    pub fn base64(n: usize) -> u64 {
+        2 + (n as u64).div_ceil(3) * 4
+    }
+
+    /// The length of `value`'s compact JSON text, counted without building it.
+    pub fn json(value: &Value) -> u64 {
+        let mut counter = Counter(0);
+        // Writing a `Value` fails only if the writer does; this one never does.
+        match serde_json::to_writer(&mut counter, value) {
+            Ok(()) => counter.0,
+            Err(_) => u64::MAX,
+        }
+    }
+
+    struct Counter(u64);
+
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn strings_count_their_escaped_length() {
+            assert_eq!(string(""), 2);
+            assert_eq!(string("abc"), 5);
+            assert_eq!(string("é"), 4);
+            for s in [
+                "a\"b\\c",
+                "\n\r\t\u{8}\u{c}",
+                "\u{1}\u{1f}\u{0}x",
+                "\u{7f}/<>",
+            ] {
+                let real = serde_json::to_string(s).unwrap().len() as u64;
+                assert_eq!(string(s), real, "{s:?}");
+            }
+            assert_eq!(string(&"\u{1}".repeat(1000)), 6002);
+        }
+
+        #[test]
+        fn binary_data_counts_its_base64_length() {
+            use base64::Engine as _;
+            for n in [0, 1, 2, 3, 4, 100, 1001] {
+                let encoded = base64::engine::general_purpose::STANDARD.encode(vec![7u8; n]);
+                assert_eq!(base64(n), encoded.len() as u64 + 2, "{n}");
+            }
+        }
+
+        #[test]
+        fn structured_content_counts_its_json_text() {
+            let v = serde_json::json!({"a": [1, 2.5, "x\u{1}"], "b": null});
+            assert_eq!(json(&v), v.to_string().len() as u64);
+        }
+    }
+}

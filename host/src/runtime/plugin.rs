@@ -1,7 +1,7 @@
 //! Loading one plugin file: check it is a component for our world, compile
 //! it once, pre-instantiate it, and read and validate its tool definitions.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
@@ -14,11 +14,11 @@ use wasmtime::component::{Component, Linker};
 use super::bindings::{PluginPre, types as wit};
 use super::cache::{CompileCache, Sha256Digest};
 use super::call;
-use super::error::LoadError;
+use super::error::{LoadError, clip};
 use super::output::ToolHints;
-use super::policy::{Policies, Policy};
+use super::policy::{Policies, Policy, bytes, count};
 use super::sandbox::CallState;
-use super::schema::{Schema, check_tool_name};
+use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
 
 /// A tool as the plugin defines it, validated.
 #[derive(Debug)]
@@ -151,11 +151,29 @@ impl Pin {
     }
 }
 
-/// Compilations running at once: Cranelift already spreads one component's
-/// functions over every core, so more only adds threads and memory.
-static COMPILE_SLOTS: LazyLock<Semaphore> = LazyLock::new(|| {
+/// The blocking steps of loading (compiling a component; listing a
+/// plugin's tools and compiling their schemas) running at once. Cranelift
+/// already spreads one component's functions over every core, so more only
+/// adds threads and memory; and each listing holds a whole lifted tool list.
+static LOAD_SLOTS: LazyLock<Semaphore> = LazyLock::new(|| {
     Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get().max(2)))
 });
+
+/// Runs `work` on tokio's blocking pool, at most [`LOAD_SLOTS`] at a time
+/// and inside the current span, so that loading never holds an async worker
+/// (which would keep `ping` and other plugins' calls waiting).
+async fn off_the_workers<R: Send + 'static>(
+    work: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, tokio::task::JoinError> {
+    // The semaphore is never closed, so acquiring only waits.
+    let _slot = LOAD_SLOTS.acquire().await;
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || {
+        let _entered = span.enter();
+        work()
+    })
+    .await
+}
 
 /// Reads the file at `path`, checks it against the digest `pin` (if any),
 /// checks that it is a component, and takes it from `cache` or compiles it
@@ -174,18 +192,13 @@ pub(crate) async fn compile(
             path: path.to_owned(),
             source,
         })?;
-    let _slot = COMPILE_SLOTS.acquire().await;
     let (engine, cache, owned) = (engine.clone(), cache.cloned(), path.to_owned());
-    let span = tracing::Span::current();
-    tokio::task::spawn_blocking(move || {
-        let _entered = span.enter();
-        compile_blocking(&engine, cache.as_deref(), &owned, &bytes, pin)
-    })
-    .await
-    .map_err(|e| LoadError::Compile {
-        path: path.to_owned(),
-        reason: format!("the compiler task failed: {e}"),
-    })?
+    off_the_workers(move || compile_blocking(&engine, cache.as_deref(), &owned, &bytes, pin))
+        .await
+        .map_err(|e| LoadError::Compile {
+            path: path.to_owned(),
+            reason: format!("the compiler task failed: {e}"),
+        })?
 }
 
 fn compile_blocking(
@@ -247,7 +260,10 @@ fn compile_blocking(
 }
 
 /// Links a compiled component against the host, checks it targets our
-/// world, and lists and validates its tools in a throwaway instance.
+/// world, and lists and validates its tools in a throwaway instance. The
+/// listing (wasmtime copies the whole list out of the guest's memory), the
+/// bounds check and the schema compilation run off the async workers.
+#[tracing::instrument(skip_all, fields(plugin = %name))]
 pub(crate) async fn instantiate(
     linker: &Linker<CallState>,
     name: Arc<str>,
@@ -266,19 +282,40 @@ pub(crate) async fn instantiate(
         path: path.to_owned(),
         reason: format!("{e:#}"),
     })?;
-    let target = call::Target {
-        pre: &pre,
-        plugin: &name,
-        policy: &policy,
-        env: &env,
+    let listing = {
+        let (pre, name, policy, env, path) = (
+            pre.clone(),
+            name.clone(),
+            policy.clone(),
+            env.clone(),
+            path.to_owned(),
+        );
+        let runtime = tokio::runtime::Handle::current();
+        off_the_workers(move || {
+            let target = call::Target {
+                pre: &pre,
+                plugin: &name,
+                policy: &policy,
+                env: &env,
+            };
+            let defs = runtime
+                .block_on(call::list_tools(&target))
+                .map_err(|failure| LoadError::ListTools {
+                    path: path.clone(),
+                    reason: failure.to_string(),
+                })?;
+            tracing::debug!(
+                tools = defs.len(),
+                "listed its tools; checking and compiling them"
+            );
+            check_bounds(&path, &policy, &defs)?;
+            validate(&path, defs)
+        })
     };
-    let defs = call::list_tools(&target)
-        .await
-        .map_err(|failure| LoadError::ListTools {
-            path: path.to_owned(),
-            reason: failure.to_string(),
-        })?;
-    let tools = validate(path, defs)?;
+    let tools = listing.await.map_err(|e| LoadError::ListTools {
+        path: path.to_owned(),
+        reason: format!("the loader task failed: {e}"),
+    })??;
     let rate = NonZeroU32::new(policy.limits.rate_limit_per_minute)
         .map(|n| {
             tools
@@ -303,6 +340,77 @@ pub(crate) async fn instantiate(
     })
 }
 
+/// The bytes a tool definition adds to its plugin's tool list: its name,
+/// title, description and schemas.
+fn definition_size(def: &wit::ToolDefinition) -> u64 {
+    let optional = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    (def.name.len()
+        + optional(&def.title)
+        + def.description.len()
+        + def.input_schema.len()
+        + optional(&def.output_schema)
+        + optional(&def.annotations.title)) as u64
+}
+
+/// Holds a plugin's tool list to its policy's bounds (`max_tools`,
+/// `max_schema_size`, `max_tool_list_size`) before any of it is parsed or
+/// compiled: compiling a schema costs many times its size in host memory.
+fn check_bounds(
+    path: &Path,
+    policy: &Policy,
+    defs: &[wit::ToolDefinition],
+) -> Result<(), LoadError> {
+    let limits = &policy.limits;
+    let over = |key: &str, what: String, limit: String| LoadError::ToolListTooLarge {
+        path: path.to_owned(),
+        what,
+        limit,
+        hint: policy.raise_hint(key),
+    };
+    if defs.len() as u64 > u64::from(limits.max_tools) {
+        return Err(over(
+            "max_tools",
+            format!("it lists {} tools", count(defs.len() as u64)),
+            count(limits.max_tools.into()),
+        ));
+    }
+    for def in defs {
+        let schemas = [
+            ("input schema", Some(&def.input_schema)),
+            ("output schema", def.output_schema.as_ref()),
+        ];
+        for (which, schema) in schemas {
+            if let Some(schema) = schema
+                && schema.len() as u64 > limits.max_schema_bytes
+            {
+                return Err(over(
+                    "max_schema_size",
+                    format!(
+                        "tool {:?}: its {which} is {}",
+                        clip(def.name.clone(), MAX_TOOL_NAME),
+                        bytes(schema.len() as u64)
+                    ),
+                    bytes(limits.max_schema_bytes),
+                ));
+            }
+        }
+    }
+    let total: u64 = defs.iter().map(definition_size).sum();
+    if total > limits.max_tool_list_bytes {
+        return Err(over(
+            "max_tool_list_size",
+            format!(
+                "its tool list (names, titles, descriptions and schemas) is {}",
+                bytes(total)
+            ),
+            bytes(limits.max_tool_list_bytes),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks each definition (its name, unique in the plugin; its description;
+/// its schemas, compiled here) in one pass over the list.
 fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginTool>, LoadError> {
     if defs.is_empty() {
         return Err(LoadError::NoTools {
@@ -310,14 +418,15 @@ fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginToo
         });
     }
     let mut tools: Vec<PluginTool> = Vec::with_capacity(defs.len());
+    let mut names: HashSet<String> = HashSet::with_capacity(defs.len());
     for def in defs {
         let invalid = |problem: String| LoadError::InvalidTool {
             path: path.to_owned(),
-            tool: def.name.clone(),
+            tool: clip(def.name.clone(), MAX_TOOL_NAME),
             problem,
         };
         check_tool_name(&def.name).map_err(invalid)?;
-        if tools.iter().any(|t| t.name == def.name) {
+        if !names.insert(def.name.clone()) {
             return Err(invalid("the plugin lists this tool name twice".into()));
         }
         if def.description.trim().is_empty() {
@@ -333,13 +442,129 @@ fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginToo
             .transpose()
             .map_err(invalid)?;
         tools.push(PluginTool {
-            title: def.title.clone(),
-            description: def.description.clone(),
+            hints: def.annotations.into(),
             input,
             output,
-            hints: def.annotations.clone().into(),
             name: def.name,
+            title: def.title,
+            description: def.description,
         });
     }
     Ok(tools)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def(name: &str, input_schema: &str) -> wit::ToolDefinition {
+        wit::ToolDefinition {
+            name: name.into(),
+            title: None,
+            description: "Does something.".into(),
+            input_schema: input_schema.into(),
+            output_schema: None,
+            annotations: wit::ToolAnnotations {
+                title: None,
+                read_only_hint: None,
+                destructive_hint: None,
+                idempotent_hint: None,
+                open_world_hint: None,
+            },
+        }
+    }
+
+    fn policy(max_tools: u32, max_schema_bytes: u64, max_tool_list_bytes: u64) -> Policy {
+        let mut policy = Policy {
+            section: "plugins.p".into(),
+            config_file: "/etc/mcp-wasm-host.toml".into(),
+            ..Policy::default()
+        };
+        policy.limits.max_tools = max_tools;
+        policy.limits.max_schema_bytes = max_schema_bytes;
+        policy.limits.max_tool_list_bytes = max_tool_list_bytes;
+        policy
+    }
+
+    const SCHEMA: &str = r#"{"type":"object"}"#;
+
+    fn refusal(policy: &Policy, defs: &[wit::ToolDefinition]) -> String {
+        let e = check_bounds(Path::new("plugins/p.wasm"), policy, defs).unwrap_err();
+        assert!(matches!(e, LoadError::ToolListTooLarge { .. }), "{e:?}");
+        let line = e.to_string();
+        assert!(!line.contains('\n'), "one line: {line}");
+        line
+    }
+
+    #[test]
+    fn each_bound_refuses_the_plugin_naming_the_value_and_the_key() {
+        let three: Vec<_> = (0..3).map(|i| def(&format!("t{i}"), SCHEMA)).collect();
+        assert!(check_bounds(Path::new("p.wasm"), &policy(3, 17, 1000), &three).is_ok());
+        assert_eq!(
+            refusal(&policy(2, 1000, 1000), &three),
+            "plugins/p.wasm: it lists 3 tools, over the limit of 2 (raise `plugins.p.max_tools` in /etc/mcp-wasm-host.toml)"
+        );
+        assert_eq!(
+            refusal(&policy(3, 16, 1000), &three),
+            "plugins/p.wasm: tool \"t0\": its input schema is 17 bytes, over the limit of 16 bytes (raise `plugins.p.max_schema_size` in /etc/mcp-wasm-host.toml)"
+        );
+        let mut with_output = def("o", SCHEMA);
+        with_output.output_schema =
+            Some(format!("{SCHEMA}{}", " ".repeat((2 << 20) - SCHEMA.len())));
+        let line = refusal(&policy(3, 1 << 20, 64 << 20), &[with_output]);
+        assert!(
+            line.contains("its output schema is 2 MiB, over the limit of 1 MiB")
+                && line.contains("`plugins.p.max_schema_size`"),
+            "{line}"
+        );
+        // 3 × (2 + 15 + 17) = 102 bytes of names, descriptions and schemas.
+        assert!(check_bounds(Path::new("p.wasm"), &policy(3, 17, 102), &three).is_ok());
+        assert_eq!(
+            refusal(&policy(3, 17, 101), &three),
+            "plugins/p.wasm: its tool list (names, titles, descriptions and schemas) is 102 bytes, over the limit of 101 bytes (raise `plugins.p.max_tool_list_size` in /etc/mcp-wasm-host.toml)"
+        );
+    }
+
+    #[test]
+    fn titles_and_annotation_titles_count_toward_the_tool_list() {
+        let mut d = def("t", SCHEMA);
+        let before = definition_size(&d);
+        d.title = Some("Title".into());
+        d.annotations.title = Some("Other".into());
+        d.output_schema = Some(SCHEMA.into());
+        assert_eq!(definition_size(&d), before + 5 + 5 + 17);
+    }
+
+    #[test]
+    fn bounds_are_checked_before_any_schema_is_parsed() {
+        // Not even JSON: compiling it would fail, but the size bound comes
+        // first, so the message names the bound.
+        let huge = def("t", &"[".repeat(100_000));
+        let line = refusal(&policy(10, 64 << 10, 4 << 20), &[huge]);
+        assert!(line.contains("max_schema_size"), "{line}");
+    }
+
+    #[test]
+    fn a_guest_controlled_tool_name_in_a_message_is_clipped() {
+        let long = "n".repeat(1 << 20);
+        let line = refusal(&policy(10, 1, 4 << 20), &[def(&long, SCHEMA)]);
+        assert!(line.len() < 1024 && line.contains("bytes cut"), "{line}");
+        let e = validate(Path::new("p.wasm"), vec![def(&long, SCHEMA)]).unwrap_err();
+        assert!(e.to_string().len() < 1024, "{e}");
+    }
+
+    #[test]
+    fn a_repeated_name_is_found_wherever_it_is() {
+        let mut defs: Vec<_> = (0..2000).map(|i| def(&format!("t{i}"), SCHEMA)).collect();
+        assert_eq!(
+            validate(Path::new("p.wasm"), defs.clone()).unwrap().len(),
+            2000
+        );
+        defs.push(def("t0", SCHEMA));
+        let e = validate(Path::new("p.wasm"), defs).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "p.wasm: tool \"t0\": the plugin lists this tool name twice"
+        );
+    }
 }

@@ -48,6 +48,14 @@ pub struct Limits {
     /// may hold at once; each costs host memory, which the guest's memory
     /// limit does not count.
     pub host_resources: u32,
+    /// The most tools a plugin may list.
+    pub max_tools: u32,
+    /// The largest input or output schema a tool may declare, in bytes of
+    /// its JSON text.
+    pub max_schema_bytes: u64,
+    /// The most bytes a plugin's whole tool list may hold: names, titles,
+    /// descriptions and schemas together.
+    pub max_tool_list_bytes: u64,
 }
 
 impl Default for Limits {
@@ -68,6 +76,14 @@ impl Default for Limits {
             log_lines: 1000,
             log_bytes: 1 << 20,
             host_resources: 10_000,
+            // A demanding plugin lists a few hundred tools whose schemas are
+            // a few KiB (300 tools with 2 KiB input and output schemas hold
+            // about 1.3 MiB). Compiling a schema costs up to about 65 times
+            // its JSON text in host memory (many small property schemas), so
+            // the worst tool list these bounds admit costs about 130 MiB.
+            max_tools: 1000,
+            max_schema_bytes: 64 << 10,
+            max_tool_list_bytes: 2 << 20,
         }
     }
 }
@@ -93,6 +109,14 @@ pub struct Policy {
     pub section: String,
     /// The policy file, for the same messages.
     pub config_file: String,
+}
+
+impl Policy {
+    /// Where a user raises the limit `key` for this plugin:
+    /// ``raise `plugins.NAME.key` in FILE``.
+    pub fn raise_hint(&self, key: &str) -> String {
+        format!("raise `{}.{key}` in {}", self.section, self.config_file)
+    }
 }
 
 /// Gives each plugin its policy. The configuration layer implements it.

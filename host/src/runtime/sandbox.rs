@@ -13,6 +13,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use super::bindings::mcp_wasm_host::plugin::{host, types};
 use super::capabilities::filesystem::MountError;
 use super::capture::Capture;
+use super::error::{MAX_MESSAGE, clip};
 use super::events::{CallEvents, LogLevel, Progress};
 use super::log_budget::LogBudget;
 use super::policy::{Limits, Policy, bytes};
@@ -237,27 +238,12 @@ impl From<types::LogLevel> for LogLevel {
     }
 }
 
-/// The longest log message or progress message kept, in bytes.
-const MAX_MESSAGE: usize = 16 * 1024;
-
-fn clip(mut s: String) -> String {
-    if s.len() > MAX_MESSAGE {
-        let mut end = MAX_MESSAGE;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-        s.push('…');
-    }
-    s
-}
-
 impl types::Host for CallState {}
 
 impl host::Host for CallState {
     async fn log(&mut self, level: types::LogLevel, message: String) {
         let level = LogLevel::from(level);
-        let message = clip(message);
+        let message = clip(message, MAX_MESSAGE);
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         let logged = self.log_budget.admit(message.len());
         match level {
@@ -300,7 +286,7 @@ impl host::Host for CallState {
             Progress {
                 progress,
                 total,
-                message: message.map(clip),
+                message: message.map(|m| clip(m, MAX_MESSAGE)),
             },
         );
     }

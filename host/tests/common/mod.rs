@@ -49,6 +49,11 @@ pub struct Server {
 impl Server {
     /// Starts `mcp-wasm-host serve --plugins DIR ARGS…`.
     pub fn start(plugins: &Path, args: &[&str]) -> Server {
+        Self::start_with_env(plugins, args, &[])
+    }
+
+    /// As [`Server::start`], with extra environment variables.
+    pub fn start_with_env(plugins: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(binary())
             .arg("serve")
             .arg("--plugins")
@@ -61,6 +66,7 @@ impl Server {
                 "MCP_WASM_HOST_CACHE_DIR",
                 workspace_root().join("target/test-cache"),
             )
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

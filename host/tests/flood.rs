@@ -146,6 +146,29 @@ fn ping_is_answered_while_two_calls_check_a_slow_schema() {
 }
 
 #[test]
+fn ping_is_answered_while_two_calls_check_structured_content_against_a_slow_output_schema() {
+    let (_dir, mut s) = flood_server("");
+    let slow = json!({"name": "slow_output", "arguments": {"count": 300}});
+    let calls = [
+        s.send_request("tools/call", slow.clone()),
+        s.send_request("tools/call", slow),
+    ];
+    let ping = s.send_request("ping", json!({}));
+    let answer = s.recv();
+    assert_eq!(
+        answer["id"],
+        json!(ping),
+        "ping is answered first: {answer}"
+    );
+    for _ in calls {
+        let resp = s.recv();
+        assert!(calls.iter().any(|&id| resp["id"] == json!(id)), "{resp}");
+        let text = common::text(&resp["result"]);
+        assert!(text.contains("does not match its output schema"), "{text}");
+    }
+}
+
+#[test]
 fn checking_arguments_counts_toward_the_call_deadline() {
     let policy = "[plugins.flood]\ntimeout = \"1s\"\n";
     let (_dir, plugins, config) = plugins_with_policy(&[test_artifacts::FLOOD], policy);

@@ -12,10 +12,12 @@ use super::bindings::{Plugin as Bindings, PluginPre, types as wit};
 use super::capture::{find_alloc_failure, find_panic};
 use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
+use super::offload::{self, Expired, Lane};
 use super::output::{Content, ToolOutput, cost};
 use super::plugin::PluginTool;
 use super::policy::Policy;
 use super::sandbox::CallState;
+use super::schema::Schema;
 
 /// What a call consumed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -36,6 +38,9 @@ pub struct Target<'a> {
     pub policy: &'a Arc<Policy>,
     /// Its resolved environment.
     pub env: &'a [(String, String)],
+    /// Its share of the blocking pool, for checking results that may be
+    /// slow to check.
+    pub lane: &'a Lane,
 }
 
 fn new_store(
@@ -171,8 +176,9 @@ pub async fn call_tool(
             }
             Err(failure(FailureCause::Guest { kind, message }))
         }
-        Ok(Ok(result)) => convert_result(tool, result)
-            .map_err(|m| failure(FailureCause::BadOutput(clip(m, MAX_MESSAGE))))
+        Ok(Ok(result)) => convert_off_the_workers(target, tool, result, deadline)
+            .await
+            .map_err(|cause| failure(cause))
             .and_then(|out| {
                 let size = output_size(&out);
                 let limit = target.policy.limits.max_result_bytes;
@@ -270,17 +276,50 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
 /// Converts and checks a guest's result. Structured content must be JSON
 /// and, when the tool declares an output schema, match it; a tool with a
 /// schema must return structured content unless the result is an error.
+/// [`convert_result`], on the blocking pool when checking the structured
+/// content against the output schema may be slow (see
+/// [`Schema::is_quick_to_check`]), within the call's deadline.
+async fn convert_off_the_workers(
+    target: &Target<'_>,
+    tool: &PluginTool,
+    result: wit::CallResult,
+    deadline: Instant,
+) -> Result<ToolOutput, FailureCause> {
+    let bad_output = |m: String| FailureCause::BadOutput(clip(m, MAX_MESSAGE));
+    let structured_len = result.structured_content.as_ref().map_or(0, String::len);
+    let slow = tool
+        .output
+        .as_ref()
+        .filter(|schema| !schema.is_quick_to_check(structured_len));
+    let Some(schema) = slow.cloned() else {
+        return convert_result(tool, result).map_err(bad_output);
+    };
+    offload::run(target.lane, deadline, move || {
+        convert_with(Some(&schema), result)
+    })
+    .await
+    .map_err(|Expired| FailureCause::Timeout {
+        limit: target.policy.limits.timeout,
+    })?
+    .map_err(bad_output)
+}
+
 pub(crate) fn convert_result(
     tool: &PluginTool,
     result: wit::CallResult,
 ) -> Result<ToolOutput, String> {
+    convert_with(tool.output.as_deref(), result)
+}
+
+/// [`convert_result`] against the output schema `output`, if any.
+fn convert_with(output: Option<&Schema>, result: wit::CallResult) -> Result<ToolOutput, String> {
     let structured = result
         .structured_content
         .as_deref()
         .map(serde_json::from_str::<Value>)
         .transpose()
         .map_err(|e| format!("its structured content is not valid JSON: {e}"))?;
-    if let Some(schema) = &tool.output {
+    if let Some(schema) = output {
         match &structured {
             Some(value) => {
                 let problems = schema.violations(value);

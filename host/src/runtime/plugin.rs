@@ -32,7 +32,7 @@ pub struct PluginTool {
     /// Its compiled input schema.
     pub input: Schema,
     /// Its compiled output schema, if any.
-    pub output: Option<Schema>,
+    pub output: Option<Arc<Schema>>,
     /// Behaviour hints.
     pub hints: ToolHints,
 }
@@ -69,6 +69,7 @@ impl Plugin {
             plugin: &self.name,
             policy: &self.policy,
             env: &self.env,
+            lane: &self.lane,
         }
     }
 }
@@ -292,11 +293,13 @@ pub(crate) async fn instantiate(
         );
         let runtime = tokio::runtime::Handle::current();
         off_the_workers(move || {
+            let lane = super::offload::Lane::default();
             let target = call::Target {
                 pre: &pre,
                 plugin: &name,
                 policy: &policy,
                 env: &env,
+                lane: &lane,
             };
             let defs = runtime
                 .block_on(call::list_tools(&target))
@@ -444,7 +447,7 @@ fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginToo
         tools.push(PluginTool {
             hints: def.annotations.into(),
             input,
-            output,
+            output: output.map(Arc::new),
             name: def.name,
             title: def.title,
             description: def.description,

@@ -42,6 +42,20 @@ const SLOW_SCHEMA: &str = r#"{
   "required": ["words"]
 }"#;
 
+/// One word of `slow_output`'s result; its output schema carries the same
+/// backtracking pattern as `slow_schema`'s input.
+#[derive(Serialize, JsonSchema)]
+struct Word {
+    #[schemars(pattern(r"^(?:(?=a)a|(?=a)aa)+b$"))]
+    w: String,
+}
+
+/// The result of `slow_output`.
+#[derive(Serialize, JsonSchema)]
+struct Words {
+    words: Vec<Word>,
+}
+
 fn payload(i: u32, size: u32) -> String {
     let mut text = i.to_string();
     text.extend(std::iter::repeat_n(
@@ -108,6 +122,18 @@ impl Plugin for Flood {
                         .map(|_| wasip2::clocks::monotonic_clock::subscribe_duration(1))
                         .collect();
                     Ok(Output::text(held.len().to_string()))
+                },
+            )
+            .json_tool(
+                ToolDef::new(
+                    "slow_output",
+                    "Returns `count` words of 16 `a`s as structured content whose output schema backtracks on them.",
+                ),
+                |args: FloodArgs| -> Result<Words, ToolError> {
+                    let words = (0..args.count)
+                        .map(|_| Word { w: "a".repeat(16) })
+                        .collect();
+                    Ok(Words { words })
                 },
             )
             .tool(

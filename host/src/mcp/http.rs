@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::auth::{self, BearerToken};
-use super::http_body::{self, BodyCheck, InFlight};
+use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
 use super::jsonrpc;
 
 /// The path of the MCP endpoint.
@@ -199,13 +199,17 @@ impl HttpListener {
         let config = self.options.rmcp_config(&shutdown);
         let factory = move || Ok(server.session());
         let (router, check) = if self.options.stateless {
-            let check = BodyCheck { in_flight: None };
+            let check = BodyCheck {
+                in_flight: None,
+                budget: BodyBudget::default(),
+            };
             let sessions = Arc::new(NeverSessionManager::default());
             (router(factory, sessions, config), check)
         } else {
             let sessions = Arc::new(LocalSessionManager::default());
             let check = BodyCheck {
                 in_flight: Some(InFlight::default()),
+                budget: BodyBudget::default(),
             };
             let router = router(factory, sessions.clone(), config).layer(
                 axum::middleware::from_fn_with_state(

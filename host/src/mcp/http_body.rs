@@ -23,6 +23,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::transport::streamable_http_server::session::SessionManager;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR, Rejection};
 
@@ -67,12 +68,53 @@ impl Drop for Claim {
     }
 }
 
+/// The bytes of request bodies the server holds at once, across all
+/// connections. A body is read only as far as the budget allows (the rest
+/// waits in the connection, so the client is slowed, not refused), and its
+/// share is returned when its response ends; so many clients sending large
+/// bodies at once cannot make the host hold more than this.
+pub const BODY_BUDGET_BYTES: usize = 256 << 20;
+
+/// The budget's unit: one permit per KiB.
+const BUDGET_UNIT: usize = 1 << 10;
+
+/// What is left of [`BODY_BUDGET_BYTES`].
+#[derive(Debug, Clone)]
+pub struct BodyBudget(Arc<Semaphore>);
+
+impl Default for BodyBudget {
+    fn default() -> Self {
+        BodyBudget::with_bytes(BODY_BUDGET_BYTES)
+    }
+}
+
+impl BodyBudget {
+    /// A budget of `bytes` (rounded down to whole KiB).
+    pub fn with_bytes(bytes: usize) -> Self {
+        BodyBudget(Arc::new(Semaphore::new(bytes / BUDGET_UNIT)))
+    }
+
+    /// Takes the share of `len` more bytes into `held`, waiting for it.
+    async fn take(&self, len: usize, held: &mut Option<OwnedSemaphorePermit>) {
+        let units = u32::try_from(len.div_ceil(BUDGET_UNIT)).unwrap_or(u32::MAX);
+        // The semaphore is never closed.
+        if let Ok(permit) = self.0.clone().acquire_many_owned(units).await {
+            match held {
+                Some(held) => held.merge(permit),
+                None => *held = Some(permit),
+            }
+        }
+    }
+}
+
 /// What the POST check needs to know.
 #[derive(Debug, Clone)]
 pub struct BodyCheck {
     /// The ids in flight per session; `None` without sessions (stateless),
     /// where every POST has its own channel and a reused id harms nothing.
     pub in_flight: Option<InFlight>,
+    /// The memory all bodies being handled may hold.
+    pub budget: BodyBudget,
 }
 
 /// The axum middleware for POST: checks the body and passes a good one on
@@ -87,8 +129,8 @@ pub async fn check_post_body(
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match read_bounded(body, jsonrpc::MAX_MESSAGE_BYTES).await {
-        Ok(bytes) => bytes,
+    let (bytes, share) = match read_bounded(body, jsonrpc::MAX_MESSAGE_BYTES, &check.budget).await {
+        Ok(read) => read,
         Err(BodyRead::TooLong(prefix)) => {
             let rejection = Rejection::too_long(&prefix, jsonrpc::MAX_MESSAGE_BYTES);
             tracing::warn!(
@@ -138,15 +180,16 @@ pub async fn check_post_body(
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
-    match claim {
-        Some(claim) => response.map(|body| release_at_end(body, claim)),
-        None => response,
+    if claim.is_none() && share.is_none() {
+        return response;
     }
+    response.map(|body| release_at_end(body, (claim, share)))
 }
 
-/// `body`, holding `claim` until its last byte has been read (before the
-/// client can see the end) or until it is dropped unfinished.
-fn release_at_end(body: Body, claim: Claim) -> Body {
+/// `body`, holding `claim` (the request's id in flight, its body's share of
+/// the budget) until its last byte has been read (before the client can see
+/// the end) or until it is dropped unfinished.
+fn release_at_end<C: Send + 'static>(body: Body, claim: C) -> Body {
     let mut claim = Some(claim);
     let end = futures::stream::poll_fn(move |_| {
         claim.take();
@@ -188,12 +231,19 @@ enum BodyRead {
     Failed(axum::Error),
 }
 
-/// Reads `body` whole if it has at most `limit` bytes. A longer body is read
-/// to its end without being kept, but for its first bytes, so that the client
-/// can read the answer instead of a connection reset.
-async fn read_bounded(body: Body, limit: usize) -> Result<Bytes, BodyRead> {
+/// Reads `body` whole if it has at most `limit` bytes, taking each kept
+/// chunk's share of `budget` before reading on; returns the bytes and their
+/// share. A longer body is read to its end without being kept, but for its
+/// first bytes, so that the client can read the answer instead of a
+/// connection reset.
+async fn read_bounded(
+    body: Body,
+    limit: usize,
+    budget: &BodyBudget,
+) -> Result<(Bytes, Option<OwnedSemaphorePermit>), BodyRead> {
     let mut stream = body.into_data_stream();
     let mut data = Vec::new();
+    let mut share = None;
     let mut too_long = false;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(BodyRead::Failed)?;
@@ -208,12 +258,13 @@ async fn read_bounded(body: Body, limit: usize) -> Result<Bytes, BodyRead> {
         } else {
             chunk.len()
         };
+        budget.take(keep, &mut share).await;
         data.extend_from_slice(&chunk[..keep]);
     }
     if too_long {
         Err(BodyRead::TooLong(data))
     } else {
-        Ok(Bytes::from(data))
+        Ok((Bytes::from(data), share))
     }
 }
 
@@ -249,14 +300,34 @@ mod tests {
     #[tokio::test]
     async fn a_body_over_the_limit_keeps_only_its_start() {
         let body = Body::from(vec![b'x'; 100]);
-        match read_bounded(body, 99).await {
+        let budget = BodyBudget::default();
+        match read_bounded(body, 99, &budget).await {
             Err(BodyRead::TooLong(prefix)) => {
                 assert_eq!(prefix.len(), 100.min(jsonrpc::ID_PREFIX_BYTES))
             }
             other => panic!("{other:?}"),
         }
-        let whole = read_bounded(Body::from(vec![b'x'; 99]), 99).await.unwrap();
+        let (whole, _share) = read_bounded(Body::from(vec![b'x'; 99]), 99, &budget)
+            .await
+            .unwrap();
         assert_eq!(whole.len(), 99);
+    }
+
+    #[tokio::test]
+    async fn bodies_wait_for_their_share_of_the_budget_until_earlier_responses_end() {
+        let budget = BodyBudget::with_bytes(4 * BUDGET_UNIT);
+        let read = |len: usize| read_bounded(Body::from(vec![b'x'; len]), 1 << 20, &budget);
+        let (first, first_share) = read(3 * BUDGET_UNIT).await.unwrap();
+        assert_eq!(first.len(), 3 * BUDGET_UNIT);
+        assert_eq!(budget.0.available_permits(), 1);
+        let mut second = std::pin::pin!(read(2 * BUDGET_UNIT));
+        // It cannot finish while the first body holds its share.
+        assert!(futures::poll!(second.as_mut()).is_pending());
+        tokio::task::yield_now().await;
+        assert!(futures::poll!(second.as_mut()).is_pending());
+        drop(first_share);
+        let (second, _share) = second.await.unwrap();
+        assert_eq!(second.len(), 2 * BUDGET_UNIT);
     }
 
     #[test]

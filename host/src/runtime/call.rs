@@ -156,12 +156,7 @@ pub async fn call_tool(
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
-            let (kind, mut message) = match guest {
-                wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
-                wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
-                wit::ToolError::Denied(m) => (GuestErrorKind::Denied, m),
-                wit::ToolError::Failed(m) => (GuestErrorKind::Failed, m),
-            };
+            let (kind, mut message) = guest_error(guest);
             if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
@@ -182,6 +177,16 @@ pub async fn call_tool(
     (outcome, stats)
 }
 
+/// A guest's `tool-error` as the runtime's kind of guest error and message.
+pub(crate) fn guest_error(error: wit::ToolError) -> (GuestErrorKind, String) {
+    match error {
+        wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
+        wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
+        wit::ToolError::Denied(m) => (GuestErrorKind::Denied, m),
+        wit::ToolError::Failed(m) => (GuestErrorKind::Failed, m),
+    }
+}
+
 /// How a denied guest's user grants access: the filesystem and environment
 /// sections of the policy, named by where they live.
 fn denied_hint(policy: &Policy) -> String {
@@ -195,7 +200,7 @@ fn denied_hint(policy: &Policy) -> String {
 }
 
 /// The bytes a result carries: text, binary data and structured content.
-fn output_size(out: &ToolOutput) -> u64 {
+pub(crate) fn output_size(out: &ToolOutput) -> u64 {
     let blocks: usize = out
         .content
         .iter()
@@ -280,7 +285,7 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
 /// Converts and checks a guest's result. Structured content must be JSON
 /// and, when the tool declares an output schema, match it; a tool with a
 /// schema must return structured content unless the result is an error.
-fn convert_result(tool: &PluginTool, result: wit::CallResult) -> Result<ToolOutput, String> {
+pub(crate) fn convert_result(tool: &PluginTool, result: wit::CallResult) -> Result<ToolOutput, String> {
     let structured = result
         .structured_content
         .as_deref()

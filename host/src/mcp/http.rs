@@ -2,8 +2,10 @@
 //! on axum, with `Host` and `Origin` validation against DNS rebinding and
 //! cross-site requests, optional bearer-token authentication, sessions
 //! (`Mcp-Session-Id`) or a stateless mode for replicas behind a load
-//! balancer, `TCP_NODELAY` on every accepted connection, and a JSON-RPC
-//! error for every POST body that is not one message ([`super::http_body`]).
+//! balancer, `TCP_NODELAY` on every accepted connection, and the checks of
+//! [`super::http_body`]: a JSON-RPC error for every POST body that is not a
+//! message rmcp handles, one request per id in flight in a session, and
+//! `404` for a `DELETE` of an unknown session.
 //!
 //! Without `TCP_NODELAY`, Nagle's algorithm and delayed ACKs stall most
 //! small responses by about 40 ms, which caps a client at a few dozen calls
@@ -23,7 +25,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::auth::{self, BearerToken};
-use super::http_body;
+use super::http_body::{self, BodyCheck, InFlight};
+use super::jsonrpc;
 
 /// The path of the MCP endpoint.
 pub const PATH: &str = "/mcp";
@@ -57,13 +60,12 @@ pub struct HttpOptions {
     /// More browser origins to accept (`scheme://host[:port|:*]`), besides
     /// loopback pages; `*` accepts any.
     pub allowed_origins: Vec<String>,
-    /// The largest request body accepted (413 above it).
-    pub max_body_bytes: usize,
 }
 
 impl HttpOptions {
     /// Options for listening on `addr`, with everything else at its default:
-    /// loopback only, no token, sessions on, 64 MiB bodies.
+    /// loopback only, no token, sessions on. Bodies are limited to
+    /// [`jsonrpc::MAX_MESSAGE_BYTES`], as stdio lines are.
     pub fn new(addr: SocketAddr) -> HttpOptions {
         HttpOptions {
             addr,
@@ -72,7 +74,6 @@ impl HttpOptions {
             stateless: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
-            max_body_bytes: 64 << 20,
         }
     }
 
@@ -102,7 +103,7 @@ impl HttpOptions {
     fn rmcp_config(&self, shutdown: &CancellationToken) -> StreamableHttpServerConfig {
         let mut config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(self.hosts())
-            .with_max_request_body_bytes(self.max_body_bytes)
+            .with_max_request_body_bytes(jsonrpc::MAX_MESSAGE_BYTES)
             .with_cancellation_token(shutdown.child_token());
         config = match self.origins() {
             Some(origins) => config
@@ -197,13 +198,25 @@ impl HttpListener {
     ) -> Result<(), HttpError> {
         let config = self.options.rmcp_config(&shutdown);
         let factory = move || Ok(server.session());
-        let router = if self.options.stateless {
-            router(factory, NeverSessionManager::default(), config)
+        let (router, check) = if self.options.stateless {
+            let check = BodyCheck { in_flight: None };
+            let sessions = Arc::new(NeverSessionManager::default());
+            (router(factory, sessions, config), check)
         } else {
-            router(factory, LocalSessionManager::default(), config)
-        }
-        .layer(axum::middleware::from_fn_with_state(
-            self.options.max_body_bytes,
+            let sessions = Arc::new(LocalSessionManager::default());
+            let check = BodyCheck {
+                in_flight: Some(InFlight::default()),
+            };
+            let router = router(factory, sessions.clone(), config).layer(
+                axum::middleware::from_fn_with_state(
+                    sessions,
+                    http_body::check_delete_session::<LocalSessionManager>,
+                ),
+            );
+            (router, check)
+        };
+        let router = router.layer(axum::middleware::from_fn_with_state(
+            check,
             http_body::check_post_body,
         ));
         let router = match &self.options.auth {
@@ -227,13 +240,10 @@ impl HttpListener {
 
 fn router<M: SessionManager>(
     factory: impl Fn() -> Result<McpServer, std::io::Error> + Send + Sync + 'static,
-    sessions: M,
+    sessions: Arc<M>,
     config: StreamableHttpServerConfig,
 ) -> Router {
-    Router::new().route_service(
-        PATH,
-        StreamableHttpService::new(factory, Arc::new(sessions), config),
-    )
+    Router::new().route_service(PATH, StreamableHttpService::new(factory, sessions, config))
 }
 
 #[cfg(test)]

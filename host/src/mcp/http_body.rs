@@ -1,197 +1,267 @@
-//! Checks each HTTP POST body before rmcp reads it: a body that is not one
-//! JSON-RPC message gets `400 Bad Request` with a JSON-RPC error, as over
-//! stdio: `-32700` for text that is not JSON, `-32600` for a batch (not
-//! allowed since 2025-06-18) or JSON that is not a request, notification or
-//! response. A body over the size limit gets `413`. rmcp alone would answer
-//! all of these with `415 Unsupported Media Type`.
+//! The HTTP boundary in front of rmcp: every POST body is checked with
+//! [`jsonrpc::check`], as every stdio line is, and a body that is not a
+//! message rmcp handles as what it is gets `400 Bad Request` with the
+//! JSON-RPC error (`413` above [`jsonrpc::MAX_MESSAGE_BYTES`], naming the id
+//! when it is in the first bytes); rmcp alone would answer most of these with
+//! `415` and plain text, or `-32601` for a known method with bad params.
+//! With sessions, a request whose `id` is already in flight in its session
+//! gets `409 Conflict` (rmcp would leave one of the two streams open
+//! forever), and a `DELETE` for an unknown session gets `404`, as rmcp
+//! answers `GET` and `POST` for one.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use serde::de::IgnoredAny;
-use serde_json::{Value, json};
+use futures::StreamExt;
+use rmcp::model::{JsonRpcMessage, RequestId};
+use rmcp::transport::streamable_http_server::session::SessionManager;
 
-/// JSON-RPC's parse error.
-const PARSE_ERROR: i64 = -32700;
-/// JSON-RPC's invalid request.
-const INVALID_REQUEST: i64 = -32600;
+use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR, Rejection};
 
-/// The fields that make a JSON object a JSON-RPC message; the rest is
-/// skipped without being built.
-#[derive(Deserialize)]
-struct Envelope {
-    jsonrpc: Option<String>,
-    id: Option<Value>,
-    method: Option<Value>,
-    result: Option<IgnoredAny>,
-    error: Option<IgnoredAny>,
+/// The header that names a session.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The request ids in flight, per session.
+#[derive(Debug, Default, Clone)]
+pub struct InFlight(Arc<Mutex<HashSet<(String, RequestId)>>>);
+
+/// A request id held in flight until dropped.
+#[derive(Debug)]
+struct Claim {
+    in_flight: InFlight,
+    key: (String, RequestId),
 }
 
-/// Why a body is not one JSON-RPC message: the error code, the message, and
-/// the request id when one could be read.
-#[derive(Debug, PartialEq)]
-struct Rejection {
-    code: i64,
-    message: String,
-    id: Value,
-}
-
-fn reject(code: i64, message: impl Into<String>, id: Value) -> Rejection {
-    Rejection {
-        code,
-        message: message.into(),
-        id,
+impl InFlight {
+    /// Holds `id` in `session` until the claim is dropped, or says that it is
+    /// already held.
+    fn claim(&self, session: &str, id: &RequestId) -> Option<Claim> {
+        let key = (session.to_string(), id.clone());
+        let fresh = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.clone());
+        fresh.then(|| Claim {
+            in_flight: self.clone(),
+            key,
+        })
     }
 }
 
-/// Whether `body` is exactly one JSON-RPC 2.0 message.
-fn classify(body: &[u8]) -> Result<(), Rejection> {
-    if let Err(e) = serde_json::from_slice::<IgnoredAny>(body) {
-        return Err(reject(
-            PARSE_ERROR,
-            format!("Parse error: the body is not JSON ({e})"),
-            Value::Null,
-        ));
-    }
-    let first = body.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') {
-        return Err(reject(
-            INVALID_REQUEST,
-            "Invalid Request: JSON-RPC batches are not supported; send one message per POST",
-            Value::Null,
-        ));
-    }
-    let envelope: Envelope = serde_json::from_slice(body).map_err(|e| {
-        reject(
-            INVALID_REQUEST,
-            format!("Invalid Request: not a JSON-RPC message ({e})"),
-            Value::Null,
-        )
-    })?;
-    let id = match envelope.id {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id,
-        Some(Value::Null) | None => Value::Null,
-        Some(_) => {
-            return Err(reject(
-                INVALID_REQUEST,
-                "Invalid Request: \"id\" must be a string or a number",
-                Value::Null,
-            ));
-        }
-    };
-    if envelope.jsonrpc.as_deref() != Some("2.0") {
-        return Err(reject(
-            INVALID_REQUEST,
-            "Invalid Request: \"jsonrpc\" must be \"2.0\"",
-            id,
-        ));
-    }
-    match envelope.method {
-        Some(Value::String(_)) => Ok(()),
-        Some(_) => Err(reject(
-            INVALID_REQUEST,
-            "Invalid Request: \"method\" must be a string",
-            id,
-        )),
-        None if envelope.result.is_some() || envelope.error.is_some() => Ok(()),
-        None => Err(reject(
-            INVALID_REQUEST,
-            "Invalid Request: a message needs a \"method\" (request or notification) or a \"result\" or \"error\" (response)",
-            id,
-        )),
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.in_flight
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.key);
     }
 }
 
-fn bad_request(rejection: Rejection) -> Response {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": rejection.id,
-        "error": {"code": rejection.code, "message": rejection.message},
-    });
-    (
-        StatusCode::BAD_REQUEST,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response()
+/// What the POST check needs to know.
+#[derive(Debug, Clone)]
+pub struct BodyCheck {
+    /// The ids in flight per session; `None` without sessions (stateless),
+    /// where every POST has its own channel and a reused id harms nothing.
+    pub in_flight: Option<InFlight>,
 }
 
-/// The axum middleware: checks POST bodies of at most `limit` bytes and
-/// passes good ones on unchanged.
-pub async fn check_post_body(State(limit): State<usize>, request: Request, next: Next) -> Response {
+/// The axum middleware for POST: checks the body and passes a good one on
+/// unchanged; holds a request's id in flight until its response body ends
+/// or is dropped.
+pub async fn check_post_body(
+    State(check): State<BodyCheck>,
+    request: Request,
+    next: Next,
+) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes: Bytes = match axum::body::to_bytes(body, limit).await {
+    let bytes = match read_bounded(body, jsonrpc::MAX_MESSAGE_BYTES).await {
         Ok(bytes) => bytes,
-        Err(error) => {
-            tracing::warn!(%error, limit, "refused an HTTP request body");
-            return (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("Payload Too Large: request bodies are limited to {limit} bytes"),
-            )
-                .into_response();
+        Err(BodyRead::TooLong(prefix)) => {
+            let rejection = Rejection::too_long(&prefix, jsonrpc::MAX_MESSAGE_BYTES);
+            tracing::warn!(
+                limit = jsonrpc::MAX_MESSAGE_BYTES,
+                "refused an HTTP request body over the limit"
+            );
+            return json_rpc_error(StatusCode::PAYLOAD_TOO_LARGE, &rejection);
+        }
+        Err(BodyRead::Failed(error)) => {
+            tracing::warn!(%error, "cannot read an HTTP request body");
+            let rejection = Rejection::new(
+                PARSE_ERROR,
+                format!("Parse error: the body could not be read ({error})"),
+                None,
+            );
+            return json_rpc_error(StatusCode::BAD_REQUEST, &rejection);
         }
     };
-    if let Err(rejection) = classify(&bytes) {
-        tracing::warn!(code = rejection.code, "{}", rejection.message);
-        return bad_request(rejection);
+    let message = match jsonrpc::check(&bytes) {
+        Ok(message) => message,
+        Err(rejection) => {
+            tracing::warn!(code = rejection.code, "{}", rejection.message);
+            return json_rpc_error(StatusCode::BAD_REQUEST, &rejection);
+        }
+    };
+    let claim = match (&check.in_flight, &message, session_id(&parts.headers)) {
+        (Some(in_flight), JsonRpcMessage::Request(r), Some(session)) => {
+            match in_flight.claim(session, &r.id) {
+                Some(claim) => Some(claim),
+                None => {
+                    let rejection = Rejection::new(
+                        INVALID_REQUEST,
+                        format!(
+                            "Invalid Request: the id {} is in use by a request of this session that is still in flight",
+                            r.id
+                        ),
+                        Some(r.id.clone()),
+                    );
+                    tracing::warn!("{}", rejection.message);
+                    return json_rpc_error(StatusCode::CONFLICT, &rejection);
+                }
+            }
+        }
+        _ => None,
+    };
+    drop(message);
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    match claim {
+        Some(claim) => response.map(|body| release_at_end(body, claim)),
+        None => response,
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+}
+
+/// `body`, holding `claim` until its last byte has been read (before the
+/// client can see the end) or until it is dropped unfinished.
+fn release_at_end(body: Body, claim: Claim) -> Body {
+    let mut claim = Some(claim);
+    let end = futures::stream::poll_fn(move |_| {
+        claim.take();
+        Poll::Ready(None)
+    });
+    Body::from_stream(body.into_data_stream().chain(end))
+}
+
+/// The axum middleware for `DELETE` with sessions: an unknown session gets
+/// `404`, as rmcp answers `GET` and `POST`; rmcp alone answers `202`.
+pub async fn check_delete_session<M: SessionManager>(
+    State(sessions): State<Arc<M>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() == Method::DELETE
+        && let Some(session) = session_id(request.headers())
+        && !sessions
+            .has_session(&session.to_string().into())
+            .await
+            .unwrap_or(true)
+    {
+        tracing::info!("DELETE for an unknown session");
+        return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+    }
+    next.run(request).await
+}
+
+fn session_id(headers: &HeaderMap) -> Option<&str> {
+    headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok())
+}
+
+/// Why a body was not read whole.
+#[derive(Debug)]
+enum BodyRead {
+    /// Longer than the limit; the first bytes, to find the id in.
+    TooLong(Vec<u8>),
+    /// The connection failed.
+    Failed(axum::Error),
+}
+
+/// Reads `body` whole if it has at most `limit` bytes. A longer body is read
+/// to its end without being kept, but for its first bytes, so that the client
+/// can read the answer instead of a connection reset.
+async fn read_bounded(body: Body, limit: usize) -> Result<Bytes, BodyRead> {
+    let mut stream = body.into_data_stream();
+    let mut data = Vec::new();
+    let mut too_long = false;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(BodyRead::Failed)?;
+        if !too_long && data.len() + chunk.len() > limit {
+            too_long = true;
+            data.truncate(jsonrpc::ID_PREFIX_BYTES);
+        }
+        let keep = if too_long {
+            jsonrpc::ID_PREFIX_BYTES
+                .saturating_sub(data.len())
+                .min(chunk.len())
+        } else {
+            chunk.len()
+        };
+        data.extend_from_slice(&chunk[..keep]);
+    }
+    if too_long {
+        Err(BodyRead::TooLong(data))
+    } else {
+        Ok(Bytes::from(data))
+    }
+}
+
+fn json_rpc_error(status: StatusCode, rejection: &Rejection) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        rejection.to_json().to_string(),
+    )
+        .into_response()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn code(body: &str) -> Option<i64> {
-        classify(body.as_bytes()).err().map(|r| r.code)
+    #[test]
+    fn an_id_is_held_once_per_session_until_its_claim_is_dropped() {
+        let in_flight = InFlight::default();
+        let one = RequestId::Number(1);
+        let claim = in_flight.claim("s1", &one).unwrap();
+        assert!(in_flight.claim("s1", &one).is_none());
+        let other_session = in_flight.claim("s2", &one).unwrap();
+        let other_id = in_flight
+            .claim("s1", &RequestId::String("1".into()))
+            .unwrap();
+        drop(claim);
+        assert!(in_flight.claim("s1", &one).is_some());
+        drop((other_session, other_id));
+        assert!(in_flight.0.lock().unwrap().is_empty());
     }
 
-    #[test]
-    fn single_messages_pass() {
-        for ok in [
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            r#"{"jsonrpc":"2.0","id":"a","result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x"}}"#,
-            r#"  {"method":"tools/call","params":{"a":[1,2]},"id":3,"jsonrpc":"2.0"}"#,
-        ] {
-            assert_eq!(classify(ok.as_bytes()), Ok(()), "{ok}");
+    #[tokio::test]
+    async fn a_body_over_the_limit_keeps_only_its_start() {
+        let body = Body::from(vec![b'x'; 100]);
+        match read_bounded(body, 99).await {
+            Err(BodyRead::TooLong(prefix)) => {
+                assert_eq!(prefix.len(), 100.min(jsonrpc::ID_PREFIX_BYTES))
+            }
+            other => panic!("{other:?}"),
         }
+        let whole = read_bounded(Body::from(vec![b'x'; 99]), 99).await.unwrap();
+        assert_eq!(whole.len(), 99);
     }
 
     #[test]
-    fn everything_else_gets_the_json_rpc_error() {
-        assert_eq!(code("not json"), Some(PARSE_ERROR));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1,"#), Some(PARSE_ERROR));
-        assert_eq!(code(""), Some(PARSE_ERROR));
-        assert_eq!(
-            code(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#),
-            Some(INVALID_REQUEST)
-        );
-        assert_eq!(code("42"), Some(INVALID_REQUEST));
-        assert_eq!(code(r#"{"id":1,"method":"ping"}"#), Some(INVALID_REQUEST));
-        assert_eq!(
-            code(r#"{"jsonrpc":"2.0","id":1,"method":7}"#),
-            Some(INVALID_REQUEST)
-        );
-        assert_eq!(
-            code(r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#),
-            Some(INVALID_REQUEST)
-        );
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":1}"#), Some(INVALID_REQUEST));
-    }
-
-    #[test]
-    fn the_error_names_the_request_when_it_can() {
-        let r = classify(br#"{"jsonrpc":"1.0","id":9,"method":"ping"}"#).unwrap_err();
-        assert_eq!(r.id, json!(9));
-        assert!(r.message.contains("\"2.0\""), "{}", r.message);
+    fn error_bodies_are_json_rpc_errors() {
+        let rejection = jsonrpc::check(b"[]").unwrap_err();
+        let response = json_rpc_error(StatusCode::BAD_REQUEST, &rejection);
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
     }
 }

@@ -8,6 +8,7 @@ pub mod events;
 pub mod handler;
 pub mod http;
 pub mod http_body;
+pub mod jsonrpc;
 pub mod notify;
 pub mod stdio;
 

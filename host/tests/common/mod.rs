@@ -119,9 +119,15 @@ impl Server {
 
     /// Writes one raw line.
     pub fn send_line(&mut self, line: &str) {
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        self.send_raw(&bytes);
+    }
+
+    /// Writes raw bytes, which need not be text (nor end a line).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
+        stdin.write_all(bytes).unwrap();
         stdin.flush().unwrap();
     }
 

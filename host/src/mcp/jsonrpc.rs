@@ -1,0 +1,924 @@
+//! Classifies one incoming message (the bytes of a stdio line or an HTTP
+//! body): exactly one JSON-RPC 2.0 message that rmcp accepts as it is, or the
+//! JSON-RPC error that answers it. Both transports use [`check`], so they
+//! treat every message the same way.
+//!
+//! rmcp drops some messages without an answer (text that is not JSON, invalid
+//! UTF-8, lone surrogates, nesting deeper than the parser allows, a shape it
+//! does not know) and turns a request for a known MCP method whose `params`
+//! do not fit into a custom request, which it answers with `-32601 Method
+//! not found`. [`check`] finds all of these first, and names the request's
+//! `id` in the answer whenever the id can be read.
+
+#[allow(deprecated)]
+// rmcp deprecates logging and resources/subscribe; clients still send them
+use rmcp::model::{
+    CallToolRequest, CancelTaskRequest, ClientJsonRpcMessage, ClientRequest, CompleteRequest,
+    ConstString, DiscoverRequest, GetPromptRequest, GetSkillRequest, GetTaskRequest,
+    InitializeRequest, JsonRpcMessage, JsonRpcRequest, ListPromptsRequest,
+    ListResourceTemplatesRequest, ListResourcesRequest, ListSkillsRequest, ListToolsRequest,
+    PingRequest, ReadResourceDirectoryRequest, ReadResourceRequest, Request, RequestId,
+    RequestNoParam, RequestOptionalParam, SetLevelRequest, SubscribeRequest,
+    SubscriptionsListenRequest, UnsubscribeRequest, UpdateTaskRequest,
+};
+use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+/// The largest message accepted, in bytes: a stdio line without its newline,
+/// or an HTTP request body (64 MiB). Both transports enforce this one number.
+pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
+
+/// How much of a message longer than [`MAX_MESSAGE_BYTES`] is kept to find
+/// its `id` in (64 KiB): enough when the id comes before the large `params`.
+pub const ID_PREFIX_BYTES: usize = 64 << 10;
+
+/// JSON-RPC's parse error: the text is not JSON (also invalid UTF-8, a lone
+/// surrogate escape, or nesting deeper than the parser's limit of 128).
+pub const PARSE_ERROR: i32 = -32700;
+/// JSON-RPC's invalid request: JSON, but not one JSON-RPC message.
+pub const INVALID_REQUEST: i32 = -32600;
+/// JSON-RPC's invalid params: a known method with `params` of the wrong shape.
+pub const INVALID_PARAMS: i32 = -32602;
+/// JSON-RPC's method not found: a request rmcp cannot read for a method it
+/// does not know (rmcp answers the others itself).
+pub const METHOD_NOT_FOUND: i32 = -32601;
+
+/// The JSON-RPC error that answers a message [`check`] refused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejection {
+    /// The JSON-RPC error code.
+    pub code: i32,
+    /// A message that says what is wrong.
+    pub message: String,
+    /// The message's `id`, when one that rmcp would accept could be read.
+    pub id: Option<RequestId>,
+    /// The message is a notification (its `params` are wrong). JSON-RPC
+    /// answers no notification: over stdio it is logged and dropped; over
+    /// HTTP the status says it was refused.
+    pub notification: bool,
+}
+
+impl Rejection {
+    /// A rejection of a message that is not a notification.
+    pub fn new(code: i32, message: String, id: Option<RequestId>) -> Rejection {
+        Rejection {
+            code,
+            message,
+            id,
+            notification: false,
+        }
+    }
+
+    /// The answer for a message longer than `limit` bytes, of which `prefix`
+    /// is the start: the id is named when it appears in the prefix.
+    pub fn too_long(prefix: &[u8], limit: usize) -> Rejection {
+        Rejection::new(
+            INVALID_REQUEST,
+            format!("Invalid Request: the message is longer than {limit} bytes"),
+            recover_id(prefix),
+        )
+    }
+
+    /// The JSON-RPC error response, with `"id": null` when no id was read.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "jsonrpc": "2.0",
+            "id": self.id,
+            "error": { "code": self.code, "message": self.message },
+        })
+    }
+}
+
+/// Decides whether `bytes` is exactly one JSON-RPC 2.0 message that rmcp
+/// will handle as what it is. Never panics, whatever the bytes.
+///
+/// - `Ok(message)`: rmcp's own [`ClientJsonRpcMessage`] deserialization of
+///   `bytes` (so it succeeds by construction), and a request for a method
+///   rmcp knows is never its custom request.
+/// - `Err(rejection)`: the error to answer with. Its `id` is the message's
+///   top-level `id` whenever that is a string or an integer (as rmcp reads
+///   ids), even when the message fails later; otherwise it is `None`.
+///
+/// The codes: [`PARSE_ERROR`] for bytes that are not one JSON text (syntax,
+/// invalid UTF-8 anywhere, lone surrogate escapes, nesting deeper than 128,
+/// trailing data); [`INVALID_REQUEST`] for JSON that is not one JSON-RPC
+/// message (a batch, not an object, a bad `jsonrpc`, `id` or `method`, an
+/// unknown combination of members); [`INVALID_PARAMS`] for a request for a
+/// known method whose `params` do not have that method's shape (such as a
+/// `tools/call` without a `name`, or a `tools/list` cursor that is not a
+/// string).
+///
+/// The first pass reads the bytes once without building a tree (strings are
+/// validated, nesting is bounded); only a message that passes it is handed
+/// to rmcp's deserializer, which builds the message rmcp would build anyway.
+pub fn check(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
+    let mut top = TopLevel::default();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let scanned = (&mut top).deserialize(&mut de).and_then(|()| de.end());
+    if let Err(e) = scanned {
+        return Err(Rejection::new(
+            PARSE_ERROR,
+            format!("Parse error: {e}"),
+            top.id(),
+        ));
+    }
+    match top.shape {
+        Shape::Array => {
+            return Err(Rejection::new(
+                INVALID_REQUEST,
+                "Invalid Request: JSON-RPC batches are not supported; send one message at a time"
+                    .into(),
+                None,
+            ));
+        }
+        Shape::Other => {
+            return Err(Rejection::new(
+                INVALID_REQUEST,
+                "Invalid Request: a JSON-RPC message is a JSON object".into(),
+                None,
+            ));
+        }
+        Shape::Object => {}
+    }
+    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(message) => message,
+        Err(e) => return Err(why_rmcp_refuses(bytes, &top, &e)),
+    };
+    if let JsonRpcMessage::Request(request) = &message
+        && let Some(known) = top.known
+    {
+        let custom = matches!(request.request, ClientRequest::CustomRequest(_));
+        // rmcp reads optional params leniently: ones that do not fit are
+        // dropped, so a request for the first page would be served instead.
+        let dropped = known.lenient && top.params_given && (known.strict)(bytes).is_err();
+        if custom || dropped {
+            return Err(invalid_params(known, bytes, request.id.clone()));
+        }
+    }
+    Ok(message)
+}
+
+/// The answer to a JSON object that rmcp cannot read as a message: a
+/// request or notification that is a good JSON-RPC envelope (by rmcp's own
+/// rules) but for its `params` gets `-32602` (`-32601` for a method rmcp does
+/// not know); anything else is an invalid request.
+fn why_rmcp_refuses(bytes: &[u8], top: &TopLevel, error: &serde_json::Error) -> Rejection {
+    match serde_json::from_slice::<EnvelopeOnly>(bytes) {
+        Ok(JsonRpcMessage::Request(request)) => match top.known {
+            Some(known) => invalid_params(known, bytes, request.id),
+            None => Rejection::new(
+                METHOD_NOT_FOUND,
+                "Method not found".into(),
+                Some(request.id),
+            ),
+        },
+        Ok(JsonRpcMessage::Notification(_)) => Rejection {
+            notification: true,
+            ..Rejection::new(
+                INVALID_PARAMS,
+                format!("Invalid params: a notification's params must be an object ({error})"),
+                None,
+            )
+        },
+        _ => Rejection::new(
+            INVALID_REQUEST,
+            format!("Invalid Request: not a JSON-RPC 2.0 message ({error})"),
+            top.id(),
+        ),
+    }
+}
+
+fn invalid_params(known: &Known, bytes: &[u8], id: RequestId) -> Rejection {
+    let why = (known.strict)(bytes)
+        .err()
+        .map_or_else(|| "they do not fit".to_string(), |e| e.to_string());
+    Rejection::new(
+        INVALID_PARAMS,
+        format!("Invalid params for {}: {why}", known.method),
+        Some(id),
+    )
+}
+
+/// A JSON-RPC message read by rmcp's own envelope rules (`jsonrpc`, `id`,
+/// which members make which kind of message), with any `params`, `result`.
+type EnvelopeOnly = JsonRpcMessage<AnyCall, IgnoredAny, AnyCall>;
+
+/// A request or notification with any method and any `params`.
+#[derive(Deserialize)]
+struct AnyCall {
+    #[serde(rename = "method")]
+    _method: String,
+    #[serde(rename = "params", default)]
+    _params: IgnoredAny,
+}
+
+/// The top-level `id` of a message's start, when it can be read before the
+/// text ends or breaks.
+pub fn recover_id(prefix: &[u8]) -> Option<RequestId> {
+    let mut top = TopLevel::default();
+    let _ = (&mut top).deserialize(&mut serde_json::Deserializer::from_slice(prefix));
+    top.id()
+}
+
+/// Parses a whole message as one typed request of rmcp's, strictly.
+type Probe = fn(&[u8]) -> Result<(), serde_json::Error>;
+
+fn probe<R: DeserializeOwned>(bytes: &[u8]) -> Result<(), serde_json::Error> {
+    serde_json::from_slice::<JsonRpcRequest<R>>(bytes).map(drop)
+}
+
+/// A method rmcp's `ClientRequest` knows.
+#[derive(Debug)]
+struct Known {
+    method: &'static str,
+    /// Parses a request for the method with the params it requires.
+    strict: Probe,
+    /// Whether rmcp drops `params` that do not fit instead of refusing them.
+    lenient: bool,
+}
+
+/// What a typed rmcp request says about its method.
+trait KnownMethod {
+    const KNOWN: Known;
+}
+
+impl<M: ConstString + DeserializeOwned, P: DeserializeOwned> KnownMethod for Request<M, P> {
+    const KNOWN: Known = Known {
+        method: M::VALUE,
+        strict: probe::<Self>,
+        lenient: false,
+    };
+}
+
+/// rmcp reads optional params through a flattened `Option`, which turns
+/// params that do not fit into none; the strict reading requires them.
+impl<M: ConstString + DeserializeOwned, P: DeserializeOwned> KnownMethod
+    for RequestOptionalParam<M, P>
+{
+    const KNOWN: Known = Known {
+        method: M::VALUE,
+        strict: probe::<Request<M, P>>,
+        lenient: true,
+    };
+}
+
+impl<M: ConstString + DeserializeOwned> KnownMethod for RequestNoParam<M> {
+    const KNOWN: Known = Known {
+        method: M::VALUE,
+        strict: probe::<Self>,
+        lenient: false,
+    };
+}
+
+macro_rules! known {
+    ($($request:ty),* $(,)?) => {
+        &[$(<$request as KnownMethod>::KNOWN),*]
+    };
+}
+
+/// Every variant of rmcp's `ClientRequest` but its custom request: a request
+/// for one of these methods that rmcp reads as a custom request (or cannot
+/// read at all) has `params` of the wrong shape.
+#[allow(deprecated)] // as the imports
+const KNOWN: &[Known] = known![
+    PingRequest,
+    InitializeRequest,
+    DiscoverRequest,
+    CompleteRequest,
+    SetLevelRequest,
+    GetPromptRequest,
+    ListPromptsRequest,
+    ListResourcesRequest,
+    ListResourceTemplatesRequest,
+    ReadResourceRequest,
+    SubscriptionsListenRequest,
+    SubscribeRequest,
+    UnsubscribeRequest,
+    CallToolRequest,
+    ListToolsRequest,
+    GetTaskRequest,
+    UpdateTaskRequest,
+    CancelTaskRequest,
+    ListSkillsRequest,
+    GetSkillRequest,
+    ReadResourceDirectoryRequest,
+];
+
+/// What kind of JSON value the message is.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+enum Shape {
+    Object,
+    Array,
+    #[default]
+    Other,
+}
+
+/// What the first pass learns: the message's shape and its top-level `id`,
+/// recorded as soon as the id's value has been read (the last one wins, as in
+/// a JSON object built from the text). A number is only known to be whole
+/// once what follows it has been read: `{"id":12` may be the start of
+/// `{"id":123`.
+#[derive(Debug, Default)]
+struct TopLevel {
+    shape: Shape,
+    id: Option<RequestId>,
+    id_is_whole: bool,
+    /// The `method`, when it is one rmcp knows.
+    known: Option<&'static Known>,
+    /// Whether `params` is there and not null.
+    params_given: bool,
+}
+
+impl TopLevel {
+    fn id(&self) -> Option<RequestId> {
+        self.id.clone().filter(|_| self.id_is_whole)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for &mut TopLevel {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &mut TopLevel {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.shape = Shape::Object;
+        loop {
+            let key = map.next_key_seed(KeySeed)?;
+            // A key or the end of the object followed the last value.
+            self.id_is_whole = true;
+            match key {
+                None => return Ok(()),
+                Some(Key::Id) => {
+                    self.id = map.next_value_seed(IdSeed)?;
+                    self.id_is_whole = matches!(self.id, Some(RequestId::String(_)));
+                }
+                Some(Key::Method) => self.known = map.next_value_seed(MethodSeed)?,
+                Some(Key::Params) => self.params_given = map.next_value_seed(ParamsSeed)?,
+                Some(Key::Other) => {
+                    map.next_value::<Checked>()?;
+                }
+            }
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        self.shape = Shape::Array;
+        walk_seq(seq)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// Any JSON value, read to the end with every string decoded (so invalid
+/// UTF-8 and lone surrogates fail) and every level counted against the
+/// parser's depth limit, none of it kept. `IgnoredAny` would skip strings
+/// unchecked and nest without the limit.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Checked, D::Error> {
+        deserializer.deserialize_any(CheckedVisitor)
+    }
+}
+
+struct CheckedVisitor;
+
+impl<'de> Visitor<'de> for CheckedVisitor {
+    type Value = Checked;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
+        while map.next_entry::<Checked, Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Checked, A::Error> {
+        walk_seq(seq).map(|()| Checked)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+}
+
+fn walk_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<Checked>()?.is_some() {}
+    Ok(())
+}
+
+/// The top-level members the first pass looks at.
+enum Key {
+    Id,
+    Method,
+    Params,
+    Other,
+}
+
+/// Reads an object key, checked like any string, and says which it is.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Key, E> {
+        Ok(match key {
+            "id" => Key::Id,
+            "method" => Key::Method,
+            "params" => Key::Params,
+            _ => Key::Other,
+        })
+    }
+}
+
+/// Reads a `method` value, checked, and finds it among the known methods.
+struct MethodSeed;
+
+impl<'de> DeserializeSeed<'de> for MethodSeed {
+    type Value = Option<&'static Known>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MethodSeed {
+    type Value = Option<&'static Known>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E>(self, method: &str) -> Result<Self::Value, E> {
+        Ok(KNOWN.iter().find(|k| k.method == method))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        CheckedVisitor.visit_map(map).map(|_| None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        walk_seq(seq).map(|()| None)
+    }
+}
+
+/// Reads a `params` value, checked, and says whether it is not null.
+struct ParamsSeed;
+
+impl<'de> DeserializeSeed<'de> for ParamsSeed {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ParamsSeed {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        CheckedVisitor.visit_map(map).map(|_| true)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        walk_seq(seq).map(|()| true)
+    }
+}
+
+/// Reads an `id` value the way rmcp's `NumberOrString` does: a string, an
+/// integer that fits in an `i64`, or a float that is exactly such an integer
+/// below 2^53. Anything else (null, a fraction, a bool, an array, an object)
+/// is read to its end, checked, and recorded as no usable id.
+struct IdSeed;
+
+impl<'de> DeserializeSeed<'de> for IdSeed {
+    type Value = Option<RequestId>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IdSeed {
+    type Value = Option<RequestId>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E>(self, id: &str) -> Result<Self::Value, E> {
+        Ok(Some(RequestId::String(id.into())))
+    }
+    fn visit_i64<E>(self, id: i64) -> Result<Self::Value, E> {
+        Ok(Some(RequestId::Number(id)))
+    }
+    fn visit_u64<E>(self, id: u64) -> Result<Self::Value, E> {
+        Ok(i64::try_from(id).ok().map(RequestId::Number))
+    }
+    fn visit_f64<E>(self, id: f64) -> Result<Self::Value, E> {
+        const MAX_EXACT: f64 = 9_007_199_254_740_992.0; // 2^53, as rmcp
+        Ok((id.fract() == 0.0 && id.abs() < MAX_EXACT).then(|| RequestId::Number(id as i64)))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        CheckedVisitor.visit_map(map).map(|_| None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        walk_seq(seq).map(|()| None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(text: &[u8]) -> Option<i32> {
+        check(text).err().map(|r| r.code)
+    }
+
+    fn rejected(text: &[u8]) -> Rejection {
+        check(text).expect_err(&String::from_utf8_lossy(text))
+    }
+
+    fn request(method: &str, params: &str) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"{method}","params":{params}}}"#)
+    }
+
+    /// The two promises of [`check`], for any bytes: an accepted message is
+    /// rmcp's, and never a known method read as a custom request; a refused
+    /// one names the id whenever rmcp could read it.
+    fn assert_contract(bytes: &[u8]) {
+        match check(bytes) {
+            Ok(_) => {
+                let message = serde_json::from_slice::<ClientJsonRpcMessage>(bytes)
+                    .expect("rmcp parses what check accepts");
+                if let JsonRpcMessage::Request(r) = message
+                    && let ClientRequest::CustomRequest(c) = r.request
+                {
+                    assert!(!KNOWN.iter().any(|k| k.method == c.method), "{}", c.method);
+                }
+            }
+            Err(rejection) => {
+                let id = serde_json::from_slice::<Value>(bytes)
+                    .ok()
+                    .and_then(|v| v.get("id").cloned())
+                    .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
+                if id.is_some() {
+                    assert_eq!(rejection.id, id, "{}", String::from_utf8_lossy(bytes));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn well_formed_messages_of_every_kind_are_accepted() {
+        for ok in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"cursor":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"a":[1,"\ud83d\ude00"]}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"vendor/anything","params":{"a":[1]}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":5}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":4,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"x"}}"#,
+        ] {
+            assert_eq!(code(ok.as_bytes()), None, "{ok}");
+        }
+    }
+
+    #[test]
+    fn text_that_is_not_one_json_value_is_a_parse_error() {
+        for bad in [
+            "not json",
+            "",
+            "   ",
+            r#"{"jsonrpc":"2.0","id":1,"#,
+            "{} {}",
+            "1e999",
+        ] {
+            assert_eq!(code(bad.as_bytes()), Some(PARSE_ERROR), "{bad}");
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_anywhere_is_a_parse_error_naming_a_readable_id() {
+        for bad in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\"}}"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{\"\xc3\x28\":1}}",
+            b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\",\"params\":[[[\"\xed\xa0\x80\"]]]}",
+        ] {
+            let r = rejected(bad);
+            assert_eq!((r.code, r.id), (PARSE_ERROR, Some(RequestId::Number(7))));
+        }
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_a_parse_error() {
+        for bad in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"\ud800"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"a":"\udc00x"}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"x","params":{"\ud800":1}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"x\ud800"}"#,
+        ] {
+            let r = rejected(bad.as_bytes());
+            assert_eq!(
+                (r.code, r.id),
+                (PARSE_ERROR, Some(RequestId::Number(7))),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_parser_allows_is_a_parse_error() {
+        let nested = |depth: usize| {
+            request(
+                "x",
+                &format!("{{\"a\":{}1{}}}", "[".repeat(depth), "]".repeat(depth)),
+            )
+        };
+        assert_eq!(code(nested(120).as_bytes()), None);
+        for depth in [130, 10_000] {
+            let r = rejected(nested(depth).as_bytes());
+            assert_eq!((r.code, r.id), (PARSE_ERROR, Some(RequestId::Number(7))));
+        }
+        let r = rejected(format!("{}1{}", "[".repeat(500), "]".repeat(500)).as_bytes());
+        assert_eq!((r.code, r.id), (PARSE_ERROR, None));
+    }
+
+    #[test]
+    fn json_that_is_not_a_json_rpc_message_is_an_invalid_request() {
+        for (bad, id) in [
+            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, None),
+            ("[]", None),
+            ("42", None),
+            (r#""ping""#, None),
+            ("null", None),
+            (r#"{"jsonrpc":"1.0","id":9,"method":"ping"}"#, Some(9)),
+            (r#"{"id":9,"method":"ping"}"#, Some(9)),
+            (r#"{"jsonrpc":2,"id":9,"method":"ping"}"#, Some(9)),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#, None),
+            (
+                r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+                None,
+            ),
+            (r#"{"jsonrpc":"2.0","id":9,"method":7}"#, Some(9)),
+            (r#"{"jsonrpc":"2.0","id":9,"method":null}"#, Some(9)),
+            (r#"{"jsonrpc":"2.0","id":9}"#, Some(9)),
+            (
+                r#"{"jsonrpc":"2.0","id":9,"method":"ping","result":{}}"#,
+                Some(9),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9,"result":{},"error":{"code":1,"message":"x"}}"#,
+                Some(9),
+            ),
+            (r#"{}"#, None),
+        ] {
+            let r = rejected(bad.as_bytes());
+            assert_eq!(r.code, INVALID_REQUEST, "{bad}: {}", r.message);
+            assert_eq!(r.id, id.map(RequestId::Number), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ids_are_read_as_rmcp_reads_them() {
+        for (id, read) in [
+            ("1.0", Some(RequestId::Number(1))),
+            ("-3", Some(RequestId::Number(-3))),
+            ("1e2", Some(RequestId::Number(100))),
+            (r#""abc""#, Some(RequestId::String("abc".into()))),
+            ("1.5", None),
+            ("18446744073709551615", None),
+            ("null", None),
+        ] {
+            let text = format!(r#"{{"jsonrpc":"1.0","id":{id},"method":"ping"}}"#);
+            assert_eq!(rejected(text.as_bytes()).id, read, "{id}");
+        }
+    }
+
+    #[test]
+    fn every_known_method_with_misshapen_params_is_invalid_params_with_the_id() {
+        for Known { method, .. } in KNOWN {
+            for params in [r#""text""#, "[1]", "42"] {
+                let text = request(method, params);
+                let r = rejected(text.as_bytes());
+                assert_eq!(r.code, INVALID_PARAMS, "{text}: {}", r.message);
+                assert_eq!(r.id, Some(RequestId::Number(7)));
+                assert!(r.message.contains(method), "{}", r.message);
+            }
+        }
+    }
+
+    #[test]
+    fn tools_call_and_tools_list_params_are_checked_against_their_shapes() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call"}"#.to_string(),
+            request("tools/call", "{}"),
+            request("tools/call", r#"{"name":5}"#),
+            request("tools/call", r#"{"name":"t","arguments":[1]}"#),
+            request("tools/call", r#"{"name":"t","arguments":"a"}"#),
+            request("tools/list", r#"{"cursor":5}"#),
+            request("tools/list", r#"{"cursor":{}}"#),
+            request("initialize", r#"{"protocolVersion":"2025-06-18"}"#),
+        ] {
+            let r = rejected(text.as_bytes());
+            assert_eq!(r.code, INVALID_PARAMS, "{text}: {}", r.message);
+            assert_eq!(r.id, Some(RequestId::Number(7)), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_request_for_an_unknown_method_with_params_rmcp_cannot_read_is_method_not_found() {
+        for params in ["[1]", r#""text""#, "42"] {
+            let r = rejected(request("vendor/anything", params).as_bytes());
+            assert_eq!(
+                (r.code, r.id),
+                (METHOD_NOT_FOUND, Some(RequestId::Number(7)))
+            );
+            assert!(!r.notification);
+        }
+    }
+
+    #[test]
+    fn a_notification_with_params_rmcp_cannot_read_is_refused_as_a_notification() {
+        for method in ["notifications/cancelled", "notifications/vendor"] {
+            let text = format!(r#"{{"jsonrpc":"2.0","method":"{method}","params":[1]}}"#);
+            let r = rejected(text.as_bytes());
+            assert_eq!(
+                (r.code, r.id, r.notification),
+                (INVALID_PARAMS, None, true),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_id_of_a_message_too_long_to_read_comes_from_its_start() {
+        let head = r#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"name":"t","arguments":{"s":"aaaa"#;
+        let r = Rejection::too_long(head.as_bytes(), MAX_MESSAGE_BYTES);
+        assert_eq!(r.code, INVALID_REQUEST);
+        assert_eq!(r.id, Some(RequestId::String("big-1".into())));
+        let tail_id =
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{"s":"aaaa"#;
+        assert_eq!(Rejection::too_long(tail_id.as_bytes(), 10).id, None);
+        assert_eq!(
+            recover_id(br#"{"id":3,"method":"#),
+            Some(RequestId::Number(3))
+        );
+        assert_eq!(recover_id(br#"{"id":3"#), None, "the number may go on");
+        assert_eq!(
+            recover_id(br#"{"id":3,"#),
+            None,
+            "the key after it is not read yet"
+        );
+        assert_eq!(
+            recover_id(br#"{"id":"3""#),
+            Some(RequestId::String("3".into()))
+        );
+    }
+
+    #[test]
+    fn rejections_serialize_as_json_rpc_errors() {
+        let r = rejected(b"nope");
+        let v = r.to_json();
+        assert_eq!(v["jsonrpc"], "2.0");
+        assert!(v["id"].is_null());
+        assert_eq!(v["error"]["code"], PARSE_ERROR);
+        let r = rejected(request("tools/call", "[]").as_bytes());
+        assert_eq!(r.to_json()["id"], 7);
+    }
+
+    #[test]
+    fn the_contract_holds_for_every_truncation_and_byte_flip_of_sample_messages() {
+        let samples = [
+            request(
+                "tools/call",
+                r#"{"name":"t","arguments":{"a":"\u00e9\ud83d\ude00","b":[1.5,null,true]}}"#,
+            ),
+            request("tools/list", r#"{"cursor":"abc"}"#),
+            request(
+                "initialize",
+                r#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+            ),
+            r#"{"jsonrpc":"2.0","id":"s","result":{"x":[]}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#
+                .to_string(),
+        ];
+        let replacements = [
+            b'"', b'\\', b'[', b'{', b'}', b'1', b'.', 0xff, 0xed, b'u', b' ', b':',
+        ];
+        for sample in &samples {
+            let bytes = sample.as_bytes();
+            assert_contract(bytes);
+            for cut in 0..bytes.len() {
+                assert_contract(&bytes[..cut]);
+                for r in replacements {
+                    let mut flipped = bytes.to_vec();
+                    flipped[cut] = r;
+                    assert_contract(&flipped);
+                }
+            }
+        }
+    }
+}

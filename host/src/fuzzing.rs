@@ -9,6 +9,7 @@
 
 pub mod arguments;
 mod generate;
+pub mod messages;
 #[cfg(test)]
 mod replay;
 pub mod results;

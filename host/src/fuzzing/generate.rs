@@ -517,9 +517,21 @@ impl ObjectSchema {
                 .collect();
             m.insert("patternProperties".into(), props.into());
         }
-        put(&mut m, "propertyNames", self.property_names.as_ref().map(sub));
-        put(&mut m, "minProperties", self.min_properties.map(Value::from));
-        put(&mut m, "maxProperties", self.max_properties.map(Value::from));
+        put(
+            &mut m,
+            "propertyNames",
+            self.property_names.as_ref().map(sub),
+        );
+        put(
+            &mut m,
+            "minProperties",
+            self.min_properties.map(Value::from),
+        );
+        put(
+            &mut m,
+            "maxProperties",
+            self.max_properties.map(Value::from),
+        );
         if root && !self.defs.is_empty() {
             let defs: Map<_, _> = self
                 .defs

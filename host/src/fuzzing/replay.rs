@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 /// Each target's name (its directory under `fuzz/corpus/` and
 /// `fuzz/regressions/`) and check.
 const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("jsonrpc_message", super::messages::check),
     ("argument_validation", super::arguments::check),
     ("result_conversion", super::results::check),
 ];

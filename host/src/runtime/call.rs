@@ -285,7 +285,10 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
 /// Converts and checks a guest's result. Structured content must be JSON
 /// and, when the tool declares an output schema, match it; a tool with a
 /// schema must return structured content unless the result is an error.
-pub(crate) fn convert_result(tool: &PluginTool, result: wit::CallResult) -> Result<ToolOutput, String> {
+pub(crate) fn convert_result(
+    tool: &PluginTool,
+    result: wit::CallResult,
+) -> Result<ToolOutput, String> {
     let structured = result
         .structured_content
         .as_deref()

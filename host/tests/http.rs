@@ -90,16 +90,7 @@ impl Client {
             .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or_default().to_string()))
             .collect();
         let body = response.body_mut().read_to_string().unwrap_or_default();
-        let messages = if body.trim_start().starts_with('{') {
-            vec![serde_json::from_str(&body).unwrap()]
-        } else {
-            body.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(str::trim)
-                .filter(|d| !d.is_empty())
-                .map(|d| serde_json::from_str(d).unwrap())
-                .collect()
-        };
+        let messages = common::json_rpc_messages(&body);
         let reply = Reply {
             status,
             headers,

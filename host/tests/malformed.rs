@@ -31,6 +31,10 @@ enum Outcome {
     /// Nothing: a notification or a response gets no answer (`202` over
     /// HTTP).
     Silent,
+    /// A response (or error) from the client: no answer over stdio and in
+    /// an HTTP session (`202`); stateless HTTP, where the server sends no
+    /// requests, refuses it (`400`, `-32600`, no id).
+    Response,
     /// A notification the server cannot read: no answer over stdio (JSON-RPC
     /// answers no notification); over HTTP, `400` with this error code and
     /// no id.
@@ -89,6 +93,10 @@ fn cases() -> Vec<Case> {
         bytes.extend_from_slice(bad);
         bytes.extend_from_slice(suffix.as_bytes());
         bytes
+    };
+    let bad_id = |name, id: &str| {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        case(name, &text, ours(INVALID, false))
     };
     let head = format!(r#"{{"jsonrpc":"2.0","id":{ID},"method":"vendor/x","params":{{"s":""#);
     let mut v = vec![
@@ -208,36 +216,12 @@ fn cases() -> Vec<Case> {
             &format!(r#"{{"id":{ID},"method":"ping"}}"#),
             ours(INVALID, true),
         ),
-        case(
-            "a null id",
-            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "a fractional id",
-            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "a boolean id",
-            r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "an array id",
-            r#"{"jsonrpc":"2.0","id":[77],"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "an object id",
-            r#"{"jsonrpc":"2.0","id":{"n":77},"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
-        case(
-            "an id beyond 64 bits",
-            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
-            ours(INVALID, false),
-        ),
+        bad_id("a null id", "null"),
+        bad_id("a fractional id", "1.5"),
+        bad_id("a boolean id", "true"),
+        bad_id("an array id", "[77]"),
+        bad_id("an object id", r#"{"n":77}"#),
+        bad_id("an id beyond 64 bits", "18446744073709551616"),
         case(
             "a method that is a number",
             &format!(r#"{{"jsonrpc":"2.0","id":{ID},"method":7}}"#),
@@ -326,6 +310,11 @@ fn cases() -> Vec<Case> {
         ),
         // Well formed, handled by the server itself.
         case(
+            "an unknown method with array params",
+            &request("vendor/unknown", "[1]"),
+            ours(-32601, true),
+        ),
+        case(
             "an unknown method",
             &request("vendor/unknown", "{}"),
             UNKNOWN_METHOD,
@@ -343,12 +332,12 @@ fn cases() -> Vec<Case> {
         case(
             "a response nobody asked for",
             &format!(r#"{{"jsonrpc":"2.0","id":{ID},"result":{{}}}}"#),
-            Outcome::Silent,
+            Outcome::Response,
         ),
         case(
             "an error nobody asked for",
             r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#,
-            Outcome::Silent,
+            Outcome::Response,
         ),
     ];
     // Sizes: above rmcp's own 16 MiB line limit but within the host's, and
@@ -438,7 +427,7 @@ fn every_malformed_line_over_stdio_gets_its_answer_and_the_session_goes_on() {
             }
         }
         match case.outcome {
-            Outcome::Silent | Outcome::RefusedNotification { .. } => {
+            Outcome::Silent | Outcome::Response | Outcome::RefusedNotification { .. } => {
                 assert!(answers.is_empty(), "{}: {answers:?}", case.name)
             }
             Outcome::Error { code, echoes, .. } => {
@@ -482,16 +471,7 @@ fn post(url: &str, session: Option<&str>, body: &[u8]) -> Reply {
         .limit(u64::MAX)
         .read_to_string()
         .unwrap_or_default();
-    let messages = if body.trim_start().starts_with('{') {
-        vec![serde_json::from_str(&body).unwrap()]
-    } else {
-        body.lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .map(|d| serde_json::from_str(d).unwrap())
-            .collect()
-    };
+    let messages = common::json_rpc_messages(&body);
     let body = session_header.map_or(body.clone(), |s| format!("session={s}\n{body}"));
     Reply {
         status,
@@ -549,7 +529,11 @@ fn http_matrix(stateless: bool) {
     for case in cases() {
         let reply = post(&server.url, session, &case.bytes);
         match case.outcome {
-            Outcome::Silent => {
+            Outcome::Response if stateless => {
+                assert_eq!(reply.status, 400, "{}: {}", case.name, reply.body);
+                assert_error(&case, &reply.messages[0], INVALID, false);
+            }
+            Outcome::Silent | Outcome::Response => {
                 assert_eq!(reply.status, 202, "{}: {}", case.name, reply.body);
                 assert!(reply.messages.is_empty(), "{}: {}", case.name, reply.body);
             }
@@ -748,4 +732,42 @@ fn delete_of_an_unknown_session_is_not_found_like_get_and_post() {
     assert_eq!(delete(&session), 202);
     assert_eq!(delete(&session), 404, "a closed session is unknown");
     assert_eq!(post(&server.url, Some(&session), ping).status, 404);
+}
+
+#[test]
+fn in_stateless_mode_the_same_id_in_flight_twice_is_served_twice() {
+    // Each stateless POST has a server of its own, so ids cannot collide.
+    let (_dir, plugins, config) = common::plugins_with_policy(
+        &[test_artifacts::HOSTILE],
+        "[plugins.hostile]\ntimeout = \"5s\"\nfuel = 1_000_000_000_000_000\n",
+    );
+    let server = HttpServer::start(
+        &plugins,
+        &["--no-watch", "--stateless", "--config", &config],
+    );
+    let spinning = {
+        let url = server.url.clone();
+        std::thread::spawn(move || {
+            post(
+                &url,
+                None,
+                br#"{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"spin","arguments":{}}}"#,
+            )
+        })
+    };
+    server.wait_for_stderr("running: got a slot");
+    let again = post(
+        &server.url,
+        None,
+        br#"{"jsonrpc":"2.0","id":41,"method":"ping"}"#,
+    );
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.messages[0]["result"], json!({}), "{}", again.body);
+    let first = spinning.join().unwrap();
+    assert_eq!(first.status, 200, "{}", first.body);
+    let answer = first.messages.iter().find(|m| m["id"] == 41).unwrap();
+    assert_eq!(
+        answer["result"]["isError"], true,
+        "the deadline stops it: {answer}"
+    );
 }

@@ -3,7 +3,9 @@
 //! message rmcp handles as what it is gets `400 Bad Request` with the
 //! JSON-RPC error (`413` above [`jsonrpc::MAX_MESSAGE_BYTES`], naming the id
 //! when it is in the first bytes); rmcp alone would answer most of these with
-//! `415` and plain text, or `-32601` for a known method with bad params.
+//! `415` and plain text, or `-32601` for a known method with bad params. A
+//! notification that cannot be read gets `400` too, with an error without
+//! an id, as the transport's rules allow.
 //! With sessions, a request whose `id` is already in flight in its session
 //! gets `409 Conflict` (rmcp would leave one of the two streams open
 //! forever), and a `DELETE` for an unknown session gets `404`, as rmcp

@@ -5,10 +5,12 @@
 //!
 //! rmcp drops some messages without an answer (text that is not JSON, invalid
 //! UTF-8, lone surrogates, nesting deeper than the parser allows, a shape it
-//! does not know) and turns a request for a known MCP method whose `params`
-//! do not fit into a custom request, which it answers with `-32601 Method
-//! not found`. [`check`] finds all of these first, and names the request's
-//! `id` in the answer whenever the id can be read.
+//! does not know, `params` that are not an object) and turns a request for a
+//! known MCP method whose `params` do not fit into a custom request, which
+//! it answers with `-32601 Method not found`, or drops optional `params`
+//! that do not fit (a `tools/list` cursor that is not a string). [`check`]
+//! finds all of these first, and names the request's `id` in the answer
+//! whenever the id can be read.
 
 #[allow(deprecated)]
 // rmcp deprecates logging and resources/subscribe; clients still send them
@@ -98,7 +100,9 @@ impl Rejection {
 ///   rmcp knows is never its custom request.
 /// - `Err(rejection)`: the error to answer with. Its `id` is the message's
 ///   top-level `id` whenever that is a string or an integer (as rmcp reads
-///   ids), even when the message fails later; otherwise it is `None`.
+///   ids) and the text after it was read, even when the message fails later;
+///   otherwise it is `None`. A notification rmcp cannot read is refused with
+///   [`Rejection::notification`] set: JSON-RPC answers no notification.
 ///
 /// The codes: [`PARSE_ERROR`] for bytes that are not one JSON text (syntax,
 /// invalid UTF-8 anywhere, lone surrogate escapes, nesting deeper than 128,
@@ -107,7 +111,9 @@ impl Rejection {
 /// unknown combination of members); [`INVALID_PARAMS`] for a request for a
 /// known method whose `params` do not have that method's shape (such as a
 /// `tools/call` without a `name`, or a `tools/list` cursor that is not a
-/// string).
+/// string), and for a notification whose `params` rmcp cannot read;
+/// [`METHOD_NOT_FOUND`] for a request for another method whose `params`
+/// rmcp cannot read (rmcp answers it itself when it can).
 ///
 /// The first pass reads the bytes once without building a tree (strings are
 /// validated, nesting is bounded); only a message that passes it is handed
@@ -357,17 +363,15 @@ impl<'de> Visitor<'de> for &mut TopLevel {
             let key = map.next_key_seed(KeySeed)?;
             // A key or the end of the object followed the last value.
             self.id_is_whole = true;
-            match key {
-                None => return Ok(()),
-                Some(Key::Id) => {
-                    self.id = map.next_value_seed(IdSeed)?;
-                    self.id_is_whole = matches!(self.id, Some(RequestId::String(_)));
+            let Some(key) = key else { return Ok(()) };
+            match map.next_value_seed(Member(key))? {
+                Seen::Id(id) => {
+                    self.id_is_whole = matches!(id, Some(RequestId::String(_)));
+                    self.id = id;
                 }
-                Some(Key::Method) => self.known = map.next_value_seed(MethodSeed)?,
-                Some(Key::Params) => self.params_given = map.next_value_seed(ParamsSeed)?,
-                Some(Key::Other) => {
-                    map.next_value::<Checked>()?;
-                }
+                Seen::Method(known) => self.known = known,
+                Seen::Params(given) => self.params_given = given,
+                Seen::Nothing => {}
             }
         }
     }
@@ -397,62 +401,8 @@ impl<'de> Visitor<'de> for &mut TopLevel {
     }
 }
 
-/// Any JSON value, read to the end with every string decoded (so invalid
-/// UTF-8 and lone surrogates fail) and every level counted against the
-/// parser's depth limit, none of it kept. `IgnoredAny` would skip strings
-/// unchecked and nest without the limit.
-struct Checked;
-
-impl<'de> Deserialize<'de> for Checked {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Checked, D::Error> {
-        deserializer.deserialize_any(CheckedVisitor)
-    }
-}
-
-struct CheckedVisitor;
-
-impl<'de> Visitor<'de> for CheckedVisitor {
-    type Value = Checked;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
-        while map.next_entry::<Checked, Checked>()?.is_some() {}
-        Ok(Checked)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Checked, A::Error> {
-        walk_seq(seq).map(|()| Checked)
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-    fn visit_unit<E>(self) -> Result<Checked, E> {
-        Ok(Checked)
-    }
-}
-
-fn walk_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<Checked>()?.is_some() {}
-    Ok(())
-}
-
 /// The top-level members the first pass looks at.
+#[derive(Debug, Clone, Copy)]
 enum Key {
     Id,
     Method,
@@ -488,140 +438,94 @@ impl<'de> Visitor<'de> for KeySeed {
     }
 }
 
-/// Reads a `method` value, checked, and finds it among the known methods.
-struct MethodSeed;
+/// What the first pass keeps of a top-level member's value.
+enum Seen {
+    /// The `id` as rmcp's `NumberOrString` reads one: a string, an integer
+    /// that fits in an `i64`, or a float that is exactly such an integer
+    /// below 2^53; `None` for anything else.
+    Id(Option<RequestId>),
+    /// The `method`, when it is one rmcp knows.
+    Method(Option<&'static Known>),
+    /// Whether `params` is not null.
+    Params(bool),
+    Nothing,
+}
 
-impl<'de> DeserializeSeed<'de> for MethodSeed {
-    type Value = Option<&'static Known>;
+/// Reads any JSON value to its end with every string decoded (so invalid
+/// UTF-8 and lone surrogates fail) and every level counted against the
+/// parser's depth limit, keeping only what [`Seen`] needs of the member
+/// `.0`. `IgnoredAny` would skip strings unchecked and nest without the
+/// limit.
+struct Member(Key);
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+impl Member {
+    /// What is kept of a value that is not a string: `id` is the id read
+    /// from a number, if any; `given` whether it is not null.
+    fn seen(&self, id: Option<RequestId>, given: bool) -> Seen {
+        match self.0 {
+            Key::Id => Seen::Id(id),
+            Key::Method => Seen::Method(None),
+            Key::Params => Seen::Params(given),
+            Key::Other => Seen::Nothing,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Member {
+    type Value = Seen;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Seen, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for MethodSeed {
-    type Value = Option<&'static Known>;
+impl<'de> Visitor<'de> for Member {
+    type Value = Seen;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_str<E>(self, method: &str) -> Result<Self::Value, E> {
-        Ok(KNOWN.iter().find(|k| k.method == method))
+    fn visit_str<E>(self, text: &str) -> Result<Seen, E> {
+        Ok(match self.0 {
+            Key::Id => Seen::Id(Some(RequestId::String(text.into()))),
+            Key::Method => Seen::Method(KNOWN.iter().find(|k| k.method == text)),
+            _ => self.seen(None, true),
+        })
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_i64<E>(self, n: i64) -> Result<Seen, E> {
+        Ok(self.seen(Some(RequestId::Number(n)), true))
     }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_u64<E>(self, n: u64) -> Result<Seen, E> {
+        Ok(self.seen(i64::try_from(n).ok().map(RequestId::Number), true))
     }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        CheckedVisitor.visit_map(map).map(|_| None)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        walk_seq(seq).map(|()| None)
-    }
-}
-
-/// Reads a `params` value, checked, and says whether it is not null.
-struct ParamsSeed;
-
-impl<'de> DeserializeSeed<'de> for ParamsSeed {
-    type Value = bool;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ParamsSeed {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_unit<E>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
-        Ok(true)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
-        Ok(true)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
-        Ok(true)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-        Ok(true)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
-        Ok(true)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
-        CheckedVisitor.visit_map(map).map(|_| true)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
-        walk_seq(seq).map(|()| true)
-    }
-}
-
-/// Reads an `id` value the way rmcp's `NumberOrString` does: a string, an
-/// integer that fits in an `i64`, or a float that is exactly such an integer
-/// below 2^53. Anything else (null, a fraction, a bool, an array, an object)
-/// is read to its end, checked, and recorded as no usable id.
-struct IdSeed;
-
-impl<'de> DeserializeSeed<'de> for IdSeed {
-    type Value = Option<RequestId>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for IdSeed {
-    type Value = Option<RequestId>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_str<E>(self, id: &str) -> Result<Self::Value, E> {
-        Ok(Some(RequestId::String(id.into())))
-    }
-    fn visit_i64<E>(self, id: i64) -> Result<Self::Value, E> {
-        Ok(Some(RequestId::Number(id)))
-    }
-    fn visit_u64<E>(self, id: u64) -> Result<Self::Value, E> {
-        Ok(i64::try_from(id).ok().map(RequestId::Number))
-    }
-    fn visit_f64<E>(self, id: f64) -> Result<Self::Value, E> {
+    fn visit_f64<E>(self, n: f64) -> Result<Seen, E> {
         const MAX_EXACT: f64 = 9_007_199_254_740_992.0; // 2^53, as rmcp
-        Ok((id.fract() == 0.0 && id.abs() < MAX_EXACT).then(|| RequestId::Number(id as i64)))
+        let integral = n.fract() == 0.0 && n.abs() < MAX_EXACT;
+        Ok(self.seen(integral.then_some(RequestId::Number(n as i64)), true))
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_bool<E>(self, _: bool) -> Result<Seen, E> {
+        Ok(self.seen(None, true))
     }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_unit<E>(self) -> Result<Seen, E> {
+        Ok(self.seen(None, false))
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        CheckedVisitor.visit_map(map).map(|_| None)
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Seen, A::Error> {
+        while map
+            .next_entry_seed(Member(Key::Other), Member(Key::Other))?
+            .is_some()
+        {}
+        Ok(self.seen(None, true))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        walk_seq(seq).map(|()| None)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Seen, A::Error> {
+        walk_seq(seq)?;
+        Ok(self.seen(None, true))
     }
+}
+
+fn walk_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element_seed(Member(Key::Other))?.is_some() {}
+    Ok(())
 }
 
 #[cfg(test)]

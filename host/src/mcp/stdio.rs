@@ -7,7 +7,7 @@
 //! rmcp never reads bytes: its own line limit and its silent drops play no
 //! part, and no line is parsed twice. Before the session's lifecycle starts,
 //! the filter also keeps back the notifications and responses that would end
-//! rmcp's handshake ([`Lifecycle`]). rmcp's messages and the filter's errors
+//! rmcp's handshake (`Lifecycle`). rmcp's messages and the filter's errors
 //! are written as whole lines by one writer task, so stdout only ever carries
 //! complete protocol messages. The server stops when stdin reaches end of
 //! file.
@@ -46,6 +46,7 @@ pub enum StdioError {
 
 /// A line for stdout: a message of rmcp's or the filter's answer to a line.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // nearly every line is rmcp's: boxing it would allocate for each
 enum Outgoing {
     Rmcp(ServerJsonRpcMessage),
     Refused(Rejection),

@@ -376,6 +376,20 @@ pub fn plugins_with_policy(files: &[&str], policy: &str) -> (tempfile::TempDir, 
     (dir, plugins, config)
 }
 
+/// The JSON-RPC messages of an HTTP response body: a JSON body, or the
+/// `data:` lines of an SSE stream.
+pub fn json_rpc_messages(body: &str) -> Vec<Value> {
+    if body.trim_start().starts_with('{') {
+        return vec![serde_json::from_str(body).unwrap()];
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
 /// A server running `serve --http 127.0.0.1:0` (HTTP instead of stdio): the
 /// kernel picks the port, and the server's `listening on URL` log line tells
 /// it. The process is killed when this is dropped.

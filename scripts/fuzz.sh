@@ -20,12 +20,15 @@
 #                   corpus the fuzzer grows are kept between runs on this
 #                   machine (default ~/.cache/mcp-wasm-host)
 #
-# Toolchain: stable Rust. With `--sanitizer none` cargo-fuzz passes rustc
-# only stable flags (sanitizer coverage through -Cpasses/-Cllvm-args);
-# RUSTC_BOOTSTRAP=1 is set because cargo-fuzz asks for a nightly compiler
-# for some of its options and it costs nothing when unused. No sanitizer:
-# the host forbids unsafe code, so AddressSanitizer would mostly watch
-# dependencies, at about twice the build and run time.
+# Toolchain: stable Rust. cargo-fuzz's nightly-only options (the sanitizers,
+# -Zbuild-std) are not used: with `--sanitizer none` it passes rustc only
+# stable flags (sanitizer coverage through -Cpasses/-Cllvm-args), and the
+# build also works without RUSTC_BOOTSTRAP. It is set anyway so that a
+# cargo-fuzz option that does need -Z keeps working on stable; changing it
+# rebuilds everything (build scripts such as proc-macro2's read it), so it
+# stays fixed. No sanitizer: the host forbids unsafe code, so
+# AddressSanitizer would mostly watch dependencies, at about twice the
+# build and run time.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"

@@ -27,7 +27,7 @@ struct Generated {
 
 #[derive(Arbitrary, Debug)]
 enum SchemaSource {
-    Structured(ObjectSchema),
+    Structured(Box<ObjectSchema>),
     Text(String),
 }
 

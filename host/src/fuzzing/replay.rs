@@ -5,9 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
+/// A fuzz target's check.
+type Check = fn(&[u8]);
+
 /// Each target's name (its directory under `fuzz/corpus/` and
 /// `fuzz/regressions/`) and check.
-const TARGETS: &[(&str, fn(&[u8]))] = &[
+const TARGETS: &[(&str, Check)] = &[
     ("jsonrpc_message", super::messages::check),
     ("argument_validation", super::arguments::check),
     ("result_conversion", super::results::check),

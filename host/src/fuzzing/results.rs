@@ -47,7 +47,7 @@ enum Returned {
 #[derive(Arbitrary, Deserialize, Debug)]
 #[serde(from = "serde_json::Value")]
 enum SchemaText {
-    Structured(ObjectSchema),
+    Structured(Box<ObjectSchema>),
     Text(String),
 }
 

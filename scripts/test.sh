@@ -7,9 +7,12 @@
 #      the guest plugins (tests/artifacts/build.rs) and drive the real
 #      mcp-wasm-host binary over stdio and HTTP, including with the Python
 #      and TypeScript SDK clients at every protocol revision;
-#   2. pytest tests/python: the Python plugin, built with componentize-py and
+#   2. scripts/fuzz.sh: each cargo-fuzz target in fuzz/ for a bounded time
+#      (FUZZ_SECONDS, 60 by default); `cargo test` already replayed their
+#      seeds and saved crashes;
+#   3. pytest tests/python: the Python plugin, built with componentize-py and
 #      served by the host to the Python SDK client;
-#   3. scripts/conformance.sh: the official MCP conformance suite
+#   4. scripts/conformance.sh: the official MCP conformance suite
 #      (--suite all) against `serve --http` with the conformance plugin.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,6 +29,11 @@ export MCP_WASM_HOST_NODE
 
 echo "== cargo test --workspace" >&2
 cargo test --workspace --locked
+
+# The fuzz targets (stable Rust; cargo-fuzz, its build and the grown corpus
+# are cached under ~/.cache/mcp-wasm-host, so a rerun only fuzzes).
+echo "== fuzz (scripts/fuzz.sh)" >&2
+scripts/fuzz.sh
 
 echo "== pytest tests/python" >&2
 cargo build --locked -p mcp-wasm-host

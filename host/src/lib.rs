@@ -15,3 +15,9 @@ pub mod config;
 pub mod inspect;
 pub mod mcp;
 pub mod runtime;
+
+// The fuzz targets' checks (`fuzz/`); built for them and for the unit test
+// that replays their saved inputs.
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;

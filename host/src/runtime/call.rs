@@ -164,13 +164,7 @@ pub async fn call_tool(
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
-            let (kind, message) = match guest {
-                wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
-                wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
-                wit::ToolError::Denied(m) => (GuestErrorKind::Denied, m),
-                wit::ToolError::Failed(m) => (GuestErrorKind::Failed, m),
-            };
-            let mut message = clip(message, MAX_MESSAGE);
+            let (kind, mut message) = guest_error(guest);
             if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
@@ -194,6 +188,17 @@ pub async fn call_tool(
             }),
     };
     (outcome, stats)
+}
+
+/// A guest's `tool-error` as the runtime's kind of guest error and message.
+pub(crate) fn guest_error(error: wit::ToolError) -> (GuestErrorKind, String) {
+    let (kind, message) = match error {
+        wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
+        wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
+        wit::ToolError::Denied(m) => (GuestErrorKind::Denied, m),
+        wit::ToolError::Failed(m) => (GuestErrorKind::Failed, m),
+    };
+    (kind, clip(message, MAX_MESSAGE))
 }
 
 /// How a denied guest's user grants access: the filesystem and environment
@@ -273,9 +278,6 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
     }
 }
 
-/// Converts and checks a guest's result. Structured content must be JSON
-/// and, when the tool declares an output schema, match it; a tool with a
-/// schema must return structured content unless the result is an error.
 /// [`convert_result`], on the blocking pool when checking the structured
 /// content against the output schema may be slow (see
 /// [`Schema::is_quick_to_check`]), within the call's deadline.
@@ -304,6 +306,9 @@ async fn convert_off_the_workers(
     .map_err(bad_output)
 }
 
+/// Converts and checks a guest's result. Structured content must be JSON
+/// and, when the tool declares an output schema, match it; a tool with a
+/// schema must return structured content unless the result is an error.
 pub(crate) fn convert_result(
     tool: &PluginTool,
     result: wit::CallResult,

@@ -1,9 +1,9 @@
 //! The WebAssembly runtime: the engine, plugin loading, the sandbox and the
 //! calls. It speaks only its own types and knows nothing of MCP.
 
-mod bindings;
+pub(crate) mod bindings;
 pub mod cache;
-mod call;
+pub(crate) mod call;
 pub mod capabilities;
 pub mod capture;
 pub mod catalog;

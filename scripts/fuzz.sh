@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets in fuzz/ with cargo-fuzz and runs each for a
+# bounded time, starting from its committed seed corpus (fuzz/corpus/<target>)
+# and its saved crashes (fuzz/regressions/<target>). Prints each target's
+# number of executions and ends with `fuzz: N passed, N failed`; exits
+# non-zero when a target crashed, leaving the crashing input under
+# fuzz/artifacts/<target>/ (commit it to fuzz/regressions/<target>/ once
+# fixed: `cargo test` replays that directory).
+#
+# Environment:
+#   FUZZ_SECONDS    time per target (default 60)
+#   FUZZ_TIMEOUT    seconds one input may take before it counts as a
+#                   crash (default 10)
+#   FUZZ_TARGETS    the targets to run (default: all, space-separated)
+#   FUZZ_SEED       libFuzzer's random seed (default: a new one each run;
+#                   the log prints it)
+#   MCP_WASM_HOST_CACHE  where the pinned cargo-fuzz, the fuzz build and the
+#                   corpus the fuzzer grows are kept between runs on this
+#                   machine (default ~/.cache/mcp-wasm-host)
+#
+# Toolchain: stable Rust. cargo-fuzz's nightly-only options (the sanitizers,
+# -Zbuild-std) are not used: with `--sanitizer none` it passes rustc only
+# stable flags (sanitizer coverage through -Cpasses/-Cllvm-args), and the
+# build also works without RUSTC_BOOTSTRAP. It is set anyway so that a
+# cargo-fuzz option that does need -Z keeps working on stable; changing it
+# rebuilds everything (build scripts such as proc-macro2's read it), so it
+# stays fixed. No sanitizer: the host forbids unsafe code, so
+# AddressSanitizer would mostly watch dependencies, at about twice the
+# build and run time.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+cargo_fuzz_version=0.13.2
+cache="${MCP_WASM_HOST_CACHE:-$HOME/.cache/mcp-wasm-host}"
+seconds="${FUZZ_SECONDS:-60}"
+timeout="${FUZZ_TIMEOUT:-10}"
+targets="${FUZZ_TARGETS:-jsonrpc_message argument_validation result_conversion}"
+tools="$cache/cargo-fuzz-$cargo_fuzz_version"
+build_dir="$cache/fuzz-target"
+cargo_fuzz="$tools/bin/cargo-fuzz"
+
+if [[ "$("$cargo_fuzz" --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]]; then
+    echo "fuzz: installing cargo-fuzz $cargo_fuzz_version into $tools" >&2
+    cargo install --locked --quiet cargo-fuzz --version "$cargo_fuzz_version" --root "$tools" >&2
+fi
+
+export RUSTC_BOOTSTRAP=1
+triple="$(rustc -vV | sed -n 's/^host: //p')"
+
+echo "== fuzz: building the targets ($build_dir)" >&2
+"$cargo_fuzz" fuzz build --sanitizer none --target-dir "$build_dir" >&2
+
+passed=0
+failed=0
+for target in $targets; do
+    binary="$build_dir/$triple/release/$target"
+    # libFuzzer adds what it finds to the first directory only: the grown
+    # corpus stays in the cache, the committed seeds are read.
+    grown="$cache/fuzz-corpus/$target"
+    artifacts="$repo/fuzz/artifacts/$target"
+    log="$cache/fuzz-logs/$target.log"
+    mkdir -p "$grown" "$artifacts" "$(dirname "$log")"
+    corpora=("$grown" "fuzz/corpus/$target")
+    if [[ -d "fuzz/regressions/$target" ]]; then
+        corpora+=("fuzz/regressions/$target")
+    fi
+    seed=()
+    if [[ -n "${FUZZ_SEED:-}" ]]; then
+        seed=("-seed=$FUZZ_SEED")
+    fi
+    echo "== fuzz: $target for ${seconds}s (log: $log)" >&2
+    status=0
+    "$binary" "${corpora[@]}" "${seed[@]}" \
+        -max_total_time="$seconds" -timeout="$timeout" \
+        -print_final_stats=1 -artifact_prefix="$artifacts/" \
+        >"$log" 2>&1 || status=$?
+    runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
+    if [[ $status -eq 0 ]]; then
+        passed=$((passed + 1))
+        echo "fuzz: $target: ${runs:-?} executions in ${seconds}s, no crash"
+    else
+        failed=$((failed + 1))
+        echo "fuzz: $target: CRASHED (exit $status) after ${runs:-?} executions; the end of its log:"
+        tail -n 40 "$log"
+        echo "fuzz: the crashing input is in $artifacts/; once fixed, commit it to fuzz/regressions/$target/"
+    fi
+done
+
+echo "fuzz: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -172,7 +172,7 @@ pub async fn call_tool(
         }
         Ok(Ok(result)) => convert_off_the_workers(target, tool, result, deadline)
             .await
-            .map_err(|cause| failure(cause))
+            .map_err(&failure)
             .and_then(|out| {
                 let size = output_size(&out);
                 let limit = target.policy.limits.max_result_bytes;

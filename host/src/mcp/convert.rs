@@ -66,7 +66,11 @@ fn annotations(hints: &Option<ContentHints>) -> Option<Annotations> {
                 .collect(),
         );
     }
-    a.priority = h.priority.map(|p| p.clamp(0.0, 1.0) as f32);
+    // NaN is not a priority (and would be written as `null`).
+    a.priority = h
+        .priority
+        .filter(|p| !p.is_nan())
+        .map(|p| p.clamp(0.0, 1.0) as f32);
     a.last_modified = h.last_modified.clone();
     Some(a)
 }
@@ -364,6 +368,21 @@ pub fn request_error(error: ServiceError) -> ClientRequestError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_priority_is_clamped_into_zero_to_one_and_nan_is_left_out() {
+        let priority = |p: f64| {
+            let hints = Some(ContentHints {
+                priority: Some(p),
+                ..ContentHints::default()
+            });
+            annotations(&hints).and_then(|a| a.priority)
+        };
+        assert_eq!(priority(0.5), Some(0.5));
+        assert_eq!(priority(7.0), Some(1.0));
+        assert_eq!(priority(f64::NEG_INFINITY), Some(0.0));
+        assert_eq!(priority(f64::NAN), None);
+    }
     use crate::runtime::{ModelPreferences, SamplingMessage};
 
     #[test]

@@ -108,15 +108,12 @@ fn captured_stdout_and_stderr_count_toward_the_log_budget() {
     assert!(log.contains("90 more lines"), "{log}");
 }
 
-/// Calls `slow_schema` twice with `words` words that each take thousands of
-/// backtracking steps to refuse, then pings; ping must be answered first.
-/// Returns the two calls' error texts.
-fn two_slow_calls_then_ping(s: &mut Server, words: usize) -> Vec<String> {
-    let words: Vec<Value> = (0..words).map(|_| json!("a".repeat(16))).collect();
-    let slow = json!({"name": "slow_schema", "arguments": {"words": words}});
+/// Sends `call` twice, then pings; ping must be answered first. Returns the
+/// two calls' error texts.
+fn two_slow_calls_then_ping(s: &mut Server, call: Value) -> Vec<String> {
     let calls = [
-        s.send_request("tools/call", slow.clone()),
-        s.send_request("tools/call", slow),
+        s.send_request("tools/call", call.clone()),
+        s.send_request("tools/call", call),
     ];
     let ping = s.send_request("ping", json!({}));
     // Ordering, not timing: with the checks on the async workers, ping
@@ -137,10 +134,17 @@ fn two_slow_calls_then_ping(s: &mut Server, words: usize) -> Vec<String> {
         .collect()
 }
 
+/// A `slow_schema` call with `words` words that each take thousands of
+/// backtracking steps to refuse.
+fn slow_arguments(words: usize) -> Value {
+    let words: Vec<Value> = (0..words).map(|_| json!("a".repeat(16))).collect();
+    json!({"name": "slow_schema", "arguments": {"words": words}})
+}
+
 #[test]
 fn ping_is_answered_while_two_calls_check_a_slow_schema() {
     let (_dir, mut s) = flood_server("");
-    for text in two_slow_calls_then_ping(&mut s, 300) {
+    for text in two_slow_calls_then_ping(&mut s, slow_arguments(300)) {
         assert!(text.contains("does not match"), "{text}");
     }
 }
@@ -149,21 +153,7 @@ fn ping_is_answered_while_two_calls_check_a_slow_schema() {
 fn ping_is_answered_while_two_calls_check_structured_content_against_a_slow_output_schema() {
     let (_dir, mut s) = flood_server("");
     let slow = json!({"name": "slow_output", "arguments": {"count": 300}});
-    let calls = [
-        s.send_request("tools/call", slow.clone()),
-        s.send_request("tools/call", slow),
-    ];
-    let ping = s.send_request("ping", json!({}));
-    let answer = s.recv();
-    assert_eq!(
-        answer["id"],
-        json!(ping),
-        "ping is answered first: {answer}"
-    );
-    for _ in calls {
-        let resp = s.recv();
-        assert!(calls.iter().any(|&id| resp["id"] == json!(id)), "{resp}");
-        let text = common::text(&resp["result"]);
+    for text in two_slow_calls_then_ping(&mut s, slow) {
         assert!(text.contains("does not match its output schema"), "{text}");
     }
 }
@@ -174,7 +164,7 @@ fn checking_arguments_counts_toward_the_call_deadline() {
     let (_dir, plugins, config) = plugins_with_policy(&[test_artifacts::FLOOD], policy);
     let mut s = Server::initialized(&plugins, &["--config", &config], R4);
     // 5,000 words at thousands of backtracking steps each take more than 1 s.
-    for text in two_slow_calls_then_ping(&mut s, 5000) {
+    for text in two_slow_calls_then_ping(&mut s, slow_arguments(5000)) {
         assert!(text.contains("timed out after 1 s"), "{text}");
     }
     assert_eq!(s.request("ping", json!({}))["result"], json!({}));

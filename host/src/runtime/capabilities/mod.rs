@@ -5,4 +5,6 @@
 pub mod client;
 pub mod env;
 pub mod filesystem;
+pub mod http;
 pub mod network;
+pub mod secrets;

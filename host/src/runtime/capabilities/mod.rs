@@ -8,3 +8,4 @@ pub mod filesystem;
 pub mod http;
 pub mod network;
 pub mod secrets;
+pub mod sockets;

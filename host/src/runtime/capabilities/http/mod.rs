@@ -6,7 +6,9 @@
 pub mod address;
 pub mod origin;
 pub mod outbound;
+pub mod tls;
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bytesize::ByteSize;
@@ -30,6 +32,7 @@ pub struct HttpSpec {
     connect_timeout: Option<Duration>,
     #[serde(default, with = "humantime_serde")]
     first_byte_timeout: Option<Duration>,
+    ca_file: Option<PathBuf>,
 }
 
 /// The limits on one call's outbound requests.
@@ -76,6 +79,8 @@ pub struct HttpPolicy {
     pub named_addresses: Vec<String>,
     /// Its limits.
     pub limits: HttpLimits,
+    /// The certificates it trusts for https.
+    pub tls: tls::Trust,
 }
 
 /// A key and what is wrong with its value.
@@ -129,9 +134,17 @@ impl HttpSpec {
 
     /// The effective policy: `plugin`'s grants, its limits over `defaults`'.
     /// Both were checked with [`HttpSpec::check`].
-    pub fn resolve(defaults: &HttpSpec, plugin: Option<&HttpSpec>) -> Result<HttpPolicy, String> {
+    /// `base` is the policy file's directory, for a relative `ca_file`.
+    pub fn resolve(
+        defaults: &HttpSpec,
+        plugin: Option<&HttpSpec>,
+        prefix: &str,
+        base: &Path,
+    ) -> Result<HttpPolicy, String> {
         let mut limits = HttpLimits::default();
+        let mut ca_file = None;
         for spec in std::iter::once(defaults).chain(plugin) {
+            ca_file = spec.ca_file.as_ref().or(ca_file);
             let l = &mut limits;
             l.max_requests = spec.max_requests.unwrap_or(l.max_requests);
             l.max_request_body = spec.max_request_body.map_or(l.max_request_body, |b| b.0);
@@ -139,9 +152,15 @@ impl HttpSpec {
             l.connect_timeout = spec.connect_timeout.unwrap_or(l.connect_timeout);
             l.first_byte_timeout = spec.first_byte_timeout.unwrap_or(l.first_byte_timeout);
         }
+        let tls = match ca_file {
+            Some(file) => tls::Trust::with_roots(&base.join(file))
+                .map_err(|e| format!("`{prefix}.http.ca_file`: {e}"))?,
+            None => tls::Trust::default(),
+        };
         let Some(spec) = plugin else {
             return Ok(HttpPolicy {
                 limits,
+                tls,
                 ..HttpPolicy::default()
             });
         };
@@ -171,6 +190,7 @@ impl HttpSpec {
             addresses,
             named_addresses,
             limits,
+            tls,
         })
     }
 }
@@ -214,6 +234,12 @@ impl HttpPolicy {
             ));
         }
         let l = &self.limits;
+        if let Some(file) = self.tls.ca_file() {
+            rows.push((
+                "",
+                format!("also trusts the certificates in {}", file.display()),
+            ));
+        }
         rows.push((
             "",
             format!(
@@ -240,6 +266,7 @@ impl HttpPolicy {
             "max_response_body": l.max_response_body,
             "connect_timeout_ms": l.connect_timeout.as_millis() as u64,
             "first_byte_timeout_ms": l.first_byte_timeout.as_millis() as u64,
+            "ca_file": self.tls.ca_file().map(|f| f.display().to_string()),
         })
     }
 }
@@ -260,7 +287,7 @@ mod tests {
             "allow = [\"https://api.github.com\", \"http://127.0.0.1:8080\"]\nmethods = [\"get\", \"POST\"]\nallow_addresses = [\"10.0.0.0/8\"]\nmax_requests = 8\n",
         );
         plugin.check("plugins.gh", false).unwrap();
-        let p = HttpSpec::resolve(&defaults, Some(&plugin)).unwrap();
+        let p = HttpSpec::resolve(&defaults, Some(&plugin), "plugins.gh", Path::new(".")).unwrap();
         assert_eq!(p.allow.len(), 2);
         assert_eq!(p.methods, ["GET", "POST"]);
         assert!(p.allows_method("POST") && !p.allows_method("DELETE"));
@@ -272,7 +299,7 @@ mod tests {
             p.limits.max_request_body,
             HttpLimits::default().max_request_body
         );
-        let none = HttpSpec::resolve(&defaults, None).unwrap();
+        let none = HttpSpec::resolve(&defaults, None, "plugins.gh", Path::new(".")).unwrap();
         assert!(none.allow.is_empty());
         assert_eq!(none.report(), [("http", "none".to_string())]);
     }

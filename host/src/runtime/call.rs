@@ -36,8 +36,6 @@ pub struct Target<'a> {
     pub plugin: &'a Arc<str>,
     /// Its policy.
     pub policy: &'a Arc<Policy>,
-    /// Its resolved environment.
-    pub env: &'a [(String, String)],
     /// Its share of the blocking pool, for checking results that may be
     /// slow to check.
     pub lane: &'a Lane,
@@ -54,7 +52,6 @@ fn new_store(
         tool.into(),
         events,
         target.policy.clone(),
-        target.env,
         deadline,
     )
     .map_err(|e| ToolFailure {
@@ -201,14 +198,12 @@ pub(crate) fn guest_error(error: wit::ToolError) -> (GuestErrorKind, String) {
     (kind, clip(message, MAX_MESSAGE))
 }
 
-/// How a denied guest's user grants access: the filesystem and environment
-/// sections of the policy, named by where they live.
+/// How a denied guest's user grants access: every capability's hint (the
+/// filesystem's and the environment's), and the file they are granted in.
 fn denied_hint(policy: &Policy) -> String {
-    use super::capabilities::env::EnvPolicy;
     format!(
-        "{}; {} (in {})",
-        policy.filesystem.hint(&policy.section),
-        EnvPolicy::hint(&policy.section),
+        "{} (in {})",
+        policy.grants.denied_hints(policy).join("; "),
         policy.config_file
     )
 }

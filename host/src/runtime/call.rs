@@ -437,6 +437,28 @@ mod tests {
     ];
 
     #[test]
+    fn the_denied_hint_names_each_capabilitys_key_then_the_file() {
+        use crate::runtime::capabilities::filesystem::Mount;
+        let mut policy = Policy {
+            section: "plugins.p".into(),
+            config_file: "/etc/mcp-wasm-host.toml".into(),
+            ..Policy::default()
+        };
+        policy.grants.filesystem.mounts.push(Mount {
+            host: "/srv/data".into(),
+            guest: "/data".into(),
+            write: false,
+        });
+        assert_eq!(
+            denied_hint(&policy),
+            "the sandbox grants /data (read-only); to grant a directory add `[[plugins.p.mounts]]` \
+             with `host = \"/host/dir\"`, `guest = \"/guest/dir\"` and `write = true` for writing; \
+             to grant an environment variable set it in `[plugins.p.env]` (NAME = \"value\") or \
+             list its name in `plugins.p.env_passthrough` (in /etc/mcp-wasm-host.toml)"
+        );
+    }
+
+    #[test]
     fn the_counted_size_is_never_less_than_the_json_the_client_receives() {
         for s in STRINGS {
             for data in [&[][..], &[1], &[1, 2], &[0, 255, 7, 9]] {

@@ -5,12 +5,13 @@
 //! the hint that names the key granting a denied access, and its part of the
 //! `inspect` report. The configuration layer, the sandbox, the call and
 //! `inspect` go through the registry instead of naming capabilities; adding
-//! one is a new module and one line in [`registry!`]'s invocation below.
+//! one is a new module and one line in the `registry!` invocation below.
 //!
 //! Module edges: `sandbox` and `policy` import only this registry (the
-//! generated [`Grants`] and [`CallCaps`]); a capability imports `sandbox`
-//! only for `CallState`, the store its host functions are linked into, and
-//! `policy` only for [`Policy`]'s section and file names.
+//! generated [`Grants`], [`CallCaps`] and [`CallCtx`]), never a capability's
+//! module; a capability imports `sandbox` only for `CallState` (the store
+//! its host functions are linked into) and `policy` only for [`Policy`] (its
+//! section, file and limits).
 
 pub mod client;
 pub mod env;

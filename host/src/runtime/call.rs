@@ -158,11 +158,14 @@ pub async fn call_tool(
         tool: tool.name.clone(),
         cause,
     };
+    let denials = store.data().caps.http.denials();
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
             let (kind, mut message) = guest_error(guest);
-            if kind == GuestErrorKind::Denied {
+            if !denials.is_empty() {
+                message = format!("{message} ({})", denials.join("; "));
+            } else if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
             Err(failure(FailureCause::Guest { kind, message }))
@@ -183,6 +186,16 @@ pub async fn call_tool(
                     Ok(out)
                 }
             }),
+    };
+    let secrets = &target.policy.grants.secrets;
+    let outcome = match outcome {
+        Err(failure) if !secrets.is_empty() => Err(ToolFailure {
+            cause: failure
+                .cause
+                .map_guest_text(|text| secrets.redact_owned(text)),
+            ..failure
+        }),
+        other => other,
     };
     (outcome, stats)
 }

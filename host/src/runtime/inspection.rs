@@ -149,8 +149,12 @@ pub fn compatible(version: &str, host: &str) -> bool {
 pub enum ImportKind {
     /// `wasi:filesystem/*`: files, granted only through the policy's mounts.
     Filesystem,
-    /// `wasi:sockets/*`: the network, denied by this host.
+    /// `wasi:sockets/*`: plain sockets, granted only through the policy's
+    /// `sockets` allow-list.
     Sockets,
+    /// `wasi:http/*`: outbound HTTP, granted only through the policy's
+    /// `http` allow-list.
+    Http,
     /// `wasi:cli/environment`: environment variables (and arguments), only
     /// those the policy grants.
     Environment,
@@ -174,9 +178,10 @@ pub enum ImportKind {
 
 impl ImportKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [ImportKind; 9] = [
+    pub const ALL: [ImportKind; 10] = [
         ImportKind::Filesystem,
         ImportKind::Sockets,
+        ImportKind::Http,
         ImportKind::Environment,
         ImportKind::Clocks,
         ImportKind::Random,
@@ -193,6 +198,7 @@ impl ImportKind {
         match package {
             "wasi:filesystem" => ImportKind::Filesystem,
             "wasi:sockets" => ImportKind::Sockets,
+            "wasi:http" => ImportKind::Http,
             "wasi:cli" if interface == "environment" => ImportKind::Environment,
             "wasi:cli" => ImportKind::Cli,
             "wasi:clocks" => ImportKind::Clocks,
@@ -208,6 +214,7 @@ impl ImportKind {
         match self {
             ImportKind::Filesystem => "filesystem",
             ImportKind::Sockets => "sockets",
+            ImportKind::Http => "http",
             ImportKind::Environment => "environment",
             ImportKind::Clocks => "clocks",
             ImportKind::Random => "random",
@@ -264,7 +271,11 @@ mod tests {
             ImportKind::of("mcp-wasm-host:plugin/host@0.1.0"),
             ImportKind::Host
         );
-        assert_eq!(ImportKind::of("wasi:http/types@0.2.6"), ImportKind::Other);
+        assert_eq!(ImportKind::of("wasi:http/types@0.2.6"), ImportKind::Http);
+        assert_eq!(
+            ImportKind::of("wasi:keyvalue/store@0.2.0"),
+            ImportKind::Other
+        );
         assert_eq!(ImportKind::of("bare-function"), ImportKind::Other);
     }
 }

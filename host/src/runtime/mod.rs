@@ -610,7 +610,8 @@ impl Drop for Unfinished<'_> {
 }
 
 /// The audit log: one structured line per call (target `audit`), with the
-/// arguments only when the plugin's policy asks for them.
+/// arguments only when the plugin's policy asks for them (any secret of the
+/// plugin's redacted from them).
 fn audit(
     plugin: Option<&plugin::Plugin>,
     tool: &str,
@@ -628,7 +629,10 @@ fn audit(
         duration_us = started.elapsed().as_micros() as u64,
         fuel_used = stats.fuel_used,
         peak_memory = stats.peak_memory,
-        arguments = arguments.map(|a| a.to_string()),
+        arguments = arguments.map(|a| match plugin {
+            Some(p) => p.policy.grants.secrets.redact_owned(a.to_string()),
+            None => a.to_string(),
+        }),
         "call"
     );
 }

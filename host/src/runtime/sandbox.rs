@@ -167,14 +167,24 @@ impl CallState {
         &self.tool
     }
 
+    /// The resource table and the capabilities' states at once, for a
+    /// capability whose host functions use both (wasi:http's streams live
+    /// in the table WASI shares).
+    pub fn table_and_caps(&mut self) -> (&mut ResourceTable, &mut CallCaps) {
+        (&mut self.table, &mut self.caps)
+    }
+
     /// Writes the guest's captured stdout and stderr to the server log, as
     /// far as the call's log budget (kept by the logging capability) goes,
-    /// then one line saying what the budget left out, if anything.
+    /// with the plugin's secrets redacted, then one line saying what the
+    /// budget left out, if anything.
     pub fn close_log(&mut self) {
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         let budget = &mut self.caps.logging.budget;
+        let secrets = &self.policy.grants.secrets;
         for (stream, capture) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
             let (text, dropped) = capture.contents();
+            let text = secrets.redact(&text);
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 if budget.admit(line.len()) {
                     tracing::info!(target: "guest", plugin, tool, stream, "{line}");

@@ -14,6 +14,7 @@ use super::super::error::{MAX_MESSAGE, clip};
 use super::super::events::{CallEvents, LogLevel, Progress};
 use super::super::log_budget::LogBudget;
 use super::super::sandbox::CallState;
+use super::secrets::SecretsPolicy;
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// Logging and progress have no policy section: every plugin may use them,
@@ -53,6 +54,7 @@ impl Capability for LoggingPolicy {
             tool: call.tool.clone(),
             events: call.events.clone(),
             budget: LogBudget::new(&call.policy.limits),
+            secrets: call.policy.grants.secrets.clone(),
             last_progress: None,
         })
     }
@@ -71,6 +73,8 @@ pub struct LogState {
     /// stdout and stderr count too).
     pub budget: LogBudget,
     last_progress: Option<f64>,
+    /// Redacted from every message.
+    secrets: SecretsPolicy,
 }
 
 impl std::fmt::Debug for LogState {
@@ -102,7 +106,7 @@ impl From<types::LogLevel> for LogLevel {
 impl host::Host for LogState {
     async fn log(&mut self, level: types::LogLevel, message: String) {
         let level = LogLevel::from(level);
-        let message = clip(message, MAX_MESSAGE);
+        let message = clip(self.secrets.redact_owned(message), MAX_MESSAGE);
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         let logged = self.budget.admit(message.len());
         match level {
@@ -145,7 +149,7 @@ impl host::Host for LogState {
             Progress {
                 progress,
                 total,
-                message: message.map(|m| clip(m, MAX_MESSAGE)),
+                message: message.map(|m| clip(self.secrets.redact_owned(m), MAX_MESSAGE)),
             },
         );
     }

@@ -18,7 +18,6 @@ pub mod env;
 pub mod filesystem;
 pub mod http;
 pub mod logging;
-pub mod network;
 pub mod secrets;
 pub mod sockets;
 
@@ -336,9 +335,11 @@ macro_rules! registry {
 registry! {
     filesystem: filesystem::FilesystemPolicy,
     env: env::EnvPolicy,
-    network: network::NetworkPolicy,
+    network: sockets::SocketsPolicy,
     client: client::ClientPolicy,
     logging: logging::LoggingPolicy,
+    http: http::HttpPolicy,
+    secrets: secrets::SecretsPolicy,
 }
 
 /// Every key a capability owns, in registration order.
@@ -398,9 +399,31 @@ mod tests {
 
     #[test]
     fn the_registry_lists_every_capability_and_its_keys_once() {
-        assert_eq!(NAMES, ["filesystem", "env", "network", "client", "logging"]);
+        assert_eq!(
+            NAMES,
+            [
+                "filesystem",
+                "env",
+                "network",
+                "client",
+                "logging",
+                "http",
+                "secrets"
+            ]
+        );
         let listed: Vec<&str> = keys().collect();
-        assert_eq!(listed, ["mounts", "env", "env_passthrough", "client"]);
+        assert_eq!(
+            listed,
+            [
+                "mounts",
+                "env",
+                "env_passthrough",
+                "sockets",
+                "client",
+                "http",
+                "secrets"
+            ]
+        );
         let mut unique = listed.clone();
         unique.sort_unstable();
         unique.dedup();

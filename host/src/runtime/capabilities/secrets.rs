@@ -12,8 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::Deserialize;
+use serde::de::MapAccess;
+use wasmtime_wasi::WasiCtxBuilder;
 
 use super::http::origin::OriginPattern;
+use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// What every redacted value becomes.
 pub const REDACTED: &str = "[redacted]";
@@ -110,15 +113,20 @@ impl Secret {
     }
 }
 
-/// A plugin's effective secrets.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A plugin's effective secrets (cheap to clone: calls share them).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretsPolicy {
     /// The secrets, by name.
-    pub secrets: Vec<Secret>,
+    pub secrets: Arc<[Secret]>,
 }
 
-/// A key and what is wrong with it.
-pub type Problem = (String, String);
+impl Default for SecretsPolicy {
+    fn default() -> Self {
+        SecretsPolicy {
+            secrets: Arc::new([]),
+        }
+    }
+}
 
 /// Headers the host never lets a secret replace: they frame the request.
 const FRAMING: [&str; 6] = [
@@ -130,43 +138,51 @@ const FRAMING: [&str; 6] = [
     "te",
 ];
 
-/// Checks `[prefix.secrets]` without reading any value.
-pub fn check(spec: &SecretsSpec, prefix: &str) -> Result<(), Problem> {
+/// Checks a `secrets` table without reading any value; keys are relative
+/// to the plugin's section.
+pub fn check(spec: &SecretsSpec) -> Result<(), KeyProblem> {
     for (name, s) in spec {
-        let key = |k: &str| format!("{prefix}.secrets.{name}{k}");
+        let key = |k: &str| format!("secrets.{name}{k}");
         let valid_name = name
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !valid_name {
-            return Err((
+            return Err(KeyProblem::new(
                 key(""),
-                "a secret's name is letters, digits and `_`, not starting with a digit".into(),
+                "a secret's name is letters, digits and `_`, not starting with a digit",
             ));
         }
         match (&s.env, &s.file) {
             (Some(_), Some(_)) => {
-                return Err((key(""), "set one of `env` and `file`, not both".into()));
+                return Err(KeyProblem::new(
+                    key(""),
+                    "set one of `env` and `file`, not both",
+                ));
             }
             (None, None) => {
-                return Err((
+                return Err(KeyProblem::new(
                     key(""),
-                    "say where the value comes from: `env = \"VARIABLE\"` or `file = \"path\"` (the value itself never goes in the policy file)".into(),
+                    "say where the value comes from: `env = \"VARIABLE\"` or `file = \"path\"` (the value itself never goes in the policy file)",
                 ));
             }
             (Some(var), None) if var.is_empty() || var.contains(['=', '\0']) => {
-                return Err((key(".env"), format!("{var:?} is not a variable name")));
+                return Err(KeyProblem::new(
+                    key(".env"),
+                    format!("{var:?} is not a variable name"),
+                ));
             }
             _ => {}
         }
         match (&s.origin, &s.header) {
             (Some(origin), Some(header)) => {
-                OriginPattern::parse(origin).map_err(|e| (key(".origin"), e))?;
-                let name = http::HeaderName::from_bytes(header.as_bytes())
-                    .map_err(|_| (key(".header"), format!("{header:?} is not a header name")))?;
+                OriginPattern::parse(origin).map_err(|e| KeyProblem::new(key(".origin"), e))?;
+                let name = http::HeaderName::from_bytes(header.as_bytes()).map_err(|_| {
+                    KeyProblem::new(key(".header"), format!("{header:?} is not a header name"))
+                })?;
                 if FRAMING.contains(&name.as_str()) {
-                    return Err((
+                    return Err(KeyProblem::new(
                         key(".header"),
                         format!("{header:?} frames the request and cannot carry a secret"),
                     ));
@@ -174,24 +190,27 @@ pub fn check(spec: &SecretsSpec, prefix: &str) -> Result<(), Problem> {
             }
             (None, None) if s.expose => {}
             (None, None) => {
-                return Err((
+                return Err(KeyProblem::new(
                     key(""),
-                    "the secret is neither injected (set `origin` and `header`) nor exposed (`expose = true`)".into(),
+                    "the secret is neither injected (set `origin` and `header`) nor exposed (`expose = true`)",
                 ));
             }
             _ => {
-                return Err((
+                return Err(KeyProblem::new(
                     key(""),
-                    "injecting a secret needs both `origin` and `header`".into(),
+                    "injecting a secret needs both `origin` and `header`",
                 ));
             }
         }
         if let Some(template) = &s.value {
             if s.header.is_none() {
-                return Err((key(".value"), "`value` only applies with `header`".into()));
+                return Err(KeyProblem::new(
+                    key(".value"),
+                    "`value` only applies with `header`",
+                ));
             }
             if !template.contains(PLACEHOLDER) {
-                return Err((
+                return Err(KeyProblem::new(
                     key(".value"),
                     format!("{template:?} does not contain {PLACEHOLDER}, where the secret goes"),
                 ));
@@ -203,32 +222,33 @@ pub fn check(spec: &SecretsSpec, prefix: &str) -> Result<(), Problem> {
 
 /// Reads every secret's value (the spec was checked with [`check`]); `base`
 /// is the policy file's directory, for relative file paths.
-pub fn resolve(spec: &SecretsSpec, prefix: &str, base: &Path) -> Result<SecretsPolicy, String> {
+pub fn resolve(spec: &SecretsSpec, base: &Path) -> Result<SecretsPolicy, KeyProblem> {
     let mut secrets = Vec::new();
     for (name, s) in spec {
-        let key = format!("{prefix}.secrets.{name}");
+        let key = format!("secrets.{name}");
+        let problem = |k: &str, text: String| KeyProblem::new(format!("{key}{k}"), text);
         let (source, value) = match (&s.env, &s.file) {
             (Some(var), _) => {
                 let value = std::env::var(var).map_err(|_| {
-                    format!("`{key}`: the environment variable {var} is not set (or not valid UTF-8) in the server's environment")
+                    problem("", format!("the environment variable {var} is not set (or not valid UTF-8) in the server's environment"))
                 })?;
                 (SecretSource::Env(var.clone()), value)
             }
             (None, Some(file)) => {
                 let path = base.join(file);
-                let value = read_private(&path).map_err(|e| format!("`{key}.file`: {e}"))?;
+                let value = read_private(&path).map_err(|e| problem(".file", e))?;
                 (SecretSource::File(path), value)
             }
-            (None, None) => return Err(format!("`{key}`: no source (checked at parse)")),
+            (None, None) => return Err(problem("", "no source (checked at parse)".into())),
         };
         if value.is_empty() {
-            return Err(format!("`{key}`: the {source} is empty"));
+            return Err(problem("", format!("the {source} is empty")));
         }
         let inject = match (&s.origin, &s.header) {
             (Some(origin), Some(header)) => Some(Injection {
-                origin: OriginPattern::parse(origin).map_err(|e| format!("`{key}.origin`: {e}"))?,
+                origin: OriginPattern::parse(origin).map_err(|e| problem(".origin", e))?,
                 header: http::HeaderName::from_bytes(header.as_bytes())
-                    .map_err(|_| format!("`{key}.header`: not a header name"))?,
+                    .map_err(|_| problem(".header", "not a header name".into()))?,
                 template: s.value.clone().unwrap_or_else(|| PLACEHOLDER.to_string()),
             }),
             _ => None,
@@ -243,14 +263,19 @@ pub fn resolve(spec: &SecretsSpec, prefix: &str, base: &Path) -> Result<SecretsP
         if let Some(injection) = &secret.inject
             && secret.header_value(injection).is_none()
         {
-            return Err(format!(
-                "`{key}`: the {} holds characters a header value cannot carry (such as a line break)",
-                secret.source
+            return Err(problem(
+                "",
+                format!(
+                    "the {} holds characters a header value cannot carry (such as a line break)",
+                    secret.source
+                ),
             ));
         }
         secrets.push(secret);
     }
-    Ok(SecretsPolicy { secrets })
+    Ok(SecretsPolicy {
+        secrets: secrets.into(),
+    })
 }
 
 /// The file's text without its final line break, if only its owner may
@@ -301,13 +326,23 @@ impl SecretsPolicy {
     /// `text` with every secret's value replaced by `[redacted]`.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(text);
-        for s in &self.secrets {
+        for s in self.secrets.iter() {
             let value = s.value.reveal();
             if out.contains(value) {
                 out = Cow::Owned(out.replace(value, REDACTED));
             }
         }
         out
+    }
+
+    /// `text` with every secret's value replaced by `[redacted]`, without
+    /// copying it when it holds none.
+    pub fn redact_owned(&self, text: String) -> String {
+        let redacted = match self.redact(&text) {
+            Cow::Owned(owned) => Some(owned),
+            Cow::Borrowed(_) => None,
+        };
+        redacted.unwrap_or(text)
     }
 
     /// No secrets.
@@ -365,6 +400,58 @@ impl SecretsPolicy {
     }
 }
 
+impl Capability for SecretsPolicy {
+    const NAME: &'static str = "secrets";
+    const KEYS: &'static [&'static str] = &["secrets"];
+    type Spec = SecretsSpec;
+    type State = ();
+
+    fn parse_key<'de, A: MapAccess<'de>>(
+        spec: &mut SecretsSpec,
+        _key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *spec = map.next_value()?;
+        Ok(())
+    }
+
+    fn check(spec: &SecretsSpec) -> Result<(), KeyProblem> {
+        check(spec)
+    }
+
+    fn resolve(
+        _defaults: &SecretsSpec,
+        spec: Option<&SecretsSpec>,
+        ctx: &ResolveCtx<'_>,
+    ) -> Result<Self, KeyProblem> {
+        match spec {
+            Some(spec) if !spec.is_empty() => resolve(spec, ctx.base),
+            _ => Ok(SecretsPolicy::default()),
+        }
+    }
+
+    /// Sets the exposed secrets in the guest's environment (after the
+    /// `env` capability's variables).
+    fn prepare(
+        &self,
+        _call: &CallCtx<'_>,
+        wasi: &mut WasiCtxBuilder,
+    ) -> Result<(), CapabilityError> {
+        for (name, value) in self.exposed() {
+            wasi.env(name, value);
+        }
+        Ok(())
+    }
+
+    fn inspect_json(&self) -> Vec<(&'static str, serde_json::Value)> {
+        vec![("secrets", self.json())]
+    }
+
+    fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+        self.report()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,8 +477,8 @@ mod tests {
         let s = spec(&format!(
             "A = {{ env = \"{var}\", origin = \"https://api.example.com\", header = \"Authorization\", value = \"Bearer {{secret}}\" }}\nB = {{ file = \"token\", expose = true }}\n"
         ));
-        check(&s, "plugins.p").unwrap();
-        let p = resolve(&s, "plugins.p", dir.path()).unwrap();
+        check(&s).unwrap();
+        let p = resolve(&s, dir.path()).unwrap();
         assert_eq!(
             p.exposed().collect::<Vec<_>>(),
             [("B", "file-secret-value")]
@@ -420,14 +507,10 @@ mod tests {
         let file = dir.path().join("token");
         std::fs::write(&file, "x").unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let e = resolve(
-            &spec("A = { file = \"token\", expose = true }"),
-            "plugins.p",
-            dir.path(),
-        )
-        .unwrap_err();
+        let e = resolve(&spec("A = { file = \"token\", expose = true }"), dir.path()).unwrap_err();
+        assert_eq!(e.key, "secrets.A.file");
         assert!(
-            e.contains("0644") && e.contains("chmod 600") && e.contains("plugins.p.secrets.A.file"),
+            e.problem.contains("0644") && e.problem.contains("chmod 600"),
             "{e}"
         );
     }
@@ -436,14 +519,11 @@ mod tests {
     fn a_missing_variable_names_the_key_and_the_variable() {
         let e = resolve(
             &spec("A = { env = \"MCP_WASM_HOST_TEST_SURELY_UNSET\", expose = true }"),
-            "plugins.p",
             Path::new("."),
         )
         .unwrap_err();
-        assert!(
-            e.contains("`plugins.p.secrets.A`") && e.contains("MCP_WASM_HOST_TEST_SURELY_UNSET"),
-            "{e}"
-        );
+        assert_eq!(e.key, "secrets.A");
+        assert!(e.problem.contains("MCP_WASM_HOST_TEST_SURELY_UNSET"), "{e}");
     }
 
     #[test]
@@ -473,9 +553,9 @@ mod tests {
             ),
             ("1A = { env = \"X\", expose = true }", "letters, digits"),
         ] {
-            let e = check(&spec(text), "plugins.p").unwrap_err();
+            let e = check(&spec(text)).unwrap_err();
             assert!(
-                e.1.contains(says) && e.0.starts_with("plugins.p.secrets."),
+                e.problem.contains(says) && e.key.starts_with("secrets."),
                 "{text}: {e:?}"
             );
         }

@@ -1,5 +1,6 @@
-//! Plain sockets (`wasi:sockets`): the `sockets` section of a plugin's
-//! policy, a TCP-connect allow-list of `host:port` entries. A name on the
+//! Network access through plain sockets (`wasi:sockets`): the `sockets`
+//! section of a plugin's policy, a TCP-connect allow-list of `host:port`
+//! entries; nothing by default (TCP, UDP and name lookup denied). A name on the
 //! list is resolved when the guest connects, and an internal address is
 //! refused unless the entry is that address or `allow_addresses` names it,
 //! as for HTTP. UDP, listening and every other address stay denied.
@@ -8,10 +9,14 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use serde::Deserialize;
+use serde::de::MapAccess;
+use serde_json::Value;
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::sockets::SocketAddrUse;
 
+use super::super::inspection::ImportKind;
 use super::http::address::{AddressGrants, refusal};
+use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// `[plugins.NAME.sockets]`, as written.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
@@ -85,24 +90,26 @@ pub struct SocketsPolicy {
 }
 
 impl SocketsSpec {
-    /// Checks `[prefix.sockets]`.
-    pub fn check(&self, prefix: &str) -> Result<(), (String, String)> {
+    /// Checks a `sockets` table (keys relative to the plugin's section).
+    pub fn check(&self) -> Result<(), KeyProblem> {
         for entry in &self.connect {
-            endpoint(entry).map_err(|e| (format!("{prefix}.sockets.connect"), e))?;
+            endpoint(entry).map_err(|e| KeyProblem::new("sockets.connect", e))?;
         }
         AddressGrants::parse(&self.allow_addresses)
-            .map_err(|e| (format!("{prefix}.sockets.allow_addresses"), e))?;
+            .map_err(|e| KeyProblem::new("sockets.allow_addresses", e))?;
         Ok(())
     }
 
     /// The effective policy (the spec was checked).
-    pub fn resolve(&self) -> Result<SocketsPolicy, String> {
+    pub fn resolve(&self) -> Result<SocketsPolicy, KeyProblem> {
         let connect = self
             .connect
             .iter()
             .map(|e| endpoint(e))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut addresses = AddressGrants::parse(&self.allow_addresses)?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| KeyProblem::new("sockets.connect", e))?;
+        let mut addresses = AddressGrants::parse(&self.allow_addresses)
+            .map_err(|e| KeyProblem::new("sockets.allow_addresses", e))?;
         for e in &connect {
             if let Some(ip) = e.ip {
                 addresses.add(ip);
@@ -117,7 +124,7 @@ impl SocketsPolicy {
     /// granted; otherwise TCP connects to the listed endpoints (and the
     /// implicit wildcard bind a connect performs), with name lookup on only
     /// when a name is listed.
-    pub fn apply(self: &Arc<Self>, wasi: &mut WasiCtxBuilder) {
+    pub fn apply(&self, wasi: &mut WasiCtxBuilder) {
         let names = self.connect.iter().any(|e| e.ip.is_none());
         wasi.allow_tcp(!self.connect.is_empty())
             .allow_udp(false)
@@ -126,7 +133,7 @@ impl SocketsPolicy {
             wasi.socket_addr_check(|_, _| Box::pin(async { false }));
             return;
         }
-        let policy = self.clone();
+        let policy = Arc::new(self.clone());
         wasi.socket_addr_check(move |addr, use_| {
             let policy = policy.clone();
             Box::pin(async move {
@@ -187,13 +194,81 @@ impl SocketsPolicy {
     }
 }
 
+impl Capability for SocketsPolicy {
+    const NAME: &'static str = "network";
+    const KEYS: &'static [&'static str] = &["sockets"];
+    type Spec = SocketsSpec;
+    type State = ();
+
+    fn parse_key<'de, A: MapAccess<'de>>(
+        spec: &mut SocketsSpec,
+        _key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *spec = map.next_value()?;
+        Ok(())
+    }
+
+    fn check(spec: &SocketsSpec) -> Result<(), KeyProblem> {
+        spec.check()
+    }
+
+    fn resolve(
+        _defaults: &SocketsSpec,
+        spec: Option<&SocketsSpec>,
+        _ctx: &ResolveCtx<'_>,
+    ) -> Result<Self, KeyProblem> {
+        spec.map_or_else(|| Ok(SocketsPolicy::default()), SocketsSpec::resolve)
+    }
+
+    fn prepare(
+        &self,
+        _call: &CallCtx<'_>,
+        wasi: &mut WasiCtxBuilder,
+    ) -> Result<(), CapabilityError> {
+        self.apply(wasi);
+        Ok(())
+    }
+
+    fn inspect_json(&self) -> Vec<(&'static str, Value)> {
+        if self.connect.is_empty() {
+            return vec![("network", "none".into())];
+        }
+        vec![(
+            "network",
+            serde_json::json!({
+                "connect": self.connect.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "allow_addresses": self.addresses.entries().collect::<Vec<_>>(),
+            }),
+        )]
+    }
+
+    fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+        vec![("network", self.report())]
+    }
+
+    fn import_note(policy: Option<&Self>, kind: ImportKind) -> Option<String> {
+        (kind == ImportKind::Sockets).then(|| match policy {
+            Some(p) if !p.connect.is_empty() => format!(
+                "requests network access — granted only for TCP connects to {}",
+                p.connect
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => "requests network access — denied by this host".to_string(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn policy(text: &str) -> SocketsPolicy {
         let spec: SocketsSpec = toml::from_str(text).unwrap();
-        spec.check("plugins.p").unwrap();
+        spec.check().unwrap();
         spec.resolve().unwrap()
     }
 
@@ -227,8 +302,8 @@ mod tests {
             "allow_addresses = [\"x\"]",
         ] {
             let spec: SocketsSpec = toml::from_str(text).unwrap();
-            let (key, _) = spec.check("plugins.p").unwrap_err();
-            assert!(key.starts_with("plugins.p.sockets."), "{text}: {key}");
+            let e = spec.check().unwrap_err();
+            assert!(e.key.starts_with("sockets."), "{text}: {e}");
         }
     }
 }

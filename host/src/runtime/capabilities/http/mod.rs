@@ -9,14 +9,27 @@ pub mod outbound;
 pub mod tls;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytesize::ByteSize;
 use serde::Deserialize;
+use serde::de::MapAccess;
+use serde_json::Value;
+use wasmtime::component::Linker;
+use wasmtime_wasi::WasiCtxBuilder;
+use wasmtime_wasi_http::{WasiHttp, WasiHttpCtx, WasiHttpCtxView};
+
+use self::outbound::{CallInfo, Outbound};
+use super::super::inspection::ImportKind;
+use super::super::policy::Policy;
+use super::super::sandbox::CallState;
+use super::{CallCtx, Capability, CapabilityError, ResolveCtx};
 
 use self::address::AddressGrants;
 use self::origin::{HostPattern, OriginPattern};
 use super::super::policy::{bytes, duration};
+use super::KeyProblem;
 
 /// `[plugins.NAME.http]` (and `[defaults.http]`, limits only), as written.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
@@ -83,14 +96,11 @@ pub struct HttpPolicy {
     pub tls: tls::Trust,
 }
 
-/// A key and what is wrong with its value.
-pub type Problem = (String, String);
-
 impl HttpSpec {
-    /// Checks the section at `prefix` (e.g. `plugins.fetch`); `defaults`
-    /// says it is `[defaults.http]`, which may only set limits.
-    pub fn check(&self, prefix: &str, defaults: bool) -> Result<(), Problem> {
-        let key = |k: &str| format!("{prefix}.http.{k}");
+    /// Checks the section; `defaults` says it is `[defaults.http]`, which
+    /// may only set limits. Keys are relative to the plugin's section.
+    pub fn check(&self, defaults: bool) -> Result<(), KeyProblem> {
+        let key = |k: &str| format!("http.{k}");
         if defaults {
             for (k, set) in [
                 ("allow", self.allow.is_some()),
@@ -98,27 +108,30 @@ impl HttpSpec {
                 ("allow_addresses", self.allow_addresses.is_some()),
             ] {
                 if set {
-                    return Err((
+                    return Err(KeyProblem::new(
                         key(k),
-                        "capabilities are granted per plugin, in [plugins.NAME.http], never in [defaults]; only limits may be set here".into(),
+                        "capabilities are granted per plugin, in [plugins.NAME.http], never in [defaults]; only limits may be set here",
                     ));
                 }
             }
         }
         for entry in self.allow.iter().flatten() {
-            OriginPattern::parse(entry).map_err(|e| (key("allow"), e))?;
+            OriginPattern::parse(entry).map_err(|e| KeyProblem::new(key("allow"), e))?;
         }
         for m in self.methods.iter().flatten() {
             if m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphabetic()) {
-                return Err((key("methods"), format!("{m:?} is not an HTTP method")));
+                return Err(KeyProblem::new(
+                    key("methods"),
+                    format!("{m:?} is not an HTTP method"),
+                ));
             }
         }
         AddressGrants::parse(self.allow_addresses.as_deref().unwrap_or_default())
-            .map_err(|e| (key("allow_addresses"), e))?;
+            .map_err(|e| KeyProblem::new(key("allow_addresses"), e))?;
         if self.max_requests == Some(0) {
-            return Err((
+            return Err(KeyProblem::new(
                 key("max_requests"),
-                "must be at least 1 (leave `allow` empty to grant nothing)".into(),
+                "must be at least 1 (leave `allow` empty to grant nothing)",
             ));
         }
         for (k, t) in [
@@ -126,7 +139,7 @@ impl HttpSpec {
             ("first_byte_timeout", self.first_byte_timeout),
         ] {
             if t.is_some_and(|t| t.is_zero()) {
-                return Err((key(k), "must be longer than zero".into()));
+                return Err(KeyProblem::new(key(k), "must be longer than zero"));
             }
         }
         Ok(())
@@ -138,9 +151,8 @@ impl HttpSpec {
     pub fn resolve(
         defaults: &HttpSpec,
         plugin: Option<&HttpSpec>,
-        prefix: &str,
         base: &Path,
-    ) -> Result<HttpPolicy, String> {
+    ) -> Result<HttpPolicy, KeyProblem> {
         let mut limits = HttpLimits::default();
         let mut ca_file = None;
         for spec in std::iter::once(defaults).chain(plugin) {
@@ -154,7 +166,7 @@ impl HttpSpec {
         }
         let tls = match ca_file {
             Some(file) => tls::Trust::with_roots(&base.join(file))
-                .map_err(|e| format!("`{prefix}.http.ca_file`: {e}"))?,
+                .map_err(|e| KeyProblem::new("http.ca_file", e))?,
             None => tls::Trust::default(),
         };
         let Some(spec) = plugin else {
@@ -169,9 +181,11 @@ impl HttpSpec {
             .iter()
             .flatten()
             .map(|e| OriginPattern::parse(e))
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| KeyProblem::new("http.allow", e))?;
         let named_addresses = spec.allow_addresses.clone().unwrap_or_default();
-        let mut addresses = AddressGrants::parse(&named_addresses)?;
+        let mut addresses = AddressGrants::parse(&named_addresses)
+            .map_err(|e| KeyProblem::new("http.allow_addresses", e))?;
         for entry in &allow {
             if let HostPattern::Ip(ip) = entry.host {
                 addresses.add(ip);
@@ -255,7 +269,7 @@ impl HttpPolicy {
     }
 
     /// The policy as JSON for `inspect --json`.
-    pub fn json(&self) -> serde_json::Value {
+    pub fn json(&self) -> Value {
         let l = &self.limits;
         serde_json::json!({
             "allow": self.allow.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -271,6 +285,135 @@ impl HttpPolicy {
     }
 }
 
+impl Capability for HttpPolicy {
+    const NAME: &'static str = "http";
+    const KEYS: &'static [&'static str] = &["http"];
+    type Spec = HttpSpec;
+    type State = HttpState;
+
+    fn parse_key<'de, A: MapAccess<'de>>(
+        spec: &mut HttpSpec,
+        _key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *spec = map.next_value()?;
+        Ok(())
+    }
+
+    fn check(spec: &HttpSpec) -> Result<(), KeyProblem> {
+        spec.check(false)
+    }
+
+    /// `[defaults.http]` may set limits (and `ca_file`), never grants.
+    fn check_defaults(spec: &HttpSpec) -> Result<(), KeyProblem> {
+        spec.check(true)
+    }
+
+    fn resolve(
+        defaults: &HttpSpec,
+        spec: Option<&HttpSpec>,
+        ctx: &ResolveCtx<'_>,
+    ) -> Result<Self, KeyProblem> {
+        HttpSpec::resolve(defaults, spec, ctx.base)
+    }
+
+    /// wasi:http is always linked; the call's sender is made on its first
+    /// request, so a call that sends none costs three reference counts.
+    fn prepare(
+        &self,
+        call: &CallCtx<'_>,
+        _wasi: &mut WasiCtxBuilder,
+    ) -> Result<HttpState, CapabilityError> {
+        Ok(HttpState {
+            ctx: WasiHttpCtx::new(),
+            info: CallInfo {
+                plugin: call.plugin.clone(),
+                tool: call.tool.clone(),
+                deadline: call.deadline,
+            },
+            policy: call.policy.clone(),
+            outbound: None,
+        })
+    }
+
+    fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+        use wasmtime_wasi_http::p2::bindings::{LinkOptions, http as wit};
+        wit::outgoing_handler::add_to_linker::<CallState, WasiHttp>(linker, view)?;
+        wit::types::add_to_linker::<CallState, WasiHttp>(
+            linker,
+            &LinkOptions::default().into(),
+            view,
+        )
+    }
+
+    fn inspect_json(&self) -> Vec<(&'static str, Value)> {
+        vec![("http", self.json())]
+    }
+
+    fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+        self.report()
+    }
+
+    fn import_note(policy: Option<&Self>, kind: ImportKind) -> Option<String> {
+        (kind == ImportKind::Http).then(|| match policy {
+            Some(p) if !p.allow.is_empty() => format!(
+                "makes outbound HTTP requests — granted only to {}",
+                p.allow
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(_) => "makes outbound HTTP requests — but this policy grants no origin (set `allow` in [plugins.NAME.http]), so every request is denied".to_string(),
+            None => "makes outbound HTTP requests — no policy".to_string(),
+        })
+    }
+}
+
+/// One call's wasi:http state: the context, and its sender once it sends.
+pub struct HttpState {
+    ctx: WasiHttpCtx,
+    info: CallInfo,
+    policy: Arc<Policy>,
+    outbound: Option<Outbound>,
+}
+
+impl std::fmt::Debug for HttpState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpState")
+            .field("info", &self.info)
+            .field("outbound", &self.outbound)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpState {
+    /// What the policy denied during the call, each naming the key that
+    /// would grant it.
+    pub fn denials(&self) -> Vec<String> {
+        self.outbound
+            .as_ref()
+            .map(Outbound::denials)
+            .unwrap_or_default()
+    }
+}
+
+/// The wasi:http view of a call's store: the shared resource table, and
+/// this capability's context and sender.
+fn view(state: &mut CallState) -> WasiHttpCtxView<'_> {
+    let (table, caps) = state.table_and_caps();
+    let http = &mut caps.http;
+    let (info, policy) = (&http.info, &http.policy);
+    let hooks = http
+        .outbound
+        .get_or_insert_with(|| Outbound::new(info.clone(), policy.clone()));
+    WasiHttpCtxView {
+        ctx: &mut http.ctx,
+        table,
+        hooks,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,12 +425,12 @@ mod tests {
     #[test]
     fn a_plugin_section_grants_origins_methods_and_addresses() {
         let defaults = spec("max_requests = 4\nmax_response_body = \"1 MiB\"\n");
-        defaults.check("defaults", true).unwrap();
+        defaults.check(true).unwrap();
         let plugin = spec(
             "allow = [\"https://api.github.com\", \"http://127.0.0.1:8080\"]\nmethods = [\"get\", \"POST\"]\nallow_addresses = [\"10.0.0.0/8\"]\nmax_requests = 8\n",
         );
-        plugin.check("plugins.gh", false).unwrap();
-        let p = HttpSpec::resolve(&defaults, Some(&plugin), "plugins.gh", Path::new(".")).unwrap();
+        plugin.check(false).unwrap();
+        let p = HttpSpec::resolve(&defaults, Some(&plugin), Path::new(".")).unwrap();
         assert_eq!(p.allow.len(), 2);
         assert_eq!(p.methods, ["GET", "POST"]);
         assert!(p.allows_method("POST") && !p.allows_method("DELETE"));
@@ -299,32 +442,23 @@ mod tests {
             p.limits.max_request_body,
             HttpLimits::default().max_request_body
         );
-        let none = HttpSpec::resolve(&defaults, None, "plugins.gh", Path::new(".")).unwrap();
+        let none = HttpSpec::resolve(&defaults, None, Path::new(".")).unwrap();
         assert!(none.allow.is_empty());
         assert_eq!(none.report(), [("http", "none".to_string())]);
     }
 
     #[test]
     fn grants_in_defaults_and_bad_values_name_the_key() {
-        let e = spec("allow = [\"https://a.b\"]")
-            .check("defaults", true)
-            .unwrap_err();
-        assert_eq!(e.0, "defaults.http.allow");
+        let e = spec("allow = [\"https://a.b\"]").check(true).unwrap_err();
+        assert_eq!(e.key, "http.allow");
         for (text, key) in [
-            ("allow = [\"example.com\"]", "plugins.p.http.allow"),
-            ("methods = [\"G T\"]", "plugins.p.http.methods"),
-            (
-                "allow_addresses = [\"nope\"]",
-                "plugins.p.http.allow_addresses",
-            ),
-            ("max_requests = 0", "plugins.p.http.max_requests"),
-            ("connect_timeout = \"0s\"", "plugins.p.http.connect_timeout"),
+            ("allow = [\"example.com\"]", "http.allow"),
+            ("methods = [\"G T\"]", "http.methods"),
+            ("allow_addresses = [\"nope\"]", "http.allow_addresses"),
+            ("max_requests = 0", "http.max_requests"),
+            ("connect_timeout = \"0s\"", "http.connect_timeout"),
         ] {
-            assert_eq!(
-                spec(text).check("plugins.p", false).unwrap_err().0,
-                key,
-                "{text}"
-            );
+            assert_eq!(spec(text).check(false).unwrap_err().key, key, "{text}");
         }
         assert!(toml::from_str::<HttpSpec>("alow = []").is_err());
     }

@@ -24,6 +24,7 @@ use super::HttpPolicy;
 use super::address::refusal;
 use super::origin::{self, Target};
 use crate::runtime::capabilities::secrets::SecretsPolicy;
+use crate::runtime::policy::Policy;
 
 /// Denials kept per call for the call's error message; more are only logged.
 const KEPT_DENIALS: usize = 4;
@@ -35,18 +36,15 @@ pub struct CallInfo {
     pub plugin: Arc<str>,
     /// The tool being called.
     pub tool: Arc<str>,
-    /// The policy section that grants more, e.g. `plugins.fetch`.
-    pub section: String,
-    /// The policy file.
-    pub config_file: String,
     /// When the call must be finished.
     pub deadline: Instant,
 }
 
 struct Shared {
     call: CallInfo,
-    policy: Arc<HttpPolicy>,
-    secrets: Arc<SecretsPolicy>,
+    /// The plugin's whole policy: its `http` and `secrets` grants, and the
+    /// section and file that grant more.
+    whole: Arc<Policy>,
     sent: AtomicU32,
     denials: Mutex<Vec<String>>,
 }
@@ -67,13 +65,13 @@ impl std::fmt::Debug for Outbound {
 }
 
 impl Outbound {
-    /// The sender of one call under `policy`, injecting `secrets`.
-    pub fn new(call: CallInfo, policy: Arc<HttpPolicy>, secrets: Arc<SecretsPolicy>) -> Self {
+    /// The sender of one call under `policy`'s `http` grant, injecting its
+    /// `secrets`.
+    pub fn new(call: CallInfo, policy: Arc<Policy>) -> Self {
         Outbound {
             shared: Arc::new(Shared {
                 call,
-                policy,
-                secrets,
+                whole: policy,
                 sent: AtomicU32::new(0),
                 denials: Mutex::new(Vec::new()),
             }),
@@ -92,10 +90,18 @@ impl Outbound {
 }
 
 impl Shared {
+    fn policy(&self) -> &HttpPolicy {
+        &self.whole.grants.http
+    }
+
+    fn secrets(&self) -> &SecretsPolicy {
+        &self.whole.grants.secrets
+    }
+
     fn key(&self, key: &str) -> String {
         format!(
             "`{}.http.{key}` in {}",
-            self.call.section, self.call.config_file
+            self.whole.section, self.whole.config_file
         )
     }
 
@@ -131,14 +137,14 @@ impl Shared {
             uri.authority().map_or("", |a| a.as_str()),
             uri.path()
         );
-        let shown = self.secrets.redact(&shown).into_owned();
+        let shown = self.secrets().redact(&shown).into_owned();
         let target = origin::target(
             uri.scheme_str().unwrap_or(""),
             uri.authority().map_or("", |a| a.as_str()),
             uri.path_and_query().map_or("/", |p| p.as_str()),
         )
         .map_err(|why| self.deny(&method, &shown, why))?;
-        let limit = self.policy.limits.max_requests;
+        let limit = self.policy().limits.max_requests;
         if self.sent.fetch_add(1, Ordering::Relaxed) >= limit {
             return Err(self.deny(
                 &method,
@@ -149,13 +155,13 @@ impl Shared {
                 ),
             ));
         }
-        if self.policy.granting(&target).is_none() {
-            let grant = if self.policy.allow.is_empty() {
+        if self.policy().granting(&target).is_none() {
+            let grant = if self.policy().allow.is_empty() {
                 format!(
                     "this plugin may reach no origin; to grant this one set `allow = [\"{}\"]` in `[{}.http]` (in {})",
                     target.origin(),
-                    self.call.section,
-                    self.call.config_file
+                    self.whole.section,
+                    self.whole.config_file
                 )
             } else {
                 format!(
@@ -167,18 +173,18 @@ impl Shared {
             };
             return Err(self.deny(&method, &shown, grant));
         }
-        if !self.policy.allows_method(&method) {
+        if !self.policy().allows_method(&method) {
             return Err(self.deny(
                 &method,
                 &shown,
                 format!(
                     "the plugin may use only {}; to grant {method} add it to {}",
-                    self.policy.methods.join(", "),
+                    self.policy().methods.join(", "),
                     self.key("methods")
                 ),
             ));
         }
-        for (secret, injection) in self.secrets.injections() {
+        for (secret, injection) in self.secrets().injections() {
             if injection.origin.same_origin(&target)
                 && let Some(value) = secret.header_value(injection)
             {
@@ -215,12 +221,12 @@ impl Shared {
         };
         let (allowed, refused): (Vec<SocketAddr>, Vec<SocketAddr>) = found
             .into_iter()
-            .partition(|a| refusal(a.ip(), &self.policy.addresses).is_none());
+            .partition(|a| refusal(a.ip(), &self.policy().addresses).is_none());
         if allowed.is_empty()
             && let Some(first) = refused.first()
         {
             let ip: IpAddr = first.ip();
-            let why = refusal(ip, &self.policy.addresses).unwrap_or("an internal address");
+            let why = refusal(ip, &self.policy().addresses).unwrap_or("an internal address");
             let url = format!("{}{}", target.origin(), target.path);
             return Err(self.deny(
                 method,
@@ -425,7 +431,7 @@ impl WasiHttpHooks for Outbound {
         let shared = self.shared.clone();
         Box::new(async move {
             let target = shared.admit(&mut request)?;
-            let limits = &shared.policy.limits;
+            let limits = &shared.policy().limits;
             let shorter =
                 |ours: Duration, theirs: Option<Duration>| theirs.map_or(ours, |t| t.min(ours));
             let connect_timeout = shorter(
@@ -443,7 +449,7 @@ impl WasiHttpHooks for Outbound {
                 tool: shared.call.tool.clone(),
                 method: method.clone(),
                 origin: target.origin(),
-                path: shared.secrets.redact(&target.path).into_owned(),
+                path: shared.secrets().redact(&target.path).into_owned(),
                 status: None,
                 error: None,
                 sent: Arc::new(AtomicU64::new(0)),
@@ -453,7 +459,7 @@ impl WasiHttpHooks for Outbound {
             let work = async {
                 let addresses = shared.addresses(&method, &target, connect_timeout).await?;
                 let stream =
-                    connect(&target, &addresses, connect_timeout, &shared.policy.tls).await?;
+                    connect(&target, &addresses, connect_timeout, &shared.policy().tls).await?;
                 let (mut sender, connection) = tokio::time::timeout(
                     connect_timeout,
                     hyper::client::conn::http1::handshake(TokioIo::new(stream)),
@@ -647,22 +653,25 @@ mod tests {
 
     fn outbound(http: &str, secrets_toml: &str, dir: &Path) -> Outbound {
         let spec: HttpSpec = toml::from_str(http).unwrap();
-        spec.check("plugins.t", false).unwrap();
-        let policy =
-            HttpSpec::resolve(&HttpSpec::default(), Some(&spec), "plugins.t", dir).unwrap();
+        spec.check(false).unwrap();
+        let http = HttpSpec::resolve(&HttpSpec::default(), Some(&spec), dir).unwrap();
         let secrets_spec: secrets::SecretsSpec = toml::from_str(secrets_toml).unwrap();
-        secrets::check(&secrets_spec, "plugins.t").unwrap();
-        let secrets = secrets::resolve(&secrets_spec, "plugins.t", dir).unwrap();
+        secrets::check(&secrets_spec).unwrap();
+        let secrets = secrets::resolve(&secrets_spec, dir).unwrap();
+        let mut policy = Policy {
+            section: "plugins.t".into(),
+            config_file: "mcp-wasm-host.toml".into(),
+            ..Policy::default()
+        };
+        policy.grants.http = http;
+        policy.grants.secrets = secrets;
         Outbound::new(
             CallInfo {
                 plugin: "p".into(),
                 tool: "t".into(),
-                section: "plugins.t".into(),
-                config_file: "mcp-wasm-host.toml".into(),
                 deadline: Instant::now() + Duration::from_secs(30),
             },
             Arc::new(policy),
-            Arc::new(secrets),
         )
     }
 

@@ -57,6 +57,15 @@ fn probe(policy: &str) -> Host {
     host(&[("netprobe", test_artifacts::NETPROBE)], policy, &[])
 }
 
+/// A `[plugins.NAME.http]` section allowing `web`'s origin, plus `extra`
+/// keys.
+fn allowing(name: &str, web: &WebServer, extra: &str) -> String {
+    format!(
+        "[plugins.{name}.http]\nallow = [\"{}\"]\n{extra}",
+        web.origin()
+    )
+}
+
 /// `netprobe.request` with a GET of `url`.
 fn get(url: &str) -> Value {
     json!({"method": "GET", "url": url})
@@ -71,10 +80,7 @@ fn structured(result: &Value) -> &Value {
 #[test]
 fn an_allowed_origin_is_reached_and_its_answer_comes_back() {
     let web = WebServer::start();
-    let mut s = probe(&format!(
-        "[plugins.netprobe.http]\nallow = [\"{}\"]\n",
-        web.origin()
-    ));
+    let mut s = probe(&allowing("netprobe", &web, ""));
     let result = s.call_ok("netprobe.request", get(&web.url("/text")));
     let reply = structured(&result);
     assert_eq!(reply["status"], 200, "{reply}");
@@ -98,10 +104,7 @@ fn an_allowed_origin_is_reached_and_its_answer_comes_back() {
 fn a_host_not_on_the_allow_list_is_denied_before_anything_is_sent() {
     let allowed = WebServer::start();
     let other = WebServer::start();
-    let mut s = probe(&format!(
-        "[plugins.netprobe.http]\nallow = [\"{}\"]\n",
-        allowed.origin()
-    ));
+    let mut s = probe(&allowing("netprobe", &allowed, ""));
     let msg = s.call_err("netprobe.request", get(&other.url("/text")));
     assert!(msg.starts_with("HTTP-request-denied"), "{msg}");
     assert!(other.requests().is_empty(), "{:?}", other.requests());
@@ -113,10 +116,7 @@ fn a_host_not_on_the_allow_list_is_denied_before_anything_is_sent() {
 #[test]
 fn a_method_not_on_the_list_is_denied_and_never_sent() {
     let web = WebServer::start();
-    let mut s = probe(&format!(
-        "[plugins.netprobe.http]\nallow = [\"{}\"]\nmethods = [\"GET\"]\n",
-        web.origin()
-    ));
+    let mut s = probe(&allowing("netprobe", &web, "methods = [\"GET\"]\n"));
     let msg = s.call_err(
         "netprobe.request",
         json!({"method": "POST", "url": web.url("/echo"), "body": "x"}),
@@ -134,7 +134,7 @@ fn a_redirect_is_followed_by_the_guest_and_a_denied_hop_is_never_reached() {
     let other = WebServer::start();
     let mut s = host(
         &[("fetch", test_artifacts::FETCH)],
-        &format!("[plugins.fetch.http]\nallow = [\"{}\"]\n", allowed.origin()),
+        &allowing("fetch", &allowed, ""),
         &[],
     );
     let to_allowed = allowed.url(&format!("/redirect?to={}", allowed.url("/text")));
@@ -179,9 +179,10 @@ fn a_name_resolving_to_loopback_is_denied_unless_the_address_is_granted() {
 #[test]
 fn bodies_over_their_limits_fail_with_wasi_http_size_errors() {
     let web = WebServer::start();
-    let mut s = probe(&format!(
-        "[plugins.netprobe.http]\nallow = [\"{}\"]\nmax_request_body = \"1 KiB\"\nmax_response_body = \"4 KiB\"\n",
-        web.origin()
+    let mut s = probe(&allowing(
+        "netprobe",
+        &web,
+        "max_request_body = \"1 KiB\"\nmax_response_body = \"4 KiB\"\n",
     ));
     let msg = s.call_err(
         "netprobe.request",
@@ -206,10 +207,7 @@ fn bodies_over_their_limits_fail_with_wasi_http_size_errors() {
 #[test]
 fn requests_past_the_per_call_count_are_denied_and_the_next_call_starts_afresh() {
     let web = WebServer::start();
-    let mut s = probe(&format!(
-        "[plugins.netprobe.http]\nallow = [\"{}\"]\nmax_requests = 3\n",
-        web.origin()
-    ));
+    let mut s = probe(&allowing("netprobe", &web, "max_requests = 3\n"));
     let url = web.url("/text");
     let result = s.call_ok("netprobe.requests", json!({"url": url, "count": 5}));
     let tally = structured(&result);
@@ -233,8 +231,8 @@ fn requests_past_the_per_call_count_are_denied_and_the_next_call_starts_afresh()
 fn a_slow_server_is_cut_off_at_the_call_deadline_and_the_server_stays_responsive() {
     let web = WebServer::start();
     let mut s = probe(&format!(
-        "[plugins.netprobe]\ntimeout = \"2s\"\n\n[plugins.netprobe.http]\nallow = [\"{}\"]\n",
-        web.origin()
+        "[plugins.netprobe]\ntimeout = \"2s\"\n\n{}",
+        allowing("netprobe", &web, "")
     ));
     let msg = s.call_err("netprobe.request", get(&web.url("/slow")));
     // Either the deadline stops the guest, or the host ends the request at
@@ -252,8 +250,8 @@ fn a_slow_server_is_cut_off_at_the_call_deadline_and_the_server_stays_responsive
 fn a_slow_server_is_cut_off_at_the_first_byte_timeout_inside_a_longer_deadline() {
     let web = WebServer::start();
     let mut s = probe(&format!(
-        "[plugins.netprobe]\ntimeout = \"60s\"\n\n[plugins.netprobe.http]\nallow = [\"{}\"]\nfirst_byte_timeout = \"1s\"\n",
-        web.origin()
+        "[plugins.netprobe]\ntimeout = \"60s\"\n\n{}",
+        allowing("netprobe", &web, "first_byte_timeout = \"1s\"\n")
     ));
     // The guest itself gets the error: the call did not time out.
     let msg = s.call_err("netprobe.request", get(&web.url("/slow")));
@@ -282,7 +280,7 @@ fn fetch_returns_a_page_as_markdown_without_scripts_and_in_parts() {
     let web = WebServer::start();
     let mut s = host(
         &[("fetch", test_artifacts::FETCH)],
-        &format!("[plugins.fetch.http]\nallow = [\"{}\"]\n", web.origin()),
+        &allowing("fetch", &web, ""),
         &[],
     );
     let url = web.url("/page");

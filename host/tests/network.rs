@@ -81,17 +81,14 @@ fn structured(result: &Value) -> &Value {
 fn an_allowed_origin_is_reached_and_its_answer_comes_back() {
     let web = WebServer::start();
     let mut s = probe(&allowing("netprobe", &web, ""));
-    let result = s.call_ok("netprobe.request", get(&web.url("/text")));
+    let result = s.call_ok("request", get(&web.url("/text")));
     let reply = structured(&result);
     assert_eq!(reply["status"], 200, "{reply}");
     assert_eq!(reply["body"], web::TEXT, "{reply}");
     assert_eq!(web.requests_to("/text").len(), 1);
 
     // The audit names the request, not its query string.
-    s.call_ok(
-        "netprobe.request",
-        get(&web.url("/echo?q=private-query-value")),
-    );
+    s.call_ok("request", get(&web.url("/echo?q=private-query-value")));
     assert_eq!(web.requests_to("/echo").len(), 1);
     assert!(
         !s.stderr().contains("private-query-value"),
@@ -105,12 +102,12 @@ fn a_host_not_on_the_allow_list_is_denied_before_anything_is_sent() {
     let allowed = WebServer::start();
     let other = WebServer::start();
     let mut s = probe(&allowing("netprobe", &allowed, ""));
-    let msg = s.call_err("netprobe.request", get(&other.url("/text")));
+    let msg = s.call_err("request", get(&other.url("/text")));
     assert!(msg.starts_with("HTTP-request-denied"), "{msg}");
     assert!(other.requests().is_empty(), "{:?}", other.requests());
     s.wait_for_stderr("plugins.netprobe.http.allow");
     // The allowed one still works in the same server.
-    s.call_ok("netprobe.request", get(&allowed.url("/text")));
+    s.call_ok("request", get(&allowed.url("/text")));
 }
 
 #[test]
@@ -118,13 +115,13 @@ fn a_method_not_on_the_list_is_denied_and_never_sent() {
     let web = WebServer::start();
     let mut s = probe(&allowing("netprobe", &web, "methods = [\"GET\"]\n"));
     let msg = s.call_err(
-        "netprobe.request",
+        "request",
         json!({"method": "POST", "url": web.url("/echo"), "body": "x"}),
     );
     assert!(msg.starts_with("HTTP-request-denied"), "{msg}");
     assert!(web.requests().is_empty(), "{:?}", web.requests());
     s.wait_for_stderr("plugins.netprobe.http.methods");
-    let result = s.call_ok("netprobe.request", get(&web.url("/echo")));
+    let result = s.call_ok("request", get(&web.url("/echo")));
     assert_eq!(structured(&result)["status"], 200);
 }
 
@@ -138,11 +135,11 @@ fn a_redirect_is_followed_by_the_guest_and_a_denied_hop_is_never_reached() {
         &[],
     );
     let to_allowed = allowed.url(&format!("/redirect?to={}", allowed.url("/text")));
-    let out = text(&s.call_ok("fetch.fetch", json!({"url": to_allowed})));
+    let out = text(&s.call_ok("fetch", json!({"url": to_allowed})));
     assert!(out.contains(web::TEXT.trim()), "{out}");
 
     let to_other = allowed.url(&format!("/redirect?to={}", other.url("/text")));
-    let msg = s.call_err("fetch.fetch", json!({"url": to_other}));
+    let msg = s.call_err("fetch", json!({"url": to_other}));
     assert!(
         msg.contains("HTTP-request-denied") && msg.contains("after 1 redirect"),
         "{msg}"
@@ -185,22 +182,22 @@ fn bodies_over_their_limits_fail_with_wasi_http_size_errors() {
         "max_request_body = \"1 KiB\"\nmax_response_body = \"4 KiB\"\n",
     ));
     let msg = s.call_err(
-        "netprobe.request",
+        "request",
         json!({"method": "POST", "url": web.url("/echo"), "body": "y".repeat(2048)}),
     );
     assert!(msg.starts_with("HTTP-request-body-size"), "{msg}");
-    let msg = s.call_err("netprobe.request", get(&web.url("/big?bytes=100000")));
+    let msg = s.call_err("request", get(&web.url("/big?bytes=100000")));
     assert!(msg.starts_with("HTTP-response-body-size"), "{msg}");
 
     // Under both limits, the same requests go through.
     let result = s.call_ok(
-        "netprobe.request",
+        "request",
         json!({"method": "POST", "url": web.url("/echo"), "body": "y".repeat(512)}),
     );
     let echoed: Value =
         serde_json::from_str(structured(&result)["body"].as_str().unwrap()).unwrap();
     assert_eq!(echoed["body_length"], 512);
-    let result = s.call_ok("netprobe.request", get(&web.url("/big?bytes=4000")));
+    let result = s.call_ok("request", get(&web.url("/big?bytes=4000")));
     assert_eq!(structured(&result)["body"].as_str().unwrap().len(), 4000);
 }
 
@@ -209,7 +206,7 @@ fn requests_past_the_per_call_count_are_denied_and_the_next_call_starts_afresh()
     let web = WebServer::start();
     let mut s = probe(&allowing("netprobe", &web, "max_requests = 3\n"));
     let url = web.url("/text");
-    let result = s.call_ok("netprobe.requests", json!({"url": url, "count": 5}));
+    let result = s.call_ok("requests", json!({"url": url, "count": 5}));
     let tally = structured(&result);
     assert_eq!(tally["succeeded"], 3, "{tally}");
     assert!(
@@ -222,7 +219,7 @@ fn requests_past_the_per_call_count_are_denied_and_the_next_call_starts_afresh()
     assert_eq!(web.requests_to("/text").len(), 3);
     s.wait_for_stderr("max_requests");
 
-    let result = s.call_ok("netprobe.requests", json!({"url": url, "count": 3}));
+    let result = s.call_ok("requests", json!({"url": url, "count": 3}));
     assert_eq!(structured(&result)["succeeded"], 3);
     assert_eq!(web.requests_to("/text").len(), 6);
 }
@@ -234,7 +231,7 @@ fn a_slow_server_is_cut_off_at_the_call_deadline_and_the_server_stays_responsive
         "[plugins.netprobe]\ntimeout = \"2s\"\n\n{}",
         allowing("netprobe", &web, "")
     ));
-    let msg = s.call_err("netprobe.request", get(&web.url("/slow")));
+    let msg = s.call_err("request", get(&web.url("/slow")));
     // Either the deadline stops the guest, or the host ends the request at
     // the deadline and the guest reports it: both name the timeout.
     assert!(
@@ -242,7 +239,7 @@ fn a_slow_server_is_cut_off_at_the_call_deadline_and_the_server_stays_responsive
         "{msg}"
     );
     assert_eq!(web.requests_to("/slow").len(), 1);
-    let result = s.call_ok("netprobe.request", get(&web.url("/text")));
+    let result = s.call_ok("request", get(&web.url("/text")));
     assert_eq!(structured(&result)["status"], 200);
 }
 
@@ -254,7 +251,7 @@ fn a_slow_server_is_cut_off_at_the_first_byte_timeout_inside_a_longer_deadline()
         allowing("netprobe", &web, "first_byte_timeout = \"1s\"\n")
     ));
     // The guest itself gets the error: the call did not time out.
-    let msg = s.call_err("netprobe.request", get(&web.url("/slow")));
+    let msg = s.call_err("request", get(&web.url("/slow")));
     assert!(msg.starts_with("HTTP-response-timeout"), "{msg}");
 }
 
@@ -284,7 +281,7 @@ fn fetch_returns_a_page_as_markdown_without_scripts_and_in_parts() {
         &[],
     );
     let url = web.url("/page");
-    let whole = text(&s.call_ok("fetch.fetch", json!({"url": url})));
+    let whole = text(&s.call_ok("fetch", json!({"url": url})));
     for expected in [
         "# Main heading",
         "## Second heading",
@@ -309,7 +306,7 @@ fn fetch_returns_a_page_as_markdown_without_scripts_and_in_parts() {
     let mut parts = 0;
     loop {
         let answer = text(&s.call_ok(
-            "fetch.fetch",
+            "fetch",
             json!({"url": url, "max_length": 40, "start_index": start}),
         ));
         let (part, next) = fetched_part(&answer);
@@ -325,7 +322,7 @@ fn fetch_returns_a_page_as_markdown_without_scripts_and_in_parts() {
     assert!(parts > 1);
     assert_eq!(joined, markdown);
 
-    let raw = text(&s.call_ok("fetch.fetch", json!({"url": url, "raw": true})));
+    let raw = text(&s.call_ok("fetch", json!({"url": url, "raw": true})));
     assert!(raw.contains("<h1>Main heading</h1>"), "{raw}");
 }
 
@@ -372,7 +369,7 @@ fn github_issues_are_created_and_listed_with_a_token_the_guest_never_sees() {
     let mut answers = Vec::new();
 
     let created = s.call_ok(
-        "github.create_issue",
+        "create_issue",
         json!({"owner": "octo", "repo": "demo", "title": "First", "body": "It broke."}),
     );
     let issue = structured(&created);
@@ -382,10 +379,7 @@ fn github_issues_are_created_and_listed_with_a_token_the_guest_never_sees() {
     assert_eq!(issue["url"], "https://github.com/octo/demo/issues/1");
     answers.push(created.clone());
 
-    let listed = s.call_ok(
-        "github.list_issues",
-        json!({"owner": "octo", "repo": "demo"}),
-    );
+    let listed = s.call_ok("list_issues", json!({"owner": "octo", "repo": "demo"}));
     let issues = structured(&listed)["issues"].as_array().unwrap().clone();
     assert_eq!(issues.len(), 1, "{listed}");
     assert_eq!(issues[0]["title"], "First");
@@ -403,20 +397,20 @@ fn github_issues_are_created_and_listed_with_a_token_the_guest_never_sees() {
     }
 
     // The guest's environment holds no token.
-    let env = s.call_ok("ghprobe.env", json!({}));
+    let env = s.call_ok("env", json!({}));
     assert!(!env.to_string().contains(TOKEN), "{env}");
     answers.push(env.clone());
 
     // A guest's own Authorization for that origin is replaced by the
     // host's; the token is not sent to another origin.
     let own = s.call_ok(
-        "ghprobe.request",
+        "request",
         json!({"method": "GET", "url": web.url("/repos/octo/demo/issues"),
                "headers": [["Authorization", "Bearer guessed"]]}),
     );
     assert_eq!(structured(&own)["status"], 200, "{own}");
     answers.push(own.clone());
-    let elsewhere = s.call_ok("ghprobe.request", get(&other.url("/echo")));
+    let elsewhere = s.call_ok("request", get(&other.url("/echo")));
     let echoed: Value =
         serde_json::from_str(structured(&elsewhere)["body"].as_str().unwrap()).unwrap();
     assert!(echoed["headers"].get("authorization").is_none(), "{echoed}");
@@ -429,10 +423,7 @@ fn github_issues_are_created_and_listed_with_a_token_the_guest_never_sees() {
         &[("TEST_GITHUB_TOKEN", "not-the-token")],
     );
     let mut unauthorized = unauthorized;
-    let msg = unauthorized.call_err(
-        "github.list_issues",
-        json!({"owner": "octo", "repo": "demo"}),
-    );
+    let msg = unauthorized.call_err("list_issues", json!({"owner": "octo", "repo": "demo"}));
     assert!(
         msg.contains("401") && msg.contains("Bad credentials"),
         "{msg}"
@@ -455,11 +446,11 @@ fn an_exposed_secret_is_in_the_guest_environment_and_redacted_from_its_output() 
         "[plugins.netprobe.secrets.API_KEY]\nenv = \"TEST_EXPOSED_SECRET\"\nexpose = true\n",
         &[("TEST_EXPOSED_SECRET", EXPOSED)],
     );
-    let env = s.call_ok("netprobe.env", json!({}));
+    let env = s.call_ok("env", json!({}));
     assert_eq!(structured(&env)["vars"]["API_KEY"], EXPOSED, "{env}");
 
     let printed = s.call_ok(
-        "netprobe.print",
+        "print",
         json!({"text": format!("the key is {EXPOSED} (do not tell)")}),
     );
     assert_eq!(text(&printed), "printed");
@@ -483,13 +474,10 @@ fn tcp_connects_reach_only_the_listed_addresses() {
         "[plugins.netprobe.sockets]\nconnect = [\"127.0.0.1:{}\"]\n",
         listed.port
     ));
-    let ok = s.call_ok(
-        "netprobe.tcp",
-        json!({"addr": format!("127.0.0.1:{}", listed.port)}),
-    );
+    let ok = s.call_ok("tcp", json!({"addr": format!("127.0.0.1:{}", listed.port)}));
     assert_eq!(text(&ok), "ok");
     let msg = s.call_err(
-        "netprobe.tcp",
+        "tcp",
         json!({"addr": format!("127.0.0.1:{}", unlisted.port)}),
     );
     assert!(msg.contains("access-denied"), "{msg}");

@@ -135,6 +135,8 @@ extern crate self as mcp_wasm_sdk;
 pub mod client;
 mod error;
 mod host;
+#[cfg(feature = "http")]
+pub mod http;
 mod output;
 mod router;
 mod tool;

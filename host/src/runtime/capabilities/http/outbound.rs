@@ -345,7 +345,7 @@ impl Body for Capped {
             self.seen += data.len() as u64;
             self.sent.fetch_add(data.len() as u64, Ordering::Relaxed);
             if self.seen > self.limit {
-                return Poll::Ready(Some(Err(Error::HttpRequestBodySize(Some(self.seen)))));
+                return Poll::Ready(Some(Err(Error::HttpRequestBodySize(Some(self.limit)))));
             }
         }
         Poll::Ready(frame)
@@ -386,7 +386,7 @@ impl Body for Received {
                     if self.audit.received > self.limit {
                         self.audit.error = Some("response body over the limit".into());
                         return Poll::Ready(Some(Err(Error::HttpResponseBodySize(Some(
-                            self.audit.received,
+                            self.limit,
                         )))));
                     }
                 }
@@ -491,7 +491,7 @@ impl WasiHttpHooks for Outbound {
                     loop {
                         tokio::select! {
                             response = &mut send => break response
-                                .map_err(|_| Error::ConnectionReadTimeout)?
+                                .map_err(|_| Error::HttpResponseTimeout)?
                                 .map_err(|e| request_error(&e))?,
                             done = &mut connection => {
                                 done.map_err(Error::from)?;
@@ -823,7 +823,7 @@ mod tests {
             .await
             .unwrap_err();
         assert!(
-            matches!(e, Error::HttpResponseBodySize(Some(n)) if n > 16 << 10),
+            matches!(e, Error::HttpResponseBodySize(Some(n)) if n == 16 << 10),
             "{e:?}"
         );
         assert_eq!(send(&mut out, "GET", &origin).await.unwrap().0, 200);

@@ -627,6 +627,49 @@ mod documentation {
     }
 
     #[test]
+    fn the_readme_network_example_parses_and_its_http_table_matches_the_code() {
+        use crate::runtime::capabilities::http::HttpLimits;
+        use crate::runtime::policy::duration;
+        let (path, readme) = workspace_file("README.md");
+        let section = readme
+            .split("### Network access and secrets")
+            .nth(1)
+            .expect("the README has a network section");
+        let example = section
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .expect("the network section has a TOML example");
+        let config = Config::parse(&path, example, 1 << 30).unwrap();
+        let fetch = config.policy_for("fetch").unwrap();
+        assert_eq!(fetch.grants.http.allow.len(), 3);
+        assert_eq!(fetch.grants.http.methods, ["GET", "HEAD"]);
+        let d = HttpLimits::default();
+        let human = |t: std::time::Duration| duration(t).replace(' ', "");
+        for row in [
+            format!("| `max_requests` | integer | `{}` |", d.max_requests),
+            format!(
+                "| `max_request_body` | size | `\"{}\"` |",
+                bytes(d.max_request_body)
+            ),
+            format!(
+                "| `max_response_body` | size | `\"{}\"` |",
+                bytes(d.max_response_body)
+            ),
+            format!(
+                "| `connect_timeout` | duration | `\"{}\"` |",
+                human(d.connect_timeout)
+            ),
+            format!(
+                "| `first_byte_timeout` | duration | `\"{}\"` |",
+                human(d.first_byte_timeout)
+            ),
+        ] {
+            assert!(section.contains(&row), "README.md lacks the row {row}");
+        }
+    }
+
+    #[test]
     fn the_readme_defaults_table_matches_the_code() {
         let (_, readme) = workspace_file("README.md");
         let (_, example) = workspace_file("examples/mcp-wasm-host.toml");

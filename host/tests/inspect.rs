@@ -450,3 +450,82 @@ fn a_plugin_that_does_not_load_exits_1_with_the_error() {
     );
     assert!(text.contains("does not target the world"), "{text}");
 }
+
+/// A secret's value, read from a private file, that no report may print.
+const FILE_SECRET: &str = "file-held-token-never-printed";
+
+#[test]
+fn network_grants_and_secrets_are_reported_without_any_value() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, format!("{FILE_SECRET}\n")).unwrap();
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(
+        dir.path().join("mcp-wasm-host.toml"),
+        r#"
+[plugins.netprobe.http]
+allow = ["https://api.example.com", "http://127.0.0.1:8080/api"]
+methods = ["GET"]
+max_requests = 4
+[plugins.netprobe.secrets.TOKEN]
+file = "token"
+origin = "https://api.example.com"
+header = "Authorization"
+value = "Bearer {secret}"
+[plugins.netprobe.secrets.PASS]
+env = "INSPECT_TEST_TOKEN"
+expose = true
+[plugins.netprobe.sockets]
+connect = ["127.0.0.1:6379"]
+"#,
+    )
+    .unwrap();
+    let out = inspect(dir.path(), &[test_artifacts::NETPROBE]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
+    for expected in [
+        "makes outbound HTTP requests — granted only to https://api.example.com, http://127.0.0.1:8080/api",
+        "requests network access — granted only for TCP connects to 127.0.0.1:6379",
+        "http             https://api.example.com",
+        "methods: GET",
+        "4 requests per call",
+        "TOKEN (from the file ",
+        "injected as authorization into https://api.example.com",
+        "PASS (from the environment variable INSPECT_TEST_TOKEN): exposed to the guest",
+        "network          TCP connect to 127.0.0.1:6379",
+    ] {
+        assert!(text.contains(expected), "no {expected:?} in\n{text}");
+    }
+    let (code, report) = inspect_json(dir.path(), &[test_artifacts::NETPROBE]);
+    assert_eq!(code, Some(0));
+    let policy = &report["policy"];
+    assert_eq!(
+        policy["http"]["allow"],
+        json!(["https://api.example.com", "http://127.0.0.1:8080/api"])
+    );
+    assert_eq!(
+        policy["secrets"]["TOKEN"]["inject"]["header"],
+        "authorization"
+    );
+    assert_eq!(policy["secrets"]["PASS"]["expose"], true);
+    assert_eq!(policy["network"]["connect"], json!(["127.0.0.1:6379"]));
+    for printed in [text, report.to_string(), stderr(&out)] {
+        assert!(
+            !printed.contains(FILE_SECRET) && !printed.contains(SECRET),
+            "a secret value was printed:\n{printed}"
+        );
+    }
+}
+
+#[test]
+fn a_plugin_importing_wasi_http_without_a_grant_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = inspect(dir.path(), &[test_artifacts::NETPROBE]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("! makes outbound HTTP requests — but this policy grants no origin"),
+        "{text}"
+    );
+    assert!(text.contains("http             none"), "{text}");
+}

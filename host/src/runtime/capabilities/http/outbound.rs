@@ -47,6 +47,24 @@ struct Shared {
     whole: Arc<Policy>,
     sent: AtomicU32,
     denials: Mutex<Vec<String>>,
+    /// Denials past the first few, which are only counted.
+    unlogged: AtomicU64,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let unlogged = *self.unlogged.get_mut();
+        if unlogged > 0 {
+            let (plugin, tool) = (&*self.call.plugin, &*self.call.tool);
+            tracing::warn!(
+                plugin,
+                tool,
+                unlogged,
+                "the policy denied {unlogged} more outbound requests of this call, not logged one by one"
+            );
+            tracing::info!(target: "audit", plugin, tool, denied = unlogged, outcome = "denied", "http");
+        }
+    }
 }
 
 /// One call's outbound HTTP: the hooks wasmtime-wasi-http calls.
@@ -74,6 +92,7 @@ impl Outbound {
                 whole: policy,
                 sent: AtomicU32::new(0),
                 denials: Mutex::new(Vec::new()),
+                unlogged: AtomicU64::new(0),
             }),
         }
     }
@@ -107,6 +126,13 @@ impl Shared {
 
     /// Records and logs a denial; the guest gets `HTTP-request-denied`.
     fn deny(&self, method: &str, url: &str, why: String) -> Error {
+        let mut denials = self.denials.lock().unwrap_or_else(PoisonError::into_inner);
+        if denials.len() >= KEPT_DENIALS {
+            // A guest looping on denied requests must not flood the log:
+            // the rest are counted, and reported once when the call ends.
+            self.unlogged.fetch_add(1, Ordering::Relaxed);
+            return Error::HttpRequestDenied;
+        }
         let message = format!("the policy denied {method} {url}: {why}");
         let (plugin, tool) = (&*self.call.plugin, &*self.call.tool);
         tracing::warn!(plugin, tool, "{message}");
@@ -119,10 +145,7 @@ impl Shared {
             outcome = "denied",
             "http"
         );
-        let mut denials = self.denials.lock().unwrap_or_else(PoisonError::into_inner);
-        if denials.len() < KEPT_DENIALS {
-            denials.push(message);
-        }
+        denials.push(message);
         Error::HttpRequestDenied
     }
 

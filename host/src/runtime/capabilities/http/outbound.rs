@@ -802,6 +802,14 @@ mod tests {
             seen.lock().unwrap().is_empty(),
             "no denied request reached the server"
         );
+        // A guest that keeps asking gets denied without a log line each.
+        for _ in 0..100 {
+            send(&mut out, "GET", &format!("{allowed}/api"))
+                .await
+                .unwrap_err();
+        }
+        assert_eq!(out.denials().len(), KEPT_DENIALS);
+        assert_eq!(out.shared.unlogged.load(Ordering::Relaxed), 100);
     }
 
     #[tokio::test]

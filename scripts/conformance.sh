@@ -5,7 +5,8 @@
 # HTTP on 127.0.0.1.
 #
 #   1. installs the suite and its Node 22 (scripts/setup-node.sh, npm ci);
-#   2. builds the host and the guest plugins (cargo build --locked);
+#   2. builds the host and the guest plugins (cargo build --locked), unless
+#      MCP_WASM_HOST_BUILT says scripts/test.sh's cargo test just did;
 #   3. starts `mcp-wasm-host serve --http 127.0.0.1:0` on a temporary
 #      plugins directory holding only conformance.wasm, with the policy
 #      tests/conformance/mcp-wasm-host.toml, and waits for its URL and for
@@ -44,9 +45,13 @@ node="$(scripts/setup-node.sh)"
 export PATH="$(dirname "$node"):$PATH"
 say "suite $("$node" -p "require('$conf_dir/node_modules/@modelcontextprotocol/conformance/package.json').version") on node $("$node" --version)"
 
-say "building mcp-wasm-host and the guest plugins"
-cargo build --locked -p mcp-wasm-host >&2
-cargo build --locked -p test-artifacts >&2
+if [[ -n "${MCP_WASM_HOST_BUILT:-}" && -x "$host_bin" ]]; then
+    say "using the host and plugins scripts/test.sh's cargo test built"
+else
+    say "building mcp-wasm-host and the guest plugins"
+    cargo build --locked -p mcp-wasm-host >&2
+    cargo build --locked -p test-artifacts >&2
+fi
 [[ -f "$plugin" ]] || { say "$plugin was not built"; exit 1; }
 if ! "$host_bin" serve --help | grep -q -- '--http'; then
     say "$host_bin has no \`serve --http\`: the suite tests Streamable HTTP only"

@@ -35,8 +35,13 @@ cargo test --workspace --locked
 echo "== fuzz (scripts/fuzz.sh)" >&2
 scripts/fuzz.sh
 
+# `cargo test` built target/debug/mcp-wasm-host (its integration tests run
+# it) and every guest plugin. A plain `cargo build` here would build the host
+# again, with the features of its normal dependencies only (several minutes),
+# so the later steps use what the tests used.
+export MCP_WASM_HOST_BUILT=1
+
 echo "== pytest tests/python" >&2
-cargo build --locked -p mcp-wasm-host
 MCP_WASM_HOST_BIN="$repo/target/debug/mcp-wasm-host" \
     "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python
 

@@ -5,21 +5,23 @@
 //! One central file holds `[defaults]` (limits for every plugin) and one
 //! `[plugins.NAME]` section per plugin (NAME is the `.wasm` file's stem),
 //! whose limits override the defaults and which alone may grant
-//! capabilities (mounts, environment, requests to the client). Host paths of mounts are relative to
-//! the file's directory and are canonicalized when the plugin loads; a
-//! missing one keeps that plugin from loading.
+//! capabilities. Each capability reads and checks its own keys of a section
+//! and resolves its grant (see [`crate::runtime::capabilities`]); mounts'
+//! host paths, for one, are relative to the file's directory and are
+//! canonicalized when the plugin loads, and a missing one keeps that plugin
+//! from loading.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use bytesize::ByteSize;
 use serde::Deserialize;
+use serde::de::{self, MapAccess};
 
 use crate::runtime::cache::Sha256Digest;
-use crate::runtime::capabilities::client::ClientPolicy;
-use crate::runtime::capabilities::env::EnvPolicy;
-use crate::runtime::capabilities::filesystem::{FilesystemPolicy, Mount};
+use crate::runtime::capabilities::{self, GrantSpecs, Grants, KnownKey, ResolveCtx};
 use crate::runtime::{Limits, Policies, Policy};
 
 /// The default file name, looked for in the current directory.
@@ -66,56 +68,97 @@ struct FileSpec {
     plugins: BTreeMap<String, SectionSpec>,
 }
 
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SectionSpec {
-    fuel: Option<u64>,
-    memory: Option<ByteSize>,
-    table_elements: Option<u64>,
-    instances: Option<u32>,
-    tables: Option<u32>,
-    memories: Option<u32>,
-    #[serde(default, with = "humantime_serde")]
-    timeout: Option<Duration>,
-    max_concurrent_calls: Option<u32>,
-    max_argument_size: Option<ByteSize>,
-    max_result_size: Option<ByteSize>,
-    rate_limit: Option<u32>,
-    audit_arguments: Option<bool>,
-    log_lines: Option<u64>,
-    log_bytes: Option<ByteSize>,
-    host_resources: Option<u32>,
-    max_tools: Option<u32>,
-    max_schema_size: Option<ByteSize>,
-    max_tool_list_size: Option<ByteSize>,
-    #[serde(default)]
-    mounts: Vec<MountSpec>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    #[serde(default)]
-    env_passthrough: Vec<String>,
-    sha256: Option<String>,
-    client: Option<ClientSpec>,
+/// Declares [`SectionSpec`] with one optional field per limit key, and
+/// reads those keys.
+macro_rules! section_spec {
+    ($($key:ident: $ty:ty),* $(,)?) => {
+        /// One section (`[defaults]` or `[plugins.NAME]`) as written: its
+        /// limits, its pinned digest, and its capability keys.
+        #[derive(Debug, Default, Clone)]
+        struct SectionSpec {
+            $($key: Option<$ty>,)*
+            sha256: Option<String>,
+            grants: GrantSpecs,
+        }
+
+        /// The limit keys.
+        const LIMIT_KEYS: &[&str] = &[$(stringify!($key)),*];
+
+        impl SectionSpec {
+            /// Reads the value of `key` into its field; `false` if `key` is
+            /// none of the limit keys and not `sha256`.
+            fn accept<'de, A: MapAccess<'de>>(
+                &mut self,
+                key: &str,
+                map: &mut A,
+            ) -> Result<bool, A::Error> {
+                match key {
+                    $(stringify!($key) => self.$key = Some(map.next_value()?),)*
+                    "sha256" => self.sha256 = Some(map.next_value()?),
+                    _ => return Ok(false),
+                }
+                Ok(true)
+            }
+        }
+    };
 }
 
-/// `[plugins.NAME.client]`: which requests the plugin may send to the MCP
-/// client. Both default to false.
-#[derive(Debug, Default, Clone, Copy, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ClientSpec {
-    #[serde(default)]
-    sampling: bool,
-    #[serde(default)]
-    elicitation: bool,
+section_spec! {
+    fuel: u64,
+    memory: ByteSize,
+    table_elements: u64,
+    instances: u32,
+    tables: u32,
+    memories: u32,
+    timeout: humantime_serde::Serde<Duration>,
+    max_concurrent_calls: u32,
+    max_argument_size: ByteSize,
+    max_result_size: ByteSize,
+    rate_limit: u32,
+    audit_arguments: bool,
+    log_lines: u64,
+    log_bytes: ByteSize,
+    host_resources: u32,
+    max_tools: u32,
+    max_schema_size: ByteSize,
+    max_tool_list_size: ByteSize,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MountSpec {
-    host: PathBuf,
-    guest: String,
-    #[serde(default)]
-    write: bool,
+/// Every key a section may hold: the limits, `sha256`, and the
+/// capabilities' keys.
+fn section_keys() -> &'static [&'static str] {
+    static ALL: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+        let mut all = LIMIT_KEYS.to_vec();
+        all.push("sha256");
+        all.extend(capabilities::keys());
+        all
+    });
+    &ALL
+}
+
+/// Read by hand: serde's `flatten` (to let the capabilities read their own
+/// keys) cannot refuse unknown keys and loses the parser's line numbers.
+impl<'de> Deserialize<'de> for SectionSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = SectionSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a policy section")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SectionSpec, A::Error> {
+                let mut section = SectionSpec::default();
+                while let Some(key) = map.next_key_seed(KnownKey(section_keys()))? {
+                    if !section.accept(&key, &mut map)? && !section.grants.accept(&key, &mut map)? {
+                        // Unreachable: `KnownKey` let only listed keys through.
+                        return Err(de::Error::unknown_field(&key, section_keys()));
+                    }
+                }
+                Ok(section)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 
 /// A loaded policy file.
@@ -164,24 +207,9 @@ impl Config {
             problem: problem.to_string(),
         };
         let d = &spec.defaults;
-        if !d.mounts.is_empty() {
-            return Err(invalid(
-                "defaults.mounts".into(),
-                "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
-            ));
-        }
-        if !d.env.is_empty() || !d.env_passthrough.is_empty() {
-            return Err(invalid(
-                "defaults.env".into(),
-                "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
-            ));
-        }
-        if d.client.is_some() {
-            return Err(invalid(
-                "defaults.client".into(),
-                "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
-            ));
-        }
+        d.grants
+            .check_defaults()
+            .map_err(|p| invalid(format!("defaults.{}", p.key), &p.problem))?;
         if d.sha256.is_some() {
             return Err(invalid(
                 "defaults.sha256".into(),
@@ -192,25 +220,10 @@ impl Config {
         for (name, section) in &spec.plugins {
             let prefix = format!("plugins.{name}");
             check_section(&prefix, section, max_memory).map_err(|(k, p)| invalid(k, &p))?;
-            for (i, m) in section.mounts.iter().enumerate() {
-                if !m.guest.starts_with('/') {
-                    return Err(invalid(
-                        format!("{prefix}.mounts[{i}].guest"),
-                        &format!(
-                            "the guest path {:?} must be absolute (start with /)",
-                            m.guest
-                        ),
-                    ));
-                }
-            }
-            for var in section.env.keys().chain(&section.env_passthrough) {
-                if var.is_empty() || var.contains('=') || var.contains('\0') {
-                    return Err(invalid(
-                        format!("{prefix}.env"),
-                        &format!("{var:?} is not a valid variable name"),
-                    ));
-                }
-            }
+            section
+                .grants
+                .check()
+                .map_err(|p| invalid(format!("{prefix}.{}", p.key), &p.problem))?;
         }
         let base = path
             .parent()
@@ -316,7 +329,7 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
     limits.instances = s.instances.unwrap_or(limits.instances);
     limits.tables = s.tables.unwrap_or(limits.tables);
     limits.memories = s.memories.unwrap_or(limits.memories);
-    limits.timeout = s.timeout.unwrap_or(limits.timeout);
+    limits.timeout = s.timeout.map_or(limits.timeout, |t| *t);
     limits.max_concurrent_calls = s
         .max_concurrent_calls
         .unwrap_or(limits.max_concurrent_calls);
@@ -341,51 +354,30 @@ impl Policies for Config {
             ..Policy::default()
         };
         apply(&mut policy.limits, &self.defaults);
-        if let Some(section) = self.plugins.get(plugin) {
+        let section = self.plugins.get(plugin);
+        if let Some(section) = section {
             apply(&mut policy.limits, section);
             // Checked when the file was parsed.
             policy.sha256 = section
                 .sha256
                 .as_deref()
                 .and_then(|hex| Sha256Digest::from_hex(hex).ok());
-            let mut mounts = Vec::new();
-            for (i, m) in section.mounts.iter().enumerate() {
-                let joined = self.base.join(&m.host);
-                let host = joined.canonicalize().map_err(|e| {
-                    format!(
-                        "{}: `plugins.{plugin}.mounts[{i}].host`: {} does not exist or cannot be opened: {e}",
-                        self.path.display(),
-                        joined.display()
-                    )
-                })?;
-                if !host.is_dir() {
-                    return Err(format!(
-                        "{}: `plugins.{plugin}.mounts[{i}].host`: {} is not a directory",
-                        self.path.display(),
-                        host.display()
-                    ));
-                }
-                mounts.push(Mount {
-                    host,
-                    guest: m.guest.clone(),
-                    write: m.write,
-                });
-            }
-            policy.filesystem = FilesystemPolicy { mounts };
-            policy.env = EnvPolicy {
-                vars: section
-                    .env
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-                passthrough: section.env_passthrough.clone(),
-            };
-            let client = section.client.unwrap_or_default();
-            policy.client = ClientPolicy {
-                sampling: client.sampling,
-                elicitation: client.elicitation,
-            };
         }
+        let ctx = ResolveCtx {
+            config_file: &self.path,
+            base: &self.base,
+            section: &policy.section,
+        };
+        policy.grants = Grants::resolve(&self.defaults.grants, section.map(|s| &s.grants), &ctx)
+            .map_err(|p| {
+                format!(
+                    "{}: `{}.{}`: {}",
+                    self.path.display(),
+                    policy.section,
+                    p.key,
+                    p.problem
+                )
+            })?;
         Ok(policy)
     }
 }
@@ -433,19 +425,19 @@ write = true
         assert_eq!(text.limits.timeout, Duration::from_secs(30));
         assert_eq!(text.limits.max_concurrent_calls, 2);
         assert_eq!(text.limits.rate_limit_per_minute, 0);
-        assert_eq!(text.filesystem.mounts.len(), 1);
+        assert_eq!(text.grants.filesystem.mounts.len(), 1);
         assert_eq!(
-            text.filesystem.mounts[0].host,
+            text.grants.filesystem.mounts[0].host,
             dir.path().join("data").canonicalize().unwrap()
         );
-        assert!(text.filesystem.mounts[0].write);
+        assert!(text.grants.filesystem.mounts[0].write);
         assert_eq!(
-            text.env.vars,
+            text.grants.env.vars,
             [("GREETING".to_string(), "hello".to_string())]
         );
         let other = config.policy_for("json").unwrap();
         assert_eq!(other.limits.timeout, Duration::from_secs(5));
-        assert!(other.filesystem.mounts.is_empty() && other.env.vars.is_empty());
+        assert!(other.grants.filesystem.mounts.is_empty() && other.grants.env.vars.is_empty());
         let loaded = ["json".to_string()];
         assert_eq!(
             config.unused_sections(&loaded).collect::<Vec<_>>(),
@@ -574,7 +566,7 @@ write = true
         )
         .unwrap();
         let grant = |name: &str| {
-            let c = config.policy_for(name).unwrap().client;
+            let c = config.policy_for(name).unwrap().grants.client;
             (c.sampling, c.elicitation)
         };
         assert_eq!(grant("a"), (true, true));

@@ -15,9 +15,10 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use crate::mcp::convert;
+use crate::runtime::capabilities::Grants;
 use crate::runtime::policy::{bytes, count, duration};
 use crate::runtime::schema::plugin_prefix;
-use crate::runtime::{Capability, Inspection, Policy, WIT_VERSION};
+use crate::runtime::{ImportKind, Inspection, Policy, WIT_VERSION};
 
 /// Why the report could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -83,16 +84,16 @@ impl<'a> Report<'a> {
             .collect()
     }
 
-    /// The imports grouped by capability, in report order.
-    fn import_groups(&self) -> Vec<(Capability, Vec<&'a str>)> {
-        Capability::ALL
+    /// The imports grouped by what they give, in report order.
+    fn import_groups(&self) -> Vec<(ImportKind, Vec<&'a str>)> {
+        ImportKind::ALL
             .iter()
             .map(|&c| {
                 let names = self
                     .inspection
                     .imports
                     .iter()
-                    .filter(|n| Capability::of(n) == c)
+                    .filter(|n| ImportKind::of(n) == c)
                     .map(String::as_str)
                     .collect::<Vec<_>>();
                 (c, names)
@@ -129,7 +130,7 @@ impl<'a> Report<'a> {
 
     fn policy_json(&self, p: &Policy) -> Value {
         let l = &p.limits;
-        json!({
+        let mut policy = json!({
             "config": self.config.map(|c| c.display().to_string()),
             "section": p.section,
             "limits": {
@@ -146,21 +147,13 @@ impl<'a> Report<'a> {
                 "rate_limit_per_minute": l.rate_limit_per_minute,
                 "audit_arguments": l.audit_arguments,
             },
-            "mounts": p.filesystem.mounts.iter().map(|m| json!({
-                "guest": m.guest,
-                "host": m.host.display().to_string(),
-                "write": m.write,
-            })).collect::<Vec<_>>(),
-            "env": {
-                "vars": p.env.vars.iter().cloned().collect::<BTreeMap<_, _>>(),
-                "passthrough": p.env.passthrough,
-            },
-            "network": "none",
-            "client": {
-                "sampling": p.client.sampling,
-                "elicitation": p.client.elicitation,
-            },
-        })
+        });
+        if let Value::Object(members) = &mut policy {
+            for (key, value) in p.grants.inspect_json() {
+                members.insert(key.to_string(), value);
+            }
+        }
+        policy
     }
 
     /// The human-readable report: aligned, compact sections.
@@ -221,7 +214,7 @@ impl<'a> Report<'a> {
             return;
         }
         line(out, 0, TOP, "imports", "");
-        for (capability, names) in groups {
+        for (kind, names) in groups {
             // One line per package: `wasi:cli@0.2.6  environment, exit`.
             let mut packages: BTreeMap<String, Vec<&str>> = BTreeMap::new();
             for name in names {
@@ -236,7 +229,7 @@ impl<'a> Report<'a> {
                 };
                 packages.entry(key).or_default().push(interface);
             }
-            let mut label = capability.name();
+            let mut label = kind.name();
             for (package, mut interfaces) in packages {
                 interfaces.retain(|s| !s.is_empty());
                 interfaces.sort_unstable();
@@ -251,44 +244,23 @@ impl<'a> Report<'a> {
                 );
                 label = "";
             }
-            if let Some(note) = self.note(capability) {
+            if let Some(note) = self.note(kind) {
                 line(out, 2, INNER, "", &format!("! {note}"));
             }
         }
     }
 
-    /// What the sandbox does with a capability the plugin asks for.
-    fn note(&self, capability: Capability) -> Option<String> {
-        let policy = self.inspection.policy.as_ref();
-        match capability {
-            Capability::Filesystem => {
-                let granted = match policy.map(|p| &p.filesystem.mounts) {
-                    Some(m) if !m.is_empty() => format!(
-                        "this policy mounts {}",
-                        m.iter()
-                            .map(|m| m.guest.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    Some(_) => "this policy mounts nothing".to_string(),
-                    None => "no policy".to_string(),
-                };
-                Some(format!(
-                    "requests filesystem access — granted only through mounts ({granted})"
-                ))
-            }
-            Capability::Sockets => {
-                Some("requests network access — denied by this host".to_string())
-            }
-            Capability::Environment => Some(
-                "reads environment variables — only those the policy sets or passes through"
-                    .to_string(),
-            ),
-            Capability::Other => {
-                Some("not provided by this host; a component needing it does not load".to_string())
-            }
-            _ => None,
+    /// What the sandbox does with imports of `kind`: the capabilities'
+    /// notes, or that the host does not provide them.
+    fn note(&self, kind: ImportKind) -> Option<String> {
+        if kind == ImportKind::Other {
+            return Some(
+                "not provided by this host; a component needing it does not load".to_string(),
+            );
         }
+        let grants = self.inspection.policy.as_ref().map(|p| &p.grants);
+        let notes = Grants::import_notes(grants, kind);
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 
     fn policy_text(&self, out: &mut String) {
@@ -359,55 +331,9 @@ impl<'a> Report<'a> {
         for (label, value) in rows {
             line(out, 2, INNER, label, &value);
         }
-        if p.filesystem.mounts.is_empty() {
-            line(out, 2, INNER, "mounts", "none");
+        for (label, value) in p.grants.inspect_lines() {
+            line(out, 2, INNER, label, &value);
         }
-        for (n, m) in p.filesystem.mounts.iter().enumerate() {
-            line(
-                out,
-                2,
-                INNER,
-                if n == 0 { "mounts" } else { "" },
-                &format!(
-                    "{} -> {} ({})",
-                    m.guest,
-                    m.host.display(),
-                    if m.write { "read-write" } else { "read-only" }
-                ),
-            );
-        }
-        let mut env: Vec<String> = p
-            .env
-            .vars
-            .iter()
-            .map(|(k, v)| format!("{k} = {v:?}"))
-            .collect();
-        env.extend(
-            p.env
-                .passthrough
-                .iter()
-                .map(|k| format!("{k} (passed through from the server's environment)")),
-        );
-        if env.is_empty() {
-            line(out, 2, INNER, "env", "none");
-        }
-        for (n, e) in env.iter().enumerate() {
-            line(out, 2, INNER, if n == 0 { "env" } else { "" }, e);
-        }
-        line(out, 2, INNER, "network", "none");
-        let asks: Vec<&str> = [
-            (p.client.sampling, "sampling"),
-            (p.client.elicitation, "elicitation"),
-        ]
-        .into_iter()
-        .filter_map(|(granted, kind)| granted.then_some(kind))
-        .collect();
-        let asks = if asks.is_empty() {
-            "none".to_string()
-        } else {
-            asks.join(", ")
-        };
-        line(out, 2, INNER, "client", &asks);
     }
 
     fn tools_text(&self, out: &mut String) -> Result<(), InspectError> {

@@ -36,8 +36,6 @@ pub struct Target<'a> {
     pub plugin: &'a Arc<str>,
     /// Its policy.
     pub policy: &'a Arc<Policy>,
-    /// Its resolved environment.
-    pub env: &'a [(String, String)],
     /// Its share of the blocking pool, for checking results that may be
     /// slow to check.
     pub lane: &'a Lane,
@@ -54,7 +52,6 @@ fn new_store(
         tool.into(),
         events,
         target.policy.clone(),
-        target.env,
         deadline,
     )
     .map_err(|e| ToolFailure {
@@ -161,11 +158,14 @@ pub async fn call_tool(
         tool: tool.name.clone(),
         cause,
     };
+    let denials = store.data().caps.http.denials();
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
             let (kind, mut message) = guest_error(guest);
-            if kind == GuestErrorKind::Denied {
+            if !denials.is_empty() {
+                message = format!("{message} ({})", denials.join("; "));
+            } else if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
             Err(failure(FailureCause::Guest { kind, message }))
@@ -187,6 +187,16 @@ pub async fn call_tool(
                 }
             }),
     };
+    let secrets = &target.policy.grants.secrets;
+    let outcome = match outcome {
+        Err(failure) if !secrets.is_empty() => Err(ToolFailure {
+            cause: failure
+                .cause
+                .map_guest_text(|text| secrets.redact_owned(text)),
+            ..failure
+        }),
+        other => other,
+    };
     (outcome, stats)
 }
 
@@ -201,14 +211,12 @@ pub(crate) fn guest_error(error: wit::ToolError) -> (GuestErrorKind, String) {
     (kind, clip(message, MAX_MESSAGE))
 }
 
-/// How a denied guest's user grants access: the filesystem and environment
-/// sections of the policy, named by where they live.
+/// How a denied guest's user grants access: every capability's hint (the
+/// filesystem's and the environment's), and the file they are granted in.
 fn denied_hint(policy: &Policy) -> String {
-    use super::capabilities::env::EnvPolicy;
     format!(
-        "{}; {} (in {})",
-        policy.filesystem.hint(&policy.section),
-        EnvPolicy::hint(&policy.section),
+        "{} (in {})",
+        policy.grants.denied_hints(policy).join("; "),
         policy.config_file
     )
 }
@@ -440,6 +448,28 @@ mod tests {
         "\"quotes\" \\ and \n\r\t\u{8}\u{c} and \u{0}\u{1}\u{1f}\u{7f}",
         "</script>",
     ];
+
+    #[test]
+    fn the_denied_hint_names_each_capabilitys_key_then_the_file() {
+        use crate::runtime::capabilities::filesystem::Mount;
+        let mut policy = Policy {
+            section: "plugins.p".into(),
+            config_file: "/etc/mcp-wasm-host.toml".into(),
+            ..Policy::default()
+        };
+        policy.grants.filesystem.mounts.push(Mount {
+            host: "/srv/data".into(),
+            guest: "/data".into(),
+            write: false,
+        });
+        assert_eq!(
+            denied_hint(&policy),
+            "the sandbox grants /data (read-only); to grant a directory add `[[plugins.p.mounts]]` \
+             with `host = \"/host/dir\"`, `guest = \"/guest/dir\"` and `write = true` for writing; \
+             to grant an environment variable set it in `[plugins.p.env]` (NAME = \"value\") or \
+             list its name in `plugins.p.env_passthrough` (in /etc/mcp-wasm-host.toml)"
+        );
+    }
 
     #[test]
     fn the_counted_size_is_never_less_than_the_json_the_client_receives() {

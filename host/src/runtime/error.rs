@@ -289,6 +289,29 @@ pub enum GuestErrorKind {
 }
 
 impl FailureCause {
+    /// The cause with `f` applied to every text that came from the guest
+    /// (messages, locations, details); for redacting secrets.
+    pub fn map_guest_text(self, f: impl Fn(String) -> String) -> Self {
+        match self {
+            FailureCause::Panic { message, location } => FailureCause::Panic {
+                message: f(message),
+                location: location.map(&f),
+            },
+            FailureCause::OutOfMemory(m) => FailureCause::OutOfMemory(f(m)),
+            FailureCause::Trap(m) => FailureCause::Trap(f(m)),
+            FailureCause::Guest { kind, message } => FailureCause::Guest {
+                kind,
+                message: f(message),
+            },
+            FailureCause::BadOutput(m) => FailureCause::BadOutput(f(m)),
+            FailureCause::MemoryLimit { limit, detail } => FailureCause::MemoryLimit {
+                limit,
+                detail: detail.map(&f),
+            },
+            other => other,
+        }
+    }
+
     /// A short machine-readable name for the audit log.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -146,11 +146,15 @@ pub fn compatible(version: &str, host: &str) -> bool {
 
 /// What an imported interface gives the guest, as the sandbox sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Capability {
+pub enum ImportKind {
     /// `wasi:filesystem/*`: files, granted only through the policy's mounts.
     Filesystem,
-    /// `wasi:sockets/*`: the network, denied by this host.
+    /// `wasi:sockets/*`: plain sockets, granted only through the policy's
+    /// `sockets` allow-list.
     Sockets,
+    /// `wasi:http/*`: outbound HTTP, granted only through the policy's
+    /// `http` allow-list.
+    Http,
     /// `wasi:cli/environment`: environment variables (and arguments), only
     /// those the policy grants.
     Environment,
@@ -172,18 +176,19 @@ pub enum Capability {
     Other,
 }
 
-impl Capability {
-    /// Every capability, in the order reports list them.
-    pub const ALL: [Capability; 9] = [
-        Capability::Filesystem,
-        Capability::Sockets,
-        Capability::Environment,
-        Capability::Clocks,
-        Capability::Random,
-        Capability::Cli,
-        Capability::Io,
-        Capability::Host,
-        Capability::Other,
+impl ImportKind {
+    /// Every kind, in the order reports list them.
+    pub const ALL: [ImportKind; 10] = [
+        ImportKind::Filesystem,
+        ImportKind::Sockets,
+        ImportKind::Http,
+        ImportKind::Environment,
+        ImportKind::Clocks,
+        ImportKind::Random,
+        ImportKind::Cli,
+        ImportKind::Io,
+        ImportKind::Host,
+        ImportKind::Other,
     ];
 
     /// What the imported name `import` (e.g. `wasi:sockets/tcp@0.2.6`) gives.
@@ -191,30 +196,32 @@ impl Capability {
         let unversioned = import.split_once('@').map_or(import, |(n, _)| n);
         let (package, interface) = unversioned.split_once('/').unwrap_or((unversioned, ""));
         match package {
-            "wasi:filesystem" => Capability::Filesystem,
-            "wasi:sockets" => Capability::Sockets,
-            "wasi:cli" if interface == "environment" => Capability::Environment,
-            "wasi:cli" => Capability::Cli,
-            "wasi:clocks" => Capability::Clocks,
-            "wasi:random" => Capability::Random,
-            "wasi:io" => Capability::Io,
-            PACKAGE => Capability::Host,
-            _ => Capability::Other,
+            "wasi:filesystem" => ImportKind::Filesystem,
+            "wasi:sockets" => ImportKind::Sockets,
+            "wasi:http" => ImportKind::Http,
+            "wasi:cli" if interface == "environment" => ImportKind::Environment,
+            "wasi:cli" => ImportKind::Cli,
+            "wasi:clocks" => ImportKind::Clocks,
+            "wasi:random" => ImportKind::Random,
+            "wasi:io" => ImportKind::Io,
+            PACKAGE => ImportKind::Host,
+            _ => ImportKind::Other,
         }
     }
 
     /// A short stable name: `filesystem`, `sockets`, `environment`, …
     pub fn name(self) -> &'static str {
         match self {
-            Capability::Filesystem => "filesystem",
-            Capability::Sockets => "sockets",
-            Capability::Environment => "environment",
-            Capability::Clocks => "clocks",
-            Capability::Random => "random",
-            Capability::Cli => "cli",
-            Capability::Io => "io",
-            Capability::Host => "host",
-            Capability::Other => "other",
+            ImportKind::Filesystem => "filesystem",
+            ImportKind::Sockets => "sockets",
+            ImportKind::Http => "http",
+            ImportKind::Environment => "environment",
+            ImportKind::Clocks => "clocks",
+            ImportKind::Random => "random",
+            ImportKind::Cli => "cli",
+            ImportKind::Io => "io",
+            ImportKind::Host => "host",
+            ImportKind::Other => "other",
         }
     }
 }
@@ -248,23 +255,27 @@ mod tests {
     #[test]
     fn imports_are_grouped_by_what_they_grant() {
         assert_eq!(
-            Capability::of("wasi:filesystem/preopens@0.2.6"),
-            Capability::Filesystem
+            ImportKind::of("wasi:filesystem/preopens@0.2.6"),
+            ImportKind::Filesystem
         );
         assert_eq!(
-            Capability::of("wasi:sockets/tcp@0.2.6"),
-            Capability::Sockets
+            ImportKind::of("wasi:sockets/tcp@0.2.6"),
+            ImportKind::Sockets
         );
         assert_eq!(
-            Capability::of("wasi:cli/environment@0.2.6"),
-            Capability::Environment
+            ImportKind::of("wasi:cli/environment@0.2.6"),
+            ImportKind::Environment
         );
-        assert_eq!(Capability::of("wasi:cli/stderr@0.2.6"), Capability::Cli);
+        assert_eq!(ImportKind::of("wasi:cli/stderr@0.2.6"), ImportKind::Cli);
         assert_eq!(
-            Capability::of("mcp-wasm-host:plugin/host@0.1.0"),
-            Capability::Host
+            ImportKind::of("mcp-wasm-host:plugin/host@0.1.0"),
+            ImportKind::Host
         );
-        assert_eq!(Capability::of("wasi:http/types@0.2.6"), Capability::Other);
-        assert_eq!(Capability::of("bare-function"), Capability::Other);
+        assert_eq!(ImportKind::of("wasi:http/types@0.2.6"), ImportKind::Http);
+        assert_eq!(
+            ImportKind::of("wasi:keyvalue/store@0.2.0"),
+            ImportKind::Other
+        );
+        assert_eq!(ImportKind::of("bare-function"), ImportKind::Other);
     }
 }

@@ -27,7 +27,7 @@ use std::time::SystemTime;
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, watch as channel};
 use wasmtime::Engine;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::Linker;
 
 pub use catalog::Catalog;
 pub use engine::EngineSettings;
@@ -37,7 +37,7 @@ pub use events::{
     ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress,
     SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
-pub use inspection::{Capability, Inspection, WorldTarget};
+pub use inspection::{ImportKind, Inspection, WorldTarget};
 pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
 pub use policy::{DefaultPolicies, Limits, Policies, Policy, PolicySource};
 
@@ -146,8 +146,7 @@ impl Runtime {
         let mut linker = Linker::<CallState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
-        bindings::Plugin::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)
-            .map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
+        capabilities::link(&mut linker).map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
         Ok(Runtime {
             engine,
             linker: Arc::new(linker),
@@ -611,7 +610,8 @@ impl Drop for Unfinished<'_> {
 }
 
 /// The audit log: one structured line per call (target `audit`), with the
-/// arguments only when the plugin's policy asks for them.
+/// arguments only when the plugin's policy asks for them (any secret of the
+/// plugin's redacted from them).
 fn audit(
     plugin: Option<&plugin::Plugin>,
     tool: &str,
@@ -629,7 +629,10 @@ fn audit(
         duration_us = started.elapsed().as_micros() as u64,
         fuel_used = stats.fuel_used,
         peak_memory = stats.peak_memory,
-        arguments = arguments.map(|a| a.to_string()),
+        arguments = arguments.map(|a| match plugin {
+            Some(p) => p.policy.grants.secrets.redact_owned(a.to_string()),
+            None => a.to_string(),
+        }),
         "call"
     );
 }

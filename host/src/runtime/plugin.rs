@@ -48,8 +48,6 @@ pub struct Plugin {
     pub tools: Vec<PluginTool>,
     /// The policy its calls run under.
     pub policy: Arc<Policy>,
-    /// Its environment variables, resolved at load.
-    pub env: Vec<(String, String)>,
     /// One permit per call that may run at once.
     pub slots: Arc<Semaphore>,
     /// Its share of the blocking pool, for checking its schemas.
@@ -68,7 +66,6 @@ impl Plugin {
             pre: &self.pre,
             plugin: &self.name,
             policy: &self.policy,
-            env: &self.env,
             lane: &self.lane,
         }
     }
@@ -272,7 +269,6 @@ pub(crate) async fn instantiate(
     path: &Path,
     component: &Component,
 ) -> Result<Plugin, LoadError> {
-    let env = policy.env.resolve();
     let pre = linker
         .instantiate_pre(component)
         .map_err(|e| LoadError::Link {
@@ -284,13 +280,8 @@ pub(crate) async fn instantiate(
         reason: format!("{e:#}"),
     })?;
     let listing = {
-        let (pre, name, policy, env, path) = (
-            pre.clone(),
-            name.clone(),
-            policy.clone(),
-            env.clone(),
-            path.to_owned(),
-        );
+        let (pre, name, policy, path) =
+            (pre.clone(), name.clone(), policy.clone(), path.to_owned());
         let runtime = tokio::runtime::Handle::current();
         off_the_workers(move || {
             let lane = super::offload::Lane::default();
@@ -298,7 +289,6 @@ pub(crate) async fn instantiate(
                 pre: &pre,
                 plugin: &name,
                 policy: &policy,
-                env: &env,
                 lane: &lane,
             };
             let defs = runtime
@@ -336,7 +326,6 @@ pub(crate) async fn instantiate(
             policy.limits.max_concurrent_calls.max(1) as usize
         )),
         policy,
-        env,
         rate,
         lane: Default::default(),
         stamp: None,

@@ -6,10 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::cache::Sha256Digest;
-use super::capabilities::client::ClientPolicy;
-use super::capabilities::env::EnvPolicy;
-use super::capabilities::filesystem::FilesystemPolicy;
-use super::capabilities::network::NetworkPolicy;
+use super::capabilities::Grants;
 
 /// Per-call resource limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,18 +86,12 @@ impl Default for Limits {
 }
 
 /// Everything a plugin's calls run under.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Policy {
     /// Resource limits.
     pub limits: Limits,
-    /// Mounted directories.
-    pub filesystem: FilesystemPolicy,
-    /// Environment variables.
-    pub env: EnvPolicy,
-    /// Network access (none).
-    pub network: NetworkPolicy,
-    /// Requests to the MCP client (none unless granted).
-    pub client: ClientPolicy,
+    /// What each capability grants (nothing by default).
+    pub grants: Grants,
     /// The SHA-256 the plugin file must have; a file with another digest is
     /// refused at load.
     pub sha256: Option<Sha256Digest>,

@@ -1,7 +1,7 @@
 //! The state of one call's store: its WASI context (built from the plugin's
 //! policy, which grants nothing by default), its resource limiter, its
-//! captured stdio, and the host functions of the WIT `host` interface (those
-//! of `client` are in [`super::capabilities::client`]).
+//! captured stdio, and the capabilities' per-call states (whose host
+//! functions are in their modules under [`super::capabilities`]).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -10,12 +10,9 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::bindings::mcp_wasm_host::plugin::{host, types};
-use super::capabilities::filesystem::MountError;
+use super::capabilities::{CallCaps, CallCtx, CapabilityError};
 use super::capture::Capture;
-use super::error::{MAX_MESSAGE, clip};
-use super::events::{CallEvents, LogLevel, Progress};
-use super::log_budget::LogBudget;
+use super::events::CallEvents;
 use super::policy::{Limits, Policy, bytes};
 
 /// Enforces a call's memory, table and instance limits, and remembers
@@ -106,12 +103,10 @@ pub struct CallState {
     pub policy: Arc<Policy>,
     /// When the call must be finished.
     pub deadline: Instant,
-    /// What the call may still write to the server's log.
-    pub log_budget: LogBudget,
+    /// The capabilities' states, on which their host functions run.
+    pub caps: CallCaps,
     plugin: Arc<str>,
     tool: Arc<str>,
-    events: Arc<dyn CallEvents>,
-    last_progress: Option<f64>,
 }
 
 impl std::fmt::Debug for CallState {
@@ -124,25 +119,28 @@ impl std::fmt::Debug for CallState {
 }
 
 impl CallState {
-    /// A sandbox with exactly what `policy` grants: its mounts, its
-    /// environment (`env`, already resolved), no network and no stdin;
-    /// clocks and random numbers are always available. Stdout and stderr
-    /// are captured.
+    /// A sandbox with exactly what `policy` grants (each capability applies
+    /// its grant) and no stdin; clocks and random numbers are always
+    /// available. Stdout and stderr are captured.
     pub fn new(
         plugin: Arc<str>,
         tool: Arc<str>,
         events: Arc<dyn CallEvents>,
         policy: Arc<Policy>,
-        env: &[(String, String)],
         deadline: Instant,
-    ) -> Result<Self, MountError> {
+    ) -> Result<Self, CapabilityError> {
         let stdout = Capture::new();
         let stderr = Capture::new();
         let mut wasi = WasiCtx::builder();
         wasi.stdout(stdout.clone()).stderr(stderr.clone());
-        policy.filesystem.apply(&mut wasi)?;
-        policy.env.apply(env, &mut wasi);
-        policy.network.apply(&mut wasi);
+        let call = CallCtx {
+            plugin: &plugin,
+            tool: &tool,
+            events: &events,
+            policy: &policy,
+            deadline,
+        };
+        let caps = policy.grants.prepare(&call, &mut wasi)?;
         let mut table = ResourceTable::new();
         table.set_max_capacity(policy.limits.host_resources as usize);
         Ok(CallState {
@@ -151,13 +149,11 @@ impl CallState {
             stdout,
             stderr,
             limiter: Limiter::new(&policy.limits),
-            log_budget: LogBudget::new(&policy.limits),
+            caps,
             policy,
             deadline,
             plugin,
             tool,
-            events,
-            last_progress: None,
         })
     }
 
@@ -171,15 +167,26 @@ impl CallState {
         &self.tool
     }
 
+    /// The resource table and the capabilities' states at once, for a
+    /// capability whose host functions use both (wasi:http's streams live
+    /// in the table WASI shares).
+    pub fn table_and_caps(&mut self) -> (&mut ResourceTable, &mut CallCaps) {
+        (&mut self.table, &mut self.caps)
+    }
+
     /// Writes the guest's captured stdout and stderr to the server log, as
-    /// far as the call's log budget goes, then one line saying what the
+    /// far as the call's log budget (kept by the logging capability) goes,
+    /// with the plugin's secrets redacted, then one line saying what the
     /// budget left out, if anything.
     pub fn close_log(&mut self) {
         let (plugin, tool) = (&*self.plugin, &*self.tool);
+        let budget = &mut self.caps.logging.budget;
+        let secrets = &self.policy.grants.secrets;
         for (stream, capture) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
             let (text, dropped) = capture.contents();
+            let text = secrets.redact(&text);
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                if self.log_budget.admit(line.len()) {
+                if budget.admit(line.len()) {
                     tracing::info!(target: "guest", plugin, tool, stream, "{line}");
                 }
             }
@@ -187,7 +194,6 @@ impl CallState {
                 tracing::warn!(target: "guest", plugin, tool, stream, dropped, "guest output beyond the capture limit was dropped");
             }
         }
-        let budget = &self.log_budget;
         if budget.exceeded() {
             let limits = &self.policy.limits;
             tracing::warn!(
@@ -207,11 +213,6 @@ impl CallState {
             );
         }
     }
-
-    /// Where the call's reports and requests to the client go.
-    pub(crate) fn events(&self) -> &Arc<dyn CallEvents> {
-        &self.events
-    }
 }
 
 impl WasiView for CallState {
@@ -220,74 +221,5 @@ impl WasiView for CallState {
             ctx: &mut self.wasi,
             table: &mut self.table,
         }
-    }
-}
-
-impl From<types::LogLevel> for LogLevel {
-    fn from(level: types::LogLevel) -> Self {
-        match level {
-            types::LogLevel::Debug => LogLevel::Debug,
-            types::LogLevel::Info => LogLevel::Info,
-            types::LogLevel::Notice => LogLevel::Notice,
-            types::LogLevel::Warning => LogLevel::Warning,
-            types::LogLevel::Error => LogLevel::Error,
-            types::LogLevel::Critical => LogLevel::Critical,
-            types::LogLevel::Alert => LogLevel::Alert,
-            types::LogLevel::Emergency => LogLevel::Emergency,
-        }
-    }
-}
-
-impl types::Host for CallState {}
-
-impl host::Host for CallState {
-    async fn log(&mut self, level: types::LogLevel, message: String) {
-        let level = LogLevel::from(level);
-        let message = clip(message, MAX_MESSAGE);
-        let (plugin, tool) = (&*self.plugin, &*self.tool);
-        let logged = self.log_budget.admit(message.len());
-        match level {
-            _ if !logged => {}
-            LogLevel::Debug => tracing::debug!(target: "guest", plugin, tool, "{message}"),
-            LogLevel::Info | LogLevel::Notice => {
-                tracing::info!(target: "guest", plugin, tool, %level, "{message}")
-            }
-            LogLevel::Warning => tracing::warn!(target: "guest", plugin, tool, "{message}"),
-            _ => tracing::error!(target: "guest", plugin, tool, %level, "{message}"),
-        }
-        self.events.log(plugin, tool, level, &message);
-    }
-
-    async fn report_progress(
-        &mut self,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    ) {
-        // A debug line is about 100 bytes; what counts is that it is a line.
-        const LINE: usize = 100;
-        if !progress.is_finite() || self.last_progress.is_some_and(|last| progress <= last) {
-            if self.log_budget.admit(LINE) {
-                tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, "dropped a progress report that did not increase");
-            }
-            return;
-        }
-        self.last_progress = Some(progress);
-        let total = total.filter(|t| t.is_finite());
-        if self
-            .log_budget
-            .admit(LINE + message.as_ref().map_or(0, String::len))
-        {
-            tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, ?total, "progress");
-        }
-        self.events.progress(
-            &self.plugin,
-            &self.tool,
-            Progress {
-                progress,
-                total,
-                message: message.map(|m| clip(m, MAX_MESSAGE)),
-            },
-        );
     }
 }

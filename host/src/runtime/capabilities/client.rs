@@ -5,6 +5,12 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize;
+use serde::de::MapAccess;
+use serde_json::{Value, json};
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime_wasi::WasiCtxBuilder;
+
 use super::super::bindings::mcp_wasm_host::plugin::{client as wit, types};
 use super::super::events::{
     CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction,
@@ -12,6 +18,18 @@ use super::super::events::{
     SamplingMessage, SamplingRequest, SamplingRole,
 };
 use super::super::sandbox::CallState;
+use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+
+/// `[plugins.NAME.client]` as written: which requests the plugin may send
+/// to the MCP client. Both default to false.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSpec {
+    #[serde(default)]
+    sampling: bool,
+    #[serde(default)]
+    elicitation: bool,
+}
 
 /// The `client` section of a plugin's policy: which requests it may send
 /// to the client. Deny by default.
@@ -38,6 +56,102 @@ impl ClientPolicy {
         format!(
             "the policy does not allow this plugin to ask the client for {kind}; to grant it set `{kind} = true` in `[{section}.client]` (in {config_file})"
         )
+    }
+}
+
+impl Capability for ClientPolicy {
+    const NAME: &'static str = "client";
+    const KEYS: &'static [&'static str] = &["client"];
+    /// `None` when the section has no `client` table (an empty one is
+    /// `Some`, and is refused in `[defaults]`).
+    type Spec = Option<ClientSpec>;
+    type State = ClientState;
+
+    fn parse_key<'de, A: MapAccess<'de>>(
+        spec: &mut Self::Spec,
+        _key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *spec = Some(map.next_value()?);
+        Ok(())
+    }
+
+    fn resolve(
+        _defaults: &Self::Spec,
+        spec: Option<&Self::Spec>,
+        _ctx: &ResolveCtx<'_>,
+    ) -> Result<Self, KeyProblem> {
+        let client = spec.copied().flatten().unwrap_or_default();
+        Ok(ClientPolicy {
+            sampling: client.sampling,
+            elicitation: client.elicitation,
+        })
+    }
+
+    fn prepare(
+        &self,
+        call: &CallCtx<'_>,
+        _wasi: &mut WasiCtxBuilder,
+    ) -> Result<ClientState, CapabilityError> {
+        Ok(ClientState {
+            policy: *self,
+            plugin: call.plugin.clone(),
+            tool: call.tool.clone(),
+            events: call.events.clone(),
+            section: call.policy.section.clone(),
+            config_file: call.policy.config_file.clone(),
+        })
+    }
+
+    fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+        wit::add_to_linker::<CallState, HasSelf<ClientState>>(linker, |s| &mut s.caps.client)
+    }
+
+    fn inspect_json(&self) -> Vec<(&'static str, Value)> {
+        vec![(
+            "client",
+            json!({
+                "sampling": self.sampling,
+                "elicitation": self.elicitation,
+            }),
+        )]
+    }
+
+    fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+        let asks: Vec<&str> = [
+            (self.sampling, "sampling"),
+            (self.elicitation, "elicitation"),
+        ]
+        .into_iter()
+        .filter_map(|(granted, kind)| granted.then_some(kind))
+        .collect();
+        let asks = if asks.is_empty() {
+            "none".to_string()
+        } else {
+            asks.join(", ")
+        };
+        vec![("client", asks)]
+    }
+}
+
+/// What the `client` host functions of one call need.
+pub struct ClientState {
+    policy: ClientPolicy,
+    plugin: Arc<str>,
+    tool: Arc<str>,
+    events: Arc<dyn CallEvents>,
+    /// The policy section and file, for the hint to a denied guest.
+    section: String,
+    config_file: String,
+}
+
+impl std::fmt::Debug for ClientState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientState")
+            .field("policy", &self.policy)
+            .field("plugin", &self.plugin)
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
     }
 }
 
@@ -135,7 +249,7 @@ fn sampled_message(message: SampledMessage) -> wit::SampledMessage {
 
 /// The guest's elicitation in the runtime's types, or why it cannot be sent.
 fn elicitation_request(message: String, schema: &str) -> Result<ElicitationRequest, String> {
-    let requested_schema: serde_json::Value = serde_json::from_str(schema)
+    let requested_schema: Value = serde_json::from_str(schema)
         .map_err(|e| format!("the requested schema is not valid JSON: {e}"))?;
     if !requested_schema.is_object() {
         return Err("the requested schema must be a JSON object".into());
@@ -174,28 +288,28 @@ fn request_error(error: ClientRequestError) -> wit::RequestError {
     }
 }
 
-impl CallState {
+impl ClientState {
     /// Checks the policy for `kind` and logs the request; the events to send
     /// it through, or the guest's "denied" error.
     fn client_request(
         &self,
         kind: ClientRequestKind,
     ) -> Result<Arc<dyn CallEvents>, wit::RequestError> {
-        let (plugin, tool) = (self.plugin(), self.tool());
-        if !self.policy.client.allows(kind) {
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
+        if !self.policy.allows(kind) {
             tracing::warn!(plugin, tool, %kind, "denied a request to the client (not granted by the policy)");
             return Err(wit::RequestError::Denied(format!(
                 "plugin {plugin:?} may not ask the client for {kind}: {}",
-                ClientPolicy::hint(kind, &self.policy.section, &self.policy.config_file)
+                ClientPolicy::hint(kind, &self.section, &self.config_file)
             )));
         }
         tracing::info!(plugin, tool, %kind, "asking the client");
-        Ok(self.events().clone())
+        Ok(self.events.clone())
     }
 
     /// Logs how a request to the client ended.
     fn client_outcome<T>(&self, kind: ClientRequestKind, outcome: &Result<T, ClientRequestError>) {
-        let (plugin, tool) = (self.plugin(), self.tool());
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
         match outcome {
             Ok(_) => tracing::info!(plugin, tool, %kind, "the client answered"),
             Err(error) => {
@@ -205,7 +319,7 @@ impl CallState {
     }
 }
 
-impl wit::Host for CallState {
+impl wit::Host for ClientState {
     async fn create_message(
         &mut self,
         request: wit::CreateMessageRequest,
@@ -214,7 +328,7 @@ impl wit::Host for CallState {
         let events = self.client_request(kind)?;
         let request = sampling_request(request).map_err(wit::RequestError::Failed)?;
         let outcome = events
-            .create_message(self.plugin(), self.tool(), request)
+            .create_message(&self.plugin, &self.tool, request)
             .await;
         self.client_outcome(kind, &outcome);
         outcome.map(sampled_message).map_err(request_error)
@@ -229,7 +343,7 @@ impl wit::Host for CallState {
         let events = self.client_request(kind)?;
         let request =
             elicitation_request(message, &requested_schema).map_err(wit::RequestError::Failed)?;
-        let outcome = events.elicit(self.plugin(), self.tool(), request).await;
+        let outcome = events.elicit(&self.plugin, &self.tool, request).await;
         self.client_outcome(kind, &outcome);
         outcome.map(elicit_result).map_err(request_error)
     }
@@ -322,7 +436,7 @@ mod tests {
         let ok = elicitation_request("m".into(), schema).unwrap();
         assert_eq!(
             ok.requested_schema,
-            serde_json::from_str::<serde_json::Value>(schema).unwrap()
+            serde_json::from_str::<Value>(schema).unwrap()
         );
     }
 

@@ -5,7 +5,25 @@
 
 use std::path::PathBuf;
 
+use serde::Deserialize;
+use serde::de::MapAccess;
+use serde_json::{Value, json};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+
+use super::super::inspection::ImportKind;
+use super::super::policy::Policy;
+use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+
+/// One `[[plugins.NAME.mounts]]` entry as written: `host` is relative to the
+/// policy file's directory until resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MountSpec {
+    host: PathBuf,
+    guest: String,
+    #[serde(default)]
+    write: bool,
+}
 
 /// One host directory made visible to the guest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,8 +56,91 @@ pub struct MountError {
 }
 
 impl FilesystemPolicy {
-    /// Opens the mounts in a call's WASI context.
-    pub fn apply(&self, wasi: &mut WasiCtxBuilder) -> Result<(), MountError> {
+    /// The mounts, as `inspect` and hints show them: `/data (read-only)`.
+    fn granted(&self) -> String {
+        if self.mounts.is_empty() {
+            return "no directories".to_string();
+        }
+        self.mounts
+            .iter()
+            .map(|m| format!("{} ({})", m.guest, access(m.write)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn access(write: bool) -> &'static str {
+    if write { "read-write" } else { "read-only" }
+}
+
+impl Capability for FilesystemPolicy {
+    const NAME: &'static str = "filesystem";
+    const KEYS: &'static [&'static str] = &["mounts"];
+    type Spec = Vec<MountSpec>;
+    type State = ();
+
+    fn parse_key<'de, A: MapAccess<'de>>(
+        spec: &mut Self::Spec,
+        _key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *spec = map.next_value()?;
+        Ok(())
+    }
+
+    fn check(spec: &Self::Spec) -> Result<(), KeyProblem> {
+        match spec.iter().position(|m| !m.guest.starts_with('/')) {
+            Some(i) => Err(KeyProblem::new(
+                format!("mounts[{i}].guest"),
+                format!(
+                    "the guest path {:?} must be absolute (start with /)",
+                    spec[i].guest
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Canonicalizes each host directory; a missing one is an error.
+    fn resolve(
+        _defaults: &Self::Spec,
+        spec: Option<&Self::Spec>,
+        ctx: &ResolveCtx<'_>,
+    ) -> Result<Self, KeyProblem> {
+        let mut mounts = Vec::new();
+        for (i, m) in spec.into_iter().flatten().enumerate() {
+            let key = || format!("mounts[{i}].host");
+            let joined = ctx.base.join(&m.host);
+            let host = joined.canonicalize().map_err(|e| {
+                KeyProblem::new(
+                    key(),
+                    format!(
+                        "{} does not exist or cannot be opened: {e}",
+                        joined.display()
+                    ),
+                )
+            })?;
+            if !host.is_dir() {
+                return Err(KeyProblem::new(
+                    key(),
+                    format!("{} is not a directory", host.display()),
+                ));
+            }
+            mounts.push(Mount {
+                host,
+                guest: m.guest.clone(),
+                write: m.write,
+            });
+        }
+        Ok(FilesystemPolicy { mounts })
+    }
+
+    /// Opens the mounts in the call's WASI context.
+    fn prepare(
+        &self,
+        _call: &CallCtx<'_>,
+        wasi: &mut WasiCtxBuilder,
+    ) -> Result<(), CapabilityError> {
         for m in &self.mounts {
             let perms = if m.write {
                 FsPerms::ReadWrite
@@ -56,25 +157,58 @@ impl FilesystemPolicy {
         Ok(())
     }
 
-    /// Tells a denied guest's user how access is granted.
-    pub fn hint(&self, section: &str) -> String {
-        let granted = if self.mounts.is_empty() {
-            "no directories".to_string()
-        } else {
-            self.mounts
-                .iter()
-                .map(|m| {
-                    format!(
-                        "{} ({})",
-                        m.guest,
-                        if m.write { "read-write" } else { "read-only" }
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
+    fn denied_hint(&self, policy: &Policy) -> Option<String> {
+        let section = &policy.section;
+        Some(format!(
+            "the sandbox grants {}; to grant a directory add `[[{section}.mounts]]` with `host = \"/host/dir\"`, `guest = \"/guest/dir\"` and `write = true` for writing",
+            self.granted()
+        ))
+    }
+
+    fn inspect_json(&self) -> Vec<(&'static str, Value)> {
+        let mounts = self.mounts.iter().map(|m| {
+            json!({
+                "guest": m.guest,
+                "host": m.host.display().to_string(),
+                "write": m.write,
+            })
+        });
+        vec![("mounts", mounts.collect())]
+    }
+
+    fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+        if self.mounts.is_empty() {
+            return vec![("mounts", "none".to_string())];
+        }
+        self.mounts
+            .iter()
+            .enumerate()
+            .map(|(n, m)| {
+                (
+                    if n == 0 { "mounts" } else { "" },
+                    format!("{} -> {} ({})", m.guest, m.host.display(), access(m.write)),
+                )
+            })
+            .collect()
+    }
+
+    fn import_note(policy: Option<&Self>, kind: ImportKind) -> Option<String> {
+        if kind != ImportKind::Filesystem {
+            return None;
+        }
+        let granted = match policy.map(|p| &p.mounts) {
+            Some(m) if !m.is_empty() => format!(
+                "this policy mounts {}",
+                m.iter()
+                    .map(|m| m.guest.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Some(_) => "this policy mounts nothing".to_string(),
+            None => "no policy".to_string(),
         };
-        format!(
-            "the sandbox grants {granted}; to grant a directory add `[[{section}.mounts]]` with `host = \"/host/dir\"`, `guest = \"/guest/dir\"` and `write = true` for writing"
-        )
+        Some(format!(
+            "requests filesystem access — granted only through mounts ({granted})"
+        ))
     }
 }

@@ -1,8 +1,460 @@
-//! The capabilities a sandbox can grant, one module each with its own policy
-//! section: what the section says, how it is applied to a call's WASI
-//! context, and how a denied guest is told to ask for it.
+//! The capabilities a sandbox can grant, one module each, and the registry
+//! that lists them. A capability owns its keys of a `[plugins.NAME]`
+//! section and their checks, its effective policy, how that policy applies
+//! to a call's WASI context, its host functions (on its own per-call state),
+//! the hint that names the key granting a denied access, and its part of the
+//! `inspect` report. The configuration layer, the sandbox, the call and
+//! `inspect` go through the registry instead of naming capabilities; adding
+//! one is a new module and one line in the `registry!` invocation below.
+//!
+//! Module edges: `sandbox` and `policy` import only this registry (the
+//! generated [`Grants`], [`CallCaps`] and [`CallCtx`]), never a capability's
+//! module; a capability imports `sandbox` only for `CallState` (the store
+//! its host functions are linked into) and `policy` only for [`Policy`] (its
+//! section, file and limits).
 
 pub mod client;
 pub mod env;
 pub mod filesystem;
-pub mod network;
+pub mod http;
+pub mod logging;
+pub mod secrets;
+pub mod sockets;
+
+use std::fmt::Debug;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Deserialize as _;
+use serde::de::{self, MapAccess};
+use serde_json::Value;
+use wasmtime::component::{HasData, Linker};
+use wasmtime_wasi::WasiCtxBuilder;
+
+use super::bindings::mcp_wasm_host::plugin::types;
+use super::events::CallEvents;
+use super::inspection::ImportKind;
+use super::policy::Policy;
+use super::sandbox::CallState;
+
+/// A key of a policy section whose value is refused, and why. `key` is
+/// relative to the section (`mounts[0].guest`); the configuration layer
+/// prefixes it with the section (`plugins.text.mounts[0].guest`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{key}`: {problem}")]
+pub struct KeyProblem {
+    /// The key, relative to its section.
+    pub key: String,
+    /// What is wrong with its value.
+    pub problem: String,
+}
+
+impl KeyProblem {
+    /// The value of `key` is refused because of `problem`.
+    pub fn new(key: impl Into<String>, problem: impl Into<String>) -> Self {
+        KeyProblem {
+            key: key.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// What a capability's effective policy is resolved against.
+#[derive(Debug, Clone, Copy)]
+pub struct ResolveCtx<'a> {
+    /// The policy file.
+    pub config_file: &'a Path,
+    /// The directory relative host paths are resolved against (the policy
+    /// file's).
+    pub base: &'a Path,
+    /// The plugin's section, e.g. `plugins.text`.
+    pub section: &'a str,
+}
+
+/// What a capability knows of the call it prepares.
+#[derive(Clone, Copy)]
+pub struct CallCtx<'a> {
+    /// The plugin.
+    pub plugin: &'a Arc<str>,
+    /// The tool being called.
+    pub tool: &'a Arc<str>,
+    /// Where the call's reports and requests to the client go.
+    pub events: &'a Arc<dyn CallEvents>,
+    /// The plugin's policy: its limits, section and file.
+    pub policy: &'a Arc<Policy>,
+    /// When the call must be finished.
+    pub deadline: Instant,
+}
+
+impl Debug for CallCtx<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallCtx")
+            .field("plugin", self.plugin)
+            .field("tool", self.tool)
+            .field("section", &self.policy.section)
+            .field("deadline", &self.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a call's sandbox could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum CapabilityError {
+    /// A mounted directory could not be opened.
+    #[error(transparent)]
+    Mount(#[from] filesystem::MountError),
+}
+
+/// One capability, implemented by its effective policy type.
+pub trait Capability: Debug + Clone + Default + PartialEq + Send + Sync + 'static {
+    /// Its name, e.g. `filesystem`.
+    const NAME: &'static str;
+    /// The keys it owns in a `[plugins.NAME]` section.
+    const KEYS: &'static [&'static str];
+    /// Its keys of one section as parsed, before any check.
+    type Spec: Debug + Clone + Default + PartialEq;
+    /// What one call of a plugin holds for it (in the store's
+    /// [`CallCaps`]).
+    type State: Debug + Send + 'static;
+
+    /// Reads the value of `key` (one of [`Capability::KEYS`]) with
+    /// `map.next_value()`, so that the parser's errors keep their line and
+    /// key.
+    fn parse_key<'de, A: MapAccess<'de>>(
+        spec: &mut Self::Spec,
+        key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+
+    /// Checks a `[plugins.NAME]` section's keys once the file is parsed.
+    fn check(_spec: &Self::Spec) -> Result<(), KeyProblem> {
+        Ok(())
+    }
+
+    /// Checks the keys set in `[defaults]`. By default none may be:
+    /// capabilities are granted per plugin.
+    fn check_defaults(spec: &Self::Spec) -> Result<(), KeyProblem> {
+        if *spec == Self::Spec::default() {
+            return Ok(());
+        }
+        Err(KeyProblem::new(
+            Self::KEYS.first().copied().unwrap_or(Self::NAME),
+            "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
+        ))
+    }
+
+    /// The effective policy of a plugin whose section says `spec` (`None`:
+    /// it has no section) under `defaults`.
+    fn resolve(
+        defaults: &Self::Spec,
+        spec: Option<&Self::Spec>,
+        ctx: &ResolveCtx<'_>,
+    ) -> Result<Self, KeyProblem>;
+
+    /// Applies the policy to a call's WASI context and builds the call's
+    /// state.
+    fn prepare(
+        &self,
+        call: &CallCtx<'_>,
+        wasi: &mut WasiCtxBuilder,
+    ) -> Result<Self::State, CapabilityError>;
+
+    /// Links its host functions, on its state in [`CallCaps`].
+    fn link(_linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+        Ok(())
+    }
+
+    /// Tells a denied guest's user which key of `policy`'s section would
+    /// grant access; `None` when it has nothing to say.
+    fn denied_hint(&self, _policy: &Policy) -> Option<String> {
+        None
+    }
+
+    /// Its members of the `policy` object of `inspect --json`.
+    fn inspect_json(&self) -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
+
+    /// Its rows of the `policy` section of `inspect`: label and value; a row
+    /// with an empty label continues the one above.
+    fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
+    /// The note under imports of `kind`, given the plugin's policy (`None`:
+    /// it cannot be built).
+    fn import_note(_policy: Option<&Self>, _kind: ImportKind) -> Option<String> {
+        None
+    }
+}
+
+/// The shared `types` interface has no functions: linking it only declares
+/// its instance.
+struct Types;
+
+impl types::Host for Types {}
+
+impl HasData for Types {
+    type Data<'a> = Types;
+}
+
+/// Generates the registry from one line per capability, `field: Policy`,
+/// in the order reports list them.
+macro_rules! registry {
+    ($($field:ident: $cap:ty),* $(,)?) => {
+        /// A plugin's effective grants: every capability's policy.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct Grants {
+            $(
+                #[doc = concat!("The `", stringify!($field), "` capability.")]
+                pub $field: $cap,
+            )*
+        }
+
+        /// The capabilities' keys of one policy section, as parsed.
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct GrantSpecs {
+            $(
+                #[doc = concat!("The `", stringify!($field), "` capability's keys.")]
+                pub $field: <$cap as Capability>::Spec,
+            )*
+        }
+
+        /// The capabilities' states for one call.
+        #[derive(Debug)]
+        pub struct CallCaps {
+            $(
+                #[doc = concat!("The `", stringify!($field), "` capability's state.")]
+                pub $field: <$cap as Capability>::State,
+            )*
+        }
+
+        /// Every capability's name, in registration order.
+        pub const NAMES: &[&str] = &[$(<$cap as Capability>::NAME),*];
+
+        /// Every capability's keys, in registration order.
+        pub const KEYS: &[&[&str]] = &[$(<$cap as Capability>::KEYS),*];
+
+        impl GrantSpecs {
+            /// Reads the value of `key` if a capability owns it; `false`
+            /// (nothing read) if none does.
+            pub fn accept<'de, A: MapAccess<'de>>(
+                &mut self,
+                key: &str,
+                map: &mut A,
+            ) -> Result<bool, A::Error> {
+                $(
+                    if <$cap as Capability>::KEYS.contains(&key) {
+                        <$cap as Capability>::parse_key(&mut self.$field, key, map)?;
+                        return Ok(true);
+                    }
+                )*
+                Ok(false)
+            }
+
+            /// Checks a `[plugins.NAME]` section's capability keys.
+            pub fn check(&self) -> Result<(), KeyProblem> {
+                $(<$cap as Capability>::check(&self.$field)?;)*
+                Ok(())
+            }
+
+            /// Checks the capability keys set in `[defaults]`.
+            pub fn check_defaults(&self) -> Result<(), KeyProblem> {
+                $(<$cap as Capability>::check_defaults(&self.$field)?;)*
+                Ok(())
+            }
+        }
+
+        impl Grants {
+            /// The grants of a plugin whose section says `spec` (`None`: it
+            /// has none) under `defaults`.
+            pub fn resolve(
+                defaults: &GrantSpecs,
+                spec: Option<&GrantSpecs>,
+                ctx: &ResolveCtx<'_>,
+            ) -> Result<Self, KeyProblem> {
+                Ok(Grants {
+                    $($field: <$cap as Capability>::resolve(
+                        &defaults.$field,
+                        spec.map(|s| &s.$field),
+                        ctx,
+                    )?,)*
+                })
+            }
+
+            /// Applies every grant to a call's WASI context.
+            pub fn prepare(
+                &self,
+                call: &CallCtx<'_>,
+                wasi: &mut WasiCtxBuilder,
+            ) -> Result<CallCaps, CapabilityError> {
+                Ok(CallCaps {
+                    $($field: self.$field.prepare(call, wasi)?,)*
+                })
+            }
+
+            /// The capabilities' hints for a denied guest, in order.
+            pub fn denied_hints(&self, policy: &Policy) -> Vec<String> {
+                [$(self.$field.denied_hint(policy)),*].into_iter().flatten().collect()
+            }
+
+            /// The capabilities' members of `inspect --json`'s policy.
+            pub fn inspect_json(&self) -> Vec<(&'static str, Value)> {
+                let mut out = Vec::new();
+                $(out.extend(self.$field.inspect_json());)*
+                out
+            }
+
+            /// The capabilities' rows of `inspect`'s policy section.
+            pub fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+                let mut out = Vec::new();
+                $(out.extend(self.$field.inspect_lines());)*
+                out
+            }
+
+            /// The notes on imports of `kind` under `grants` (`None`: the
+            /// policy cannot be built).
+            pub fn import_notes(grants: Option<&Self>, kind: ImportKind) -> Vec<String> {
+                [$(<$cap as Capability>::import_note(grants.map(|g| &g.$field), kind)),*]
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+        }
+
+        /// Links every capability's host functions, and the shared `types`.
+        pub fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+            types::add_to_linker::<CallState, Types>(linker, |_| Types)?;
+            $(<$cap as Capability>::link(linker)?;)*
+            Ok(())
+        }
+    };
+}
+
+registry! {
+    filesystem: filesystem::FilesystemPolicy,
+    env: env::EnvPolicy,
+    network: sockets::SocketsPolicy,
+    client: client::ClientPolicy,
+    logging: logging::LoggingPolicy,
+    http: http::HttpPolicy,
+    secrets: secrets::SecretsPolicy,
+}
+
+/// Every key a capability owns, in registration order.
+pub fn keys() -> impl Iterator<Item = &'static str> {
+    KEYS.iter().flat_map(|keys| keys.iter().copied())
+}
+
+/// A section holding only capability keys; refuses any other key.
+impl<'de> serde::Deserialize<'de> for GrantSpecs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = GrantSpecs;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a table of capability keys")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<GrantSpecs, A::Error> {
+                let mut specs = GrantSpecs::default();
+                while let Some(key) = map.next_key_seed(KnownKey(all_keys()))? {
+                    specs.accept(&key, &mut map)?;
+                }
+                Ok(specs)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
+/// The capability keys as one `'static` list, for parse errors.
+fn all_keys() -> &'static [&'static str] {
+    static ALL: std::sync::LazyLock<Vec<&'static str>> =
+        std::sync::LazyLock::new(|| keys().collect());
+    &ALL
+}
+
+/// Deserializes a key, refusing any not in its list. Refusing it while the
+/// key is read (not after) lets the parser name the key's line.
+#[derive(Debug, Clone, Copy)]
+pub struct KnownKey(pub &'static [&'static str]);
+
+impl<'de> de::DeserializeSeed<'de> for KnownKey {
+    type Value = String;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        let key = String::deserialize(deserializer)?;
+        if self.0.contains(&key.as_str()) {
+            Ok(key)
+        } else {
+            Err(de::Error::unknown_field(&key, self.0))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_lists_every_capability_and_its_keys_once() {
+        assert_eq!(
+            NAMES,
+            [
+                "filesystem",
+                "env",
+                "network",
+                "client",
+                "logging",
+                "http",
+                "secrets"
+            ]
+        );
+        let listed: Vec<&str> = keys().collect();
+        assert_eq!(
+            listed,
+            [
+                "mounts",
+                "env",
+                "env_passthrough",
+                "sockets",
+                "client",
+                "http",
+                "secrets"
+            ]
+        );
+        let mut unique = listed.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), listed.len(), "a key is claimed twice");
+    }
+
+    #[test]
+    fn every_listed_key_is_read_and_an_unknown_key_is_refused() {
+        let specs: GrantSpecs = toml::from_str(
+            "mounts = [{ host = \"d\", guest = \"/d\" }]\nenv = { A = \"1\" }\nenv_passthrough = [\"B\"]\nclient = { sampling = true }\n",
+        )
+        .unwrap();
+        let unset = GrantSpecs::default();
+        assert_ne!(specs.filesystem, unset.filesystem);
+        assert_ne!(specs.env, unset.env);
+        assert_ne!(specs.client, unset.client);
+        let e = toml::from_str::<GrantSpecs>("env = {}\nmount = []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("line 2") && e.contains("unknown field `mount`") && e.contains("`mounts`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn no_capability_may_be_granted_in_the_defaults() {
+        let specs: GrantSpecs = toml::from_str("env_passthrough = [\"HOME\"]\n").unwrap();
+        let problem = specs.check_defaults().unwrap_err();
+        assert_eq!(problem.key, "env");
+        assert!(problem.problem.contains("granted per plugin"), "{problem}");
+        assert_eq!(GrantSpecs::default().check_defaults(), Ok(()));
+    }
+}

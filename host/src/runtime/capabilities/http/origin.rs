@@ -1,0 +1,349 @@
+//! The origins an HTTP allow-list names: `scheme://host[:port][/path-prefix]`,
+//! where host may be `*.example.com` (any subdomain of example.com, not
+//! example.com itself), and how a request's URL is matched against them.
+
+use std::fmt;
+use std::net::IpAddr;
+
+/// `http` or `https`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// Plain HTTP.
+    Http,
+    /// HTTP over TLS.
+    Https,
+}
+
+impl Scheme {
+    fn parse(text: &str) -> Option<Self> {
+        match text.to_ascii_lowercase().as_str() {
+            "http" => Some(Scheme::Http),
+            "https" => Some(Scheme::Https),
+            _ => None,
+        }
+    }
+
+    /// The port used when a URL names none.
+    pub fn default_port(self) -> u16 {
+        match self {
+            Scheme::Http => 80,
+            Scheme::Https => 443,
+        }
+    }
+
+    /// `http` or `https`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+}
+
+/// The host part of an allow-list entry.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum HostPattern {
+    /// Exactly this name (lowercase, no trailing dot).
+    Name(String),
+    /// Any name ending in `.` followed by this suffix.
+    Subdomains(String),
+    /// Exactly this address.
+    Ip(IpAddr),
+}
+
+/// One allow-list entry: scheme, host pattern, port and path prefix.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OriginPattern {
+    /// The scheme; it must match exactly.
+    pub scheme: Scheme,
+    /// The host or hosts.
+    pub host: HostPattern,
+    /// The port; the scheme's default when the entry names none.
+    pub port: u16,
+    /// The path the request's path must start with, at a segment boundary
+    /// (`/wiki` allows `/wiki` and `/wiki/X`, not `/wikis`); `/` for all.
+    pub path: String,
+}
+
+/// One request's target, as the host sees it before sending it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The scheme.
+    pub scheme: Scheme,
+    /// The host name (lowercase, no trailing dot) or address literal.
+    pub host: String,
+    /// The host as an address, when it is an address literal.
+    pub ip: Option<IpAddr>,
+    /// The port (the scheme's default when the URL names none).
+    pub port: u16,
+    /// The path, without the query.
+    pub path: String,
+}
+
+impl Target {
+    /// `scheme://host[:port]`, with the port only when it is not the
+    /// scheme's default; what audit records and messages show.
+    pub fn origin(&self) -> String {
+        origin_text(self.scheme, &self.host, self.ip, self.port)
+    }
+}
+
+fn origin_text(scheme: Scheme, host: &str, ip: Option<IpAddr>, port: u16) -> String {
+    let host = match ip {
+        Some(IpAddr::V6(v6)) => format!("[{v6}]"),
+        _ => host.to_string(),
+    };
+    if port == scheme.default_port() {
+        format!("{}://{host}", scheme.as_str())
+    } else {
+        format!("{}://{host}:{port}", scheme.as_str())
+    }
+}
+
+/// Splits `host[:port]` (with `[v6]` brackets) into host and port text.
+fn split_authority(authority: &str) -> Option<(&str, Option<&str>)> {
+    if let Some(rest) = authority.strip_prefix('[') {
+        let (host, after) = rest.split_once(']')?;
+        return match after {
+            "" => Some((host, None)),
+            _ => Some((host, Some(after.strip_prefix(':')?))),
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) => Some((host, Some(port))),
+        None => Some((authority, None)),
+    }
+}
+
+fn normal_name(host: &str) -> Option<String> {
+    let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+    let valid = !host.is_empty()
+        && host.len() <= 253
+        && host.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        });
+    valid.then_some(host)
+}
+
+fn parse_port(text: Option<&str>, scheme: Scheme) -> Result<u16, String> {
+    match text {
+        None => Ok(scheme.default_port()),
+        Some(p) => p
+            .parse::<u16>()
+            .ok()
+            .filter(|p| *p != 0)
+            .ok_or_else(|| format!("{p:?} is not a port (1 to 65535)")),
+    }
+}
+
+impl OriginPattern {
+    /// Parses an allow-list entry, or says what is wrong with it.
+    pub fn parse(entry: &str) -> Result<Self, String> {
+        let (scheme, rest) = entry
+            .split_once("://")
+            .ok_or_else(|| format!("{entry:?} needs a scheme: write \"https://{entry}\""))?;
+        let scheme = Scheme::parse(scheme)
+            .ok_or_else(|| format!("{entry:?}: the scheme must be http or https"))?;
+        if rest.contains(['?', '#', '@']) {
+            return Err(format!(
+                "{entry:?}: an origin has no query, fragment or user name"
+            ));
+        }
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        let (host, port) =
+            split_authority(authority).ok_or_else(|| format!("{entry:?}: malformed host"))?;
+        let port = parse_port(port, scheme).map_err(|e| format!("{entry:?}: {e}"))?;
+        let host = if let Ok(ip) = host.parse::<IpAddr>() {
+            HostPattern::Ip(ip)
+        } else if let Some(suffix) = host.strip_prefix("*.") {
+            HostPattern::Subdomains(
+                normal_name(suffix).ok_or_else(|| format!("{entry:?}: malformed host"))?,
+            )
+        } else {
+            if host.contains('*') {
+                return Err(format!(
+                    "{entry:?}: a wildcard may only be the first label (`*.example.com`)"
+                ));
+            }
+            HostPattern::Name(
+                normal_name(host).ok_or_else(|| format!("{entry:?}: malformed host"))?,
+            )
+        };
+        let path = match path.trim_end_matches('/') {
+            "" => "/".to_string(),
+            p => p.to_string(),
+        };
+        Ok(OriginPattern {
+            scheme,
+            host,
+            port,
+            path,
+        })
+    }
+
+    /// Whether `target` is inside this entry.
+    pub fn matches(&self, target: &Target) -> bool {
+        let host = match (&self.host, target.ip) {
+            (HostPattern::Ip(ip), Some(t)) => *ip == t,
+            (HostPattern::Ip(_), None) | (_, Some(_)) => false,
+            (HostPattern::Name(n), None) => *n == target.host,
+            (HostPattern::Subdomains(s), None) => target
+                .host
+                .strip_suffix(s.as_str())
+                .is_some_and(|head| head.len() > 1 && head.ends_with('.')),
+        };
+        host && self.scheme == target.scheme
+            && self.port == target.port
+            && (self.path == "/"
+                || target
+                    .path
+                    .strip_prefix(self.path.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
+    }
+
+    /// Whether this entry's origin (ignoring its path) is `target`'s.
+    pub fn same_origin(&self, target: &Target) -> bool {
+        OriginPattern {
+            path: "/".into(),
+            ..self.clone()
+        }
+        .matches(target)
+    }
+}
+
+impl fmt::Display for OriginPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (host, ip) = match &self.host {
+            HostPattern::Name(n) => (n.clone(), None),
+            HostPattern::Subdomains(s) => (format!("*.{s}"), None),
+            HostPattern::Ip(ip) => (ip.to_string(), Some(*ip)),
+        };
+        f.write_str(&origin_text(self.scheme, &host, ip, self.port))?;
+        if self.path != "/" {
+            f.write_str(&self.path)?;
+        }
+        Ok(())
+    }
+}
+
+/// The target of a request with this scheme, authority and path-and-query,
+/// or why it has none.
+pub fn target(scheme: &str, authority: &str, path_and_query: &str) -> Result<Target, String> {
+    let scheme = Scheme::parse(scheme).ok_or_else(|| format!("unsupported scheme {scheme:?}"))?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    let (host, port) =
+        split_authority(authority).ok_or_else(|| format!("malformed host {authority:?}"))?;
+    let port = parse_port(port, scheme)?;
+    let ip = host.parse::<IpAddr>().ok();
+    let host = match ip {
+        Some(ip) => ip.to_string(),
+        None => normal_name(host).ok_or_else(|| format!("malformed host {host:?}"))?,
+    };
+    let path = path_and_query
+        .split(['?', '#'])
+        .next()
+        .filter(|p| !p.is_empty())
+        .unwrap_or("/")
+        .to_string();
+    Ok(Target {
+        scheme,
+        host,
+        ip,
+        port,
+        path,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(url: &str) -> Target {
+        let (scheme, rest) = url.split_once("://").unwrap();
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        target(scheme, authority, path).unwrap()
+    }
+
+    fn allows(entry: &str, url: &str) -> bool {
+        OriginPattern::parse(entry).unwrap().matches(&t(url))
+    }
+
+    #[test]
+    fn exact_origins_match_scheme_host_and_port() {
+        assert!(allows("https://example.com", "https://example.com/a?b=c"));
+        assert!(allows("https://example.com", "https://EXAMPLE.com./"));
+        assert!(allows("https://example.com", "https://example.com:443/x"));
+        assert!(!allows("https://example.com", "http://example.com/"));
+        assert!(!allows("https://example.com", "https://example.com:8443/"));
+        assert!(!allows(
+            "https://example.com",
+            "https://example.com.evil.net/"
+        ));
+        assert!(!allows("https://example.com", "https://www.example.com/"));
+        assert!(allows("http://127.0.0.1:8080", "http://127.0.0.1:8080/x"));
+        assert!(!allows("http://127.0.0.1:8080", "http://localhost:8080/x"));
+        assert!(allows("http://[::1]:81", "http://[::1]:81/"));
+        assert!(!allows("https://example.com", "https://user@evil.net/"));
+    }
+
+    #[test]
+    fn wildcards_match_subdomains_only() {
+        let entry = "https://*.example.com";
+        assert!(allows(entry, "https://a.example.com/"));
+        assert!(allows(entry, "https://a.b.example.com/"));
+        assert!(!allows(entry, "https://example.com/"));
+        assert!(!allows(entry, "https://aexample.com/"));
+        assert!(!allows(entry, "https://a.example.com.evil.net/"));
+    }
+
+    #[test]
+    fn path_prefixes_stop_at_segment_boundaries() {
+        let entry = "https://en.wikipedia.org/wiki/";
+        assert!(allows(entry, "https://en.wikipedia.org/wiki"));
+        assert!(allows(entry, "https://en.wikipedia.org/wiki/Rust?x=1"));
+        assert!(!allows(entry, "https://en.wikipedia.org/wikis"));
+        assert!(!allows(entry, "https://en.wikipedia.org/w/index.php"));
+    }
+
+    #[test]
+    fn bad_entries_say_what_is_wrong() {
+        for (entry, says) in [
+            ("example.com", "needs a scheme"),
+            ("ftp://example.com", "http or https"),
+            ("https://example.com:0", "not a port"),
+            ("https://example.com:99999", "not a port"),
+            ("https://ex*ample.com", "first label"),
+            ("https://example.com/?q=1", "no query"),
+            ("https://", "malformed host"),
+        ] {
+            let e = OriginPattern::parse(entry).unwrap_err();
+            assert!(e.contains(says), "{entry}: {e}");
+        }
+    }
+
+    #[test]
+    fn origins_print_as_written() {
+        for entry in [
+            "https://example.com",
+            "http://127.0.0.1:8080",
+            "https://*.example.com/api",
+            "http://[::1]:81",
+        ] {
+            assert_eq!(OriginPattern::parse(entry).unwrap().to_string(), entry);
+        }
+        assert_eq!(
+            t("https://Example.com:443/x?y").origin(),
+            "https://example.com"
+        );
+    }
+}

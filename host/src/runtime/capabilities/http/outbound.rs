@@ -1,0 +1,831 @@
+//! The sender of one call's outbound requests: it checks each request
+//! against the plugin's HTTP policy (origin, method, count), injects the
+//! secrets that belong to its origin, resolves the name and refuses internal
+//! addresses the policy does not name, connects (TLS for https) within the
+//! connect timeout, caps both bodies, stops at the first-byte timeout and the
+//! call's deadline, and writes one audit record per request.
+
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::uri::Scheme as UriScheme;
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
+use tokio::net::TcpStream;
+use wasmtime_wasi_http::io::TokioIo;
+use wasmtime_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpHooks};
+
+use super::HttpPolicy;
+use super::address::refusal;
+use super::origin::{self, Target};
+use crate::runtime::capabilities::secrets::SecretsPolicy;
+use crate::runtime::policy::Policy;
+
+/// Denials kept per call for the call's error message; more are only logged.
+const KEPT_DENIALS: usize = 4;
+
+/// What the sender needs to know about its call and plugin.
+#[derive(Debug, Clone)]
+pub struct CallInfo {
+    /// The plugin.
+    pub plugin: Arc<str>,
+    /// The tool being called.
+    pub tool: Arc<str>,
+    /// When the call must be finished.
+    pub deadline: Instant,
+}
+
+struct Shared {
+    call: CallInfo,
+    /// The plugin's whole policy: its `http` and `secrets` grants, and the
+    /// section and file that grant more.
+    whole: Arc<Policy>,
+    sent: AtomicU32,
+    denials: Mutex<Vec<String>>,
+}
+
+/// One call's outbound HTTP: the hooks wasmtime-wasi-http calls.
+#[derive(Clone)]
+pub struct Outbound {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Outbound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outbound")
+            .field("plugin", &self.shared.call.plugin)
+            .field("tool", &self.shared.call.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Outbound {
+    /// The sender of one call under `policy`'s `http` grant, injecting its
+    /// `secrets`.
+    pub fn new(call: CallInfo, policy: Arc<Policy>) -> Self {
+        Outbound {
+            shared: Arc::new(Shared {
+                call,
+                whole: policy,
+                sent: AtomicU32::new(0),
+                denials: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// What the policy denied during the call, each with the key that would
+    /// grant it (the first few).
+    pub fn denials(&self) -> Vec<String> {
+        self.shared
+            .denials
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Shared {
+    fn policy(&self) -> &HttpPolicy {
+        &self.whole.grants.http
+    }
+
+    fn secrets(&self) -> &SecretsPolicy {
+        &self.whole.grants.secrets
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!(
+            "`{}.http.{key}` in {}",
+            self.whole.section, self.whole.config_file
+        )
+    }
+
+    /// Records and logs a denial; the guest gets `HTTP-request-denied`.
+    fn deny(&self, method: &str, url: &str, why: String) -> Error {
+        let message = format!("the policy denied {method} {url}: {why}");
+        let (plugin, tool) = (&*self.call.plugin, &*self.call.tool);
+        tracing::warn!(plugin, tool, "{message}");
+        tracing::info!(
+            target: "audit",
+            plugin,
+            tool,
+            method,
+            origin = url,
+            outcome = "denied",
+            "http"
+        );
+        let mut denials = self.denials.lock().unwrap_or_else(PoisonError::into_inner);
+        if denials.len() < KEPT_DENIALS {
+            denials.push(message);
+        }
+        Error::HttpRequestDenied
+    }
+
+    /// Checks a request against the policy and adds its injected headers;
+    /// its target, or the error for the guest.
+    fn admit(&self, request: &mut http::Request<WasiBody>) -> Result<Target, Error> {
+        let method = request.method().as_str().to_string();
+        let uri = request.uri();
+        let shown = format!(
+            "{}://{}{}",
+            uri.scheme_str().unwrap_or("?"),
+            uri.authority().map_or("", |a| a.as_str()),
+            uri.path()
+        );
+        let shown = self.secrets().redact(&shown).into_owned();
+        let target = origin::target(
+            uri.scheme_str().unwrap_or(""),
+            uri.authority().map_or("", |a| a.as_str()),
+            uri.path_and_query().map_or("/", |p| p.as_str()),
+        )
+        .map_err(|why| self.deny(&method, &shown, why))?;
+        let limit = self.policy().limits.max_requests;
+        if self.sent.fetch_add(1, Ordering::Relaxed) >= limit {
+            return Err(self.deny(
+                &method,
+                &shown,
+                format!(
+                    "the call already sent its {limit} requests; raise {}",
+                    self.key("max_requests")
+                ),
+            ));
+        }
+        if self.policy().granting(&target).is_none() {
+            let grant = if self.policy().allow.is_empty() {
+                format!(
+                    "this plugin may reach no origin; to grant this one set `allow = [\"{}\"]` in `[{}.http]` (in {})",
+                    target.origin(),
+                    self.whole.section,
+                    self.whole.config_file
+                )
+            } else {
+                format!(
+                    "{} is not on the allow-list; to grant it add \"{}\" to {}",
+                    target.origin(),
+                    target.origin(),
+                    self.key("allow")
+                )
+            };
+            return Err(self.deny(&method, &shown, grant));
+        }
+        if !self.policy().allows_method(&method) {
+            return Err(self.deny(
+                &method,
+                &shown,
+                format!(
+                    "the plugin may use only {}; to grant {method} add it to {}",
+                    self.policy().methods.join(", "),
+                    self.key("methods")
+                ),
+            ));
+        }
+        for (secret, injection) in self.secrets().injections() {
+            if injection.origin.same_origin(&target)
+                && let Some(value) = secret.header_value(injection)
+            {
+                request.headers_mut().remove(&injection.header);
+                request
+                    .headers_mut()
+                    .insert(injection.header.clone(), value);
+            }
+        }
+        Ok(target)
+    }
+
+    /// The addresses `target` may be reached at: its address literal, or
+    /// what its name resolves to, less the internal ones not granted.
+    async fn addresses(
+        &self,
+        method: &str,
+        target: &Target,
+        timeout: Duration,
+    ) -> Result<Vec<SocketAddr>, Error> {
+        let found: Vec<SocketAddr> = match target.ip {
+            Some(ip) => vec![SocketAddr::new(ip, target.port)],
+            None => tokio::time::timeout(
+                timeout,
+                tokio::net::lookup_host((target.host.as_str(), target.port)),
+            )
+            .await
+            .map_err(|_| Error::DnsTimeout)?
+            .map_err(|e| Error::DnsError {
+                rcode: Some(e.to_string()),
+                info_code: None,
+            })?
+            .collect(),
+        };
+        let (allowed, refused): (Vec<SocketAddr>, Vec<SocketAddr>) = found
+            .into_iter()
+            .partition(|a| refusal(a.ip(), &self.policy().addresses).is_none());
+        if allowed.is_empty()
+            && let Some(first) = refused.first()
+        {
+            let ip: IpAddr = first.ip();
+            let why = refusal(ip, &self.policy().addresses).unwrap_or("an internal address");
+            let url = format!("{}{}", target.origin(), target.path);
+            return Err(self.deny(
+                method,
+                &url,
+                format!(
+                    "{} resolves to {ip}, {why}; to grant it add \"{ip}\" to {}",
+                    target.host,
+                    self.key("allow_addresses")
+                ),
+            ));
+        }
+        if allowed.is_empty() {
+            return Err(Error::DestinationNotFound);
+        }
+        Ok(allowed)
+    }
+}
+
+trait Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Sync + Unpin + 'static {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Sync + Unpin + 'static> Stream for T {}
+
+/// Connects to the first address that answers, then TLS for https.
+async fn connect(
+    target: &Target,
+    addresses: &[SocketAddr],
+    timeout: Duration,
+    tls: &super::tls::Trust,
+) -> Result<Box<dyn Stream>, Error> {
+    let work = async {
+        let mut last = Error::ConnectionRefused;
+        for address in addresses {
+            match TcpStream::connect(address).await {
+                Ok(tcp) => {
+                    let _ = tcp.set_nodelay(true);
+                    if target.scheme == origin::Scheme::Http {
+                        return Ok(Box::new(tcp) as Box<dyn Stream>);
+                    }
+                    let name = match target.ip {
+                        Some(ip) => rustls::pki_types::ServerName::from(ip),
+                        None => rustls::pki_types::ServerName::try_from(target.host.clone())?,
+                    };
+                    let tls = tokio_rustls::TlsConnector::from(
+                        tls.config()
+                            .ok_or(Error::InternalError(Some("TLS is unavailable".into())))?,
+                    )
+                    .connect(name, tcp)
+                    .await
+                    .map_err(Error::Tls)?;
+                    return Ok(Box::new(tls) as Box<dyn Stream>);
+                }
+                Err(e) => last = Error::Connect(e),
+            }
+        }
+        Err(last)
+    };
+    tokio::time::timeout(timeout, work)
+        .await
+        .map_err(|_| Error::ConnectionTimeout)?
+}
+
+/// One request's audit record, written when its response body ends or is
+/// dropped (or at once when it fails).
+struct Audit {
+    plugin: Arc<str>,
+    tool: Arc<str>,
+    method: String,
+    origin: String,
+    path: String,
+    status: Option<u16>,
+    error: Option<String>,
+    sent: Arc<AtomicU64>,
+    received: u64,
+    started: Instant,
+}
+
+impl Drop for Audit {
+    fn drop(&mut self) {
+        tracing::info!(
+            target: "audit",
+            plugin = &*self.plugin,
+            tool = &*self.tool,
+            method = self.method,
+            origin = self.origin,
+            path = self.path,
+            status = self.status,
+            error = self.error,
+            sent_bytes = self.sent.load(Ordering::Relaxed),
+            received_bytes = self.received,
+            duration_us = self.started.elapsed().as_micros() as u64,
+            outcome = if self.error.is_some() { "failed" } else { "sent" },
+            "http"
+        );
+    }
+}
+
+/// A request body cut at `limit` bytes, counting what it sends.
+struct Capped {
+    inner: WasiBody,
+    seen: u64,
+    limit: u64,
+    sent: Arc<AtomicU64>,
+}
+
+impl Body for Capped {
+    type Data = Bytes;
+    type Error = Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        if let Some(Ok(data)) = frame.as_ref().map(|f| f.as_ref().map(Frame::data_ref))
+            && let Some(data) = data
+        {
+            self.seen += data.len() as u64;
+            self.sent.fetch_add(data.len() as u64, Ordering::Relaxed);
+            if self.seen > self.limit {
+                return Poll::Ready(Some(Err(Error::HttpRequestBodySize(Some(self.seen)))));
+            }
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// A response body cut at `limit` bytes, carrying its audit record.
+struct Received {
+    inner: hyper::body::Incoming,
+    limit: u64,
+    deadline: tokio::time::Instant,
+    audit: Audit,
+}
+
+impl Body for Received {
+    type Data = Bytes;
+    type Error = Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        if tokio::time::Instant::now() >= self.deadline {
+            return Poll::Ready(Some(Err(Error::ConnectionReadTimeout)));
+        }
+        match ready!(Pin::new(&mut self.inner).poll_frame(cx)) {
+            Some(Ok(frame)) => {
+                if let Some(data) = frame.data_ref() {
+                    self.audit.received += data.len() as u64;
+                    if self.audit.received > self.limit {
+                        self.audit.error = Some("response body over the limit".into());
+                        return Poll::Ready(Some(Err(Error::HttpResponseBodySize(Some(
+                            self.audit.received,
+                        )))));
+                    }
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Some(Err(e)) => {
+                self.audit.error = Some(e.to_string());
+                Poll::Ready(Some(Err(Error::from(e))))
+            }
+            None => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+type ResponseFuture = Box<
+    dyn Future<
+            Output = Result<
+                (
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), Error>> + Send>,
+                ),
+                Error,
+            >,
+        > + Send,
+>;
+
+impl WasiHttpHooks for Outbound {
+    fn send_request(
+        &mut self,
+        mut request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        _response_errors: Box<dyn Future<Output = Result<(), Error>> + Send>,
+    ) -> ResponseFuture {
+        let shared = self.shared.clone();
+        Box::new(async move {
+            let target = shared.admit(&mut request)?;
+            let limits = &shared.policy().limits;
+            let shorter =
+                |ours: Duration, theirs: Option<Duration>| theirs.map_or(ours, |t| t.min(ours));
+            let connect_timeout = shorter(
+                limits.connect_timeout,
+                options.and_then(|o| o.connect_timeout),
+            );
+            let first_byte = shorter(
+                limits.first_byte_timeout,
+                options.and_then(|o| o.first_byte_timeout),
+            );
+            let deadline = tokio::time::Instant::from(shared.call.deadline);
+            let method = request.method().as_str().to_string();
+            let mut audit = Audit {
+                plugin: shared.call.plugin.clone(),
+                tool: shared.call.tool.clone(),
+                method: method.clone(),
+                origin: target.origin(),
+                path: shared.secrets().redact(&target.path).into_owned(),
+                status: None,
+                error: None,
+                sent: Arc::new(AtomicU64::new(0)),
+                received: 0,
+                started: Instant::now(),
+            };
+            let work = async {
+                let addresses = shared.addresses(&method, &target, connect_timeout).await?;
+                let stream =
+                    connect(&target, &addresses, connect_timeout, &shared.policy().tls).await?;
+                let (mut sender, connection) = tokio::time::timeout(
+                    connect_timeout,
+                    hyper::client::conn::http1::handshake(TokioIo::new(stream)),
+                )
+                .await
+                .map_err(|_| Error::ConnectionTimeout)??;
+                // The request line carries only the path: scheme and host
+                // belong in it only when talking to a proxy.
+                let path = request
+                    .uri()
+                    .path_and_query()
+                    .map_or("/", |p| p.as_str())
+                    .parse()
+                    .map_err(|_| Error::HttpRequestUriInvalid)?;
+                let (mut parts, body) = request.into_parts();
+                parts.uri = path;
+                let body = Capped {
+                    inner: body,
+                    seen: 0,
+                    limit: limits.max_request_body,
+                    sent: audit.sent.clone(),
+                };
+                let request = http::Request::from_parts(parts, body);
+                let mut connection = Box::pin(connection);
+                let response = {
+                    let send = tokio::time::timeout(first_byte, sender.send_request(request));
+                    tokio::pin!(send);
+                    // Drive the connection while waiting for the response.
+                    loop {
+                        tokio::select! {
+                            response = &mut send => break response
+                                .map_err(|_| Error::ConnectionReadTimeout)?
+                                .map_err(|e| request_error(&e))?,
+                            done = &mut connection => {
+                                done.map_err(Error::from)?;
+                            }
+                        }
+                    }
+                };
+                Ok::<_, Error>((response, connection))
+            };
+            let (response, connection) = match tokio::time::timeout_at(deadline, work).await {
+                Ok(Ok(done)) => done,
+                Ok(Err(e)) => {
+                    audit.error = Some(e.to_string());
+                    return Err(e);
+                }
+                Err(_) => {
+                    audit.error = Some("the call's deadline passed".into());
+                    return Err(Error::ConnectionTimeout);
+                }
+            };
+            audit.status = Some(response.status().as_u16());
+            let limit = limits.max_response_body;
+            let response = response.map(|inner| {
+                Received {
+                    inner,
+                    limit,
+                    deadline,
+                    audit,
+                }
+                .boxed_unsync()
+            });
+            let io = async move {
+                match tokio::time::timeout_at(deadline, connection).await {
+                    Ok(done) => done.map_err(Error::from),
+                    Err(_) => Ok(()),
+                }
+            };
+            Ok((
+                response,
+                Box::new(io) as Box<dyn Future<Output = Result<(), Error>> + Send>,
+            ))
+        })
+    }
+}
+
+/// A request body over its limit surfaces as hyper's user-body error.
+fn request_error(e: &hyper::Error) -> Error {
+    use std::error::Error as _;
+    let mut source = e.source();
+    while let Some(s) = source {
+        if let Some(Error::HttpRequestBodySize(n)) = s.downcast_ref::<Error>() {
+            return Error::HttpRequestBodySize(*n);
+        }
+        source = s.source();
+    }
+    if e.is_timeout() {
+        Error::HttpResponseTimeout
+    } else if e.is_incomplete_message() || e.is_closed() {
+        Error::HttpResponseIncomplete
+    } else {
+        Error::HttpProtocolError
+    }
+}
+
+/// wasmtime-wasi-http would otherwise send to any scheme it knows.
+pub fn supported(scheme: &UriScheme) -> bool {
+    *scheme == UriScheme::HTTP || *scheme == UriScheme::HTTPS
+}
+
+#[cfg(test)]
+mod tests {
+    //! The sender against real servers on 127.0.0.1: plain HTTP, and TLS
+    //! with a private CA given as `ca_file`.
+
+    use std::convert::Infallible;
+    use std::path::Path;
+
+    use http_body_util::{BodyExt, Full};
+    use hyper::service::service_fn;
+
+    use super::super::HttpSpec;
+    use super::*;
+    use crate::runtime::capabilities::secrets;
+
+    /// What a server saw: method, path and headers of each request.
+    type Seen = Arc<Mutex<Vec<(String, String, http::HeaderMap)>>>;
+
+    /// Serves on 127.0.0.1 (over TLS with `tls`): `/big` answers 64 KiB,
+    /// everything else `hello`.
+    async fn serve(tls: Option<Arc<rustls::ServerConfig>>) -> (u16, Seen) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen: Seen = Arc::default();
+        let log = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (log, tls) = (log.clone(), tls.clone());
+                tokio::spawn(async move {
+                    let service = service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                        let log = log.clone();
+                        async move {
+                            log.lock().unwrap().push((
+                                req.method().to_string(),
+                                req.uri().path().to_string(),
+                                req.headers().clone(),
+                            ));
+                            let body = if req.uri().path() == "/big" {
+                                Bytes::from(vec![b'x'; 64 << 10])
+                            } else {
+                                Bytes::from_static(b"hello")
+                            };
+                            Ok::<_, Infallible>(http::Response::new(Full::new(body)))
+                        }
+                    });
+                    let http = hyper::server::conn::http1::Builder::new();
+                    match tls {
+                        Some(config) => {
+                            if let Ok(stream) =
+                                tokio_rustls::TlsAcceptor::from(config).accept(tcp).await
+                            {
+                                let _ = http.serve_connection(TokioIo::new(stream), service).await;
+                            }
+                        }
+                        None => {
+                            let _ = http.serve_connection(TokioIo::new(tcp), service).await;
+                        }
+                    }
+                });
+            }
+        });
+        (port, seen)
+    }
+
+    /// A private CA (written to `dir/ca.pem`) and a server configuration
+    /// whose certificate it issued for 127.0.0.1 and localhost.
+    fn private_ca(dir: &Path) -> Arc<rustls::ServerConfig> {
+        use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
+        std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+        let key = KeyPair::generate().unwrap();
+        let leaf = CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()])
+            .unwrap()
+            .signed_by(&key, &ca)
+            .unwrap();
+        let key = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap();
+        Arc::new(
+            rustls::ServerConfig::builder_with_provider(Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![leaf.der().clone()], key)
+            .unwrap(),
+        )
+    }
+
+    fn outbound(http: &str, secrets_toml: &str, dir: &Path) -> Outbound {
+        let spec: HttpSpec = toml::from_str(http).unwrap();
+        spec.check(false).unwrap();
+        let http = HttpSpec::resolve(&HttpSpec::default(), Some(&spec), dir).unwrap();
+        let secrets_spec: secrets::SecretsSpec = toml::from_str(secrets_toml).unwrap();
+        secrets::check(&secrets_spec).unwrap();
+        let secrets = secrets::resolve(&secrets_spec, dir).unwrap();
+        let mut policy = Policy {
+            section: "plugins.t".into(),
+            config_file: "mcp-wasm-host.toml".into(),
+            ..Policy::default()
+        };
+        policy.grants.http = http;
+        policy.grants.secrets = secrets;
+        Outbound::new(
+            CallInfo {
+                plugin: "p".into(),
+                tool: "t".into(),
+                deadline: Instant::now() + Duration::from_secs(30),
+            },
+            Arc::new(policy),
+        )
+    }
+
+    /// Sends one request; the status and body, or the error.
+    async fn send(out: &mut Outbound, method: &str, url: &str) -> Result<(u16, Bytes), Error> {
+        let body = http_body_util::Empty::<Bytes>::new()
+            .map_err(|never| match never {})
+            .boxed_unsync();
+        let request = http::Request::builder()
+            .method(method)
+            .uri(url)
+            .header("authorization", "guest-chosen")
+            .body(body)
+            .unwrap();
+        let (response, io) =
+            Pin::from(out.send_request(request, None, Box::new(async { Ok(()) }))).await?;
+        tokio::spawn(Pin::from(io));
+        let status = response.status().as_u16();
+        let body = response.into_body().collect().await?.to_bytes();
+        Ok((status, body))
+    }
+
+    fn private_file(dir: &Path, name: &str, text: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    #[tokio::test]
+    async fn https_to_an_allowed_origin_carries_the_injected_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let (port, seen) = serve(Some(private_ca(dir.path()))).await;
+        private_file(dir.path(), "token", "s3cret-token-value\n");
+        let origin = format!("https://127.0.0.1:{port}");
+        let mut out = outbound(
+            &format!("allow = [\"{origin}\"]\nca_file = \"ca.pem\"\n"),
+            &format!(
+                "TOKEN = {{ file = \"token\", origin = \"{origin}\", header = \"Authorization\", value = \"Bearer {{secret}}\" }}"
+            ),
+            dir.path(),
+        );
+        let (status, body) = send(&mut out, "GET", &format!("{origin}/x?q=1"))
+            .await
+            .unwrap();
+        assert_eq!((status, &body[..]), (200, &b"hello"[..]));
+        let seen = seen.lock().unwrap();
+        let (method, path, headers) = &seen[0];
+        assert_eq!((method.as_str(), path.as_str()), ("GET", "/x"));
+        let auth: Vec<_> = headers.get_all("authorization").iter().collect();
+        assert_eq!(
+            auth,
+            ["Bearer s3cret-token-value"],
+            "the host's header replaces the guest's"
+        );
+    }
+
+    #[tokio::test]
+    async fn https_without_the_private_ca_fails_the_handshake() {
+        let dir = tempfile::tempdir().unwrap();
+        let (port, seen) = serve(Some(private_ca(dir.path()))).await;
+        let origin = format!("https://127.0.0.1:{port}");
+        let mut out = outbound(&format!("allow = [\"{origin}\"]\n"), "", dir.path());
+        let e = send(&mut out, "GET", &origin).await.unwrap_err();
+        assert!(matches!(e, Error::Tls(_)), "{e:?}");
+        assert!(seen.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn what_the_policy_does_not_grant_never_leaves_the_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let (port, seen) = serve(None).await;
+        let allowed = format!("http://127.0.0.1:{port}");
+        let mut out = outbound(
+            &format!("allow = [\"{allowed}/api\"]\nmethods = [\"GET\"]\nmax_requests = 3\n"),
+            "",
+            dir.path(),
+        );
+        for (method, url, key) in [
+            ("GET", format!("{allowed}/other"), "`plugins.t.http.allow`"),
+            (
+                "GET",
+                format!("http://127.0.0.2:{port}/api"),
+                "`plugins.t.http.allow`",
+            ),
+            ("POST", format!("{allowed}/api"), "`plugins.t.http.methods`"),
+        ] {
+            let e = send(&mut out, method, &url).await.unwrap_err();
+            assert!(matches!(e, Error::HttpRequestDenied), "{url}: {e:?}");
+            let denials = out.denials();
+            assert!(denials.last().unwrap().contains(key), "{denials:?}");
+        }
+        // Denied requests count: the fourth is over max_requests.
+        let e = send(&mut out, "GET", &format!("{allowed}/api"))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, Error::HttpRequestDenied));
+        assert!(
+            out.denials()
+                .last()
+                .unwrap()
+                .contains("`plugins.t.http.max_requests`")
+        );
+        assert!(
+            seen.lock().unwrap().is_empty(),
+            "no denied request reached the server"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_name_that_resolves_to_loopback_needs_the_address_granted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (port, seen) = serve(None).await;
+        let url = format!("http://localhost:{port}/");
+        let mut out = outbound(
+            &format!("allow = [\"http://localhost:{port}\"]\n"),
+            "",
+            dir.path(),
+        );
+        let e = send(&mut out, "GET", &url).await.unwrap_err();
+        assert!(matches!(e, Error::HttpRequestDenied), "{e:?}");
+        let denial = out.denials().pop().unwrap();
+        assert!(
+            denial.contains("loopback") && denial.contains("`plugins.t.http.allow_addresses`"),
+            "{denial}"
+        );
+        assert!(seen.lock().unwrap().is_empty());
+        let mut out = outbound(
+            &format!(
+                "allow = [\"http://localhost:{port}\"]\nallow_addresses = [\"127.0.0.1\", \"::1\"]\n"
+            ),
+            "",
+            dir.path(),
+        );
+        assert_eq!(send(&mut out, "GET", &url).await.unwrap().0, 200);
+    }
+
+    #[tokio::test]
+    async fn a_response_over_the_limit_fails_its_body() {
+        let dir = tempfile::tempdir().unwrap();
+        let (port, _) = serve(None).await;
+        let origin = format!("http://127.0.0.1:{port}");
+        let mut out = outbound(
+            &format!("allow = [\"{origin}\"]\nmax_response_body = \"16 KiB\"\n"),
+            "",
+            dir.path(),
+        );
+        let e = send(&mut out, "GET", &format!("{origin}/big"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::HttpResponseBodySize(Some(n)) if n > 16 << 10),
+            "{e:?}"
+        );
+        assert_eq!(send(&mut out, "GET", &origin).await.unwrap().0, 200);
+    }
+}

@@ -1,0 +1,156 @@
+//! Logging and progress: the WIT `host` interface, always granted. A call's
+//! `log` messages go to the server's log (within the call's log budget) and
+//! to the client; its progress reports reach the client only while they
+//! increase.
+
+use std::sync::Arc;
+
+use serde::de::MapAccess;
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime_wasi::WasiCtxBuilder;
+
+use super::super::bindings::mcp_wasm_host::plugin::{host, types};
+use super::super::error::{MAX_MESSAGE, clip};
+use super::super::events::{CallEvents, LogLevel, Progress};
+use super::super::log_budget::LogBudget;
+use super::super::sandbox::CallState;
+use super::secrets::SecretsPolicy;
+use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+
+/// Logging and progress have no policy section: every plugin may use them,
+/// within its `log_lines` and `log_bytes` limits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoggingPolicy;
+
+impl Capability for LoggingPolicy {
+    const NAME: &'static str = "logging";
+    const KEYS: &'static [&'static str] = &[];
+    type Spec = ();
+    type State = LogState;
+
+    fn parse_key<'de, A: MapAccess<'de>>(
+        _spec: &mut (),
+        _key: &str,
+        _map: &mut A,
+    ) -> Result<(), A::Error> {
+        Ok(())
+    }
+
+    fn resolve(
+        _defaults: &(),
+        _spec: Option<&()>,
+        _ctx: &ResolveCtx<'_>,
+    ) -> Result<Self, KeyProblem> {
+        Ok(LoggingPolicy)
+    }
+
+    fn prepare(
+        &self,
+        call: &CallCtx<'_>,
+        _wasi: &mut WasiCtxBuilder,
+    ) -> Result<LogState, CapabilityError> {
+        Ok(LogState {
+            plugin: call.plugin.clone(),
+            tool: call.tool.clone(),
+            events: call.events.clone(),
+            budget: LogBudget::new(&call.policy.limits),
+            secrets: call.policy.grants.secrets.clone(),
+            last_progress: None,
+        })
+    }
+
+    fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+        host::add_to_linker::<CallState, HasSelf<LogState>>(linker, |s| &mut s.caps.logging)
+    }
+}
+
+/// One call's logging: where its messages go, and what it may still write.
+pub struct LogState {
+    plugin: Arc<str>,
+    tool: Arc<str>,
+    events: Arc<dyn CallEvents>,
+    /// What the call may still write to the server's log (its captured
+    /// stdout and stderr count too).
+    pub budget: LogBudget,
+    last_progress: Option<f64>,
+    /// Redacted from every message.
+    secrets: SecretsPolicy,
+}
+
+impl std::fmt::Debug for LogState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogState")
+            .field("plugin", &self.plugin)
+            .field("tool", &self.tool)
+            .field("budget", &self.budget)
+            .field("last_progress", &self.last_progress)
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<types::LogLevel> for LogLevel {
+    fn from(level: types::LogLevel) -> Self {
+        match level {
+            types::LogLevel::Debug => LogLevel::Debug,
+            types::LogLevel::Info => LogLevel::Info,
+            types::LogLevel::Notice => LogLevel::Notice,
+            types::LogLevel::Warning => LogLevel::Warning,
+            types::LogLevel::Error => LogLevel::Error,
+            types::LogLevel::Critical => LogLevel::Critical,
+            types::LogLevel::Alert => LogLevel::Alert,
+            types::LogLevel::Emergency => LogLevel::Emergency,
+        }
+    }
+}
+
+impl host::Host for LogState {
+    async fn log(&mut self, level: types::LogLevel, message: String) {
+        let level = LogLevel::from(level);
+        let message = clip(self.secrets.redact_owned(message), MAX_MESSAGE);
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
+        let logged = self.budget.admit(message.len());
+        match level {
+            _ if !logged => {}
+            LogLevel::Debug => tracing::debug!(target: "guest", plugin, tool, "{message}"),
+            LogLevel::Info | LogLevel::Notice => {
+                tracing::info!(target: "guest", plugin, tool, %level, "{message}")
+            }
+            LogLevel::Warning => tracing::warn!(target: "guest", plugin, tool, "{message}"),
+            _ => tracing::error!(target: "guest", plugin, tool, %level, "{message}"),
+        }
+        self.events.log(plugin, tool, level, &message);
+    }
+
+    async fn report_progress(
+        &mut self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) {
+        // A debug line is about 100 bytes; what counts is that it is a line.
+        const LINE: usize = 100;
+        if !progress.is_finite() || self.last_progress.is_some_and(|last| progress <= last) {
+            if self.budget.admit(LINE) {
+                tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, "dropped a progress report that did not increase");
+            }
+            return;
+        }
+        self.last_progress = Some(progress);
+        let total = total.filter(|t| t.is_finite());
+        if self
+            .budget
+            .admit(LINE + message.as_ref().map_or(0, String::len))
+        {
+            tracing::debug!(plugin = %self.plugin, tool = %self.tool, progress, ?total, "progress");
+        }
+        self.events.progress(
+            &self.plugin,
+            &self.tool,
+            Progress {
+                progress,
+                total,
+                message: message.map(|m| clip(self.secrets.redact_owned(m), MAX_MESSAGE)),
+            },
+        );
+    }
+}

@@ -1,0 +1,564 @@
+//! Secrets: values named in a plugin's policy and read from the server's
+//! environment or a private file when the plugin loads. By default the host
+//! injects a secret into the requests to the one origin it belongs to (the
+//! guest never holds it); `expose = true` hands it to the guest as an
+//! environment variable instead. Values never appear in logs, audit records,
+//! `inspect` output or errors, and are redacted from what the guest prints.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde::de::MapAccess;
+use wasmtime_wasi::WasiCtxBuilder;
+
+use super::http::origin::OriginPattern;
+use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+
+/// What every redacted value becomes.
+pub const REDACTED: &str = "[redacted]";
+
+/// The placeholder in `value` that stands for the secret.
+pub const PLACEHOLDER: &str = "{secret}";
+
+/// `[plugins.NAME.secrets.SECRET]`, as written.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretSpec {
+    env: Option<String>,
+    file: Option<PathBuf>,
+    origin: Option<String>,
+    header: Option<String>,
+    value: Option<String>,
+    #[serde(default)]
+    expose: bool,
+}
+
+/// `[plugins.NAME.secrets]`: secret name to its spec.
+pub type SecretsSpec = BTreeMap<String, SecretSpec>;
+
+/// A secret's value. It prints as `[redacted]`; only
+/// [`SecretValue::reveal`] gives the text.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SecretValue(Arc<str>);
+
+impl SecretValue {
+    /// The value itself, for the one place that sends it.
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for SecretValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(REDACTED)
+    }
+}
+
+/// Where a secret's value comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretSource {
+    /// The server's environment variable of this name.
+    Env(String),
+    /// This file.
+    File(PathBuf),
+}
+
+impl fmt::Display for SecretSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SecretSource::Env(var) => write!(f, "environment variable {var}"),
+            SecretSource::File(path) => write!(f, "file {}", path.display()),
+        }
+    }
+}
+
+/// A header the host adds to every request to one origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Injection {
+    /// The origin (its path, if any, is ignored: the whole origin).
+    pub origin: OriginPattern,
+    /// The header's name.
+    pub header: http::HeaderName,
+    /// The header's value with [`PLACEHOLDER`] where the secret goes.
+    pub template: String,
+}
+
+/// One secret of a plugin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// Its name in the policy (and the guest's variable, when exposed).
+    pub name: String,
+    /// Where its value came from.
+    pub source: SecretSource,
+    /// The header it is injected as, if any.
+    pub inject: Option<Injection>,
+    /// The guest sees it as the environment variable `name`.
+    pub expose: bool,
+    /// The value.
+    pub value: SecretValue,
+}
+
+impl Secret {
+    /// The header value to send: the template with the secret in place,
+    /// marked sensitive so that no HTTP layer logs it.
+    pub fn header_value(&self, injection: &Injection) -> Option<http::HeaderValue> {
+        let text = injection.template.replace(PLACEHOLDER, self.value.reveal());
+        let mut value = http::HeaderValue::from_str(&text).ok()?;
+        value.set_sensitive(true);
+        Some(value)
+    }
+}
+
+/// A plugin's effective secrets (cheap to clone: calls share them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretsPolicy {
+    /// The secrets, by name.
+    pub secrets: Arc<[Secret]>,
+}
+
+impl Default for SecretsPolicy {
+    fn default() -> Self {
+        SecretsPolicy {
+            secrets: Arc::new([]),
+        }
+    }
+}
+
+/// Headers the host never lets a secret replace: they frame the request.
+const FRAMING: [&str; 6] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "upgrade",
+    "te",
+];
+
+/// Checks a `secrets` table without reading any value; keys are relative
+/// to the plugin's section.
+pub fn check(spec: &SecretsSpec) -> Result<(), KeyProblem> {
+    for (name, s) in spec {
+        let key = |k: &str| format!("secrets.{name}{k}");
+        let valid_name = name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid_name {
+            return Err(KeyProblem::new(
+                key(""),
+                "a secret's name is letters, digits and `_`, not starting with a digit",
+            ));
+        }
+        match (&s.env, &s.file) {
+            (Some(_), Some(_)) => {
+                return Err(KeyProblem::new(
+                    key(""),
+                    "set one of `env` and `file`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(KeyProblem::new(
+                    key(""),
+                    "say where the value comes from: `env = \"VARIABLE\"` or `file = \"path\"` (the value itself never goes in the policy file)",
+                ));
+            }
+            (Some(var), None) if var.is_empty() || var.contains(['=', '\0']) => {
+                return Err(KeyProblem::new(
+                    key(".env"),
+                    format!("{var:?} is not a variable name"),
+                ));
+            }
+            _ => {}
+        }
+        match (&s.origin, &s.header) {
+            (Some(origin), Some(header)) => {
+                OriginPattern::parse(origin).map_err(|e| KeyProblem::new(key(".origin"), e))?;
+                let name = http::HeaderName::from_bytes(header.as_bytes()).map_err(|_| {
+                    KeyProblem::new(key(".header"), format!("{header:?} is not a header name"))
+                })?;
+                if FRAMING.contains(&name.as_str()) {
+                    return Err(KeyProblem::new(
+                        key(".header"),
+                        format!("{header:?} frames the request and cannot carry a secret"),
+                    ));
+                }
+            }
+            (None, None) if s.expose => {}
+            (None, None) => {
+                return Err(KeyProblem::new(
+                    key(""),
+                    "the secret is neither injected (set `origin` and `header`) nor exposed (`expose = true`)",
+                ));
+            }
+            _ => {
+                return Err(KeyProblem::new(
+                    key(""),
+                    "injecting a secret needs both `origin` and `header`",
+                ));
+            }
+        }
+        if let Some(template) = &s.value {
+            if s.header.is_none() {
+                return Err(KeyProblem::new(
+                    key(".value"),
+                    "`value` only applies with `header`",
+                ));
+            }
+            if !template.contains(PLACEHOLDER) {
+                return Err(KeyProblem::new(
+                    key(".value"),
+                    format!("{template:?} does not contain {PLACEHOLDER}, where the secret goes"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads every secret's value (the spec was checked with [`check`]); `base`
+/// is the policy file's directory, for relative file paths.
+pub fn resolve(spec: &SecretsSpec, base: &Path) -> Result<SecretsPolicy, KeyProblem> {
+    let mut secrets = Vec::new();
+    for (name, s) in spec {
+        let key = format!("secrets.{name}");
+        let problem = |k: &str, text: String| KeyProblem::new(format!("{key}{k}"), text);
+        let (source, value) = match (&s.env, &s.file) {
+            (Some(var), _) => {
+                let value = std::env::var(var).map_err(|_| {
+                    problem("", format!("the environment variable {var} is not set (or not valid UTF-8) in the server's environment"))
+                })?;
+                (SecretSource::Env(var.clone()), value)
+            }
+            (None, Some(file)) => {
+                let path = base.join(file);
+                let value = read_private(&path).map_err(|e| problem(".file", e))?;
+                (SecretSource::File(path), value)
+            }
+            (None, None) => return Err(problem("", "no source (checked at parse)".into())),
+        };
+        if value.is_empty() {
+            return Err(problem("", format!("the {source} is empty")));
+        }
+        let inject = match (&s.origin, &s.header) {
+            (Some(origin), Some(header)) => Some(Injection {
+                origin: OriginPattern::parse(origin).map_err(|e| problem(".origin", e))?,
+                header: http::HeaderName::from_bytes(header.as_bytes())
+                    .map_err(|_| problem(".header", "not a header name".into()))?,
+                template: s.value.clone().unwrap_or_else(|| PLACEHOLDER.to_string()),
+            }),
+            _ => None,
+        };
+        let secret = Secret {
+            name: name.clone(),
+            source,
+            inject,
+            expose: s.expose,
+            value: SecretValue(value.into()),
+        };
+        if let Some(injection) = &secret.inject
+            && secret.header_value(injection).is_none()
+        {
+            return Err(problem(
+                "",
+                format!(
+                    "the {} holds characters a header value cannot carry (such as a line break)",
+                    secret.source
+                ),
+            ));
+        }
+        secrets.push(secret);
+    }
+    Ok(SecretsPolicy {
+        secrets: secrets.into(),
+    })
+}
+
+/// The file's text without its final line break, if only its owner may
+/// read it.
+fn read_private(path: &Path) -> Result<String, String> {
+    let meta =
+        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(format!(
+                "{} has mode {mode:04o}; a secret's file must be readable by its owner only (run `chmod 600 {}`)",
+                path.display(),
+                path.display()
+            ));
+        }
+    }
+    if !meta.is_file() {
+        return Err(format!("{} is not a file", path.display()));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(text
+        .strip_suffix('\n')
+        .map(|t| t.strip_suffix('\r').unwrap_or(t))
+        .unwrap_or(&text)
+        .to_string())
+}
+
+impl SecretsPolicy {
+    /// The variables exposed secrets set in the guest's environment.
+    pub fn exposed(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.secrets
+            .iter()
+            .filter(|s| s.expose)
+            .map(|s| (s.name.as_str(), s.value.reveal()))
+    }
+
+    /// The secrets injected into requests, with their injections.
+    pub fn injections(&self) -> impl Iterator<Item = (&Secret, &Injection)> {
+        self.secrets
+            .iter()
+            .filter_map(|s| s.inject.as_ref().map(|i| (s, i)))
+    }
+
+    /// `text` with every secret's value replaced by `[redacted]`.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut out = Cow::Borrowed(text);
+        for s in self.secrets.iter() {
+            let value = s.value.reveal();
+            if out.contains(value) {
+                out = Cow::Owned(out.replace(value, REDACTED));
+            }
+        }
+        out
+    }
+
+    /// `text` with every secret's value replaced by `[redacted]`, without
+    /// copying it when it holds none.
+    pub fn redact_owned(&self, text: String) -> String {
+        let redacted = match self.redact(&text) {
+            Cow::Owned(owned) => Some(owned),
+            Cow::Borrowed(_) => None,
+        };
+        redacted.unwrap_or(text)
+    }
+
+    /// No secrets.
+    pub fn is_empty(&self) -> bool {
+        self.secrets.is_empty()
+    }
+
+    /// The report lines: each secret's name, source and use, never its value.
+    pub fn report(&self) -> Vec<(&'static str, String)> {
+        if self.secrets.is_empty() {
+            return vec![("secrets", "none".into())];
+        }
+        self.secrets
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let mut uses = Vec::new();
+                if let Some(inj) = &s.inject {
+                    uses.push(format!("injected as {} into {}", inj.header, inj.origin));
+                }
+                if s.expose {
+                    uses.push("exposed to the guest as an environment variable".into());
+                }
+                (
+                    if i == 0 { "secrets" } else { "" },
+                    format!("{} (from the {}): {}", s.name, s.source, uses.join("; ")),
+                )
+            })
+            .collect()
+    }
+
+    /// The secrets as JSON for `inspect --json`: no values.
+    pub fn json(&self) -> serde_json::Value {
+        self.secrets
+            .iter()
+            .map(|s| {
+                let source = match &s.source {
+                    SecretSource::Env(v) => serde_json::json!({ "env": v }),
+                    SecretSource::File(p) => serde_json::json!({ "file": p.display().to_string() }),
+                };
+                (
+                    s.name.clone(),
+                    serde_json::json!({
+                        "source": source,
+                        "inject": s.inject.as_ref().map(|i| serde_json::json!({
+                            "origin": i.origin.to_string(),
+                            "header": i.header.as_str(),
+                        })),
+                        "expose": s.expose,
+                    }),
+                )
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    }
+}
+
+impl Capability for SecretsPolicy {
+    const NAME: &'static str = "secrets";
+    const KEYS: &'static [&'static str] = &["secrets"];
+    type Spec = SecretsSpec;
+    type State = ();
+
+    fn parse_key<'de, A: MapAccess<'de>>(
+        spec: &mut SecretsSpec,
+        _key: &str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *spec = map.next_value()?;
+        Ok(())
+    }
+
+    fn check(spec: &SecretsSpec) -> Result<(), KeyProblem> {
+        check(spec)
+    }
+
+    fn resolve(
+        _defaults: &SecretsSpec,
+        spec: Option<&SecretsSpec>,
+        ctx: &ResolveCtx<'_>,
+    ) -> Result<Self, KeyProblem> {
+        match spec {
+            Some(spec) if !spec.is_empty() => resolve(spec, ctx.base),
+            _ => Ok(SecretsPolicy::default()),
+        }
+    }
+
+    /// Sets the exposed secrets in the guest's environment (after the
+    /// `env` capability's variables).
+    fn prepare(
+        &self,
+        _call: &CallCtx<'_>,
+        wasi: &mut WasiCtxBuilder,
+    ) -> Result<(), CapabilityError> {
+        for (name, value) in self.exposed() {
+            wasi.env(name, value);
+        }
+        Ok(())
+    }
+
+    fn inspect_json(&self) -> Vec<(&'static str, serde_json::Value)> {
+        vec![("secrets", self.json())]
+    }
+
+    fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+        self.report()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> SecretsSpec {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn values_come_from_the_environment_or_a_private_file_and_never_print() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("token");
+        std::fs::write(&file, "file-secret-value\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        // Setting a variable needs `unsafe` (edition 2024), which the crate
+        // denies; PATH is set wherever tests run.
+        let var = "PATH";
+        let path = std::env::var(var).unwrap();
+        let s = spec(&format!(
+            "A = {{ env = \"{var}\", origin = \"https://api.example.com\", header = \"Authorization\", value = \"Bearer {{secret}}\" }}\nB = {{ file = \"token\", expose = true }}\n"
+        ));
+        check(&s).unwrap();
+        let p = resolve(&s, dir.path()).unwrap();
+        assert_eq!(
+            p.exposed().collect::<Vec<_>>(),
+            [("B", "file-secret-value")]
+        );
+        let (secret, injection) = p.injections().next().unwrap();
+        let header = secret.header_value(injection).unwrap();
+        assert_eq!(header.to_str().unwrap(), format!("Bearer {path}"));
+        assert!(header.is_sensitive());
+        let printed = format!("{p:?} {:?} {}", p.report(), p.json());
+        assert!(
+            !printed.contains(&path) && !printed.contains("file-secret-value"),
+            "{printed}"
+        );
+        assert_eq!(
+            p.redact(&format!("token={path} and file-secret-value!")),
+            "token=[redacted] and [redacted]!"
+        );
+        assert!(matches!(p.redact("nothing here"), Cow::Borrowed(_)));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_others_can_read_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("token");
+        std::fs::write(&file, "x").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = resolve(&spec("A = { file = \"token\", expose = true }"), dir.path()).unwrap_err();
+        assert_eq!(e.key, "secrets.A.file");
+        assert!(
+            e.problem.contains("0644") && e.problem.contains("chmod 600"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_missing_variable_names_the_key_and_the_variable() {
+        let e = resolve(
+            &spec("A = { env = \"MCP_WASM_HOST_TEST_SURELY_UNSET\", expose = true }"),
+            Path::new("."),
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "secrets.A");
+        assert!(e.problem.contains("MCP_WASM_HOST_TEST_SURELY_UNSET"), "{e}");
+    }
+
+    #[test]
+    fn specs_are_checked_before_any_value_is_read() {
+        for (text, says) in [
+            ("A = { expose = true }", "where the value comes from"),
+            (
+                "A = { env = \"X\", file = \"f\", expose = true }",
+                "not both",
+            ),
+            ("A = { env = \"X\" }", "neither injected"),
+            (
+                "A = { env = \"X\", origin = \"https://a.b\" }",
+                "both `origin` and `header`",
+            ),
+            (
+                "A = { env = \"X\", origin = \"a.b\", header = \"H\" }",
+                "needs a scheme",
+            ),
+            (
+                "A = { env = \"X\", origin = \"https://a.b\", header = \"Host\" }",
+                "frames the request",
+            ),
+            (
+                "A = { env = \"X\", origin = \"https://a.b\", header = \"H\", value = \"Bearer\" }",
+                "{secret}",
+            ),
+            ("1A = { env = \"X\", expose = true }", "letters, digits"),
+        ] {
+            let e = check(&spec(text)).unwrap_err();
+            assert!(
+                e.problem.contains(says) && e.key.starts_with("secrets."),
+                "{text}: {e:?}"
+            );
+        }
+        assert!(toml::from_str::<SecretsSpec>("A = { env = \"X\", value_of = 1 }").is_err());
+    }
+}

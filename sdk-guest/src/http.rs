@@ -50,7 +50,7 @@ pub enum HttpError {
     Wasi {
         /// The `error-code` case name.
         code: &'static str,
-        /// The case's payload, when it says something (a size limit, a DNS
+        /// The case's payload, when it says something (a body size, a DNS
         /// return code, the host's message).
         detail: Option<String>,
     },
@@ -182,7 +182,7 @@ fn code_detail(code: &ErrorCode) -> Option<String> {
             p.info_code.map_or("none".to_string(), |c| c.to_string())
         )),
         ErrorCode::HttpRequestBodySize(Some(n)) | ErrorCode::HttpResponseBodySize(Some(n)) => {
-            Some(format!("limit {n} bytes"))
+            Some(format!("{n} bytes"))
         }
         ErrorCode::TlsAlertReceived(p) => p.alert_message.clone(),
         ErrorCode::HttpResponseTransferCoding(s)
@@ -478,7 +478,7 @@ mod tests {
     fn error_codes_keep_their_wit_names_and_useful_payloads() {
         let e = HttpError::from_code(&ErrorCode::HttpResponseBodySize(Some(100)));
         assert_eq!(e.code(), Some("HTTP-response-body-size"));
-        assert_eq!(e.to_string(), "HTTP-response-body-size (limit 100 bytes)");
+        assert_eq!(e.to_string(), "HTTP-response-body-size (100 bytes)");
         assert!(matches!(e.into_tool_error(), ToolError::Failed(_)));
         let e = HttpError::from_code(&ErrorCode::ConnectionTimeout);
         assert_eq!(e.to_string(), "connection-timeout");

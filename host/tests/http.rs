@@ -162,8 +162,13 @@ impl Client {
     }
 }
 
+/// A plugins directory holding only the `encoding` example: the transport
+/// tests call its tools, and loading every example (some large) would only
+/// slow their start.
 fn examples() -> &'static std::path::Path {
-    std::path::Path::new(test_artifacts::EXAMPLES_DIR)
+    static DIR: std::sync::LazyLock<tempfile::TempDir> =
+        std::sync::LazyLock::new(|| common::plugin_dir(&[test_artifacts::ENCODING]));
+    DIR.path()
 }
 
 #[test]
@@ -247,7 +252,7 @@ fn each_session_has_its_own_logging_level() {
 #[test]
 fn stateless_mode_needs_no_session() {
     let server = HttpServer::start(examples(), &["--no-watch", "--stateless"]);
-    assert!(server.stderr().contains("mode=\"stateless\""));
+    server.wait_for_stderr("mode=\"stateless\"");
     let mut client = Client::new(&server.url);
     let init = client.initialize("2025-06-18");
     assert_eq!(init.status, 200, "{init:#?}");

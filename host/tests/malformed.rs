@@ -380,8 +380,13 @@ fn assert_error(case: &Case, answer: &Value, code: i64, echoes: bool) {
     }
 }
 
+/// A plugins directory holding only the `encoding` example: the transport
+/// tests call its tools, and loading every example (some large) would only
+/// slow their start.
 fn examples() -> &'static std::path::Path {
-    std::path::Path::new(test_artifacts::EXAMPLES_DIR)
+    static DIR: std::sync::LazyLock<tempfile::TempDir> =
+        std::sync::LazyLock::new(|| common::plugin_dir(&[test_artifacts::ENCODING]));
+    DIR.path()
 }
 
 fn good_call(id: i64) -> Value {

@@ -72,6 +72,7 @@ def tool(
     destructive: Optional[bool] = None,
     idempotent: Optional[bool] = None,
     open_world: Optional[bool] = None,
+    output: Any = None,
     registry: Optional[Registry] = None,
 ) -> Any:
     """Declares `fn` as a tool; use as `@tool` or `@tool(title=..., read_only=True)`.
@@ -81,13 +82,15 @@ def tool(
     input schema (its type from the type hint, its description from
     `Annotated[T, "..."]` or the docstring's Args section; a parameter with a
     default is optional). The annotations are hints for clients; `None`
-    leaves the MCP default. The function itself is returned unchanged.
+    leaves the MCP default. The output schema comes from the return
+    annotation, or from `output` (a type) for a tool that returns a `Result`
+    with structured content. The function itself is returned unchanged.
     """
 
     def declare(fn: Callable[..., Any]) -> Callable[..., Any]:
         (registry or REGISTRY).add(make_spec(
             fn, name=name, title=title, description=description, read_only=read_only,
-            destructive=destructive, idempotent=idempotent, open_world=open_world,
+            destructive=destructive, idempotent=idempotent, open_world=open_world, output=output,
         ))
         return fn
 
@@ -97,7 +100,7 @@ def tool(
 def make_spec(fn: Callable[..., Any], *, name: Optional[str] = None, title: Optional[str] = None,
               description: Optional[str] = None, read_only: Optional[bool] = None,
               destructive: Optional[bool] = None, idempotent: Optional[bool] = None,
-              open_world: Optional[bool] = None) -> ToolSpec:
+              open_world: Optional[bool] = None, output: Any = None) -> ToolSpec:
     """The ToolSpec of `fn`. Raises ValueError or TypeError (UnsupportedType)
     for a declaration the host would refuse or the SDK cannot describe."""
     tool_name = name or fn.__name__
@@ -108,7 +111,7 @@ def make_spec(fn: Callable[..., Any], *, name: Optional[str] = None, title: Opti
     if not text:
         raise ValueError(f"tool {tool_name!r} needs a description: write a docstring or pass description=")
     fields = function_fields(fn, described)
-    returns = typing.get_type_hints(fn, include_extras=True).get("return")
+    returns = output if output is not None else typing.get_type_hints(fn, include_extras=True).get("return")
     return ToolSpec(
         name=tool_name, title=title, description=text,
         input_schema=object_schema(fields), output_schema=output_schema(returns),

@@ -17,6 +17,9 @@ from .output import dumps
 from .schema import schema_for
 from .tool import REGISTRY, ToolSpec
 
+# Stated in every schema the plugin lists (MCP's default dialect).
+JSON_SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
 _TOOL_ERRORS = {
     "invalid-arguments": wit.ToolError_InvalidArguments,
     "denied": wit.ToolError_Denied,
@@ -52,8 +55,8 @@ def _definition(spec: ToolSpec) -> wit.ToolDefinition:
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        input_schema=json.dumps(spec.input_schema),
-        output_schema=None if spec.output_schema is None else json.dumps(spec.output_schema),
+        input_schema=_schema_text(spec.input_schema),
+        output_schema=None if spec.output_schema is None else _schema_text(spec.output_schema),
         annotations=wit.ToolAnnotations(
             title=spec.title,
             read_only_hint=spec.read_only,
@@ -62,6 +65,10 @@ def _definition(spec: ToolSpec) -> wit.ToolDefinition:
             open_world_hint=spec.open_world,
         ),
     )
+
+
+def _schema_text(schema: dict) -> str:
+    return json.dumps({"$schema": JSON_SCHEMA_2020_12, **schema}, ensure_ascii=False)
 
 
 def _annotations(a: Optional[c.Annotations]) -> Optional[wit.ContentAnnotations]:

@@ -4,15 +4,16 @@
 #
 #   scripts/build-python-plugin.sh OUT_DIR [NAME...]
 #
-# Each plugin is a directory plugins/python/NAME whose module `app` defines the
-# `Tools` class of the `plugin` world in wit/; it becomes OUT_DIR/NAME.wasm.
-# Without NAMEs every such directory is built (today: textstats).
+# Each plugin is a directory plugins/python/NAME whose module `app` defines (or
+# imports from the SDK) the `Tools` class of the `plugin` world in wit/; it
+# becomes OUT_DIR/NAME.wasm. Without NAMEs every such directory is built.
+# The guest SDK, sdk-python/mcp_wasm_sdk, is on every plugin's Python path.
 # componentize-py generates the `wit_world` bindings itself while building,
 # so no generated code is kept in the repository.
 #
 # The plugin's sources are copied to a temporary directory first, so the build
 # writes nothing (such as __pycache__) into the source tree, and only that copy
-# is on the guest's Python path: VIRTUAL_ENV points at an empty directory
+# and the SDK's copy are on the guest's Python path: VIRTUAL_ENV points at an empty directory
 # because componentize-py otherwise appends the site-packages of `python3` on
 # PATH, which makes the output depend on what the machine has installed.
 # Prints the path of each component built on stdout; progress goes to stderr.
@@ -55,15 +56,17 @@ for name in "${names[@]}"; do
         exit 1
     fi
     app="$stage/$name/app"
+    sdk="$stage/$name/sdk"
     empty_venv="$stage/$name/venv"
-    mkdir -p "$app" "$empty_venv/lib/site-packages"
+    mkdir -p "$app" "$sdk" "$empty_venv/lib/site-packages"
     (cd "$src" && tar --exclude=__pycache__ --exclude='*.pyc' -cf - .) | tar -xf - -C "$app"
+    (cd "$repo/sdk-python" && tar --exclude=__pycache__ --exclude='*.pyc' -cf - mcp_wasm_sdk) | tar -xf - -C "$sdk"
     wasm="$out_dir/$name.wasm"
 
     start=$(date +%s.%N)
     (cd "$app" && VIRTUAL_ENV="$empty_venv" "$componentize_py" --quiet \
         -d "$repo/wit" -w plugin \
-        componentize --python-path "$app" app -o "$wasm")
+        componentize --python-path "$app" --python-path "$sdk" app -o "$wasm")
     end=$(date +%s.%N)
 
     # A component (not a core module) starts with \0asm, version 0x0d, layer 1.

@@ -1,7 +1,7 @@
 """Tests of the Python tool plugin plugins/python/textstats.
 
-* The plugin's Python code, run natively against componentize-py's stub
-  bindings (fast, no WebAssembly).
+* The plugin's Python code and the guest SDK (sdk-python), run natively
+  against componentize-py's stub bindings (fast, no WebAssembly).
 * The built component, run in wasmtime-py with WASI 0.2 and a Python
   implementation of the `host` imports: proves the component instantiates and
   follows the contract without the Rust host.
@@ -50,14 +50,20 @@ def app(tmp_path_factory):
         [str(COMPONENTIZE_PY), "-q", "-d", str(REPO / "wit"), "-w", "plugin", "bindings", str(stubs)],
         check=True,
     )
-    sys.path[:0] = [str(stubs), str(PLUGIN_DIR)]
+    paths = [str(stubs), str(PLUGIN_DIR), str(REPO / "sdk-python")]
+    sys.path[:0] = paths
     try:
-        yield importlib.import_module("app")
+        app = importlib.import_module("app")
+        # What the tests below use from the bindings, beside the plugin.
+        app.host = importlib.import_module("wit_world.imports.host")
+        app.LogLevel = importlib.import_module("wit_world.imports.types").LogLevel
+        app.Err = importlib.import_module("componentize_py_types").Err
+        yield app
     finally:
-        sys.path.remove(str(stubs))
-        sys.path.remove(str(PLUGIN_DIR))
+        for p in paths:
+            sys.path.remove(p)
         for name in list(sys.modules):
-            if name == "app" or name.split(".")[0] in ("wit_world", "componentize_py_types"):
+            if name == "app" or name.split(".")[0] in ("wit_world", "componentize_py_types", "mcp_wasm_sdk"):
                 del sys.modules[name]
 
 

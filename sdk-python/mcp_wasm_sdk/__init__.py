@@ -1,0 +1,33 @@
+"""mcp_wasm_sdk: write MCP tools for mcp-wasm-host in a few lines of Python.
+
+A plugin module (built into a component by componentize-py) declares its
+tools with `@tool` and re-exports `Tools`, the `plugin` world's export:
+
+    from mcp_wasm_sdk import Tools, tool
+
+    @tool(read_only=True)
+    def shout(text: str, times: int = 1) -> str:
+        \"\"\"Upper-cases a text.
+
+        Args:
+            text: The text to shout.
+            times: How many times to repeat it.
+        \"\"\"
+        return " ".join([text.upper()] * times)
+
+See docs/python.md for the reference.
+"""
+
+from .content import (Annotations, Audio, EmbeddedResource, Image, Result, ResourceLink, Text,
+                      audio, image, resource, resource_link, text)
+from .errors import ClientError, Denied, Failed, InvalidArguments
+from .tool import tool
+from .world import Tools, elicit, log, progress, sample
+
+__all__ = [
+    "Tools", "tool",
+    "Result", "Text", "Image", "Audio", "ResourceLink", "EmbeddedResource", "Annotations",
+    "text", "image", "audio", "resource_link", "resource",
+    "InvalidArguments", "Denied", "Failed", "ClientError",
+    "log", "progress", "sample", "elicit",
+]

@@ -608,7 +608,7 @@ write = true
 mod documentation {
     //! The README's policy reference and the example file must match the code.
     use super::*;
-    use crate::runtime::policy::{bytes, count};
+    use crate::runtime::units::{bytes, count};
 
     fn workspace_file(rel: &str) -> (PathBuf, String) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);

@@ -16,8 +16,8 @@ use serde_json::{Map, Value, json};
 
 use crate::mcp::convert;
 use crate::runtime::capabilities::Grants;
-use crate::runtime::policy::{bytes, count, duration};
 use crate::runtime::schema::plugin_prefix;
+use crate::runtime::units::{bytes, count, duration};
 use crate::runtime::{ImportKind, Inspection, Policy, WIT_VERSION};
 
 /// Why the report could not be produced.

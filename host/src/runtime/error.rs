@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::policy::{bytes, count, duration};
+use super::units::{bytes, count, duration};
 
 /// The most bytes of guest-controlled text kept in one message: a tool
 /// error's message, a panic message, a log or progress message. Longer text

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod events;
 pub mod inspection;
+pub mod limits;
 pub mod log_budget;
 pub mod offload;
 pub mod output;
@@ -18,6 +19,7 @@ pub mod plugin;
 pub mod policy;
 pub mod sandbox;
 pub mod schema;
+pub mod units;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -38,8 +40,9 @@ pub use events::{
     SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 pub use inspection::{ImportKind, Inspection, WorldTarget};
+pub use limits::Limits;
 pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
-pub use policy::{DefaultPolicies, Limits, Policies, Policy, PolicySource};
+pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 
 use sandbox::CallState;
 

@@ -16,9 +16,10 @@ use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::error::{LoadError, clip};
 use super::output::ToolHints;
-use super::policy::{Policies, Policy, bytes, count};
+use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
+use super::units::{bytes, count};
 
 /// A tool as the plugin defines it, validated.
 #[derive(Debug)]

@@ -13,7 +13,9 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use super::capabilities::{CallCaps, CallCtx, CapabilityError};
 use super::capture::Capture;
 use super::events::CallEvents;
-use super::policy::{Limits, Policy, bytes};
+use super::limits::Limits;
+use super::policy::Policy;
+use super::units::bytes;
 
 /// Enforces a call's memory, table and instance limits, and remembers
 /// whether it refused anything and how much memory the call used.

@@ -28,7 +28,7 @@ use super::{CallCtx, Capability, CapabilityError, ResolveCtx};
 
 use self::address::AddressGrants;
 use self::origin::{HostPattern, OriginPattern};
-use super::super::policy::{bytes, duration};
+use super::super::units::{bytes, duration};
 use super::KeyProblem;
 
 /// `[plugins.NAME.http]` (and `[defaults.http]`, limits only), as written.

@@ -14,10 +14,10 @@ use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip}
 use super::events::{CallEvents, NoEvents};
 use super::offload::{self, Expired, Lane};
 use super::output::{Content, ToolOutput, cost};
-use super::plugin::PluginTool;
 use super::policy::Policy;
 use super::sandbox::CallState;
 use super::schema::Schema;
+use super::tool::PluginTool;
 
 /// What a call consumed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -91,7 +91,7 @@ pub enum LoadError {
     #[error(
         "{}: the component does not target the world `mcp-wasm-host:plugin/plugin@{}` (built for another world or an incompatible version?): {reason}",
         path.display(),
-        super::WIT_VERSION
+        super::bindings::WIT_VERSION
     )]
     World {
         /// The plugin file.

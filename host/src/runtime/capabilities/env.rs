@@ -9,7 +9,7 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::super::inspection::ImportKind;
+use super::super::imports::ImportKind;
 use super::super::policy::Policy;
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 

@@ -34,7 +34,7 @@ use wasmtime_wasi::WasiCtxBuilder;
 
 use super::bindings::mcp_wasm_host::plugin::types;
 use super::events::CallEvents;
-use super::inspection::ImportKind;
+use super::imports::ImportKind;
 use super::policy::Policy;
 use super::sandbox::CallState;
 

@@ -21,7 +21,7 @@ use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi_http::{WasiHttp, WasiHttpCtx, WasiHttpCtxView};
 
 use self::outbound::{CallInfo, Outbound};
-use super::super::inspection::ImportKind;
+use super::super::imports::ImportKind;
 use super::super::policy::Policy;
 use super::super::sandbox::CallState;
 use super::{CallCtx, Capability, CapabilityError, ResolveCtx};

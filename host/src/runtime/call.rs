@@ -216,7 +216,7 @@ pub(crate) fn guest_error(error: wit::ToolError) -> (GuestErrorKind, String) {
 fn denied_hint(policy: &Policy) -> String {
     format!(
         "{} (in {})",
-        policy.grants.denied_hints(policy).join("; "),
+        policy.grants.denied_hints(&policy.section).join("; "),
         policy.config_file
     )
 }
@@ -457,11 +457,14 @@ mod tests {
             config_file: "/etc/mcp-wasm-host.toml".into(),
             ..Policy::default()
         };
-        policy.grants.filesystem.mounts.push(Mount {
-            host: "/srv/data".into(),
-            guest: "/data".into(),
-            write: false,
-        });
+        Arc::make_mut(&mut policy.grants)
+            .filesystem
+            .mounts
+            .push(Mount {
+                host: "/srv/data".into(),
+                guest: "/data".into(),
+                write: false,
+            });
         assert_eq!(
             denied_hint(&policy),
             "the sandbox grants /data (read-only); to grant a directory add `[[plugins.p.mounts]]` \

@@ -128,8 +128,8 @@ impl Pin {
     pub(crate) fn of(policy: &Policy) -> Option<Pin> {
         policy.sha256.map(|digest| Pin {
             digest,
-            section: policy.section.clone(),
-            config_file: policy.config_file.clone(),
+            section: policy.section.to_string(),
+            config_file: policy.config_file.to_string(),
         })
     }
 }

@@ -13,16 +13,17 @@ use super::limits::Limits;
 pub struct Policy {
     /// Resource limits.
     pub limits: Limits,
-    /// What each capability grants (nothing by default).
-    pub grants: Grants,
+    /// What each capability grants (nothing by default); shared with each
+    /// call's capabilities.
+    pub grants: Arc<Grants>,
     /// The SHA-256 the plugin file must have; a file with another digest is
     /// refused at load.
     pub sha256: Option<Sha256Digest>,
     /// The policy file section that grants more, e.g. `plugins.text`, for
     /// messages to denied guests.
-    pub section: String,
+    pub section: Arc<str>,
     /// The policy file, for the same messages.
-    pub config_file: String,
+    pub config_file: Arc<str>,
 }
 
 impl Policy {
@@ -51,7 +52,7 @@ impl Policies for DefaultPolicies {
     fn policy_for(&self, plugin: &str) -> Result<Policy, String> {
         Ok(Policy {
             limits: self.limits.clone(),
-            section: format!("plugins.{plugin}"),
+            section: format!("plugins.{plugin}").into(),
             config_file: "mcp-wasm-host.toml".into(),
             ..Policy::default()
         })

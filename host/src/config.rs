@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use bytesize::ByteSize;
@@ -349,8 +349,8 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
 impl Policies for Config {
     fn policy_for(&self, plugin: &str) -> Result<Policy, String> {
         let mut policy = Policy {
-            section: format!("plugins.{plugin}"),
-            config_file: self.path.display().to_string(),
+            section: format!("plugins.{plugin}").into(),
+            config_file: self.path.display().to_string().into(),
             ..Policy::default()
         };
         apply(&mut policy.limits, &self.defaults);
@@ -368,7 +368,7 @@ impl Policies for Config {
             base: &self.base,
             section: &policy.section,
         };
-        policy.grants = Grants::resolve(&self.defaults.grants, section.map(|s| &s.grants), &ctx)
+        let grants = Grants::resolve(&self.defaults.grants, section.map(|s| &s.grants), &ctx)
             .map_err(|p| {
                 format!(
                     "{}: `{}.{}`: {}",
@@ -378,6 +378,7 @@ impl Policies for Config {
                     p.problem
                 )
             })?;
+        policy.grants = Arc::new(grants);
         Ok(policy)
     }
 }
@@ -608,7 +609,7 @@ write = true
 mod documentation {
     //! The README's policy reference and the example file must match the code.
     use super::*;
-    use crate::runtime::policy::{bytes, count};
+    use crate::runtime::units::{bytes, count};
 
     fn workspace_file(rel: &str) -> (PathBuf, String) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);

@@ -16,8 +16,8 @@ use serde_json::{Map, Value, json};
 
 use crate::mcp::convert;
 use crate::runtime::capabilities::Grants;
-use crate::runtime::policy::{bytes, count, duration};
 use crate::runtime::schema::plugin_prefix;
+use crate::runtime::units::{bytes, count, duration};
 use crate::runtime::{ImportKind, Inspection, Policy, WIT_VERSION};
 
 /// Why the report could not be produced.
@@ -132,7 +132,7 @@ impl<'a> Report<'a> {
         let l = &p.limits;
         let mut policy = json!({
             "config": self.config.map(|c| c.display().to_string()),
-            "section": p.section,
+            "section": &*p.section,
             "limits": {
                 "fuel": l.fuel,
                 "memory_bytes": l.memory_bytes,
@@ -258,7 +258,7 @@ impl<'a> Report<'a> {
                 "not provided by this host; a component needing it does not load".to_string(),
             );
         }
-        let grants = self.inspection.policy.as_ref().map(|p| &p.grants);
+        let grants = self.inspection.policy.as_ref().map(|p| &*p.grants);
         let notes = Grants::import_notes(grants, kind);
         (!notes.is_empty()).then(|| notes.join("; "))
     }

@@ -17,8 +17,8 @@ use crate::mcp::convert;
 use crate::runtime::bindings::types as wit;
 use crate::runtime::call::{convert_result, guest_error, output_size};
 use crate::runtime::error::MAX_MESSAGE;
-use crate::runtime::plugin::PluginTool;
 use crate::runtime::schema::Schema;
+use crate::runtime::tool::PluginTool;
 use crate::runtime::{FailureCause, ToolFailure, ToolHints};
 
 /// The bytes a serialized result may have beyond what `output_size` counts:

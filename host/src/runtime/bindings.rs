@@ -1,4 +1,8 @@
-//! Host-side bindings generated from the WIT contract in `wit/`.
+//! Host-side bindings generated from the WIT contract in `wit/`, and the
+//! version of that contract.
+
+/// The version of the WIT package `mcp-wasm-host:plugin` this host speaks.
+pub const WIT_VERSION: &str = "0.1.1";
 
 wasmtime::component::bindgen!({
     path: "../wit",

@@ -14,10 +14,10 @@ use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip}
 use super::events::{CallEvents, NoEvents};
 use super::offload::{self, Expired, Lane};
 use super::output::{Content, ToolOutput, cost};
-use super::plugin::PluginTool;
 use super::policy::Policy;
 use super::sandbox::CallState;
 use super::schema::Schema;
+use super::tool::PluginTool;
 
 /// What a call consumed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -216,7 +216,7 @@ pub(crate) fn guest_error(error: wit::ToolError) -> (GuestErrorKind, String) {
 fn denied_hint(policy: &Policy) -> String {
     format!(
         "{} (in {})",
-        policy.grants.denied_hints(policy).join("; "),
+        policy.grants.denied_hints(&policy.section).join("; "),
         policy.config_file
     )
 }
@@ -457,11 +457,14 @@ mod tests {
             config_file: "/etc/mcp-wasm-host.toml".into(),
             ..Policy::default()
         };
-        policy.grants.filesystem.mounts.push(Mount {
-            host: "/srv/data".into(),
-            guest: "/data".into(),
-            write: false,
-        });
+        Arc::make_mut(&mut policy.grants)
+            .filesystem
+            .mounts
+            .push(Mount {
+                host: "/srv/data".into(),
+                guest: "/data".into(),
+                write: false,
+            });
         assert_eq!(
             denied_hint(&policy),
             "the sandbox grants /data (read-only); to grant a directory add `[[plugins.p.mounts]]` \

@@ -13,8 +13,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::output::ToolInfo;
-use super::plugin::{Plugin, PluginTool};
+use super::plugin::Plugin;
 use super::schema::{check_tool_name, plugin_prefix};
+use super::tool::PluginTool;
 
 /// Where a catalog entry's calls go.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::policy::{bytes, count, duration};
+use super::units::{bytes, count, duration};
 
 /// The most bytes of guest-controlled text kept in one message: a tool
 /// error's message, a panic message, a log or progress message. Longer text
@@ -91,7 +91,7 @@ pub enum LoadError {
     #[error(
         "{}: the component does not target the world `mcp-wasm-host:plugin/plugin@{}` (built for another world or an incompatible version?): {reason}",
         path.display(),
-        super::WIT_VERSION
+        super::bindings::WIT_VERSION
     )]
     World {
         /// The plugin file.

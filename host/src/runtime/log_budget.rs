@@ -5,7 +5,7 @@
 //! instead of written, and the call ends with one line saying how much was
 //! dropped.
 
-use super::policy::Limits;
+use super::limits::Limits;
 
 /// What is left of one call's log budget, and what was dropped past it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,7 +10,9 @@ pub mod catalog;
 pub mod engine;
 pub mod error;
 pub mod events;
+pub mod imports;
 pub mod inspection;
+pub mod limits;
 pub mod log_budget;
 pub mod offload;
 pub mod output;
@@ -18,17 +20,20 @@ pub mod plugin;
 pub mod policy;
 pub mod sandbox;
 pub mod schema;
+pub mod stamp;
+pub mod tool;
+pub mod units;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
-use std::time::SystemTime;
 
 use serde_json::{Map, Value};
 use tokio::sync::{Mutex, watch as channel};
 use wasmtime::Engine;
 use wasmtime::component::Linker;
 
+pub use bindings::WIT_VERSION;
 pub use catalog::Catalog;
 pub use engine::EngineSettings;
 pub use error::{CallError, FailureCause, GuestErrorKind, LoadError, ToolFailure};
@@ -37,14 +42,14 @@ pub use events::{
     ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress,
     SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
-pub use inspection::{ImportKind, Inspection, WorldTarget};
+pub use imports::ImportKind;
+pub use inspection::{Inspection, WorldTarget};
+pub use limits::Limits;
 pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
-pub use policy::{DefaultPolicies, Limits, Policies, Policy, PolicySource};
+pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
+pub use stamp::FileStamp;
 
 use sandbox::CallState;
-
-/// The version of the WIT package `mcp-wasm-host:plugin` this host speaks.
-pub const WIT_VERSION: &str = "0.1.1";
 
 /// What loading a directory did.
 #[derive(Debug, Default)]
@@ -81,28 +86,6 @@ pub enum ReloadOutcome {
     /// The file has the size and modification time of the version already
     /// loaded (the event was a read, not a write): nothing was done.
     Unchanged,
-}
-
-/// Size and modification time of a file: two equal stamps taken apart mean
-/// nobody wrote to it in between.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
-    /// The size in bytes.
-    pub len: u64,
-    /// The last modification.
-    pub modified: Option<SystemTime>,
-}
-
-impl FileStamp {
-    /// The stamp of the file at `path`, or `None` if it is not a regular
-    /// file (missing, a directory, unreadable).
-    pub fn of(path: &Path) -> Option<FileStamp> {
-        let meta = std::fs::metadata(path).ok()?;
-        meta.is_file().then(|| FileStamp {
-            len: meta.len(),
-            modified: meta.modified().ok(),
-        })
-    }
 }
 
 /// Errors creating a runtime.

@@ -15,27 +15,12 @@ use super::bindings::{PluginPre, types as wit};
 use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::error::{LoadError, clip};
-use super::output::ToolHints;
-use super::policy::{Policies, Policy, bytes, count};
+use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
-
-/// A tool as the plugin defines it, validated.
-#[derive(Debug)]
-pub struct PluginTool {
-    /// The name the plugin knows it by.
-    pub name: String,
-    /// Display name.
-    pub title: Option<String>,
-    /// What it does.
-    pub description: String,
-    /// Its compiled input schema.
-    pub input: Schema,
-    /// Its compiled output schema, if any.
-    pub output: Option<Arc<Schema>>,
-    /// Behaviour hints.
-    pub hints: ToolHints,
-}
+use super::stamp::FileStamp;
+use super::tool::PluginTool;
+use super::units::{bytes, count};
 
 /// A loaded plugin: compiled once, ready to instantiate for each call.
 pub struct Plugin {
@@ -56,7 +41,7 @@ pub struct Plugin {
     pub rate: HashMap<String, DefaultDirectRateLimiter>,
     /// The file's size and modification time when it was read, so that an
     /// event that did not change the file (a read) reloads nothing.
-    pub stamp: Option<super::FileStamp>,
+    pub stamp: Option<FileStamp>,
 }
 
 impl Plugin {
@@ -101,7 +86,7 @@ pub async fn load(
     path: &Path,
 ) -> Result<Plugin, LoadError> {
     let started = std::time::Instant::now();
-    let stamp = super::FileStamp::of(path);
+    let stamp = FileStamp::of(path);
     let name: Arc<str> = plugin_name(path).into();
     let policy = resolve_policy(policies, &name, path)?;
     let component = compile(engine, cache, path, Pin::of(&policy)).await?;
@@ -143,8 +128,8 @@ impl Pin {
     pub(crate) fn of(policy: &Policy) -> Option<Pin> {
         policy.sha256.map(|digest| Pin {
             digest,
-            section: policy.section.clone(),
-            config_file: policy.config_file.clone(),
+            section: policy.section.to_string(),
+            config_file: policy.config_file.to_string(),
         })
     }
 }

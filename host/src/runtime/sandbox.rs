@@ -10,10 +10,12 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::capabilities::{CallCaps, CallCtx, CapabilityError};
+use super::capabilities::{CallCaps, CallCtx, CapabilityError, CapsView};
 use super::capture::Capture;
 use super::events::CallEvents;
-use super::policy::{Limits, Policy, bytes};
+use super::limits::Limits;
+use super::policy::Policy;
+use super::units::bytes;
 
 /// Enforces a call's memory, table and instance limits, and remembers
 /// whether it refused anything and how much memory the call used.
@@ -137,7 +139,10 @@ impl CallState {
             plugin: &plugin,
             tool: &tool,
             events: &events,
-            policy: &policy,
+            limits: &policy.limits,
+            grants: &policy.grants,
+            section: &policy.section,
+            config_file: &policy.config_file,
             deadline,
         };
         let caps = policy.grants.prepare(&call, &mut wasi)?;
@@ -165,13 +170,6 @@ impl CallState {
     /// The tool being called.
     pub fn tool(&self) -> &str {
         &self.tool
-    }
-
-    /// The resource table and the capabilities' states at once, for a
-    /// capability whose host functions use both (wasi:http's streams live
-    /// in the table WASI shares).
-    pub fn table_and_caps(&mut self) -> (&mut ResourceTable, &mut CallCaps) {
-        (&mut self.table, &mut self.caps)
     }
 
     /// Writes the guest's captured stdout and stderr to the server log, as
@@ -212,6 +210,16 @@ impl CallState {
                 self.policy.config_file,
             );
         }
+    }
+}
+
+impl CapsView for CallState {
+    fn caps(&mut self) -> &mut CallCaps {
+        &mut self.caps
+    }
+
+    fn table_and_caps(&mut self) -> (&mut ResourceTable, &mut CallCaps) {
+        (&mut self.table, &mut self.caps)
     }
 }
 

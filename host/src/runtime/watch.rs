@@ -23,7 +23,8 @@ use notify::RecursiveMode;
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 use tokio::sync::mpsc;
 
-use super::{FileStamp, PolicySource, ReloadOutcome, Runtime};
+use super::stamp::FileStamp;
+use super::{PolicySource, ReloadOutcome, Runtime};
 
 /// Reads the policy file again.
 pub type PolicyLoader = Box<dyn Fn(&Path) -> Result<PolicySource, String> + Send + Sync>;

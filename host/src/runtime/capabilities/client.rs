@@ -17,8 +17,7 @@ use super::super::events::{
     ElicitationRequest, IncludeContext, ModelPreferences, SampledMessage, SamplingContent,
     SamplingMessage, SamplingRequest, SamplingRole,
 };
-use super::super::sandbox::CallState;
-use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use super::{CallCtx, Capability, CapabilityError, CapsView, KeyProblem, ResolveCtx};
 
 /// `[plugins.NAME.client]` as written: which requests the plugin may send
 /// to the MCP client. Both default to false.
@@ -98,13 +97,13 @@ impl Capability for ClientPolicy {
             plugin: call.plugin.clone(),
             tool: call.tool.clone(),
             events: call.events.clone(),
-            section: call.policy.section.clone(),
-            config_file: call.policy.config_file.clone(),
+            section: call.section.clone(),
+            config_file: call.config_file.clone(),
         })
     }
 
-    fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
-        wit::add_to_linker::<CallState, HasSelf<ClientState>>(linker, |s| &mut s.caps.client)
+    fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
+        wit::add_to_linker::<T, HasSelf<ClientState>>(linker, |s| &mut s.caps().client)
     }
 
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {
@@ -141,8 +140,8 @@ pub struct ClientState {
     tool: Arc<str>,
     events: Arc<dyn CallEvents>,
     /// The policy section and file, for the hint to a denied guest.
-    section: String,
-    config_file: String,
+    section: Arc<str>,
+    config_file: Arc<str>,
 }
 
 impl std::fmt::Debug for ClientState {

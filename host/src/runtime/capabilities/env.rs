@@ -9,8 +9,7 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::super::inspection::ImportKind;
-use super::super::policy::Policy;
+use super::super::imports::ImportKind;
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// The `env` and `env_passthrough` keys of a section as written.
@@ -125,8 +124,7 @@ impl Capability for EnvPolicy {
         Ok(())
     }
 
-    fn denied_hint(&self, policy: &Policy) -> Option<String> {
-        let section = &policy.section;
+    fn denied_hint(&self, section: &str) -> Option<String> {
         Some(format!(
             "to grant an environment variable set it in `[{section}.env]` (NAME = \"value\") or list its name in `{section}.env_passthrough`"
         ))

@@ -10,8 +10,7 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::super::inspection::ImportKind;
-use super::super::policy::Policy;
+use super::super::imports::ImportKind;
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// One `[[plugins.NAME.mounts]]` entry as written: `host` is relative to the
@@ -157,8 +156,7 @@ impl Capability for FilesystemPolicy {
         Ok(())
     }
 
-    fn denied_hint(&self, policy: &Policy) -> Option<String> {
-        let section = &policy.section;
+    fn denied_hint(&self, section: &str) -> Option<String> {
         Some(format!(
             "the sandbox grants {}; to grant a directory add `[[{section}.mounts]]` with `host = \"/host/dir\"`, `guest = \"/guest/dir\"` and `write = true` for writing",
             self.granted()

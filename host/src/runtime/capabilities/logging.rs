@@ -13,9 +13,8 @@ use super::super::bindings::mcp_wasm_host::plugin::{host, types};
 use super::super::error::{MAX_MESSAGE, clip};
 use super::super::events::{CallEvents, LogLevel, Progress};
 use super::super::log_budget::LogBudget;
-use super::super::sandbox::CallState;
 use super::secrets::SecretsPolicy;
-use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use super::{CallCtx, Capability, CapabilityError, CapsView, KeyProblem, ResolveCtx};
 
 /// Logging and progress have no policy section: every plugin may use them,
 /// within its `log_lines` and `log_bytes` limits.
@@ -53,14 +52,14 @@ impl Capability for LoggingPolicy {
             plugin: call.plugin.clone(),
             tool: call.tool.clone(),
             events: call.events.clone(),
-            budget: LogBudget::new(&call.policy.limits),
-            secrets: call.policy.grants.secrets.clone(),
+            budget: LogBudget::new(call.limits),
+            secrets: call.grants.secrets.clone(),
             last_progress: None,
         })
     }
 
-    fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
-        host::add_to_linker::<CallState, HasSelf<LogState>>(linker, |s| &mut s.caps.logging)
+    fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
+        host::add_to_linker::<T, HasSelf<LogState>>(linker, |s| &mut s.caps().logging)
     }
 }
 

@@ -8,10 +8,15 @@
 //! one is a new module and one line in the `registry!` invocation below.
 //!
 //! Module edges: `sandbox` and `policy` import only this registry (the
-//! generated [`Grants`], [`CallCaps`] and [`CallCtx`]), never a capability's
-//! module; a capability imports `sandbox` only for `CallState` (the store
-//! its host functions are linked into) and `policy` only for [`Policy`] (its
-//! section, file and limits).
+//! generated [`Grants`], [`CallCaps`], [`CallCtx`] and [`CapsView`]), never
+//! a capability's module. The capabilities import neither of them: they
+//! link their host functions into any store that implements [`CapsView`]
+//! (the sandbox's `CallState` does), and a call reaches them as a
+//! [`CallCtx`] (limits, grants, section and file), not as a `Policy`. What
+//! they do import leads nowhere back here: `bindings`, `events`, `error`
+//! (its message clipping), `imports` ([`ImportKind`]), `limits`,
+//! `log_budget` and `units`. `host/tests/layering.rs` checks that the
+//! runtime's modules import each other without a cycle.
 
 pub mod client;
 pub mod env;
@@ -29,14 +34,13 @@ use std::time::Instant;
 use serde::Deserialize as _;
 use serde::de::{self, MapAccess};
 use serde_json::Value;
-use wasmtime::component::{HasData, Linker};
+use wasmtime::component::{HasData, Linker, ResourceTable};
 use wasmtime_wasi::WasiCtxBuilder;
 
 use super::bindings::mcp_wasm_host::plugin::types;
 use super::events::CallEvents;
-use super::inspection::ImportKind;
-use super::policy::Policy;
-use super::sandbox::CallState;
+use super::imports::ImportKind;
+use super::limits::Limits;
 
 /// A key of a policy section whose value is refused, and why. `key` is
 /// relative to the section (`mounts[0].guest`); the configuration layer
@@ -72,7 +76,9 @@ pub struct ResolveCtx<'a> {
     pub section: &'a str,
 }
 
-/// What a capability knows of the call it prepares.
+/// What a capability knows of the call it prepares. Its members are shared
+/// handles, so that a capability keeps what it needs for the call with a
+/// reference count, never a copy.
 #[derive(Clone, Copy)]
 pub struct CallCtx<'a> {
     /// The plugin.
@@ -81,8 +87,16 @@ pub struct CallCtx<'a> {
     pub tool: &'a Arc<str>,
     /// Where the call's reports and requests to the client go.
     pub events: &'a Arc<dyn CallEvents>,
-    /// The plugin's policy: its limits, section and file.
-    pub policy: &'a Arc<Policy>,
+    /// The call's resource limits.
+    pub limits: &'a Limits,
+    /// The plugin's grants, every capability's (one may need another's:
+    /// outbound HTTP injects the secrets).
+    pub grants: &'a Arc<Grants>,
+    /// The plugin's section of the policy file, e.g. `plugins.text`, and
+    /// the file: for hints naming the key that would grant more.
+    pub section: &'a Arc<str>,
+    /// See [`CallCtx::section`].
+    pub config_file: &'a Arc<str>,
     /// When the call must be finished.
     pub deadline: Instant,
 }
@@ -92,7 +106,7 @@ impl Debug for CallCtx<'_> {
         f.debug_struct("CallCtx")
             .field("plugin", self.plugin)
             .field("tool", self.tool)
-            .field("section", &self.policy.section)
+            .field("section", self.section)
             .field("deadline", &self.deadline)
             .finish_non_exhaustive()
     }
@@ -104,6 +118,19 @@ pub enum CapabilityError {
     /// A mounted directory could not be opened.
     #[error(transparent)]
     Mount(#[from] filesystem::MountError),
+}
+
+/// The store of a call, as the capabilities' host functions see it: their
+/// states, and the resource table WASI shares. The sandbox's store
+/// implements it; capabilities link against it, not against the store.
+pub trait CapsView: Send + 'static {
+    /// The capabilities' states.
+    fn caps(&mut self) -> &mut CallCaps;
+
+    /// The resource table and the capabilities' states at once, for a
+    /// capability whose host functions use both (wasi:http's streams live
+    /// in the table WASI shares).
+    fn table_and_caps(&mut self) -> (&mut ResourceTable, &mut CallCaps);
 }
 
 /// One capability, implemented by its effective policy type.
@@ -161,13 +188,14 @@ pub trait Capability: Debug + Clone + Default + PartialEq + Send + Sync + 'stati
     ) -> Result<Self::State, CapabilityError>;
 
     /// Links its host functions, on its state in [`CallCaps`].
-    fn link(_linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    fn link<T: CapsView>(_linker: &mut Linker<T>) -> wasmtime::Result<()> {
         Ok(())
     }
 
-    /// Tells a denied guest's user which key of `policy`'s section would
-    /// grant access; `None` when it has nothing to say.
-    fn denied_hint(&self, _policy: &Policy) -> Option<String> {
+    /// Tells a denied guest's user which key of the plugin's policy
+    /// `section` (e.g. `plugins.text`) would grant access; `None` when it
+    /// has nothing to say.
+    fn denied_hint(&self, _section: &str) -> Option<String> {
         None
     }
 
@@ -294,9 +322,10 @@ macro_rules! registry {
                 })
             }
 
-            /// The capabilities' hints for a denied guest, in order.
-            pub fn denied_hints(&self, policy: &Policy) -> Vec<String> {
-                [$(self.$field.denied_hint(policy)),*].into_iter().flatten().collect()
+            /// The capabilities' hints for a denied guest of the plugin
+            /// whose policy section is `section`, in order.
+            pub fn denied_hints(&self, section: &str) -> Vec<String> {
+                [$(self.$field.denied_hint(section)),*].into_iter().flatten().collect()
             }
 
             /// The capabilities' members of `inspect --json`'s policy.
@@ -324,8 +353,8 @@ macro_rules! registry {
         }
 
         /// Links every capability's host functions, and the shared `types`.
-        pub fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
-            types::add_to_linker::<CallState, Types>(linker, |_| Types)?;
+        pub fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
+            types::add_to_linker::<T, Types>(linker, |_| Types)?;
             $(<$cap as Capability>::link(linker)?;)*
             Ok(())
         }

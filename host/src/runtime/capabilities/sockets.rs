@@ -14,7 +14,7 @@ use serde_json::Value;
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::sockets::SocketAddrUse;
 
-use super::super::inspection::ImportKind;
+use super::super::imports::ImportKind;
 use super::http::address::{AddressGrants, refusal};
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 

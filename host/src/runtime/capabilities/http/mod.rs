@@ -21,14 +21,12 @@ use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi_http::{WasiHttp, WasiHttpCtx, WasiHttpCtxView};
 
 use self::outbound::{CallInfo, Outbound};
-use super::super::inspection::ImportKind;
-use super::super::policy::Policy;
-use super::super::sandbox::CallState;
-use super::{CallCtx, Capability, CapabilityError, ResolveCtx};
+use super::super::imports::ImportKind;
+use super::{CallCtx, Capability, CapabilityError, CapsView, Grants, ResolveCtx};
 
 use self::address::AddressGrants;
 use self::origin::{HostPattern, OriginPattern};
-use super::super::policy::{bytes, duration};
+use super::super::units::{bytes, duration};
 use super::KeyProblem;
 
 /// `[plugins.NAME.http]` (and `[defaults.http]`, limits only), as written.
@@ -318,7 +316,7 @@ impl Capability for HttpPolicy {
     }
 
     /// wasi:http is always linked; the call's sender is made on its first
-    /// request, so a call that sends none costs three reference counts.
+    /// request, so a call that sends none costs five reference counts.
     fn prepare(
         &self,
         call: &CallCtx<'_>,
@@ -329,21 +327,19 @@ impl Capability for HttpPolicy {
             info: CallInfo {
                 plugin: call.plugin.clone(),
                 tool: call.tool.clone(),
+                section: call.section.clone(),
+                config_file: call.config_file.clone(),
                 deadline: call.deadline,
             },
-            policy: call.policy.clone(),
+            grants: call.grants.clone(),
             outbound: None,
         })
     }
 
-    fn link(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
         use wasmtime_wasi_http::p2::bindings::{LinkOptions, http as wit};
-        wit::outgoing_handler::add_to_linker::<CallState, WasiHttp>(linker, view)?;
-        wit::types::add_to_linker::<CallState, WasiHttp>(
-            linker,
-            &LinkOptions::default().into(),
-            view,
-        )
+        wit::outgoing_handler::add_to_linker::<T, WasiHttp>(linker, view)?;
+        wit::types::add_to_linker::<T, WasiHttp>(linker, &LinkOptions::default().into(), view)
     }
 
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {
@@ -374,7 +370,8 @@ impl Capability for HttpPolicy {
 pub struct HttpState {
     ctx: WasiHttpCtx,
     info: CallInfo,
-    policy: Arc<Policy>,
+    /// The plugin's grants: its `http` grant and the `secrets` to inject.
+    grants: Arc<Grants>,
     outbound: Option<Outbound>,
 }
 
@@ -400,13 +397,13 @@ impl HttpState {
 
 /// The wasi:http view of a call's store: the shared resource table, and
 /// this capability's context and sender.
-fn view(state: &mut CallState) -> WasiHttpCtxView<'_> {
+fn view<T: CapsView>(state: &mut T) -> WasiHttpCtxView<'_> {
     let (table, caps) = state.table_and_caps();
     let http = &mut caps.http;
-    let (info, policy) = (&http.info, &http.policy);
+    let (info, grants) = (&http.info, &http.grants);
     let hooks = http
         .outbound
-        .get_or_insert_with(|| Outbound::new(info.clone(), policy.clone()));
+        .get_or_insert_with(|| Outbound::new(info.clone(), grants.clone()));
     WasiHttpCtxView {
         ctx: &mut http.ctx,
         table,

@@ -20,11 +20,11 @@ use tokio::net::TcpStream;
 use wasmtime_wasi_http::io::TokioIo;
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpHooks};
 
+use super::super::Grants;
+use super::super::secrets::SecretsPolicy;
 use super::HttpPolicy;
 use super::address::refusal;
 use super::origin::{self, Target};
-use crate::runtime::capabilities::secrets::SecretsPolicy;
-use crate::runtime::policy::Policy;
 
 /// Denials kept per call for the call's error message; more are only logged.
 const KEPT_DENIALS: usize = 4;
@@ -36,15 +36,18 @@ pub struct CallInfo {
     pub plugin: Arc<str>,
     /// The tool being called.
     pub tool: Arc<str>,
+    /// The plugin's section of the policy file, for hints.
+    pub section: Arc<str>,
+    /// The policy file, for the same hints.
+    pub config_file: Arc<str>,
     /// When the call must be finished.
     pub deadline: Instant,
 }
 
 struct Shared {
     call: CallInfo,
-    /// The plugin's whole policy: its `http` and `secrets` grants, and the
-    /// section and file that grant more.
-    whole: Arc<Policy>,
+    /// The plugin's grants: its `http` grant and the `secrets` to inject.
+    grants: Arc<Grants>,
     sent: AtomicU32,
     denials: Mutex<Vec<String>>,
     /// Denials past the first few, which are only counted.
@@ -83,13 +86,13 @@ impl std::fmt::Debug for Outbound {
 }
 
 impl Outbound {
-    /// The sender of one call under `policy`'s `http` grant, injecting its
-    /// `secrets`.
-    pub fn new(call: CallInfo, policy: Arc<Policy>) -> Self {
+    /// The sender of one call under the `http` grant of `grants`,
+    /// injecting its `secrets`.
+    pub fn new(call: CallInfo, grants: Arc<Grants>) -> Self {
         Outbound {
             shared: Arc::new(Shared {
                 call,
-                whole: policy,
+                grants,
                 sent: AtomicU32::new(0),
                 denials: Mutex::new(Vec::new()),
                 unlogged: AtomicU64::new(0),
@@ -110,17 +113,17 @@ impl Outbound {
 
 impl Shared {
     fn policy(&self) -> &HttpPolicy {
-        &self.whole.grants.http
+        &self.grants.http
     }
 
     fn secrets(&self) -> &SecretsPolicy {
-        &self.whole.grants.secrets
+        &self.grants.secrets
     }
 
     fn key(&self, key: &str) -> String {
         format!(
             "`{}.http.{key}` in {}",
-            self.whole.section, self.whole.config_file
+            self.call.section, self.call.config_file
         )
     }
 
@@ -183,8 +186,8 @@ impl Shared {
                 format!(
                     "this plugin may reach no origin; to grant this one set `allow = [\"{}\"]` in `[{}.http]` (in {})",
                     target.origin(),
-                    self.whole.section,
-                    self.whole.config_file
+                    self.call.section,
+                    self.call.config_file
                 )
             } else {
                 format!(
@@ -595,9 +598,9 @@ mod tests {
     use http_body_util::{BodyExt, Full};
     use hyper::service::service_fn;
 
+    use super::super::super::secrets;
     use super::super::HttpSpec;
     use super::*;
-    use crate::runtime::capabilities::secrets;
 
     /// What a server saw: method, path and headers of each request.
     type Seen = Arc<Mutex<Vec<(String, String, http::HeaderMap)>>>;
@@ -681,20 +684,20 @@ mod tests {
         let secrets_spec: secrets::SecretsSpec = toml::from_str(secrets_toml).unwrap();
         secrets::check(&secrets_spec).unwrap();
         let secrets = secrets::resolve(&secrets_spec, dir).unwrap();
-        let mut policy = Policy {
-            section: "plugins.t".into(),
-            config_file: "mcp-wasm-host.toml".into(),
-            ..Policy::default()
+        let grants = Grants {
+            http,
+            secrets,
+            ..Grants::default()
         };
-        policy.grants.http = http;
-        policy.grants.secrets = secrets;
         Outbound::new(
             CallInfo {
                 plugin: "p".into(),
                 tool: "t".into(),
+                section: "plugins.t".into(),
+                config_file: "mcp-wasm-host.toml".into(),
                 deadline: Instant::now() + Duration::from_secs(30),
             },
-            Arc::new(policy),
+            Arc::new(grants),
         )
     }
 

@@ -1,0 +1,81 @@
+//! The per-call resource limits and their defaults (the limits table of the
+//! README).
+
+use std::time::Duration;
+
+/// Per-call resource limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Fuel (roughly, wasm instructions) one call may burn.
+    pub fuel: u64,
+    /// The most linear memory one instance may have, in bytes.
+    pub memory_bytes: u64,
+    /// The most elements one table may have.
+    pub table_elements: u64,
+    /// The most core instances, tables and memories one call may create.
+    pub instances: u32,
+    /// See [`Limits::instances`].
+    pub tables: u32,
+    /// See [`Limits::instances`].
+    pub memories: u32,
+    /// Wall-clock time one call may take, waiting for a slot included.
+    pub timeout: Duration,
+    /// Calls of this plugin that may run at once; more wait for a slot.
+    pub max_concurrent_calls: u32,
+    /// The largest arguments object accepted, serialized, in bytes.
+    pub max_argument_bytes: u64,
+    /// The largest result accepted, in bytes of content.
+    pub max_result_bytes: u64,
+    /// Calls per minute per tool; 0 turns rate limiting off.
+    pub rate_limit_per_minute: u32,
+    /// Write each call's arguments into the audit log line.
+    pub audit_arguments: bool,
+    /// Lines one call may write to the server's log (its log messages, its
+    /// stdout and stderr lines, its progress lines); later ones are counted
+    /// and dropped.
+    pub log_lines: u64,
+    /// Bytes those lines may hold together.
+    pub log_bytes: u64,
+    /// Host-side WASI handles (streams, pollables, files, sockets) one call
+    /// may hold at once; each costs host memory, which the guest's memory
+    /// limit does not count.
+    pub host_resources: u32,
+    /// The most tools a plugin may list.
+    pub max_tools: u32,
+    /// The largest input or output schema a tool may declare, in bytes of
+    /// its JSON text.
+    pub max_schema_bytes: u64,
+    /// The most bytes a plugin's whole tool list may hold: names, titles,
+    /// descriptions and schemas together.
+    pub max_tool_list_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            fuel: 1_000_000_000,
+            memory_bytes: 128 << 20,
+            table_elements: 100_000,
+            instances: 64,
+            tables: 64,
+            memories: 16,
+            timeout: Duration::from_secs(10),
+            max_concurrent_calls: 16,
+            max_argument_bytes: 1 << 20,
+            max_result_bytes: 8 << 20,
+            rate_limit_per_minute: 1200,
+            audit_arguments: false,
+            log_lines: 1000,
+            log_bytes: 1 << 20,
+            host_resources: 10_000,
+            // A demanding plugin lists a few hundred tools whose schemas are
+            // a few KiB (300 tools with 2 KiB input and output schemas hold
+            // about 1.3 MiB). Compiling a schema costs up to about 65 times
+            // its JSON text in host memory (many small property schemas), so
+            // the worst tool list these bounds admit costs about 130 MiB.
+            max_tools: 1000,
+            max_schema_bytes: 64 << 10,
+            max_tool_list_bytes: 2 << 20,
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! A tool as its plugin defines it, once loading has validated it: what a
+//! call checks its arguments and result against.
+
+use std::sync::Arc;
+
+use super::output::ToolHints;
+use super::schema::Schema;
+
+/// A tool as the plugin defines it, validated.
+#[derive(Debug)]
+pub struct PluginTool {
+    /// The name the plugin knows it by.
+    pub name: String,
+    /// Display name.
+    pub title: Option<String>,
+    /// What it does.
+    pub description: String,
+    /// Its compiled input schema.
+    pub input: Schema,
+    /// Its compiled output schema, if any.
+    pub output: Option<Arc<Schema>>,
+    /// Behaviour hints.
+    pub hints: ToolHints,
+}

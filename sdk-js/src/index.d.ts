@@ -1,0 +1,242 @@
+// Types of mcp-wasm-sdk (src/index.js): typed tools for mcp-wasm-host.
+
+/** A JSON Schema object, as sent to the client. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** A schema built with `s`; `T` is the TypeScript type of a value it accepts. */
+export interface Schema<T, Optional extends boolean = false> {
+  readonly json: JsonSchema;
+  readonly isOptional: Optional;
+  /** Leaves the property out of its object's `required`. */
+  optional(): Schema<T, true>;
+  /** Sets the schema's `description`, which the model reads. */
+  describe(description: string): Schema<T, Optional>;
+  /** Sets the schema's `default` (documentation for the model; not applied). */
+  default(value: T): Schema<T, Optional>;
+  /** Never set; carries `T` for `Infer`. */
+  readonly __type?: T;
+}
+
+/** The TypeScript type of the values a schema accepts. */
+export type Infer<S> = S extends Schema<infer T, boolean> ? T : never;
+
+type Shape = { [key: string]: Schema<unknown, boolean> };
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+/** The object type of a shape: optional schemas become optional properties. */
+export type ObjectOf<P extends Shape> = Simplify<
+  { [K in keyof P as P[K] extends Schema<unknown, true> ? never : K]: Infer<P[K]> } & {
+    [K in keyof P as P[K] extends Schema<unknown, true> ? K : never]?: Infer<P[K]>;
+  }
+>;
+
+/** Keywords every schema takes. */
+export interface Common {
+  description?: string;
+  title?: string;
+  [keyword: string]: unknown;
+}
+export interface StringOptions extends Common {
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+}
+export interface NumberOptions extends Common {
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+}
+export interface ArrayOptions extends Common {
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+}
+
+/** The schema builder. */
+export declare const s: {
+  string(opts?: StringOptions): Schema<string>;
+  number(opts?: NumberOptions): Schema<number>;
+  integer(opts?: NumberOptions): Schema<number>;
+  boolean(opts?: Common): Schema<boolean>;
+  /** A string that is one of `values`. */
+  enum<const V extends readonly [string, ...string[]]>(values: V, opts?: Common): Schema<V[number]>;
+  /** A value matching any of `schemas` (`anyOf`). */
+  union<const S extends readonly Schema<unknown, boolean>[]>(...schemas: S): Schema<Infer<S[number]>>;
+  array<T>(items: Schema<T, boolean>, opts?: ArrayOptions): Schema<T[]>;
+  /** An object with exactly these properties (`additionalProperties: false`). */
+  object<P extends Shape>(properties: P, opts?: Common): Schema<ObjectOf<P>>;
+};
+
+/** Behaviour hints for clients (MCP tool annotations). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolDefinition<In, Out> {
+  /** 1 to 128 characters of `A-Z a-z 0-9 _ . -`, unique in the plugin. */
+  name: string;
+  title?: string;
+  /** What the tool does, written for the model. */
+  description: string;
+  /** `s.object({...})` for typed arguments, or a plain JSON Schema. */
+  inputSchema?: In;
+  /** The schema of the structured content the handler returns. */
+  outputSchema?: Out;
+  annotations?: ToolAnnotations;
+}
+
+/** One content block; build it with `text`, `image`, `audio`, `resource` or `resourceLink`. */
+export interface Content {
+  readonly tag: "text" | "image" | "audio" | "resource" | "resource-link";
+  readonly val: unknown;
+}
+
+/** What the handler of a tool whose output type is `O` may return. */
+export type Returned<O> =
+  | string
+  | Content
+  | Content[]
+  | ToolResult
+  | O
+  | undefined;
+
+type ArgsOf<In> = In extends Schema<infer T, boolean> ? T : { [key: string]: unknown };
+type OutOf<Out> = [Out] extends [undefined] ? unknown : Out extends Schema<infer T, boolean> ? T : unknown;
+
+/**
+ * Declares a tool. The handler receives the arguments, already validated by
+ * the host against `inputSchema`, and returns (or resolves to): a string
+ * (one text block), content blocks, `result({...})`, or a JSON object (the
+ * structured content, with the same JSON as text). A thrown
+ * `InvalidArguments`, `Denied` or `Failed` becomes that tool error; any other
+ * thrown error fails the call with its message.
+ */
+export declare function defineTool<
+  In extends Schema<unknown, boolean> | JsonSchema = Schema<{}>,
+  Out extends Schema<unknown, boolean> | JsonSchema | undefined = undefined,
+>(
+  def: ToolDefinition<In, Out>,
+  handler: (args: ArgsOf<In>) => Returned<OutOf<Out>> | Promise<Returned<OutOf<Out>>>,
+): void;
+
+export interface ContentAnnotations {
+  audience?: ("user" | "assistant")[];
+  priority?: number;
+  lastModified?: string;
+}
+interface BlockOptions {
+  annotations?: ContentAnnotations;
+}
+
+export declare function text(value: string, opts?: BlockOptions): Content;
+/** `data` is the raw bytes (a string is encoded as UTF-8); the host base64-encodes them. */
+export declare function image(data: Uint8Array | string, mimeType: string, opts?: BlockOptions): Content;
+export declare function audio(data: Uint8Array | string, mimeType: string, opts?: BlockOptions): Content;
+export declare function resource(
+  uri: string,
+  body: { text: string } | { blob: Uint8Array | string },
+  opts?: BlockOptions & { mimeType?: string },
+): Content;
+export declare function resourceLink(
+  uri: string,
+  name: string,
+  opts?: BlockOptions & { title?: string; description?: string; mimeType?: string; size?: number },
+): Content;
+
+/** A result with every part chosen. */
+export interface ToolResult {
+  readonly content: Content[];
+  readonly structured?: unknown;
+  readonly isError: boolean;
+}
+export declare function result(parts: {
+  content?: (Content | string)[];
+  structured?: { [key: string]: unknown };
+  isError?: boolean;
+}): ToolResult;
+
+/** A failure the model sees as the call's result. */
+export declare class ToolError extends Error {
+  readonly kind: "invalid-arguments" | "denied" | "failed";
+}
+/** The arguments matched the schema but cannot be used. */
+export declare class InvalidArguments extends ToolError {
+  constructor(message: string);
+}
+/** The sandbox denied a file, variable, origin or other capability. */
+export declare class Denied extends ToolError {
+  constructor(message: string);
+}
+/** Any other failure. */
+export declare class Failed extends ToolError {
+  constructor(message: string);
+}
+
+type Say = (...parts: unknown[]) => void;
+/** The server's log, attributed to this plugin and tool. Never log secrets. */
+export declare const log: { debug: Say; info: Say; notice: Say; warning: Say; error: Say };
+
+/** Reports how far the call has got; `progress` should increase. */
+export declare function progress(progress: number, total?: number, message?: string): void;
+
+/** Why a request to the client (`sample`, `elicit`) got no answer. */
+export declare class ClientError extends Error {
+  /** `unsupported`: the client lacks the capability; `denied`: the policy does not grant it. */
+  readonly kind: "unsupported" | "denied" | "rejected" | "failed";
+  /** The JSON-RPC error code, when the client `rejected` the request. */
+  readonly code?: number;
+}
+
+export type SamplingContent =
+  | string
+  | { tag: "text"; val: string }
+  | { tag: "image" | "audio"; val: { data: Uint8Array; mimeType: string } };
+
+export interface SampleRequest {
+  /** A string is a user message. */
+  messages: (string | { role: "user" | "assistant"; content: SamplingContent | SamplingContent[] })[];
+  systemPrompt?: string;
+  /** Default 1000. */
+  maxTokens?: number;
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: {
+    hints?: string[];
+    costPriority?: number;
+    speedPriority?: number;
+    intelligencePriority?: number;
+  };
+  includeContext?: "none" | "this-server" | "all-servers";
+}
+
+export interface Sampled {
+  /** The reply's text blocks, joined. */
+  text: string;
+  role: "user" | "assistant";
+  model: string;
+  stopReason?: string;
+  content: SamplingContent[];
+}
+
+/** Asks the client's model (`sampling/createMessage`); a string is one user message. Throws `ClientError`. */
+export declare function sample(request: string | SampleRequest): Sampled;
+
+/** Asks the client's user to fill in a form (`elicitation/create`). Throws `ClientError`. */
+export declare function elicit<S extends Schema<unknown, boolean> | JsonSchema>(
+  message: string,
+  schema: S,
+): {
+  action: "accept" | "decline" | "cancel";
+  content?: S extends Schema<infer T, boolean> ? T : { [key: string]: unknown };
+};
+
+/** The world's `tools` export (the build exports it; plugins need not touch it). */
+export declare const tools: {
+  listTools(): unknown[];
+  callTool(name: string, args: string): Promise<unknown>;
+};

@@ -365,10 +365,25 @@ fn size_concurrency_and_rate_limits_hold() {
             order.push(id);
         }
     }
-    assert_eq!(
-        order,
-        [other, first, second],
-        "the queued call runs after the one holding the slot; other plugins do not wait"
+    // Responses to concurrent requests may be written in any order (a
+    // response waits for its call's notifications to be written), so the
+    // slot's order is read from the log: the queued call got the slot only
+    // after the first call's audit line, which is written while it still
+    // holds the slot.
+    assert_eq!(order[0], other, "other plugins do not wait: {order:?}");
+    let log = s.stderr();
+    let line_of = |needle: &str| {
+        log.lines()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in the log:\n{log}"))
+    };
+    let first_done = log
+        .lines()
+        .position(|l| l.contains("tool=\"single.slow_ok\"") && l.contains("outcome=\"ok\""))
+        .unwrap_or_else(|| panic!("no audit line of single.slow_ok in the log:\n{log}"));
+    assert!(
+        first_done < line_of("running: got a slot tool=\"single.ok\""),
+        "the queued call runs after the one holding the slot (responses {order:?}, first {first}, second {second})"
     );
 
     // Two calls a minute, then a clear refusal.

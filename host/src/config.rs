@@ -592,6 +592,28 @@ write = true
     }
 
     #[test]
+    fn a_secret_injected_into_an_origin_the_plugin_cannot_reach_is_refused() {
+        let secret = "[plugins.a.secrets.T]\nenv = \"PATH\"\norigin = \"https://api.example.com\"\nheader = \"Authorization\"\n";
+        let config = parse(&format!(
+            "[plugins.a.http]\nallow = [\"https://other.example.com\"]\n{secret}"
+        ))
+        .unwrap();
+        let e = config.policy_for("a").unwrap_err();
+        assert!(
+            e.contains("`plugins.a.secrets.T.origin`") && e.contains("http.allow"),
+            "{e}"
+        );
+        for allow in ["https://api.example.com/v3", "https://*.example.com"] {
+            let config = parse(&format!(
+                "[plugins.a.http]\nallow = [\"{allow}\"]\n{secret}"
+            ))
+            .unwrap();
+            let policy = config.policy_for("a").unwrap();
+            assert_eq!(policy.grants.secrets.injections().count(), 1, "{allow}");
+        }
+    }
+
+    #[test]
     fn a_missing_mount_is_an_error_for_that_plugin_only() {
         let config =
             parse("[[plugins.a.mounts]]\nhost = \"/definitely/not/here\"\nguest = \"/d\"\n")

@@ -215,6 +215,13 @@ pub trait Capability: Debug + Clone + Default + PartialEq + Send + Sync + 'stati
     fn import_note(_policy: Option<&Self>, _kind: ImportKind) -> Option<String> {
         None
     }
+
+    /// Checks this grant against the plugin's other grants once all are
+    /// resolved (a secret injected into an origin the plugin may not
+    /// reach, say).
+    fn check_with(&self, _grants: &Grants) -> Result<(), KeyProblem> {
+        Ok(())
+    }
 }
 
 /// The shared `types` interface has no functions: linking it only declares
@@ -302,13 +309,15 @@ macro_rules! registry {
                 spec: Option<&GrantSpecs>,
                 ctx: &ResolveCtx<'_>,
             ) -> Result<Self, KeyProblem> {
-                Ok(Grants {
+                let grants = Grants {
                     $($field: <$cap as Capability>::resolve(
                         &defaults.$field,
                         spec.map(|s| &s.$field),
                         ctx,
                     )?,)*
-                })
+                };
+                $(grants.$field.check_with(&grants)?;)*
+                Ok(grants)
             }
 
             /// Applies every grant to a call's WASI context.

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde::de::MapAccess;
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::http::origin::OriginPattern;
+use super::http::origin::{HostPattern, OriginPattern, Target};
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// What every redacted value becomes.
@@ -445,6 +445,39 @@ impl Capability for SecretsPolicy {
 
     fn inspect_json(&self) -> Vec<(&'static str, serde_json::Value)> {
         vec![("secrets", self.json())]
+    }
+
+    /// An injected secret's origin must be one the plugin may reach, or the
+    /// secret would never be sent.
+    fn check_with(&self, grants: &super::Grants) -> Result<(), KeyProblem> {
+        for (secret, injection) in self.injections() {
+            let origin = &injection.origin;
+            let target = |host: String, ip| Target {
+                scheme: origin.scheme,
+                host,
+                ip,
+                port: origin.port,
+                path: "/".into(),
+            };
+            let reachable = grants.http.allow.iter().any(|entry| match &origin.host {
+                HostPattern::Name(name) => entry.same_origin(&target(name.clone(), None)),
+                HostPattern::Ip(ip) => entry.same_origin(&target(ip.to_string(), Some(*ip))),
+                HostPattern::Subdomains(_) => {
+                    (entry.scheme, &entry.host, entry.port)
+                        == (origin.scheme, &origin.host, origin.port)
+                }
+            });
+            if !reachable {
+                return Err(KeyProblem::new(
+                    format!("secrets.{}.origin", secret.name),
+                    format!(
+                        "{} is not on this plugin's `http.allow`, so the secret would never be sent; add it there",
+                        injection.origin
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn inspect_lines(&self) -> Vec<(&'static str, String)> {

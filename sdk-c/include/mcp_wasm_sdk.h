@@ -1,0 +1,247 @@
+/*
+ * mcp_wasm_sdk.h: the C guest SDK of mcp-wasm-host.
+ *
+ * A plugin declares a table of tools; the SDK implements the `plugin`
+ * world's exports (list-tools, call-tool) over it, parses each call's
+ * arguments into a JSON tree, and turns the handler's mcp_result into the
+ * WIT result. A tool in full:
+ *
+ *     #include "mcp_wasm_sdk.h"
+ *
+ *     static mcp_result greet(const mcp_value *args) {
+ *         const char *name = mcp_get_string(args, "name", "world");
+ *         if (name[0] == '\0') return mcp_invalid_arguments("name is empty");
+ *         mcp_log(MCP_INFO, "greeting %zu bytes", strlen(name));
+ *         return mcp_text("Hello, %s!", name);
+ *     }
+ *
+ *     MCP_TOOLS(
+ *         MCP_TOOL("greet", "Greets someone by name.",
+ *                  MCP_JSON({"type": "object",
+ *                            "properties": {"name": {"type": "string"}},
+ *                            "required": ["name"]}),
+ *                  greet, .read_only = MCP_YES),
+ *     )
+ *
+ * Each call runs in a fresh instance, so nothing persists between calls.
+ * Strings the SDK hands out (arguments, mcp_quote) stay valid until the
+ * handler returns; the SDK frees them afterwards.
+ *
+ * See docs/c.md for the guide and the full reference.
+ */
+#ifndef MCP_WASM_SDK_H
+#define MCP_WASM_SDK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MCP_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define MCP_PRINTF(fmt, args)
+#endif
+
+/* ---- JSON values (a call's arguments) -------------------------------- */
+
+/** The type of a JSON value. */
+typedef enum mcp_json_type {
+    MCP_JSON_NULL,
+    MCP_JSON_BOOL,
+    MCP_JSON_NUMBER,
+    MCP_JSON_STRING,
+    MCP_JSON_ARRAY,
+    MCP_JSON_OBJECT,
+} mcp_json_type;
+
+/** A parsed JSON value. Read it through the functions below. */
+typedef struct mcp_value {
+    mcp_json_type type;
+    bool boolean;             /* MCP_JSON_BOOL */
+    double number;            /* MCP_JSON_NUMBER */
+    char *string;             /* MCP_JSON_STRING: UTF-8, NUL-terminated */
+    size_t len;               /* string bytes, or array/object members */
+    struct mcp_value *items;   /* array items / object values */
+    char **keys;              /* object keys (NUL-terminated) */
+} mcp_value;
+
+/** The member `key` of an object, or NULL (absent, or `obj` not an object). */
+const mcp_value *mcp_get(const mcp_value *obj, const char *key);
+/** Whether `obj` has the member `key` with a value other than null. */
+bool mcp_has(const mcp_value *obj, const char *key);
+/** The string member `key`, or `fallback` if absent or not a string. */
+const char *mcp_get_string(const mcp_value *obj, const char *key, const char *fallback);
+/** The number member `key`, or `fallback` if absent or not a number. */
+double mcp_get_number(const mcp_value *obj, const char *key, double fallback);
+/** The boolean member `key`, or `fallback` if absent or not a boolean. */
+bool mcp_get_bool(const mcp_value *obj, const char *key, bool fallback);
+/** The array member `key`, or NULL if absent or not an array. */
+const mcp_value *mcp_get_array(const mcp_value *obj, const char *key);
+/** The number of items of an array (0 for NULL or a non-array). */
+size_t mcp_array_len(const mcp_value *array);
+/** Item `i` of an array, or NULL if out of range or not an array. */
+const mcp_value *mcp_array_at(const mcp_value *array, size_t i);
+
+/** The deepest nesting mcp_json_parse accepts. */
+#define MCP_JSON_MAX_DEPTH 128
+/**
+ * Parses `len` bytes of JSON (RFC 8259, UTF-8). Returns the value (free it
+ * with mcp_json_free), or NULL with a message in `error` (which may be NULL)
+ * naming the byte offset. Never reads past `len`; nesting deeper than
+ * MCP_JSON_MAX_DEPTH is refused.
+ */
+mcp_value *mcp_json_parse(const char *text, size_t len, char *error, size_t error_size);
+/** Frees a value returned by mcp_json_parse (NULL is fine). */
+void mcp_json_free(mcp_value *value);
+
+/**
+ * `s` as a JSON string literal, quotes included (`he said "hi"` becomes
+ * `"he said \"hi\""`), for building JSON with mcp_json(). Freed after the
+ * call; returns "null" for NULL.
+ */
+const char *mcp_quote(const char *s);
+
+/** A JSON text written as C tokens: MCP_JSON({"type": "object"}). */
+#define MCP_JSON(...) #__VA_ARGS__
+
+/* ---- Results ---------------------------------------------------------- */
+
+/** How a call ended. */
+typedef enum mcp_status {
+    MCP_OK,
+    /** The arguments matched the schema but cannot be used. */
+    MCP_INVALID_ARGUMENTS,
+    /** The sandbox denied access to something the tool needs. */
+    MCP_DENIED,
+    /** Any other failure. */
+    MCP_FAILED,
+} mcp_status;
+
+/** One content block of a result (built by the functions below). */
+typedef struct mcp_block {
+    int kind;        /* 0 text, 1 image, 2 audio */
+    char *data;      /* the text (NUL-terminated) or the bytes */
+    size_t len;
+    char *mime_type; /* image/audio */
+} mcp_block;
+
+/** What a handler returns: build it with mcp_text, mcp_value or an error. */
+typedef struct mcp_result {
+    mcp_status status;
+    /** The error's message (status other than MCP_OK). */
+    char *message;
+    /** Structured content, a JSON text, or NULL. */
+    char *structured;
+    /** The tool ran but the result describes a failure (isError). */
+    bool is_error;
+    mcp_block *blocks;
+    size_t block_count;
+} mcp_result;
+
+/** One text block, printf-formatted (use "%s" for arbitrary text). */
+mcp_result mcp_text(const char *fmt, ...) MCP_PRINTF(1, 2);
+/**
+ * Structured content, printf-formatted JSON, also sent as a text block for
+ * older clients. Quote strings with mcp_quote(). Give the tool an
+ * `.output_schema` to describe it.
+ */
+mcp_result mcp_json(const char *fmt, ...) MCP_PRINTF(1, 2);
+/** No content at all. */
+mcp_result mcp_empty(void);
+/** Adds a text block to `r`. Returns false (and fails `r`) when out of memory. */
+bool mcp_add_text(mcp_result *r, const char *fmt, ...) MCP_PRINTF(2, 3);
+/** Adds an image (`mime_type` e.g. "image/png"; the bytes are copied). */
+bool mcp_add_image(mcp_result *r, const void *data, size_t len, const char *mime_type);
+/** Adds an audio clip (`mime_type` e.g. "audio/wav"; the bytes are copied). */
+bool mcp_add_audio(mcp_result *r, const void *data, size_t len, const char *mime_type);
+
+/** The arguments cannot be used (e.g. a date that does not exist). */
+mcp_result mcp_invalid_arguments(const char *fmt, ...) MCP_PRINTF(1, 2);
+/** The tool failed (e.g. a computation without an answer). */
+mcp_result mcp_failed(const char *fmt, ...) MCP_PRINTF(1, 2);
+/** The sandbox denied access to something (e.g. a file). */
+mcp_result mcp_denied(const char *fmt, ...) MCP_PRINTF(1, 2);
+
+/* ---- Logging, progress, and requests to the client ------------------- */
+
+/** Log levels, as in syslog and MCP. */
+typedef enum mcp_level {
+    MCP_DEBUG,
+    MCP_INFO,
+    MCP_NOTICE,
+    MCP_WARNING,
+    MCP_ERROR,
+    MCP_CRITICAL,
+    MCP_ALERT,
+    MCP_EMERGENCY,
+} mcp_level;
+
+/** Logs to the server's log and the client. Never log secrets. */
+void mcp_log(mcp_level level, const char *fmt, ...) MCP_PRINTF(2, 3);
+/**
+ * Reports progress: `total` < 0 means unknown, `message` may be NULL.
+ * Reports that do not increase are dropped by the host.
+ */
+void mcp_progress(double progress, double total, const char *message);
+
+/**
+ * Asks the client's model to answer `prompt` (sampling). `system_prompt`
+ * may be NULL. Returns the reply's text (freed after the call), or NULL with
+ * `*error` set to a result to return (denied when the policy refused,
+ * failed otherwise); `error` may be NULL.
+ */
+const char *mcp_sample(const char *prompt, const char *system_prompt, uint32_t max_tokens,
+                       mcp_result *error);
+/**
+ * Asks the client's user for input (elicitation) with a form described by
+ * `requested_schema` (JSON). Returns the answer object (freed after the
+ * call), or NULL: declined or cancelled (`*error` untouched), or failed
+ * (`*error` set as for mcp_sample).
+ */
+const mcp_value *mcp_elicit(const char *message, const char *requested_schema, mcp_result *error);
+
+/* ---- Declaring tools --------------------------------------------------- */
+
+/** A behaviour hint: unset (the MCP default), no or yes. */
+typedef enum mcp_hint { MCP_UNSET = 0, MCP_NO, MCP_YES } mcp_hint;
+
+/** A tool's handler: its arguments, validated against the input schema. */
+typedef mcp_result (*mcp_handler)(const mcp_value *args);
+
+/** One tool. */
+typedef struct mcp_tool {
+    const char *name;          /* 1-128 of A-Z a-z 0-9 _ . - */
+    const char *description;   /* for the model */
+    const char *input_schema;  /* JSON Schema of an object */
+    mcp_handler handler;
+    const char *title;         /* optional: display name */
+    const char *output_schema; /* optional: schema of mcp_value results */
+    mcp_hint read_only, destructive, idempotent, open_world;
+} mcp_tool;
+
+/**
+ * A tool entry: name, description, input schema (JSON text; MCP_JSON helps),
+ * handler, then optional designated fields: .title, .output_schema,
+ * .read_only, .destructive, .idempotent, .open_world.
+ */
+#define MCP_TOOL(name_, description_, input_schema_, handler_, ...)                  \
+    {.name = (name_), .description = (description_), .input_schema = (input_schema_), \
+     .handler = (handler_), __VA_ARGS__}
+
+/** The plugin's tool table; use once, at file scope. */
+#define MCP_TOOLS(...)                                                  \
+    const mcp_tool mcp_tools[] = {__VA_ARGS__};                         \
+    const size_t mcp_tool_count = sizeof(mcp_tools) / sizeof(mcp_tools[0]);
+
+extern const mcp_tool mcp_tools[];
+extern const size_t mcp_tool_count;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCP_WASM_SDK_H */

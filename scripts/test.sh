@@ -2,7 +2,8 @@
 # Runs every test of the project from a fresh clone: installs what the tests
 # need (the wasm32-wasip2 target; a Python venv with the official MCP SDK and
 # componentize-py; the npm packages: the TypeScript SDK, the official
-# conformance suite and the Node 22 it needs), then
+# conformance suite and the Node 22 it needs; clang-19 and wasi-libc from
+# Debian for the C plugins), then
 #   1. cargo test --workspace: unit tests, and integration tests that build
 #      the guest plugins (tests/artifacts/build.rs) and drive the real
 #      mcp-wasm-host binary over stdio and HTTP, including with the Python
@@ -26,6 +27,8 @@ MCP_WASM_HOST_PYTHON="$(scripts/setup-python.sh)"
 export MCP_WASM_HOST_PYTHON
 MCP_WASM_HOST_NODE="$(scripts/setup-node.sh)"
 export MCP_WASM_HOST_NODE
+MCP_WASM_HOST_C="$(scripts/setup-c.sh)"
+export MCP_WASM_HOST_C
 
 echo "== cargo test --workspace" >&2
 cargo test --workspace --locked

@@ -7,6 +7,7 @@
 #define MCP_WASM_SDK_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mcp_wasm_sdk.h"
@@ -25,6 +26,12 @@ char *mcp__vformat(size_t *len, const char *fmt, va_list args);
 
 /** As mcp__vformat, with the arguments inline. */
 char *mcp__format(const char *fmt, ...) MCP_PRINTF(1, 2);
+
+/** Whether `len` bytes at `s` are valid UTF-8. */
+bool mcp__utf8_valid(const char *s, size_t len);
+/** A copy of `s` (malloc, NUL-terminated) with U+FFFD for each invalid
+ * byte, or NULL when out of memory; `out_len` gets its length. */
+char *mcp__utf8_repair(const char *s, size_t len, size_t *out_len);
 
 /** A result with status `status` and the formatted message. */
 mcp_result mcp__error(mcp_status status, const char *fmt, va_list args);

@@ -17,9 +17,40 @@ typedef exports_mcp_wasm_host_plugin_tools_call_result_t call_result;
 typedef exports_mcp_wasm_host_plugin_tools_tool_error_t tool_error;
 typedef mcp_wasm_host_plugin_types_content_block_t content_block;
 
-/* A string the caller owns (the bindings free it after the call). */
+/* Moves a malloc'd buffer into a WIT string (the bindings free it after
+ * the call), repairing invalid UTF-8 (which would trap the call). */
+static plugin_string_t take(char *data, size_t len) {
+    if (data != NULL && !mcp__utf8_valid(data, len)) {
+        size_t fixed_len = 0;
+        char *fixed = mcp__utf8_repair(data, len, &fixed_len);
+        free(data);
+        data = fixed;
+        len = fixed == NULL ? 0 : fixed_len;
+    }
+    plugin_string_t s = {.ptr = (uint8_t *)data, .len = data == NULL ? 0 : len};
+    return s;
+}
+
+/* A copy of `s` as a WIT string the caller owns. */
 static void own(plugin_string_t *out, const char *s) {
-    plugin_string_dup(out, s == NULL ? "" : s);
+    if (s == NULL) s = "";
+    char *copy = strdup(s);
+    *out = take(copy, copy == NULL ? 0 : strlen(copy));
+}
+
+/* A borrowed WIT string for an import: `s` itself when it is valid UTF-8,
+ * else a repaired copy in `*scratch` (free it after the import returns). */
+static plugin_string_t borrow(const char *s, char **scratch) {
+    *scratch = NULL;
+    if (s == NULL) s = "";
+    size_t len = strlen(s);
+    if (!mcp__utf8_valid(s, len)) {
+        *scratch = mcp__utf8_repair(s, len, &len);
+        s = *scratch == NULL ? "" : *scratch;
+        if (*scratch == NULL) len = 0;
+    }
+    plugin_string_t out = {.ptr = (uint8_t *)s, .len = len};
+    return out;
 }
 
 static plugin_option_string_t some_string(const char *s) {
@@ -53,13 +84,6 @@ void exports_mcp_wasm_host_plugin_tools_list_tools(
         d->annotations.open_world_hint = hint(t->open_world);
     }
     ret->len = mcp_tool_count;
-}
-
-/* Moves a NUL-terminated or sized buffer into a WIT string/list (the
- * bindings free it after the call). */
-static plugin_string_t take(char *data, size_t len) {
-    plugin_string_t s = {.ptr = (uint8_t *)data, .len = len};
-    return s;
 }
 
 static bool error_result(tool_error *err, mcp_status status, char *message) {
@@ -162,16 +186,19 @@ void mcp_log(mcp_level level, const char *fmt, ...) {
     char *text = mcp__vformat(&len, fmt, args);
     va_end(args);
     if (text == NULL) return;
-    plugin_string_t message = take(text, len);
+    char *scratch;
+    plugin_string_t message = borrow(text, &scratch);
     mcp_wasm_host_plugin_host_log((mcp_wasm_host_plugin_host_log_level_t)level, &message);
+    free(scratch);
     free(text);
 }
 
 void mcp_progress(double progress, double total, const char *message) {
-    plugin_string_t text;
-    if (message != NULL) plugin_string_set(&text, message);
+    char *scratch;
+    plugin_string_t text = borrow(message, &scratch);
     mcp_wasm_host_plugin_host_report_progress(progress, total < 0 ? NULL : &total,
                                               message == NULL ? NULL : &text);
+    free(scratch);
 }
 
 /* ---- client requests ---- */
@@ -191,20 +218,22 @@ static void request_failed(mcp_result *error, const char *what,
 
 const char *mcp_sample(const char *prompt, const char *system_prompt, uint32_t max_tokens,
                        mcp_result *error) {
+    char *scratch_prompt, *scratch_system;
     mcp_wasm_host_plugin_client_sampling_content_t content = {
         .tag = MCP_WASM_HOST_PLUGIN_CLIENT_SAMPLING_CONTENT_TEXT};
-    plugin_string_set(&content.val.text, prompt == NULL ? "" : prompt);
+    content.val.text = borrow(prompt, &scratch_prompt);
     mcp_wasm_host_plugin_client_sampling_message_t message = {
         .role = MCP_WASM_HOST_PLUGIN_TYPES_ROLE_USER, .content = {&content, 1}};
     mcp_wasm_host_plugin_client_create_message_request_t request = {
         .messages = {&message, 1}, .max_tokens = max_tokens};
-    if (system_prompt != NULL) {
-        request.system_prompt.is_some = true;
-        plugin_string_set(&request.system_prompt.val, system_prompt);
-    }
+    request.system_prompt.is_some = system_prompt != NULL;
+    request.system_prompt.val = borrow(system_prompt, &scratch_system);
     mcp_wasm_host_plugin_client_sampled_message_t reply;
     mcp_wasm_host_plugin_client_request_error_t e;
-    if (!mcp_wasm_host_plugin_client_create_message(&request, &reply, &e)) {
+    bool ok = mcp_wasm_host_plugin_client_create_message(&request, &reply, &e);
+    free(scratch_prompt);
+    free(scratch_system);
+    if (!ok) {
         request_failed(error, "sampling", &e);
         return NULL;
     }
@@ -233,12 +262,16 @@ const char *mcp_sample(const char *prompt, const char *system_prompt, uint32_t m
 
 const mcp_value *mcp_elicit(const char *message, const char *requested_schema,
                            mcp_result *error) {
-    plugin_string_t m, schema;
-    plugin_string_set(&m, message == NULL ? "" : message);
-    plugin_string_set(&schema, requested_schema == NULL ? "{}" : requested_schema);
+    char *scratch_message, *scratch_schema;
+    plugin_string_t m = borrow(message, &scratch_message);
+    plugin_string_t schema = borrow(requested_schema == NULL ? "{}" : requested_schema,
+                                    &scratch_schema);
     mcp_wasm_host_plugin_client_elicit_result_t answer;
     mcp_wasm_host_plugin_client_request_error_t e;
-    if (!mcp_wasm_host_plugin_client_elicit(&m, &schema, &answer, &e)) {
+    bool ok = mcp_wasm_host_plugin_client_elicit(&m, &schema, &answer, &e);
+    free(scratch_message);
+    free(scratch_schema);
+    if (!ok) {
         request_failed(error, "elicitation", &e);
         return NULL;
     }

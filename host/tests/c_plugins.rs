@@ -4,7 +4,9 @@
 //! wit-component and the reactor adapter (cached by a hash of their
 //! inputs); then each test calls the `calc` example over stdio: its listed
 //! schemas, good calls, arguments the schema refuses, expressions the
-//! plugin refuses, tool errors, bounded nesting, and a log line.
+//! plugin refuses, tool errors, bounded nesting, and a log line. The SDK's
+//! own unit tests (`sdk-c/tests/sdk_test.c`: the JSON reader, results, UTF-8
+//! repair) are compiled natively with the same clang and run here too.
 //!
 //! The build needs clang-19: `MCP_WASM_HOST_C` names it
 //! (`MCP_WASM_HOST_C=$(scripts/setup-c.sh)`, as `scripts/test.sh` sets it),
@@ -264,4 +266,39 @@ fn a_call_logs_through_the_host_to_the_client() {
         log["params"]["data"],
         "evaluated 9 characters, 2 operator(s)"
     );
+}
+
+#[test]
+fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapping() {
+    let Some(clang) = compiler() else {
+        eprintln!("skipped: no clang-19 (see the module's documentation)");
+        return;
+    };
+    let root = common::workspace_root();
+    let sdk = root.join("sdk-c");
+    let out = tempfile::tempdir().unwrap();
+    let exe = out.path().join("sdk_test");
+    let compile = Command::new(clang)
+        .args(["-std=gnu17", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
+        .args(["-fsanitize=undefined", "-fsanitize-trap=all"])
+        .arg("-I")
+        .arg(sdk.join("include"))
+        .arg("-I")
+        .arg(sdk.join("src"))
+        .arg(sdk.join("tests/sdk_test.c"))
+        .args(["json.c", "result.c", "utf8.c"].map(|f| sdk.join("src").join(f)))
+        .arg("-lm")
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        compile.status.success(),
+        "compiling sdk-c/tests/sdk_test.c failed:\n{}",
+        String::from_utf8_lossy(&compile.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "sdk_test failed:\n{stdout}");
+    assert!(stdout.contains("all checks passed"), "{stdout}");
 }

@@ -1,0 +1,143 @@
+/*
+ * sdk_test.c: unit tests of the SDK's parts that need no host (the JSON
+ * reader, mcp_quote, results, UTF-8 repair), compiled natively and run by
+ * host/tests/c_plugins.rs. Prints one line per failure; exits non-zero if
+ * any check failed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mcp_wasm_sdk.h"
+
+/* The SDK's sources reference the plugin's table; the tests have none. */
+const mcp_tool mcp_tools[1];
+const size_t mcp_tool_count = 0;
+
+static int failures;
+
+#define CHECK(cond)                                                       \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                   \
+        }                                                                 \
+    } while (0)
+
+static mcp_value *parse(const char *text, char *error) {
+    return mcp_json_parse(text, strlen(text), error, 96);
+}
+
+static void values_are_read_by_key_with_fallbacks(void) {
+    char error[96];
+    mcp_value *v = parse("{\"s\": \"a\\u00e9\\ud83d\\ude00\\n\", \"n\": -1.5e2, \"b\": true,"
+                         " \"z\": null, \"a\": [1, [2], {}], \"s\": \"last\"}",
+                         error);
+    CHECK(v != NULL);
+    CHECK(strcmp(mcp_get_string(v, "s", "?"), "last") == 0);
+    CHECK(mcp_get_number(v, "n", 0) == -150);
+    CHECK(mcp_get_bool(v, "b", false));
+    CHECK(!mcp_has(v, "z") && mcp_get(v, "z") != NULL);
+    CHECK(strcmp(mcp_get_string(v, "n", "fallback"), "fallback") == 0);
+    CHECK(mcp_get_number(v, "missing", 7) == 7);
+    const mcp_value *a = mcp_get_array(v, "a");
+    CHECK(mcp_array_len(a) == 3);
+    CHECK(mcp_array_at(a, 1)->type == MCP_JSON_ARRAY);
+    CHECK(mcp_array_at(a, 3) == NULL);
+    CHECK(mcp_get(mcp_array_at(a, 0), "x") == NULL);
+    mcp_json_free(v);
+
+    v = parse("\"a\\u00e9\\ud83d\\ude00\"", error);
+    CHECK(v != NULL && v->len == 7 && memcmp(v->string, "a\xC3\xA9\xF0\x9F\x98\x80", 7) == 0);
+    mcp_json_free(v);
+}
+
+static void malformed_json_is_refused_with_the_offset(void) {
+    const char *bad[] = {
+        "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "1e", "-", "tru", "\"abc", "\"\\x\"",
+        "\"\\ud800\"", "\"\\udc00\"", "\"a\nb\"", "[1] 2", "{1: 2}", "nul", "\"\\u12\"",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char error[96] = "";
+        mcp_value *v = parse(bad[i], error);
+        if (v != NULL || strstr(error, "at byte") == NULL) {
+            printf("accepted or unexplained: %s (%s)\n", bad[i], error);
+            failures++;
+        }
+        mcp_json_free(v);
+    }
+    /* The length bounds the read: a valid prefix of a longer buffer. */
+    char error[96];
+    mcp_value *v = mcp_json_parse("[1]garbage", 3, error, sizeof error);
+    CHECK(v != NULL && mcp_array_len(v) == 1);
+    mcp_json_free(v);
+}
+
+static void nesting_is_bounded(void) {
+    size_t n = MCP_JSON_MAX_DEPTH + 1;
+    char *deep = malloc(2 * n + 1);
+    memset(deep, '[', n);
+    memset(deep + n, ']', n);
+    deep[2 * n] = '\0';
+    char error[96];
+    CHECK(parse(deep, error) == NULL && strstr(error, "too deep") != NULL);
+    deep[n - 1] = ' ';
+    deep[n] = ' ';
+    mcp_value *v = parse(deep, error);
+    CHECK(v != NULL);
+    mcp_json_free(v);
+    free(deep);
+}
+
+static void quote_escapes_what_json_requires(void) {
+    const char *q = mcp_quote("he said \"hi\"\\\n\x01");
+    CHECK(strcmp(q, "\"he said \\\"hi\\\"\\\\\\n\\u0001\"") == 0);
+    char error[96];
+    mcp_value *v = parse(q, error);
+    CHECK(v != NULL && strcmp(v->string, "he said \"hi\"\\\n\x01") == 0);
+    mcp_json_free(v);
+    CHECK(strcmp(mcp_quote(NULL), "null") == 0);
+    mcp__arena_release();
+}
+
+static void json_results_are_checked_and_errors_keep_their_case(void) {
+    mcp_result r = mcp_json("{\"v\": %d}", 3);
+    CHECK(r.status == MCP_OK && strcmp(r.structured, "{\"v\": 3}") == 0);
+    CHECK(r.block_count == 1 && strcmp(r.blocks[0].data, r.structured) == 0);
+    mcp__result_free(&r);
+    r = mcp_json("{\"v\": %s}", "oops");
+    CHECK(r.status == MCP_FAILED && strstr(r.message, "invalid JSON") != NULL);
+    mcp__result_free(&r);
+    r = mcp_invalid_arguments("bad %s", "date");
+    CHECK(r.status == MCP_INVALID_ARGUMENTS && strcmp(r.message, "bad date") == 0);
+    mcp__result_free(&r);
+    r = mcp_text("a");
+    CHECK(mcp_add_text(&r, "b%d", 2) && mcp_add_image(&r, "\x89PNG", 4, "image/png"));
+    CHECK(r.block_count == 3 && r.blocks[2].kind == 1 && r.blocks[2].len == 4);
+    mcp__result_free(&r);
+}
+
+static void invalid_utf8_is_repaired_and_valid_utf8_is_kept(void) {
+    CHECK(mcp__utf8_valid("a\xC3\xA9\xF0\x9F\x98\x80", 7));
+    const char *invalid[] = {"\xC3", "\xC0\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xFF", "\x80"};
+    for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
+        CHECK(!mcp__utf8_valid(invalid[i], strlen(invalid[i])));
+    }
+    size_t len;
+    char *fixed = mcp__utf8_repair("a\xFF" "b\xC3", 4, &len);
+    CHECK(fixed != NULL && len == 8 && strcmp(fixed, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD") == 0);
+    free(fixed);
+}
+
+int main(void) {
+    values_are_read_by_key_with_fallbacks();
+    malformed_json_is_refused_with_the_offset();
+    nesting_is_bounded();
+    quote_escapes_what_json_requires();
+    json_results_are_checked_and_errors_keep_their_case();
+    invalid_utf8_is_repaired_and_valid_utf8_is_kept();
+    if (failures == 0) printf("sdk_test: all checks passed\n");
+    return failures == 0 ? 0 : 1;
+}

@@ -16,6 +16,7 @@ use wasmtime_wasi::sockets::SocketAddrUse;
 
 use super::super::imports::ImportKind;
 use super::http::address::{AddressGrants, refusal};
+use super::http::origin::normal_name;
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// `[plugins.NAME.sockets]`, as written.
@@ -64,14 +65,8 @@ fn endpoint(entry: &str) -> Result<Endpoint, String> {
         .ok()
         .filter(|p| *p != 0)
         .ok_or_else(|| format!("{entry:?}: {port:?} is not a port (1 to 65535)"))?;
-    let host = host.to_ascii_lowercase();
-    let valid = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_');
-    if !valid {
-        return Err(format!("{entry:?}: {host:?} is not a host name or address"));
-    }
+    let host = normal_name(host)
+        .ok_or_else(|| format!("{entry:?}: {host:?} is not a host name or address"))?;
     Ok(Endpoint {
         host,
         ip: None,

@@ -86,8 +86,6 @@ pub struct HttpPolicy {
     /// Internal addresses it may reach: `allow_addresses`, and the address
     /// literals of `allow`.
     pub addresses: AddressGrants,
-    /// What `allow_addresses` says, for reports.
-    pub named_addresses: Vec<String>,
     /// Its limits.
     pub limits: HttpLimits,
     /// The certificates it trusts for https.
@@ -181,9 +179,9 @@ impl HttpSpec {
             .map(|e| OriginPattern::parse(e))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| KeyProblem::new("http.allow", e))?;
-        let named_addresses = spec.allow_addresses.clone().unwrap_or_default();
-        let mut addresses = AddressGrants::parse(&named_addresses)
-            .map_err(|e| KeyProblem::new("http.allow_addresses", e))?;
+        let mut addresses =
+            AddressGrants::parse(spec.allow_addresses.as_deref().unwrap_or_default())
+                .map_err(|e| KeyProblem::new("http.allow_addresses", e))?;
         for entry in &allow {
             if let HostPattern::Ip(ip) = entry.host {
                 addresses.add(ip);
@@ -200,7 +198,6 @@ impl HttpSpec {
             allow,
             methods,
             addresses,
-            named_addresses,
             limits,
             tls,
         })

@@ -115,7 +115,8 @@ fn split_authority(authority: &str) -> Option<(&str, Option<&str>)> {
     }
 }
 
-fn normal_name(host: &str) -> Option<String> {
+/// `host` as a lowercase DNS name without a trailing dot, if it is one.
+pub(crate) fn normal_name(host: &str) -> Option<String> {
     let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
     let valid = !host.is_empty()
         && host.len() <= 253

@@ -13,7 +13,6 @@ use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::uri::Scheme as UriScheme;
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use tokio::net::TcpStream;
@@ -580,11 +579,6 @@ fn request_error(e: &hyper::Error) -> Error {
     } else {
         Error::HttpProtocolError
     }
-}
-
-/// wasmtime-wasi-http would otherwise send to any scheme it knows.
-pub fn supported(scheme: &UriScheme) -> bool {
-    *scheme == UriScheme::HTTP || *scheme == UriScheme::HTTPS
 }
 
 #[cfg(test)]

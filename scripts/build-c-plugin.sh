@@ -33,6 +33,9 @@ out_dir="$1"
 shift
 mkdir -p "$out_dir"
 out_dir="$(cd "$out_dir" && pwd)"
+# Where the NAME directories are: plugins/c, or $MCP_WASM_HOST_PLUGIN_SRC
+# (the `languages` benchmark builds its probes from host/benches/guests/c).
+src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/c}" && pwd)"
 cache="${MCP_WASM_HOST_C_CACHE:-${CARGO_TARGET_DIR:-$repo/target}/c-plugins-cache}"
 mkdir -p "$cache"
 
@@ -40,19 +43,19 @@ if [[ $# -gt 0 ]]; then
     names=("$@")
 else
     names=()
-    for dir in "$repo"/plugins/c/*/; do
+    for dir in "$src_root"/*/; do
         compgen -G "$dir*.c" >/dev/null && names+=("$(basename "$dir")")
     done
 fi
 if [[ ${#names[@]} -eq 0 ]]; then
-    echo "build-c-plugin: no plugins found under $repo/plugins/c" >&2
+    echo "build-c-plugin: no plugins found under $src_root" >&2
     exit 1
 fi
 
 # inputs_hash NAME: one hash over the path and contents of every file the
 # build of plugins/c/NAME reads.
 inputs_hash() {
-    (cd "$repo" && find "plugins/c/$1" sdk-c/include sdk-c/src sdk-c/tool/src \
+    (cd "$repo" && find "$(realpath --relative-to="$repo" "$src_root/$1")" sdk-c/include sdk-c/src sdk-c/tool/src \
         sdk-c/tool/Cargo.toml sdk-c/debian-packages.txt wit Cargo.lock \
         -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
         sha256sum | cut -c1-16
@@ -79,7 +82,7 @@ prepare() {
 }
 
 for name in "${names[@]}"; do
-    src="$repo/plugins/c/$name"
+    src="$src_root/$name"
     if ! compgen -G "$src/*.c" >/dev/null; then
         echo "build-c-plugin: no .c files in $src" >&2
         exit 1

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds the C tool plugins under plugins/c/ into WASI 0.2 components with
 # the project's C SDK (sdk-c):
-#   1. sdk-c/tool writes the C bindings of the `plugin` world (wit-bindgen's
+#   1. sdk-tool writes the C bindings of the `plugin` world (wit-bindgen's
 #      C generator);
 #   2. clang-19 compiles plugins/c/NAME/*.c, the SDK and the bindings into a
 #      wasm32-wasi (preview 1) reactor module;
-#   3. sdk-c/tool wraps it into a component with wit-component and the
+#   3. sdk-tool wraps it into a component with wit-component and the
 #      preview 1 reactor adapter of the wasmtime release the host runs.
 #
 #   scripts/build-c-plugin.sh OUT_DIR [NAME...]
@@ -17,7 +17,7 @@
 # Components are cached in target/c-plugins-cache (in $CARGO_TARGET_DIR if
 # set, or
 # $MCP_WASM_HOST_C_CACHE) under a hash of everything the build reads: the
-# plugin's files, the SDK, its tool and the pinned packages, the WIT and
+# plugin's files, the SDK, the build tool and the pinned packages, the WIT and
 # Cargo.lock. A rerun with the same inputs only copies the file (and runs
 # neither cargo nor clang); a new build removes the plugin's older ones.
 # Prints the path of each component on stdout; progress goes to stderr.
@@ -52,8 +52,8 @@ fi
 # inputs_hash NAME: one hash over the path and contents of every file the
 # build of plugins/c/NAME reads.
 inputs_hash() {
-    (cd "$repo" && find "plugins/c/$1" sdk-c/include sdk-c/src sdk-c/tool/src \
-        sdk-c/tool/Cargo.toml sdk-c/debian-packages.txt wit Cargo.lock \
+    (cd "$repo" && find "plugins/c/$1" sdk-c/include sdk-c/src sdk-tool/src sdk-tool/build.rs \
+        sdk-tool/Cargo.toml sdk-c/debian-packages.txt wit Cargo.lock \
         -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
         sha256sum | cut -c1-16
 }
@@ -74,8 +74,8 @@ prepare() {
     fi
     work="$(mktemp -d)"
     tool=("${CARGO:-cargo}" run --quiet --locked --manifest-path "$repo/Cargo.toml"
-        -p mcp-wasm-sdk-c --)
-    "${tool[@]}" bindings "$repo/wit" "$work/gen" >&2
+        -p mcp-wasm-sdk-tool --)
+    "${tool[@]}" c-bindings "$repo/wit" "$work/gen" >&2
 }
 
 for name in "${names[@]}"; do

@@ -83,8 +83,8 @@ func (e *ClientError) Error() string {
 
 // classify is the `tool-error` case and message for an error a handler
 // returned: a ToolError's own case; a ClientError's as documented there;
-// fs.ErrPermission (a path the sandbox refuses) is `denied`; anything else
-// `failed`.
+// fs.ErrPermission, or a path outside every mounted directory, is
+// `denied`; anything else `failed`.
 func classify(err error) (ErrorKind, string) {
 	var tool *ToolError
 	var client *ClientError
@@ -93,7 +93,7 @@ func classify(err error) (ErrorKind, string) {
 		return tool.Kind, err.Error()
 	case errors.As(err, &client) && client.Kind == "denied":
 		return KindDenied, err.Error()
-	case errors.Is(err, fs.ErrPermission):
+	case errors.Is(err, fs.ErrPermission), outsideMounts(err):
 		return KindDenied, err.Error()
 	}
 	return KindFailed, err.Error()

@@ -6,6 +6,10 @@
 package mcp
 
 import (
+	"errors"
+	"io/fs"
+	"syscall"
+
 	exports "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal/export_mcp_wasm_host_plugin_tools"
 	client "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_client"
 	host "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_host"
@@ -62,6 +66,14 @@ func callToolExport(name, arguments string) witTypes.Result[wit.CallResult, wit.
 		}
 	}
 	return witTypes.Ok[wit.CallResult, wit.ToolError](result)
+}
+
+// outsideMounts says whether err is a file operation on a path that no
+// preopened directory holds: Go's wasip1 port answers EBADF (it has no
+// directory to resolve the path against).
+func outsideMounts(err error) bool {
+	var path *fs.PathError
+	return errors.As(err, &path) && (errors.Is(path.Err, syscall.EBADF) || errors.Is(path.Err, syscall.ENOTCAPABLE))
 }
 
 func toolError(err error) wit.ToolError {

@@ -27,6 +27,9 @@ func hostElicit(string, string) (bool, string, error) {
 	return false, "", notInHost()
 }
 
+// outsideMounts: outside WebAssembly no path is outside the sandbox.
+func outsideMounts(error) bool { return false }
+
 func notInHost() error {
 	return &ClientError{Kind: "unsupported", Message: "not running in mcp-wasm-host"}
 }

@@ -23,62 +23,19 @@
 # Components are cached in target/go-plugins-cache (in $CARGO_TARGET_DIR if
 # set, or $MCP_WASM_HOST_GO_CACHE) under a hash of everything the build
 # reads: the plugin's files, the SDK, the build tool, the pinned toolchain,
-# the WIT, Cargo.lock and this script. A rerun with the same inputs only
+# the WIT, Cargo.lock and the build scripts. A rerun with the same inputs only
 # copies the file (and runs neither cargo nor go); a new build removes the
 # plugin's older ones. Go's own caches live in target/go-cache. Prints the
 # path of each component on stdout; progress goes to stderr.
 set -euo pipefail
-
-if [[ $# -lt 1 || "$1" == -* ]]; then
-    echo "usage: $0 OUT_DIR [NAME...]" >&2
-    exit 2
-fi
-
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out_dir="$1"
-shift
-mkdir -p "$out_dir"
-out_dir="$(cd "$out_dir" && pwd)"
+# shellcheck source=lib/compiled-plugins.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/compiled-plugins.sh"
+plugins_setup build-go-plugin go go.mod MCP_WASM_HOST_GO_CACHE "$@"
 target="${CARGO_TARGET_DIR:-$repo/target}"
-cache="${MCP_WASM_HOST_GO_CACHE:-$target/go-plugins-cache}"
-mkdir -p "$cache"
-
-if [[ $# -gt 0 ]]; then
-    names=("$@")
-else
-    names=()
-    for dir in "$repo"/plugins/go/*/; do
-        [[ -f "$dir/go.mod" ]] && names+=("$(basename "$dir")")
-    done
-fi
-if [[ ${#names[@]} -eq 0 ]]; then
-    echo "build-go-plugin: no plugins found under $repo/plugins/go" >&2
-    exit 1
-fi
-for name in "${names[@]}"; do
-    if [[ ! -f "$repo/plugins/go/$name/go.mod" ]]; then
-        echo "build-go-plugin: no go.mod in $repo/plugins/go/$name" >&2
-        exit 1
-    fi
-done
-
-# inputs_hash NAME: one hash over the path and contents of every file the
-# build of plugins/go/NAME reads.
-inputs_hash() {
-    (cd "$repo" && find "plugins/go/$1" sdk-go sdk-tool/src sdk-tool/build.rs \
-        sdk-tool/Cargo.toml wit Cargo.lock scripts/build-go-plugin.sh \
-        -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
-        sha256sum | cut -c1-16
-}
-
-work=""
-cleanup() { [[ -z "$work" ]] || rm -rf "$work"; }
-trap cleanup EXIT
 
 # prepare: once per run, and only when something must be built: Go, the
-# tool, the bindings and the go.work.
+# bindings and the go.work.
 go=""
-tool=()
 prepare() {
     [[ -z "$go" ]] || return 0
     go="${MCP_WASM_HOST_GO:-}"
@@ -88,10 +45,8 @@ prepare() {
     # Go reads nothing from the network or the user's settings.
     export GOCACHE="$target/go-cache/build" GOMODCACHE="$target/go-cache/mod"
     export GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local GOTELEMETRY=off GOENV=off GOFLAGS=
-    work="$(mktemp -d)"
-    tool=("${CARGO:-cargo}" run --quiet --locked --manifest-path "$repo/Cargo.toml"
-        -p mcp-wasm-sdk-tool --)
-    "${tool[@]}" go-bindings "$repo/wit" "$work/gen" \
+    plugins_workdir
+    sdk_tool go-bindings "$repo/wit" "$work/gen" \
         --module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit \
         --exports github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal >&2
     local plugins=() n
@@ -103,32 +58,27 @@ prepare() {
     export GOWORK="$work/go.work"
 }
 
-for name in "${names[@]}"; do
-    src="$repo/plugins/go/$name"
-    cached="$cache/$name-$(inputs_hash "$name").wasm"
-    if [[ -f "$cached" ]]; then
-        echo "build-go-plugin: $name.wasm: unchanged, from $cached" >&2
-    else
-        prepare
-        start=$(date +%s.%N)
-        (cd "$src" && CGO_ENABLED=0 "$go" build -trimpath -o "$work/$name.check" .)
-        if ! check="$("$work/$name.check" 2>&1)"; then
-            echo "build-go-plugin: $name: its tools cannot be served:" >&2
-            echo "$check" | sed -n '1,/^goroutine /p' | grep -v '^goroutine ' >&2
-            exit 1
-        fi
-        # -checklinkname=0: the bindings' runtime package allocates with
-        # runtime.sbrk before the Go runtime is up, through a go:linkname
-        # that Go refuses by default.
-        (cd "$src" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
-            -ldflags='-s -w -checklinkname=0' -o "$work/$name.core.wasm" .)
-        "${tool[@]}" componentize "$work/$name.core.wasm" "$cached.part" --wit "$repo/wit" >&2
-        end=$(date +%s.%N)
-        find "$cache" -maxdepth 1 -name "$name-*.wasm" -delete
-        mv "$cached.part" "$cached"
-        awk -v n="$name" -v a="$start" -v b="$end" -v s="$(stat -c %s "$cached")" 'BEGIN {
-            printf "build-go-plugin: %s.wasm built in %.1f s (%d bytes)\n", n, b - a, s > "/dev/stderr" }'
+# build NAME OUTPUT: checks plugins/go/NAME natively, then builds it into
+# the component OUTPUT.
+build() {
+    local name="$1" src="$repo/plugins/go/$1" check
+    prepare
+    (cd "$src" && CGO_ENABLED=0 "$go" build -trimpath -o "$work/$name.check" .)
+    if ! check="$("$work/$name.check" 2>&1)"; then
+        echo "$prefix: $name: its tools cannot be served:" >&2
+        echo "$check" | sed -n '1,/^goroutine /p' | grep -v '^goroutine ' >&2
+        exit 1
     fi
-    cp "$cached" "$out_dir/$name.wasm"
-    echo "$out_dir/$name.wasm"
+    # -checklinkname=0: the bindings' runtime package allocates with
+    # runtime.sbrk before the Go runtime is up, through a go:linkname that
+    # Go refuses by default.
+    (cd "$src" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
+        -ldflags='-s -w -checklinkname=0' -o "$work/$name.core.wasm" .)
+    sdk_tool componentize "$work/$name.core.wasm" "$2" --wit "$repo/wit" >&2
+}
+
+for name in "${names[@]}"; do
+    plugins_build "$name" "$(plugins_hash "plugins/go/$name" sdk-go sdk-tool/src \
+        sdk-tool/build.rs sdk-tool/Cargo.toml wit Cargo.lock scripts/build-go-plugin.sh \
+        scripts/lib/compiled-plugins.sh)" build
 done

@@ -21,10 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::{Server, text};
-use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
+use common::Server;
+use serde_json::json;
 
 /// The Go toolchain: `MCP_WASM_HOST_GO` (a distribution's `go` may be too
 /// old to target WASI, so PATH is not searched).
@@ -52,16 +50,7 @@ fn built() -> Option<&'static Path> {
                 return None;
             };
             let out = target_dir().join("go-plugins");
-            let run = Command::new(common::workspace_root().join("scripts/build-go-plugin.sh"))
-                .arg(&out)
-                .env("MCP_WASM_HOST_GO", go)
-                .output()
-                .unwrap();
-            assert!(
-                run.status.success(),
-                "scripts/build-go-plugin.sh failed:\n{}",
-                String::from_utf8_lossy(&run.stderr)
-            );
+            common::run_build_script("build-go-plugin.sh", &out, &[("MCP_WASM_HOST_GO", &go)]);
             Some(out)
         })
         .as_deref()
@@ -70,20 +59,10 @@ fn built() -> Option<&'static Path> {
 /// A server with the Go plugin `name` alone; the directory lives as long as
 /// the server.
 fn serve(name: &str) -> Option<(Server, tempfile::TempDir)> {
-    let component = built()?.join(format!("{name}.wasm"));
-    let (dir, plugins, config) = common::plugins_with_policy(&[component.to_str().unwrap()], "");
-    let server = Server::initialized(&plugins, &["--config", &config], R4);
-    Some((server, dir))
-}
-
-/// The structured content of a successful call, which also travels as the
-/// text block.
-fn structured(s: &mut Server, tool: &str, arguments: Value) -> Value {
-    let result = s.call_ok(tool, arguments);
-    let structured = result["structuredContent"].clone();
-    let as_text: Value = serde_json::from_str(&text(&result)).unwrap();
-    assert_eq!(as_text, structured, "the same JSON travels as text");
-    structured
+    Some(common::serve_alone(
+        &built()?.join(format!("{name}.wasm")),
+        "",
+    ))
 }
 
 #[test]
@@ -139,8 +118,7 @@ fn a_good_find_returns_each_match_with_its_groups_character_offsets_and_line() {
     let Some((mut s, _dir)) = serve("regex") else {
         return;
     };
-    let found = structured(
-        &mut s,
+    let found = s.call_structured(
         "regex_find",
         json!({"pattern": r"(?P<year>\d{4})-(\d{2})", "text": "née 2024-05,\nvu 2025-12"}),
     );
@@ -155,8 +133,7 @@ fn a_good_find_returns_each_match_with_its_groups_character_offsets_and_line() {
                 {"index": 2, "text": "12", "start": 21, "end": 23}]}]}),
         "offsets count characters (é is one), not bytes"
     );
-    let limited = structured(
-        &mut s,
+    let limited = s.call_structured(
         "regex_find",
         json!({"pattern": "A", "text": "a a a", "ignore_case": true, "limit": 2}),
     );
@@ -170,8 +147,7 @@ fn replace_expands_named_groups_and_split_cuts_around_matches() {
         return;
     };
     assert_eq!(
-        structured(
-            &mut s,
+        s.call_structured(
             "regex_replace",
             json!({"pattern": r"(?P<d>\d+)/(?P<m>\d+)", "text": "on 5/11 and 7/12",
                    "replacement": "${m}-${d}"})
@@ -179,16 +155,14 @@ fn replace_expands_named_groups_and_split_cuts_around_matches() {
         json!({"text": "on 11-5 and 12-7", "replacements": 2})
     );
     assert_eq!(
-        structured(
-            &mut s,
+        s.call_structured(
             "regex_replace",
             json!({"pattern": "a", "text": "aaa", "replacement": "$1", "literal": true, "limit": 2})
         ),
         json!({"text": "$1$1a", "replacements": 2})
     );
     assert_eq!(
-        structured(
-            &mut s,
+        s.call_structured(
             "regex_split",
             json!({"pattern": r"\s*[,;]\s*", "text": "a , b;c ;  d", "limit": 3})
         ),
@@ -205,7 +179,10 @@ fn arguments_that_break_the_schema_are_refused_before_the_plugin_runs() {
     assert!(missing.contains("pattern"), "{missing}");
     let empty = s.call_err("regex_find", json!({"pattern": "", "text": "x"}));
     assert!(empty.contains("/pattern"), "{empty}");
-    let zero = s.call_err("regex_find", json!({"pattern": "x", "text": "x", "limit": 0}));
+    let zero = s.call_err(
+        "regex_find",
+        json!({"pattern": "x", "text": "x", "limit": 0}),
+    );
     assert!(zero.contains("/limit"), "{zero}");
     let wrong_type = s.call_err("regex_split", json!({"pattern": "x", "text": 7}));
     assert!(wrong_type.contains("/text"), "{wrong_type}");
@@ -223,17 +200,22 @@ fn arguments_that_break_the_schema_are_refused_before_the_plugin_runs() {
 
 #[test]
 fn a_pattern_that_does_not_compile_or_a_replacement_naming_no_group_is_refused_as_invalid_arguments()
-{
+ {
     let Some((mut s, _dir)) = serve("regex") else {
         return;
     };
     let pattern = s.call_err("regex_find", json!({"pattern": "(a", "text": "a"}));
     assert!(
-        pattern.contains("rejected its arguments: pattern: error parsing regexp: missing closing ): `(a`"),
+        pattern.contains(
+            "rejected its arguments: pattern: error parsing regexp: missing closing ): `(a`"
+        ),
         "{pattern}"
     );
     let lookahead = s.call_err("regex_find", json!({"pattern": "a(?=b)", "text": "ab"}));
-    assert!(lookahead.contains("invalid or unsupported Perl syntax"), "{lookahead}");
+    assert!(
+        lookahead.contains("invalid or unsupported Perl syntax"),
+        "{lookahead}"
+    );
     let group = s.call_err(
         "regex_replace",
         json!({"pattern": r"(\w+)@(\w+)", "text": "a@b", "replacement": "$2 at $1x"}),
@@ -259,7 +241,7 @@ fn a_result_over_the_plugins_bound_is_a_tool_error_and_the_next_call_still_answe
         msg.contains("failed: the new text would be longer than 1048576 bytes"),
         "{msg}"
     );
-    let found = structured(&mut s, "regex_find", json!({"pattern": "b", "text": "abc"}));
+    let found = s.call_structured("regex_find", json!({"pattern": "b", "text": "abc"}));
     assert_eq!(found["count"], 1);
 }
 
@@ -272,7 +254,7 @@ fn a_pattern_that_hangs_a_backtracking_engine_answers_because_re2_is_linear() {
     // in a backtracking engine; RE2 answers, well inside the call's
     // deadline and fuel.
     let text = format!("{}!", "a".repeat(50_000));
-    let found = structured(&mut s, "regex_find", json!({"pattern": "(a+)+$", "text": text}));
+    let found = s.call_structured("regex_find", json!({"pattern": "(a+)+$", "text": text}));
     assert_eq!(found["count"], 0);
 }
 
@@ -281,7 +263,7 @@ fn a_call_logs_through_the_host_to_the_client() {
     let Some((mut s, _dir)) = serve("regex") else {
         return;
     };
-    structured(&mut s, "regex_find", json!({"pattern": "o", "text": "foo"}));
+    s.call_structured("regex_find", json!({"pattern": "o", "text": "foo"}));
     let log = s
         .notifications
         .iter()

@@ -302,18 +302,18 @@ func (d *deriver) field(f jsonField) (schema, error) {
 // may carry, and how each applies to the field's schema.
 var keywords = map[string]func(s schema, value string) error{
 	"enum":             applyEnum,
-	"minimum":          numberKeyword("minimum"),
-	"maximum":          numberKeyword("maximum"),
-	"exclusiveMinimum": numberKeyword("exclusiveMinimum"),
-	"exclusiveMaximum": numberKeyword("exclusiveMaximum"),
-	"multipleOf":       numberKeyword("multipleOf"),
-	"minLength":        stringKeyword("minLength", parseCount),
-	"maxLength":        stringKeyword("maxLength", parseCount),
-	"pattern":          stringKeyword("pattern", func(v string) (any, error) { return v, nil }),
-	"format":           stringKeyword("format", func(v string) (any, error) { return v, nil }),
-	"minItems":         arrayKeyword("minItems", parseCount),
-	"maxItems":         arrayKeyword("maxItems", parseCount),
-	"uniqueItems":      arrayKeyword("uniqueItems", parseBool),
+	"minimum":          numbers.keyword("minimum", parseNumber),
+	"maximum":          numbers.keyword("maximum", parseNumber),
+	"exclusiveMinimum": numbers.keyword("exclusiveMinimum", parseNumber),
+	"exclusiveMaximum": numbers.keyword("exclusiveMaximum", parseNumber),
+	"multipleOf":       numbers.keyword("multipleOf", parseNumber),
+	"minLength":        strs.keyword("minLength", parseCount),
+	"maxLength":        strs.keyword("maxLength", parseCount),
+	"pattern":          strs.keyword("pattern", verbatim),
+	"format":           strs.keyword("format", verbatim),
+	"minItems":         arrays.keyword("minItems", parseCount),
+	"maxItems":         arrays.keyword("maxItems", parseCount),
+	"uniqueItems":      arrays.keyword("uniqueItems", parseBool),
 	"default":          applyDefault,
 }
 
@@ -350,26 +350,26 @@ func hasType(s schema, names ...string) bool {
 	return false
 }
 
-func numberKeyword(name string) func(schema, string) error {
-	return func(s schema, value string) error {
-		target := leaf(s)
-		if !hasType(target, "integer", "number") {
-			return fmt.Errorf("%s applies to numbers", name)
-		}
-		n, err := parseNumber(value)
-		if err != nil {
-			return err
-		}
-		target[name] = n
-		return nil
-	}
+// appliesTo is the kind of schema a keyword constrains.
+type appliesTo struct {
+	what  string   // for messages: "numbers"
+	types []string // the JSON types it has
+	// The schema within a field's that the keyword goes on.
+	target func(schema) schema
 }
 
-func stringKeyword(name string, parse func(string) (any, error)) func(schema, string) error {
+var (
+	numbers = appliesTo{"numbers", []string{"integer", "number"}, leaf}
+	strs    = appliesTo{"strings", []string{"string"}, leaf}
+	arrays  = appliesTo{"slices and arrays", []string{"array"}, func(s schema) schema { return s }}
+)
+
+// keyword applies the keyword name, its tag read by parse.
+func (a appliesTo) keyword(name string, parse func(string) (any, error)) func(schema, string) error {
 	return func(s schema, value string) error {
-		target := leaf(s)
-		if !hasType(target, "string") {
-			return fmt.Errorf("%s applies to strings", name)
+		target := a.target(s)
+		if !hasType(target, a.types...) {
+			return fmt.Errorf("%s applies to %s", name, a.what)
 		}
 		v, err := parse(value)
 		if err != nil {
@@ -380,19 +380,8 @@ func stringKeyword(name string, parse func(string) (any, error)) func(schema, st
 	}
 }
 
-func arrayKeyword(name string, parse func(string) (any, error)) func(schema, string) error {
-	return func(s schema, value string) error {
-		if !hasType(s, "array") {
-			return fmt.Errorf("%s applies to slices and arrays", name)
-		}
-		v, err := parse(value)
-		if err != nil {
-			return err
-		}
-		s[name] = v
-		return nil
-	}
-}
+// verbatim is a tag taken as it is.
+func verbatim(value string) (any, error) { return value, nil }
 
 // applyEnum sets the allowed values, comma-separated in the tag, parsed
 // as the field's type.

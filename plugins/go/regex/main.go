@@ -41,24 +41,18 @@ type SplitArgs struct {
 const syntax = " Syntax: RE2, as in Go's regexp (no backreferences or lookaround); matching takes time linear in the text, so no pattern can hang the call."
 
 func init() {
-	mcp.AddTool(mcp.Tool{
-		Name:        "regex_find",
-		Title:       "Find regex matches",
-		Description: "Finds the matches of a regular expression in a text: each match's text, its start and end (in characters from the start of the text), its line, and the groups that took part (numbered and named)." + syntax,
-		ReadOnly:    mcp.Yes, Idempotent: mcp.Yes, OpenWorld: mcp.No,
-	}, find)
-	mcp.AddTool(mcp.Tool{
-		Name:        "regex_replace",
-		Title:       "Replace regex matches",
-		Description: "Replaces the matches of a regular expression in a text and returns the new text and the number of replacements." + syntax,
-		ReadOnly:    mcp.Yes, Idempotent: mcp.Yes, OpenWorld: mcp.No,
-	}, replace)
-	mcp.AddTool(mcp.Tool{
-		Name:        "regex_split",
-		Title:       "Split by regex",
-		Description: "Splits a text around the matches of a regular expression." + syntax,
-		ReadOnly:    mcp.Yes, Idempotent: mcp.Yes, OpenWorld: mcp.No,
-	}, split)
+	mcp.AddTool(computes("regex_find", "Find regex matches", "Finds the matches of a regular expression in a text: each match's text, its start and end (in characters from the start of the text), its line, and the groups that took part (numbered and named)."), find)
+	mcp.AddTool(computes("regex_replace", "Replace regex matches", "Replaces the matches of a regular expression in a text and returns the new text and the number of replacements."), replace)
+	mcp.AddTool(computes("regex_split", "Split by regex", "Splits a text around the matches of a regular expression."), split)
+}
+
+// computes declares a tool that only computes: read-only, idempotent and
+// closed-world.
+func computes(name, title, description string) mcp.Tool {
+	return mcp.Tool{
+		Name: name, Title: title, Description: description + syntax,
+		ReadOnly: mcp.Yes, Idempotent: mcp.Yes, OpenWorld: mcp.No,
+	}
 }
 
 func main() {}

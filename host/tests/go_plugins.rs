@@ -235,7 +235,7 @@ fn a_result_over_the_plugins_bound_is_a_tool_error_and_the_next_call_still_answe
     };
     let msg = s.call_err(
         "regex_replace",
-        json!({"pattern": "a", "text": "a".repeat(200_000), "replacement": "0123456789"}),
+        json!({"pattern": "a", "text": "a".repeat(2000), "replacement": "x".repeat(1000)}),
     );
     assert!(
         msg.contains("failed: the new text would be longer than 1048576 bytes"),

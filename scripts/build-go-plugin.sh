@@ -51,7 +51,7 @@ prepare() {
         --exports github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal >&2
     local plugins=() n
     for n in "${names[@]}"; do
-        plugins+=("$repo/plugins/go/$n")
+        plugins+=("$src_root/$n")
     done
     (cd "$work" && "$go" work init "$repo/sdk-go" "$work/gen/bindings" "${plugins[@]}" &&
         "$go" work edit -replace="go.bytecodealliance.org/pkg=$work/gen/go-pkg")
@@ -61,7 +61,7 @@ prepare() {
 # build NAME OUTPUT: checks plugins/go/NAME natively, then builds it into
 # the component OUTPUT.
 build() {
-    local name="$1" src="$repo/plugins/go/$1" check
+    local name="$1" src="$src_root/$1" check
     prepare
     (cd "$src" && CGO_ENABLED=0 "$go" build -trimpath -o "$work/$name.check" .)
     if ! check="$("$work/$name.check" 2>&1)"; then
@@ -78,7 +78,7 @@ build() {
 }
 
 for name in "${names[@]}"; do
-    plugins_build "$name" "$(plugins_hash "plugins/go/$name" sdk-go sdk-tool/src \
+    plugins_build "$name" "$(plugins_hash "$src_rel/$name" sdk-go sdk-tool/src \
         sdk-tool/build.rs sdk-tool/Cargo.toml wit Cargo.lock scripts/build-go-plugin.sh \
         scripts/lib/compiled-plugins.sh)" build
 done

@@ -3,9 +3,12 @@
 # (scripts/build-c-plugin.sh, scripts/build-go-plugin.sh); sourced, not run.
 #
 #   plugins_setup PREFIX LANG MARKER CACHE_VAR "$@"
-#       reads `OUT_DIR [NAME...]`; sets repo, out_dir, cache and names (every
-#       plugins/LANG/*/ holding a file matching MARKER when no NAME is
-#       given). Messages start with PREFIX; $CACHE_VAR, if set, overrides
+#       reads `OUT_DIR [NAME...]`; sets repo, out_dir, cache, src_root (where
+#       the NAME directories are: plugins/LANG, or $MCP_WASM_HOST_PLUGIN_SRC;
+#       the `languages` benchmark builds its probes from
+#       host/benches/guests/LANG), src_rel (src_root relative to the
+#       repository, for plugins_hash) and names (every NAME directory
+#       holding a file matching MARKER when no NAME is given). Messages start with PREFIX; $CACHE_VAR, if set, overrides
 #       the cache directory (target/LANG-plugins-cache, in $CARGO_TARGET_DIR
 #       if set).
 #   plugins_hash PATH...
@@ -37,23 +40,25 @@ plugins_setup() {
     out_dir="$(cd "$out_dir" && pwd)"
     cache="${!cache_var:-${CARGO_TARGET_DIR:-$repo/target}/$lang-plugins-cache}"
     mkdir -p "$cache"
+    src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/$lang}" && pwd)"
+    src_rel="$(realpath --relative-to="$repo" "$src_root")"
 
     local dir
     names=()
     if [[ $# -gt 0 ]]; then
         names=("$@")
     else
-        for dir in "$repo/plugins/$lang"/*/; do
+        for dir in "$src_root"/*/; do
             compgen -G "$dir$marker" >/dev/null && names+=("$(basename "$dir")")
         done
     fi
     if [[ ${#names[@]} -eq 0 ]]; then
-        echo "$prefix: no plugins found under $repo/plugins/$lang" >&2
+        echo "$prefix: no plugins found under $src_root" >&2
         exit 1
     fi
     for dir in "${names[@]}"; do
-        if ! compgen -G "$repo/plugins/$lang/$dir/$marker" >/dev/null; then
-            echo "$prefix: no $marker in $repo/plugins/$lang/$dir" >&2
+        if ! compgen -G "$src_root/$dir/$marker" >/dev/null; then
+            echo "$prefix: no $marker in $src_root/$dir" >&2
             exit 1
         fi
     done

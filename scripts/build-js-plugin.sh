@@ -27,6 +27,9 @@ out_dir="$1"
 shift
 mkdir -p "$out_dir"
 out_dir="$(cd "$out_dir" && pwd)"
+# Where the NAME directories are: plugins/js, or $MCP_WASM_HOST_PLUGIN_SRC
+# (the `languages` benchmark builds its probes from host/benches/guests/js).
+src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/js}" && pwd)"
 cache="${MCP_WASM_HOST_JS_CACHE:-$repo/target/js-plugins-cache}"
 mkdir -p "$cache"
 
@@ -36,25 +39,25 @@ if [[ $# -gt 0 ]]; then
     names=("$@")
 else
     names=()
-    for dir in "$repo"/plugins/js/*/; do
+    for dir in "$src_root"/*/; do
         [[ -f "$dir/src/index.ts" || -f "$dir/src/index.js" ]] && names+=("$(basename "$dir")")
     done
 fi
 if [[ ${#names[@]} -eq 0 ]]; then
-    echo "build-js-plugin: no plugins found under $repo/plugins/js" >&2
+    echo "build-js-plugin: no plugins found under $src_root" >&2
     exit 1
 fi
 
 # inputs_hash DIR: one hash over the path and contents of every file the
 # build of plugins/js/DIR reads.
 inputs_hash() {
-    (cd "$repo" && find "plugins/js/$1" sdk-js/src sdk-js/bin sdk-js/package-lock.json wit \
+    (cd "$repo" && find "$(realpath --relative-to="$repo" "$src_root/$1")" sdk-js/src sdk-js/bin sdk-js/package-lock.json wit \
         -type f -not -path '*/node_modules/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
         sha256sum | cut -c1-16
 }
 
 for name in "${names[@]}"; do
-    src="$repo/plugins/js/$name/src"
+    src="$src_root/$name/src"
     entry="$src/index.ts"
     [[ -f "$entry" ]] || entry="$src/index.js"
     if [[ ! -f "$entry" ]]; then

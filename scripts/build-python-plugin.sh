@@ -29,6 +29,9 @@ out_dir="$1"
 shift
 mkdir -p "$out_dir"
 out_dir="$(cd "$out_dir" && pwd)"
+# Where the NAME directories are: plugins/python, or $MCP_WASM_HOST_PLUGIN_SRC
+# (the `languages` benchmark builds its probes from host/benches/guests/python).
+src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/python}" && pwd)"
 
 python="$("$repo/scripts/setup-python.sh")"
 componentize_py="$(dirname "$python")/componentize-py"
@@ -37,12 +40,12 @@ if [[ $# -gt 0 ]]; then
     names=("$@")
 else
     names=()
-    for dir in "$repo"/plugins/python/*/; do
+    for dir in "$src_root"/*/; do
         [[ -f "$dir/app.py" ]] && names+=("$(basename "$dir")")
     done
 fi
 if [[ ${#names[@]} -eq 0 ]]; then
-    echo "build-python-plugin: no plugins found under $repo/plugins/python" >&2
+    echo "build-python-plugin: no plugins found under $src_root" >&2
     exit 1
 fi
 
@@ -50,7 +53,7 @@ stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 
 for name in "${names[@]}"; do
-    src="$repo/plugins/python/$name"
+    src="$src_root/$name"
     if [[ ! -f "$src/app.py" ]]; then
         echo "build-python-plugin: $src/app.py not found" >&2
         exit 1

@@ -93,6 +93,13 @@ fn in_host(iterations: usize) {
             },
         ),
         (
+            "pooling, fuel + epoch, nothing kept resident",
+            EngineSettings {
+                keep_resident: 0,
+                ..base.clone()
+            },
+        ),
+        (
             "on-demand alloc, fuel + epoch",
             EngineSettings {
                 pooling: false,

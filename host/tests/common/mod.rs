@@ -302,6 +302,17 @@ impl Server {
         result
     }
 
+    /// Calls a tool that must succeed with structured content and returns
+    /// it, checking that the same JSON travels as the text block.
+    pub fn call_structured(&mut self, name: &str, arguments: Value) -> Value {
+        let result = self.call_ok(name, arguments);
+        let structured = result["structuredContent"].clone();
+        let as_text: Value = serde_json::from_str(&text(&result))
+            .unwrap_or_else(|e| panic!("{name}: the text block is not JSON ({e}): {result}"));
+        assert_eq!(as_text, structured, "the same JSON travels as text");
+        structured
+    }
+
     /// Calls a tool that must come back with `isError: true`; returns the
     /// text of its first block.
     pub fn call_err(&mut self, name: &str, arguments: Value) -> String {
@@ -411,6 +422,30 @@ pub fn plugins_with_policy(files: &[&str], policy: &str) -> (tempfile::TempDir, 
     std::fs::write(&config, policy).unwrap();
     let config = config.to_str().unwrap().to_string();
     (dir, plugins, config)
+}
+
+/// Runs the plugin build script `scripts/SCRIPT OUT_DIR` with `env` added
+/// to its environment and asserts that it succeeds.
+pub fn run_build_script(script: &str, out: &Path, env: &[(&str, &std::ffi::OsStr)]) {
+    let mut command = Command::new(workspace_root().join("scripts").join(script));
+    command.arg(out);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let run = command.output().unwrap();
+    assert!(
+        run.status.success(),
+        "scripts/{script} failed:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// A server (at revision 2025-11-25) with `component` alone in its plugins
+/// directory, under `policy`; the directory lives as long as the server.
+pub fn serve_alone(component: &Path, policy: &str) -> (Server, tempfile::TempDir) {
+    let (dir, plugins, config) = plugins_with_policy(&[component.to_str().unwrap()], policy);
+    let server = Server::initialized(&plugins, &["--config", &config], "2025-11-25");
+    (server, dir)
 }
 
 /// The JSON-RPC messages of an HTTP response body: a JSON body, or the

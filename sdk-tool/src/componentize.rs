@@ -1,16 +1,17 @@
 //! A core WebAssembly module built against WASI preview 1 becomes a WASI 0.2
-//! component: wit-component reads the module's component-type section and
-//! wraps it with the preview 1 reactor adapter of the wasmtime release the
-//! host runs.
+//! component: wit-component reads the module's component-type section (which
+//! C builds link in, and which is embedded here for modules without one, such
+//! as Go's) and wraps it with the preview 1 reactor adapter of the wasmtime
+//! release the host runs.
 
 use std::path::{Path, PathBuf};
 
 use wasi_preview1_component_adapter_provider::{
     WASI_SNAPSHOT_PREVIEW1_ADAPTER_NAME, WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER,
 };
-use wit_component::ComponentEncoder;
+use wit_component::{ComponentEncoder, StringEncoding};
 
-use crate::bindings::chain;
+use crate::wit::{self, WitError, chain};
 
 /// Why a module could not become a component.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +26,9 @@ pub enum ComponentizeError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The world to embed could not be read.
+    #[error(transparent)]
+    Wit(#[from] WitError),
     /// wit-component refused the module (no component-type section, an
     /// import neither the world nor the adapter provides, ...).
     #[error("cannot componentize {path}: {message}")]
@@ -34,6 +38,15 @@ pub enum ComponentizeError {
         /// What wit-component said.
         message: String,
     },
+}
+
+/// A world whose description (the component-type section) is added to the
+/// module before it is encoded.
+pub struct Embed<'a> {
+    /// The WIT package's directory.
+    pub wit_dir: &'a Path,
+    /// The world the module implements.
+    pub world: &'a str,
 }
 
 /// The component made of the core module `module`, validated.
@@ -51,14 +64,27 @@ pub fn encode(module: &[u8]) -> Result<Vec<u8>, String> {
         .map_err(|e| chain(&e))
 }
 
-/// Reads the core module at `input` and writes its component to `output`.
-/// Returns the component's size in bytes.
-pub fn file(input: &Path, output: &Path) -> Result<usize, ComponentizeError> {
-    let module = std::fs::read(input).map_err(|source| ComponentizeError::Io {
+/// Reads the core module at `input`, embeds the world `embed` describes (if
+/// any) and writes its component to `output`. Returns the component's size
+/// in bytes.
+pub fn file(
+    input: &Path,
+    output: &Path,
+    embed: Option<&Embed<'_>>,
+) -> Result<usize, ComponentizeError> {
+    let mut module = std::fs::read(input).map_err(|source| ComponentizeError::Io {
         action: "read",
         path: input.to_path_buf(),
         source,
     })?;
+    if let Some(embed) = embed {
+        let (resolve, world) = wit::load(embed.wit_dir, embed.world)?;
+        wit_component::embed_component_metadata(&mut module, &resolve, world, StringEncoding::UTF8)
+            .map_err(|e| ComponentizeError::Encode {
+                path: input.to_path_buf(),
+                message: chain(&e),
+            })?;
+    }
     let component = encode(&module).map_err(|message| ComponentizeError::Encode {
         path: input.to_path_buf(),
         message,
@@ -102,7 +128,26 @@ mod tests {
     fn a_missing_module_is_an_io_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.wasm");
-        let err = file(&missing, &dir.path().join("out.wasm")).unwrap_err();
+        let err = file(&missing, &dir.path().join("out.wasm"), None).unwrap_err();
         assert!(err.to_string().contains("missing.wasm"), "{err}");
+    }
+
+    #[test]
+    fn an_embedded_world_makes_the_encoder_hold_the_module_to_its_exports() {
+        // An empty module has no component-type section: alone it becomes
+        // an empty component. With the `plugin` world embedded, the
+        // encoder knows the module must export `tools` and names what is
+        // missing.
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("empty.wasm");
+        std::fs::write(&input, b"\0asm\x01\0\0\0").unwrap();
+        let output = dir.path().join("out.wasm");
+        file(&input, &output, None).unwrap();
+        let embed = Embed {
+            wit_dir: &wit::tests::repo_wit(),
+            world: "plugin",
+        };
+        let err = file(&input, &output, Some(&embed)).unwrap_err().to_string();
+        assert!(err.contains("list-tools"), "{err}");
     }
 }

@@ -1,0 +1,3 @@
+module wordcount
+
+go 1.25

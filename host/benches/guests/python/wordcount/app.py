@@ -1,0 +1,29 @@
+"""wordcount: the `languages` benchmark's Python probe. It implements
+`word_count` exactly as plugins/testing/wordcount does in Rust (the floor),
+so the benchmark compares languages and not tools."""
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from mcp_wasm_sdk import Tools, tool  # noqa: F401 (Tools is the world's export)
+
+
+@dataclass
+class Counts:
+    """The counts of a text.
+
+    Attributes:
+        words: Runs of non-whitespace characters.
+        lines: Lines; a final line break does not start a new line.
+        chars: Unicode code points.
+    """
+
+    words: int
+    lines: int
+    chars: int
+
+
+@tool(output=Counts)
+def word_count(text: Annotated[str, "The text to measure."]) -> Counts:
+    """Counts the words, lines and characters of a text."""
+    return Counts(len(text.split()), len(text.splitlines()), len(text))

@@ -1,0 +1,422 @@
+//! Cost per guest language: the same tool, `word_count`, written with each
+//! language's SDK (Rust: `plugins/testing/wordcount`; the others:
+//! `host/benches/guests/LANG/wordcount`), built from source by the
+//! project's own build scripts, and measured against the Rust floor in the
+//! same run:
+//!
+//! - **size** of the component file;
+//! - **build**: source to component, with the SDK and toolchain already
+//!   installed (Rust: the plugin crate alone, its dependencies built);
+//! - **load**: `Runtime::load_files` with no compile cache: Cranelift
+//!   compiles the component, then the host lists its tools;
+//! - **first call**: spawning `mcp-wasm-host serve` with a warm compile
+//!   cache until the first `tools/call` answer (`initialize`, then the call);
+//! - **call**: a call on a fresh instance, in the host (`Runtime::call`:
+//!   new store, instantiate, call, drop), p50 over round-robin rounds;
+//! - **fuel** the call burnt, and the **memory** of its instance: the
+//!   largest linear memory it reached (what the audit record reports);
+//! - **page faults** per call (minor faults of the whole process over a
+//!   separate loop of calls): what restoring an instance's memory image
+//!   costs the kernel.
+//!
+//! Run: `cargo bench -p mcp-wasm-host --bench languages` (`-- --quick` for
+//! a short run). The build scripts install what they need (componentize-py,
+//! componentize-js, clang-19 and wasi-libc, Go) as `scripts/test.sh` does;
+//! a language whose build fails is reported and left out.
+#![allow(clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_wasm_host::runtime::{DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime};
+use serde_json::{Map, Value, json};
+
+/// One language's probe: its name, and how to build it.
+struct Language {
+    name: &'static str,
+    /// The build script and the directory of its `wordcount` source
+    /// (`None`: the Rust floor, built by cargo).
+    script: Option<(&'static str, &'static str)>,
+}
+
+const LANGUAGES: &[Language] = &[
+    Language {
+        name: "Rust (floor)",
+        script: None,
+    },
+    Language {
+        name: "C",
+        script: Some(("scripts/build-c-plugin.sh", "host/benches/guests/c")),
+    },
+    Language {
+        name: "Go",
+        script: Some(("scripts/build-go-plugin.sh", "host/benches/guests/go")),
+    },
+    Language {
+        name: "JavaScript",
+        script: Some(("scripts/build-js-plugin.sh", "host/benches/guests/js")),
+    },
+    Language {
+        name: "Python",
+        script: Some((
+            "scripts/build-python-plugin.sh",
+            "host/benches/guests/python",
+        )),
+    },
+];
+
+/// What was measured of one language.
+#[derive(Default)]
+struct Row {
+    name: &'static str,
+    size: u64,
+    build: Duration,
+    load: Duration,
+    first_call: Duration,
+    call: Duration,
+    fuel: u64,
+    memory: u64,
+    faults: u64,
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Builds `language`'s probe into `out`, returning the component and the
+/// build's wall time, or why it could not be built.
+fn build(language: &Language, out: &Path) -> Result<(PathBuf, Duration), String> {
+    let root = workspace_root();
+    let Some((script, source)) = language.script else {
+        // The plugin crate alone: its dependencies stay built.
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let common = [
+            "-p",
+            "plugin-wordcount",
+            "--target",
+            "wasm32-wasip2",
+            "--profile",
+            "guest",
+        ];
+        let target_dir = root.join("target/wasm-plugins");
+        let clean = Command::new(&cargo)
+            .arg("clean")
+            .args(common)
+            .arg("--target-dir")
+            .arg(&target_dir)
+            .current_dir(&root)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !clean.status.success() {
+            return Err(String::from_utf8_lossy(&clean.stderr).into_owned());
+        }
+        let t = Instant::now();
+        let run = Command::new(&cargo)
+            .arg("build")
+            .args(common)
+            .args(["--locked", "--target-dir"])
+            .arg(&target_dir)
+            .current_dir(&root)
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .output()
+            .map_err(|e| e.to_string())?;
+        let elapsed = t.elapsed();
+        if !run.status.success() {
+            return Err(String::from_utf8_lossy(&run.stderr).into_owned());
+        }
+        let built = target_dir.join("wasm32-wasip2/guest/plugin_wordcount.wasm");
+        let component = out.join("rust-wordcount.wasm");
+        std::fs::copy(built, &component).map_err(|e| e.to_string())?;
+        return Ok((component, elapsed));
+    };
+    if !root.join(script).is_file() || !root.join(source).is_dir() {
+        return Err(format!("{script} or {source} is not in this checkout"));
+    }
+    let dir = out.join(language.name);
+    // Empty caches, so the C and JavaScript scripts build instead of
+    // copying an earlier build.
+    let cache = dir.join("cache");
+    let t = Instant::now();
+    let run = Command::new(root.join(script))
+        .arg(&dir)
+        .arg("wordcount")
+        .env("MCP_WASM_HOST_PLUGIN_SRC", root.join(source))
+        .env("MCP_WASM_HOST_C_CACHE", &cache)
+        .env("MCP_WASM_HOST_JS_CACHE", &cache)
+        .env("MCP_WASM_HOST_GO_CACHE", &cache)
+        .current_dir(&root)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let elapsed = t.elapsed();
+    if !run.status.success() {
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+        return Err(tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+    }
+    Ok((dir.join("wordcount.wasm"), elapsed))
+}
+
+fn arguments() -> Map<String, Value> {
+    let text = "The quick brown fox jumps over the lazy dog.\n".repeat(24);
+    json!({ "text": text }).as_object().unwrap().clone()
+}
+
+fn policies() -> Arc<DefaultPolicies> {
+    Arc::new(DefaultPolicies {
+        limits: Limits {
+            rate_limit_per_minute: 0,
+            ..Limits::default()
+        },
+    })
+}
+
+/// A runtime serving `component` alone, and the time its load took (no
+/// compile cache: compile, then list the tools).
+fn load(rt: &tokio::runtime::Runtime, component: &Path) -> (Runtime, Duration) {
+    let runtime = Runtime::new(&EngineSettings::default(), policies()).unwrap();
+    let t = Instant::now();
+    let report = rt.block_on(runtime.load_files(&[component.to_path_buf()]));
+    let elapsed = t.elapsed();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    (runtime, elapsed)
+}
+
+/// A writer that keeps what the tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The number after `field=` in a line of text.
+fn field(text: &str, field: &str) -> u64 {
+    let at = text.find(&format!("{field}=")).unwrap() + field.len() + 1;
+    text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap()
+}
+
+/// One call with the audit record captured: (fuel burnt, peak memory).
+fn audited_call(rt: &tokio::runtime::Runtime, runtime: &Runtime) -> (u64, u64) {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let out = rt
+            .block_on(runtime.call("word_count", Some(arguments()), Arc::new(NoEvents)))
+            .unwrap();
+        assert!(!out.is_error);
+    });
+    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("peak_memory="))
+        .unwrap_or_else(|| panic!("no audit record in {text}"));
+    (field(line, "fuel_used"), field(line, "peak_memory"))
+}
+
+/// The process's minor page faults so far (`/proc/self/stat`, field 10).
+fn minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    // The command name (field 2) may hold spaces; count from after it.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    rest.split(' ').nth(7).unwrap().parse().unwrap()
+}
+
+/// Minor page faults per call of `word_count` on `runtime`.
+fn faults_per_call(rt: &tokio::runtime::Runtime, runtime: &Runtime, calls: u64) -> u64 {
+    rt.block_on(async {
+        let before = minor_faults();
+        for _ in 0..calls {
+            let out = runtime
+                .call("word_count", Some(arguments()), Arc::new(NoEvents))
+                .await
+                .unwrap();
+            assert!(!out.is_error);
+        }
+        (minor_faults() - before) / calls
+    })
+}
+
+/// Spawns the real binary on `plugins` with the cache `cache` and returns
+/// the time from spawning to the first `tools/call` answer.
+fn first_call(plugins: &Path, cache: &Path) -> Duration {
+    let t = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"))
+        .args(["serve", "--log", "warn", "--no-watch", "--plugins"])
+        .arg(plugins)
+        .arg("--cache-dir")
+        .arg(cache)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "word_count", "arguments": arguments()}});
+    for message in [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        call.to_string(),
+    ] {
+        stdin.write_all(message.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "server exited");
+        if line.contains(r#""id":1"#) {
+            break;
+        }
+    }
+    let elapsed = t.elapsed();
+    assert!(line.contains(r#""words":216"#), "{line}");
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    elapsed
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (reps, iterations) = if quick { (2, 100) } else { (5, 500) };
+    println!(
+        "mcp-wasm-host cost per guest language (`word_count`; {reps} starts, {iterations} calls per language)"
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    let mut runtimes = Vec::new();
+    for language in LANGUAGES {
+        let (component, build) = match build(language, work.path()) {
+            Ok(built) => built,
+            Err(why) => {
+                println!("{}: left out, its build failed:\n{why}", language.name);
+                continue;
+            }
+        };
+        let loads: Vec<(Runtime, Duration)> = (0..reps).map(|_| load(&rt, &component)).collect();
+        let load_time = median(loads.iter().map(|(_, d)| *d).collect());
+        let runtime = loads.into_iter().next().unwrap().0;
+        let (fuel, memory) = audited_call(&rt, &runtime);
+
+        let plugins = work.path().join(format!("{}-plugins", language.name));
+        std::fs::create_dir_all(&plugins).unwrap();
+        std::fs::copy(&component, plugins.join("wordcount.wasm")).unwrap();
+        let cache = work.path().join(format!("{}-cache", language.name));
+        first_call(&plugins, &cache); // fills the cache
+        let first = median((0..reps).map(|_| first_call(&plugins, &cache)).collect());
+
+        rows.push(Row {
+            name: language.name,
+            size: std::fs::metadata(&component).unwrap().len(),
+            build,
+            load: load_time,
+            first_call: first,
+            fuel,
+            memory,
+            ..Row::default()
+        });
+        runtimes.push(runtime);
+    }
+
+    // Fresh-instance calls, round-robin over the languages so drift in the
+    // machine's speed affects every language alike.
+    let mut samples: Vec<Vec<Duration>> = vec![Vec::with_capacity(iterations); runtimes.len()];
+    rt.block_on(async {
+        for round in 0..(iterations + iterations / 10) {
+            for (i, runtime) in runtimes.iter().enumerate() {
+                let t = Instant::now();
+                let out = runtime
+                    .call("word_count", Some(arguments()), Arc::new(NoEvents))
+                    .await
+                    .unwrap();
+                let elapsed = t.elapsed();
+                assert!(!out.is_error);
+                if round >= iterations / 10 {
+                    samples[i].push(elapsed);
+                }
+            }
+        }
+    });
+    for ((row, s), runtime) in rows.iter_mut().zip(samples).zip(&runtimes) {
+        row.call = median(s);
+        row.faults = faults_per_call(&rt, runtime, 50);
+    }
+    report(&rows);
+}
+
+fn report(rows: &[Row]) {
+    let Some(floor) = rows.first() else {
+        return;
+    };
+    let ratio = |a: f64, b: f64| format!("{:.1}×", a / b);
+    let secs = |d: Duration| d.as_secs_f64();
+    println!(
+        "\n{:<14} {:>17} {:>15} {:>17} {:>17} {:>19} {:>21} {:>17} {:>13}",
+        "language",
+        "size",
+        "build",
+        "load (compile)",
+        "first call",
+        "fresh-instance call",
+        "fuel per call",
+        "memory",
+        "page faults"
+    );
+    for row in rows {
+        println!(
+            "{:<14} {:>10.2} MB {:>5} {:>7.1} s {:>6} {:>8.0} ms {:>6} {:>8.1} ms {:>6} {:>10.0} µs {:>6} {:>13} {:>6} {:>9.1} MiB {:>5} {:>7} {:>5}",
+            row.name,
+            row.size as f64 / 1e6,
+            ratio(row.size as f64, floor.size as f64),
+            secs(row.build),
+            ratio(secs(row.build), secs(floor.build)),
+            secs(row.load) * 1e3,
+            ratio(secs(row.load), secs(floor.load)),
+            secs(row.first_call) * 1e3,
+            ratio(secs(row.first_call), secs(floor.first_call)),
+            secs(row.call) * 1e6,
+            ratio(secs(row.call), secs(floor.call)),
+            row.fuel,
+            ratio(row.fuel as f64, floor.fuel as f64),
+            row.memory as f64 / (1 << 20) as f64,
+            ratio(row.memory as f64, floor.memory as f64),
+            row.faults,
+            ratio(row.faults as f64, floor.faults.max(1) as f64),
+        );
+    }
+}

@@ -1,0 +1,3 @@
+module regex
+
+go 1.25

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Builds the Go tool plugins under plugins/go/ into WASI 0.2 components with
+# the project's Go SDK (sdk-go):
+#   1. sdk-tool writes the Go bindings of the `plugin` world (wit-bindgen's
+#      Go generator) and the Go package they import, which it carries in its
+#      own build (the Go module proxy is never asked); a go.work joins them
+#      with sdk-go and the plugins;
+#   2. each plugin is built natively and run once: its init functions call
+#      mcp.AddTool, whose checks (a bad name, a type without a schema) then
+#      fail the build with their message instead of the plugin's load;
+#   3. Go compiles it for GOOS=wasip1 GOARCH=wasm as a reactor module
+#      (-buildmode=c-shared; its //go:wasmexport functions are the exports);
+#   4. sdk-tool embeds the world's description into the module and wraps it
+#      into a component with the preview 1 reactor adapter of the wasmtime
+#      release the host runs.
+#
+#   scripts/build-go-plugin.sh OUT_DIR [NAME...]
+#
+# NAME.wasm lands in OUT_DIR; without NAMEs every plugins/go/*/ with a go.mod
+# is built (today: regex). Go is $MCP_WASM_HOST_GO, or what
+# scripts/setup-go.sh prints.
+#
+# Components are cached in target/go-plugins-cache (in $CARGO_TARGET_DIR if
+# set, or $MCP_WASM_HOST_GO_CACHE) under a hash of everything the build
+# reads: the plugin's files, the SDK, the build tool, the pinned toolchain,
+# the WIT, Cargo.lock and the build scripts. A rerun with the same inputs only
+# copies the file (and runs neither cargo nor go); a new build removes the
+# plugin's older ones. Go's own caches live in target/go-cache. Prints the
+# path of each component on stdout; progress goes to stderr.
+set -euo pipefail
+# shellcheck source=lib/compiled-plugins.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/compiled-plugins.sh"
+plugins_setup build-go-plugin go go.mod MCP_WASM_HOST_GO_CACHE "$@"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+
+# prepare: once per run, and only when something must be built: Go, the
+# bindings and the go.work.
+go=""
+prepare() {
+    [[ -z "$go" ]] || return 0
+    go="${MCP_WASM_HOST_GO:-}"
+    if [[ -z "$go" ]]; then
+        go="$("$repo/scripts/setup-go.sh")"
+    fi
+    # Go reads nothing from the network or the user's settings.
+    export GOCACHE="$target/go-cache/build" GOMODCACHE="$target/go-cache/mod"
+    export GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local GOTELEMETRY=off GOENV=off GOFLAGS=
+    plugins_workdir
+    sdk_tool go-bindings "$repo/wit" "$work/gen" \
+        --module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit \
+        --exports github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal >&2
+    local plugins=() n
+    for n in "${names[@]}"; do
+        plugins+=("$repo/plugins/go/$n")
+    done
+    (cd "$work" && "$go" work init "$repo/sdk-go" "$work/gen/bindings" "${plugins[@]}" &&
+        "$go" work edit -replace="go.bytecodealliance.org/pkg=$work/gen/go-pkg")
+    export GOWORK="$work/go.work"
+}
+
+# build NAME OUTPUT: checks plugins/go/NAME natively, then builds it into
+# the component OUTPUT.
+build() {
+    local name="$1" src="$repo/plugins/go/$1" check
+    prepare
+    (cd "$src" && CGO_ENABLED=0 "$go" build -trimpath -o "$work/$name.check" .)
+    if ! check="$("$work/$name.check" 2>&1)"; then
+        echo "$prefix: $name: its tools cannot be served:" >&2
+        echo "$check" | sed -n '1,/^goroutine /p' | grep -v '^goroutine ' >&2
+        exit 1
+    fi
+    # -checklinkname=0: the bindings' runtime package allocates with
+    # runtime.sbrk before the Go runtime is up, through a go:linkname that
+    # Go refuses by default.
+    (cd "$src" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
+        -ldflags='-s -w -checklinkname=0' -o "$work/$name.core.wasm" .)
+    sdk_tool componentize "$work/$name.core.wasm" "$2" --wit "$repo/wit" >&2
+}
+
+for name in "${names[@]}"; do
+    plugins_build "$name" "$(plugins_hash "plugins/go/$name" sdk-go sdk-tool/src \
+        sdk-tool/build.rs sdk-tool/Cargo.toml wit Cargo.lock scripts/build-go-plugin.sh \
+        scripts/lib/compiled-plugins.sh)" build
+done

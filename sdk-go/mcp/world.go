@@ -1,0 +1,270 @@
+//go:build wasip1
+
+// The only file that touches the generated bindings of the `plugin` world:
+// the `tools` export over the registry, and the host and client imports.
+
+package mcp
+
+import (
+	"errors"
+	"io/fs"
+	"syscall"
+
+	exports "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal/export_mcp_wasm_host_plugin_tools"
+	client "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_client"
+	host "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_host"
+	wit "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_types"
+	// The //go:wasmexport functions of the world; they call exports.
+	_ "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/wit_exports"
+	witTypes "go.bytecodealliance.org/pkg/wit/types"
+)
+
+// checkEagerly: in the component, a call derives only its own tool's
+// schemas; the build has already checked them all natively.
+const checkEagerly = false
+
+func init() {
+	exports.List = listToolsExport
+	exports.Call = callToolExport
+}
+
+func listToolsExport() []wit.ToolDefinition {
+	defs := listTools()
+	out := make([]wit.ToolDefinition, len(defs))
+	for i, d := range defs {
+		out[i] = wit.ToolDefinition{
+			Name:         d.Name,
+			Title:        optString(d.Title),
+			Description:  utf8Text(d.Description),
+			InputSchema:  d.inputSchema,
+			OutputSchema: optString(d.outputSchema),
+			Annotations: wit.ToolAnnotations{
+				Title:           optString(d.Title),
+				ReadOnlyHint:    optHint(d.ReadOnly),
+				DestructiveHint: optHint(d.Destructive),
+				IdempotentHint:  optHint(d.Idempotent),
+				OpenWorldHint:   optHint(d.OpenWorld),
+			},
+		}
+	}
+	return out
+}
+
+func callToolExport(name, arguments string) witTypes.Result[wit.CallResult, wit.ToolError] {
+	o, err := callTool(name, arguments)
+	if err != nil {
+		return witTypes.Err[wit.CallResult](toolError(err))
+	}
+	result := wit.CallResult{
+		Content:           make([]wit.ContentBlock, 0, len(o.content)),
+		StructuredContent: optString(o.structured),
+		IsError:           o.isError,
+	}
+	for _, c := range o.content {
+		if c != nil {
+			result.Content = append(result.Content, contentBlock(c))
+		}
+	}
+	return witTypes.Ok[wit.CallResult, wit.ToolError](result)
+}
+
+// outsideMounts says whether err is a file operation on a path that no
+// preopened directory holds: Go's wasip1 port answers EBADF (it has no
+// directory to resolve the path against).
+func outsideMounts(err error) bool {
+	var path *fs.PathError
+	return errors.As(err, &path) && (errors.Is(path.Err, syscall.EBADF) || errors.Is(path.Err, syscall.ENOTCAPABLE))
+}
+
+func toolError(err error) wit.ToolError {
+	kind, message := classify(err)
+	message = utf8Text(message)
+	switch kind {
+	case KindInvalidArguments:
+		return wit.MakeToolErrorInvalidArguments(message)
+	case KindDenied:
+		return wit.MakeToolErrorDenied(message)
+	case kindUnknownTool:
+		return wit.MakeToolErrorUnknownTool(message)
+	}
+	return wit.MakeToolErrorFailed(message)
+}
+
+func contentBlock(c Content) wit.ContentBlock {
+	switch c := c.(type) {
+	case Text:
+		return wit.MakeContentBlockText(wit.TextContent{Text: utf8Text(c.Text), Annotations: annotations(c.Annotations)})
+	case Image:
+		return wit.MakeContentBlockImage(media(c.Data, c.MIMEType, c.Annotations))
+	case Audio:
+		return wit.MakeContentBlockAudio(media(c.Data, c.MIMEType, c.Annotations))
+	case ResourceLink:
+		link := wit.ResourceLink{
+			Uri:         utf8Text(c.URI),
+			Name:        utf8Text(c.Name),
+			Title:       optString(c.Title),
+			Description: optString(c.Description),
+			MimeType:    optString(c.MIMEType),
+			Annotations: annotations(c.Annotations),
+		}
+		if c.Size > 0 {
+			link.Size = witTypes.Some(c.Size)
+		}
+		return wit.MakeContentBlockResourceLink(link)
+	case Resource:
+		body := wit.MakeResourceBodyText(utf8Text(c.Text))
+		if c.Blob != nil {
+			body = wit.MakeResourceBodyBlob(c.Blob)
+		}
+		return wit.MakeContentBlockResource(wit.EmbeddedResource{
+			Uri:         utf8Text(c.URI),
+			MimeType:    optString(c.MIMEType),
+			Body:        body,
+			Annotations: annotations(c.Annotations),
+		})
+	}
+	// Content is sealed: every implementation is above.
+	panic("mcp: unknown content type")
+}
+
+func media(data []byte, mime string, a *Annotations) wit.MediaContent {
+	return wit.MediaContent{Data: data, MimeType: utf8Text(mime), Annotations: annotations(a)}
+}
+
+func annotations(a *Annotations) witTypes.Option[wit.ContentAnnotations] {
+	if a == nil {
+		return witTypes.None[wit.ContentAnnotations]()
+	}
+	out := wit.ContentAnnotations{LastModified: optString(a.LastModified)}
+	for _, r := range a.Audience {
+		out.Audience = append(out.Audience, role(r))
+	}
+	if a.Priority != nil {
+		out.Priority = witTypes.Some(*a.Priority)
+	}
+	return witTypes.Some(out)
+}
+
+func role(r Role) wit.Role {
+	if r == Assistant {
+		return wit.RoleAssistant
+	}
+	return wit.RoleUser
+}
+
+func hostLog(level Level, message string) {
+	host.Log(wit.LogLevel(min(level, Emergency)), utf8Text(message))
+}
+
+func hostProgress(progress, total float64, message string) {
+	t := witTypes.None[float64]()
+	if total > 0 {
+		t = witTypes.Some(total)
+	}
+	host.ReportProgress(progress, t, optString(message))
+}
+
+func hostSample(req SampleRequest) ([]Content, error) {
+	request := client.CreateMessageRequest{
+		SystemPrompt:  optString(req.System),
+		MaxTokens:     req.MaxTokens,
+		StopSequences: req.StopSequences,
+	}
+	for _, m := range req.Messages {
+		message := client.SamplingMessage{Role: role(m.Role)}
+		for _, c := range m.Content {
+			message.Content = append(message.Content, samplingContent(c))
+		}
+		request.Messages = append(request.Messages, message)
+	}
+	if req.Temperature != nil {
+		request.Temperature = witTypes.Some(*req.Temperature)
+	}
+	if len(req.ModelHints) > 0 || req.CostPriority != nil || req.SpeedPriority != nil || req.IntelligencePriority != nil {
+		request.ModelPreferences = witTypes.Some(client.ModelPreferences{
+			Hints:                req.ModelHints,
+			CostPriority:         optFloat(req.CostPriority),
+			SpeedPriority:        optFloat(req.SpeedPriority),
+			IntelligencePriority: optFloat(req.IntelligencePriority),
+		})
+	}
+	answer := client.CreateMessage(request)
+	if answer.IsErr() {
+		return nil, clientError(answer.Err())
+	}
+	var reply []Content
+	for _, c := range answer.Ok().Content {
+		switch c.Tag() {
+		case client.SamplingContentText:
+			reply = append(reply, Text{Text: c.Text()})
+		case client.SamplingContentImage:
+			reply = append(reply, Image{Data: c.Image().Data, MIMEType: c.Image().MimeType})
+		case client.SamplingContentAudio:
+			reply = append(reply, Audio{Data: c.Audio().Data, MIMEType: c.Audio().MimeType})
+		}
+	}
+	return reply, nil
+}
+
+// samplingContent converts a block Sample has checked to be Text, Image or
+// Audio.
+func samplingContent(c Content) client.SamplingContent {
+	switch c := c.(type) {
+	case Image:
+		return client.MakeSamplingContentImage(client.Media{Data: c.Data, MimeType: c.MIMEType})
+	case Audio:
+		return client.MakeSamplingContentAudio(client.Media{Data: c.Data, MimeType: c.MIMEType})
+	case Text:
+		return client.MakeSamplingContentText(utf8Text(c.Text))
+	}
+	panic("mcp: Sample let through a block that is not Text, Image or Audio")
+}
+
+func hostElicit(message, schema string) (bool, string, error) {
+	answer := client.Elicit(utf8Text(message), schema)
+	if answer.IsErr() {
+		return false, "", clientError(answer.Err())
+	}
+	result := answer.Ok()
+	if result.Action != client.ElicitActionAccept {
+		return false, "", nil
+	}
+	return true, result.Content.SomeOr("{}"), nil
+}
+
+func clientError(e client.RequestError) error {
+	switch e.Tag() {
+	case client.RequestErrorUnsupported:
+		return &ClientError{Kind: "unsupported", Message: e.Unsupported()}
+	case client.RequestErrorDenied:
+		return &ClientError{Kind: "denied", Message: e.Denied()}
+	case client.RequestErrorRejected:
+		r := e.Rejected()
+		return &ClientError{Kind: "rejected", Message: r.Message, Code: r.Code, Data: r.Data.SomeOr("")}
+	}
+	return &ClientError{Kind: "failed", Message: e.Failed()}
+}
+
+func optString(s string) witTypes.Option[string] {
+	if s == "" {
+		return witTypes.None[string]()
+	}
+	return witTypes.Some(utf8Text(s))
+}
+
+func optFloat(f *float64) witTypes.Option[float64] {
+	if f == nil {
+		return witTypes.None[float64]()
+	}
+	return witTypes.Some(*f)
+}
+
+func optHint(h Hint) witTypes.Option[bool] {
+	switch h {
+	case Yes:
+		return witTypes.Some(true)
+	case No:
+		return witTypes.Some(false)
+	}
+	return witTypes.None[bool]()
+}

@@ -15,9 +15,9 @@ clang="${MCP_WASM_HOST_C:-clang-19}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-tool=("${CARGO:-cargo}" run --quiet --locked --manifest-path "$sdk/Cargo.toml" -p mcp-wasm-sdk-c --)
+tool=("${CARGO:-cargo}" run --quiet --locked --manifest-path "$sdk/Cargo.toml" -p mcp-wasm-sdk-tool --)
 
-"${tool[@]}" bindings "$sdk/wit" "$work/gen"
+"${tool[@]}" c-bindings "$sdk/wit" "$work/gen"
 "$clang" --target=wasm32-wasi -mexec-model=reactor -O2 -std=gnu17 \
     -Wall -Wextra -Werror=implicit-function-declaration \
     -Wl,--strip-debug -Wl,-z,stack-size=1048576 \

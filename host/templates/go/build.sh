@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds this module into dist/@NAME@.wasm, a WebAssembly component, with
+# mainline Go and the Go SDK of the mcp-wasm-host checkout below:
+#   1. the SDK's tool writes the Go bindings of the `plugin` world (and the
+#      package they import); a go.work joins them, the SDK and this module;
+#   2. the module is built natively and run once, so a tool that cannot be
+#      served (a bad name, a type without a schema) fails the build;
+#   3. Go compiles it for GOOS=wasip1 GOARCH=wasm as a reactor module;
+#   4. the SDK's tool wraps that into a WASI 0.2 component.
+set -euo pipefail
+
+# The mcp-wasm-host checkout this project was made from (`mcp-wasm-host new --sdk`).
+sdk="@SDK@"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Go: $MCP_WASM_HOST_GO, else the checkout's pinned one (scripts/setup-go.sh
+# installs it the first time). Nothing is downloaded by Go itself.
+go="${MCP_WASM_HOST_GO:-$("$sdk/scripts/setup-go.sh")}"
+export GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local
+
+# A work directory at a fixed place: the generated modules' paths end up in
+# the component's build information, so a temporary one would make every
+# build's bytes differ (and the host compile each anew).
+work="$here/.build"
+rm -rf "$work"
+mkdir -p "$work"
+trap 'rm -rf "$work"' EXIT
+tool=("${CARGO:-cargo}" run --quiet --locked --manifest-path "$sdk/Cargo.toml" -p mcp-wasm-sdk-tool --)
+
+"${tool[@]}" go-bindings "$sdk/wit" "$work/gen" \
+    --module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit \
+    --exports github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal
+export GOWORK="$work/go.work"
+"$go" work init "$sdk/sdk-go" "$work/gen/bindings" "$here"
+"$go" work edit -replace="go.bytecodealliance.org/pkg=$work/gen/go-pkg"
+
+cd "$here"
+CGO_ENABLED=0 "$go" build -trimpath -o "$work/check" .
+"$work/check"
+# -checklinkname=0: the bindings allocate with runtime.sbrk through a
+# go:linkname, which Go refuses by default.
+GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
+    -ldflags='-s -w -checklinkname=0' -o "$work/@NAME@.core.wasm" .
+mkdir -p dist
+"${tool[@]}" componentize "$work/@NAME@.core.wasm" "dist/@NAME@.wasm" --wit "$sdk/wit"

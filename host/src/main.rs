@@ -58,8 +58,7 @@ enum Command {
     /// build, a test that calls it through the host, and a README that says
     /// how to build, test and serve it. The project uses the SDK of an
     /// mcp-wasm-host checkout (`--sdk`). Exits with 66 when there is no SDK
-    /// checkout, 69 for a language not available yet, 73 when the directory
-    /// is not empty, 74 when writing fails.
+    /// checkout, 73 when the directory is not empty, 74 when writing fails.
     New(NewArgs),
 }
 

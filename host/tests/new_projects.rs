@@ -7,15 +7,16 @@
 //! The toolchains come from the variables `scripts/test.sh` sets:
 //! `MCP_WASM_HOST_PYTHON` (its directory, with componentize-py, goes first
 //! on PATH), `MCP_WASM_HOST_NODE` (likewise; `npm` must be on PATH) and
-//! `MCP_WASM_HOST_C` (else `clang-19` on PATH); Rust needs the
-//! wasm32-wasip2 target. A language whose toolchain is not configured says
+//! `MCP_WASM_HOST_C` (else `clang-19` on PATH) and `MCP_WASM_HOST_GO`;
+//! Rust needs the wasm32-wasip2 target. A language whose toolchain is not configured says
 //! so and passes without running. The projects call the binary under test
 //! (`MCP_WASM_HOST_BIN`) with the tests' compile cache.
 //!
 //! Each project is made afresh in `target/new-projects/LANG/demo-LANG`, the
 //! same path every run, so that caches hold: the Rust project builds in the
-//! shared target directory `target/new-projects/cargo`, and the C project's
-//! SDK tool is the workspace's. componentize-py and componentize-js do not
+//! shared target directory `target/new-projects/cargo`, the C and Go
+//! projects' SDK tool is the workspace's, and Go's build cache is the one
+//! `scripts/build-go-plugin.sh` keeps (`target/go-cache`). componentize-py and componentize-js do not
 //! build the same bytes twice, so after their build succeeds the component
 //! is swapped for the one an earlier run built from the same inputs (the
 //! project's files and the SDK's, kept in `target/new-projects/components`);
@@ -34,15 +35,6 @@ use std::time::Instant;
 
 use mcp_wasm_host::cli::new::{LANGUAGES, ReadmeCommands};
 use sha2::{Digest as _, Sha256};
-
-/// The languages `new` writes projects in today.
-fn available() -> Vec<&'static str> {
-    LANGUAGES
-        .iter()
-        .filter(|l| l.is_available())
-        .map(|l| l.name)
-        .collect()
-}
 
 /// Runs `mcp-wasm-host new ARGS…`.
 fn new(args: &[&str]) -> Output {
@@ -80,7 +72,7 @@ fn files(dir: &Path) -> Vec<String> {
 #[test]
 fn new_writes_each_language_s_project_with_its_name_and_the_sdk_path_filled_in() {
     let sdk = common::workspace_root().canonicalize().unwrap();
-    for lang in available() {
+    for lang in LANGUAGES.iter().map(|l| l.name) {
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().to_str().unwrap();
         let out = new(&["--lang", lang, "--dir", dir, "my-tool"]);
@@ -260,29 +252,6 @@ fn new_refuses_an_sdk_checkout_without_the_language_s_sdk() {
         "a",
     ]);
     assert_eq!(gone.status.code(), Some(66), "{}", stderr(&gone));
-    assert_eq!(
-        files(parent.path()),
-        Vec::<String>::new(),
-        "nothing is written"
-    );
-}
-
-#[test]
-fn new_says_go_is_not_available_yet() {
-    let parent = tempfile::tempdir().unwrap();
-    let out = new(&[
-        "--lang",
-        "go",
-        "--dir",
-        parent.path().to_str().unwrap(),
-        "a",
-    ]);
-    assert_eq!(out.status.code(), Some(69), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("`--lang go` is not available yet"),
-        "{}",
-        stderr(&out)
-    );
     assert_eq!(
         files(parent.path()),
         Vec::<String>::new(),
@@ -497,6 +466,26 @@ fn a_new_c_project_builds_and_passes_its_test() {
         "c",
         Toolchain {
             env: vec![("MCP_WASM_HOST_C", clang)],
+            path: None,
+            sdk_inputs: &[],
+        },
+    );
+}
+
+#[test]
+fn a_new_go_project_builds_and_passes_its_test() {
+    let Some(go) = std::env::var_os("MCP_WASM_HOST_GO") else {
+        eprintln!("skipped go: MCP_WASM_HOST_GO is unset (scripts/test.sh sets it)");
+        return;
+    };
+    let cache = common::workspace_root().join("target/go-cache/build");
+    build_and_test(
+        "go",
+        Toolchain {
+            env: vec![
+                ("MCP_WASM_HOST_GO", go),
+                ("GOCACHE", cache.into_os_string()),
+            ],
             path: None,
             sdk_inputs: &[],
         },

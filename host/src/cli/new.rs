@@ -40,8 +40,8 @@ const SDK_MARKER: &str = "wit/plugin.wit";
 pub struct Language {
     /// Its `--lang` value.
     pub name: &'static str,
-    /// Its directory under `host/templates/`, or why it is not available.
-    template: Result<&'static str, &'static str>,
+    /// Its directory under `host/templates/`.
+    template: &'static str,
     /// Placeholders of its own.
     vars: &'static [(&'static str, &'static str)],
     /// What the SDK checkout must hold for it.
@@ -58,26 +58,11 @@ impl Language {
     ) -> Self {
         Language {
             name,
-            template: Ok(template),
+            template,
             vars: &[],
             needs,
             seeds: &[],
         }
-    }
-
-    const fn unavailable(name: &'static str, why: &'static str) -> Self {
-        Language {
-            name,
-            template: Err(why),
-            vars: &[],
-            needs: &[],
-            seeds: &[],
-        }
-    }
-
-    /// Whether this binary can write its projects.
-    pub fn is_available(&self) -> bool {
-        self.template.is_ok()
     }
 
     const fn vars(mut self, vars: &'static [(&'static str, &'static str)]) -> Self {
@@ -102,12 +87,9 @@ pub const LANGUAGES: &[Language] = &[
     Language::new(
         "c",
         "c",
-        &["sdk-c/include/mcp_wasm_sdk.h", "sdk-c/tool/Cargo.toml"],
+        &["sdk-c/include/mcp_wasm_sdk.h", "sdk-tool/Cargo.toml"],
     ),
-    Language::unavailable(
-        "go",
-        "the Go SDK (sdk-go/) has not landed in this checkout yet; see issue 11",
-    ),
+    Language::new("go", "go", &["sdk-go/go.mod", "sdk-tool/Cargo.toml"]),
 ];
 
 /// `--lang`'s parser: one of [`LANGUAGES`].
@@ -187,12 +169,6 @@ impl ProjectName {
 /// Why `new` wrote no project.
 #[derive(Debug, thiserror::Error)]
 pub enum NewError {
-    /// The language has no template yet.
-    #[error("`--lang {lang}` is not available yet: {why}")]
-    Unavailable {
-        lang: &'static str,
-        why: &'static str,
-    },
     /// The project directory exists and is not an empty directory.
     #[error("{} already exists and is not an empty directory; `new` writes only into a new or empty one", .0.display())]
     Occupied(PathBuf),
@@ -230,7 +206,6 @@ impl NewError {
     /// usage error, 2, reported by the argument parser).
     pub fn exit_code(&self) -> u8 {
         match self {
-            NewError::Unavailable { .. } => 69,
             NewError::NoDefaultSdk(_) | NewError::SdkMissing { .. } | NewError::SdkPath { .. } => {
                 66
             }
@@ -328,12 +303,8 @@ fn sh_block(readme: &str, heading: &str) -> Option<String> {
 
 /// Writes the project `args` asks for.
 pub fn run(args: &NewArgs) -> Result<Created, NewError> {
-    let template = args.lang.template.map_err(|why| NewError::Unavailable {
-        lang: args.lang.name,
-        why,
-    })?;
     let sdk = sdk_checkout(args.sdk.as_deref(), &args.lang)?;
-    let files = render_project(&args.lang, template, &args.name, &sdk)?;
+    let files = render_project(&args.lang, &args.name, &sdk)?;
     let dir = args.dir.join(args.name.as_str());
     write_project(&dir, &files)?;
     Ok(Created {
@@ -386,11 +357,9 @@ fn check_sdk_path(sdk: &Path) -> Result<(), NewError> {
     }
 }
 
-/// The files of a `lang` project named `name`, from the `template`
-/// directory, with the SDK at `sdk`.
+/// The files of a `lang` project named `name`, with the SDK at `sdk`.
 fn render_project(
     lang: &Language,
-    template: &str,
     name: &ProjectName,
     sdk: &Path,
 ) -> Result<Vec<ProjectFile>, NewError> {
@@ -402,7 +371,7 @@ fn render_project(
         ("SDK", &*sdk_text),
     ];
     vars.extend(lang.vars.iter().copied());
-    let mut files: Vec<ProjectFile> = template_files(template)
+    let mut files: Vec<ProjectFile> = template_files(lang.template)
         .iter()
         .map(|(path, contents)| ProjectFile {
             path: render(&dotted(path), &vars),
@@ -601,7 +570,7 @@ mod tests {
 
     #[test]
     fn every_language_with_a_template_names_a_template_directory_and_every_directory_is_used() {
-        let used: Vec<&str> = LANGUAGES.iter().filter_map(|l| l.template.ok()).collect();
+        let used: Vec<&str> = LANGUAGES.iter().map(|l| l.template).collect();
         for dir in &used {
             assert!(!template_files(dir).is_empty(), "no host/templates/{dir}/");
         }
@@ -613,7 +582,7 @@ mod tests {
     fn rendered(lang: &Language) -> Vec<ProjectFile> {
         let name = ProjectName::parse("my-tool").unwrap();
         let sdk = Path::new("/opt/mcp wasm@host");
-        render_project(lang, lang.template.unwrap(), &name, sdk).unwrap()
+        render_project(lang, &name, sdk).unwrap()
     }
 
     /// The first `@KEY@` in `text`.
@@ -639,7 +608,7 @@ mod tests {
 
     #[test]
     fn every_template_fills_all_its_placeholders() {
-        for lang in LANGUAGES.iter().filter(|l| l.template.is_ok()) {
+        for lang in LANGUAGES {
             for file in rendered(lang) {
                 for text in [&file.path, &file.contents] {
                     let left = placeholder_in(text);
@@ -655,7 +624,7 @@ mod tests {
 
     #[test]
     fn every_project_has_a_readme_with_its_build_and_test_commands() {
-        for lang in LANGUAGES.iter().filter(|l| l.template.is_ok()) {
+        for lang in LANGUAGES {
             let files = rendered(lang);
             let readme = files.iter().find(|f| f.path == "README.md").unwrap();
             let commands = ReadmeCommands::of(&readme.contents);

@@ -103,7 +103,7 @@ fn new_writes_each_language_s_project_with_its_name_and_the_sdk_path_filled_in()
             );
             names_sdk |= text.contains(sdk.to_str().unwrap()) && file != "README.md";
             #[cfg(unix)]
-            if file.ends_with(".sh") {
+            if text.starts_with("#!") {
                 use std::os::unix::fs::PermissionsExt as _;
                 let mode = std::fs::metadata(project.join(file))
                     .unwrap()
@@ -143,6 +143,20 @@ fn new_writes_into_an_existing_empty_directory() {
     assert!(parent.path().join("tools/src/tools.c").is_file());
 }
 
+/// Runs `new --lang LANG --dir DIR ARGS… -- NAME`, which must fail with
+/// `code` and a message holding `says`, writing nothing into DIR unless it
+/// held something already.
+fn refused(lang: &str, dir: &Path, args: &[&str], name: &str, code: i32, says: &str) {
+    let before = files(dir);
+    let mut all = vec!["--lang", lang, "--dir", dir.to_str().unwrap()];
+    all.extend(args);
+    all.extend(["--", name]);
+    let out = new(&all);
+    assert_eq!(out.status.code(), Some(code), "{all:?}: {}", stderr(&out));
+    assert!(stderr(&out).contains(says), "{all:?}: {}", stderr(&out));
+    assert_eq!(files(dir), before, "{all:?}: nothing is written");
+}
+
 #[test]
 fn new_refuses_a_directory_that_is_not_empty_and_leaves_it_as_it_was() {
     let parent = tempfile::tempdir().unwrap();
@@ -151,111 +165,50 @@ fn new_refuses_a_directory_that_is_not_empty_and_leaves_it_as_it_was() {
     std::fs::write(project.join("README.md"), "mine").unwrap();
     std::fs::write(parent.path().join("file"), "a file").unwrap();
     for name in ["tools", "file"] {
-        let out = new(&[
-            "--lang",
+        refused(
             "python",
-            "--dir",
-            parent.path().to_str().unwrap(),
+            parent.path(),
+            &[],
             name,
-        ]);
-        assert_eq!(out.status.code(), Some(73), "{}", stderr(&out));
-        assert!(
-            stderr(&out).contains("is not an empty directory"),
-            "{}",
-            stderr(&out)
+            73,
+            "is not an empty directory",
         );
     }
-    assert_eq!(files(&project), ["README.md"]);
-    assert_eq!(
-        std::fs::read_to_string(project.join("README.md")).unwrap(),
-        "mine"
-    );
-    assert_eq!(
-        std::fs::read_to_string(parent.path().join("file")).unwrap(),
-        "a file"
-    );
+    let mine = std::fs::read_to_string(project.join("README.md")).unwrap();
+    assert_eq!(mine, "mine");
 }
 
 #[test]
 fn new_refuses_a_name_some_language_could_not_use_saying_which_characters_a_name_may_hold() {
     let parent = tempfile::tempdir().unwrap();
     for name in ["My-Tool", "1tool", "my.tool", "my tool", "-x", "../x", ""] {
-        let out = new(&[
-            "--lang",
-            "rust",
-            "--dir",
-            parent.path().to_str().unwrap(),
-            "--",
-            name,
-        ]);
-        assert_eq!(out.status.code(), Some(2), "{name:?}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains("a-z, 0-9, `-` and `_`, starting with a letter"),
-            "{}",
-            stderr(&out)
-        );
+        let rule = "a-z, 0-9, `-` and `_`, starting with a letter";
+        refused("rust", parent.path(), &[], name, 2, rule);
     }
-    assert_eq!(
-        files(parent.path()),
-        Vec::<String>::new(),
-        "nothing is written"
-    );
 }
 
 #[test]
 fn new_refuses_an_sdk_checkout_without_the_language_s_sdk() {
     let parent = tempfile::tempdir().unwrap();
     let fake = tempfile::tempdir().unwrap();
-    let dir = parent.path().to_str().unwrap();
-    let no_sdk = new(&[
-        "--lang",
-        "rust",
-        "--dir",
-        dir,
-        "--sdk",
-        fake.path().to_str().unwrap(),
-        "a",
-    ]);
-    assert_eq!(no_sdk.status.code(), Some(66), "{}", stderr(&no_sdk));
-    assert!(
-        stderr(&no_sdk).contains("it has no wit/plugin.wit; pass --sdk"),
-        "{}",
-        stderr(&no_sdk)
-    );
+    let sdk = ["--sdk", fake.path().to_str().unwrap()];
+    let says = "it has no wit/plugin.wit; pass --sdk";
+    refused("rust", parent.path(), &sdk, "a", 66, says);
 
     std::fs::create_dir(fake.path().join("wit")).unwrap();
     std::fs::write(fake.path().join("wit/plugin.wit"), "").unwrap();
-    let no_js = new(&[
-        "--lang",
-        "ts",
-        "--dir",
-        dir,
-        "--sdk",
-        fake.path().to_str().unwrap(),
-        "a",
-    ]);
-    assert_eq!(no_js.status.code(), Some(66), "{}", stderr(&no_js));
-    assert!(
-        stderr(&no_js).contains("with the ts SDK: it has no sdk-js/package.json"),
-        "{}",
-        stderr(&no_js)
-    );
+    let says = "with the ts SDK: it has no sdk-js/package.json";
+    refused("ts", parent.path(), &sdk, "a", 66, says);
 
-    let missing = fake.path().join("gone");
-    let gone = new(&[
-        "--lang",
+    let gone = fake.path().join("gone");
+    let says = "is not an mcp-wasm-host checkout";
+    refused(
         "c",
-        "--dir",
-        dir,
-        "--sdk",
-        missing.to_str().unwrap(),
+        parent.path(),
+        &["--sdk", gone.to_str().unwrap()],
         "a",
-    ]);
-    assert_eq!(gone.status.code(), Some(66), "{}", stderr(&gone));
-    assert_eq!(
-        files(parent.path()),
-        Vec::<String>::new(),
-        "nothing is written"
+        66,
+        says,
     );
 }
 

@@ -7,7 +7,7 @@
 //! placeholders: `@NAME@` (the project name), `@NAME_SNAKE@` (the name with
 //! `_` for `-`), `@SDK@` (the absolute path of the mcp-wasm-host checkout
 //! the SDKs come from) and a language's own (`LANGUAGES`). A file named
-//! `dot-X` is written as `.X`, and `*.sh` files are made executable. Adding
+//! `dot-X` is written as `.X`, and one starting with `#!` is made executable. Adding
 //! a language is one template directory and one line in [`LANGUAGES`].
 //!
 //! The SDKs are not published, so a project refers to the checkout it was
@@ -225,9 +225,9 @@ pub struct ProjectFile {
 }
 
 impl ProjectFile {
-    /// Whether it is written executable: the `*.sh` scripts.
+    /// Whether it is written executable: a script (`#!` first).
     pub fn executable(&self) -> bool {
-        self.path.ends_with(".sh")
+        self.contents.starts_with("#!")
     }
 }
 

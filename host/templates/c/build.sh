@@ -1,21 +1,18 @@
 #!/usr/bin/env bash
 # Builds src/*.c into dist/@NAME@.wasm, a WebAssembly component, with the C
-# SDK of the mcp-wasm-host checkout below:
+# SDK of the mcp-wasm-host checkout named in config.sh:
 #   1. the SDK's tool writes the C bindings of the `plugin` world;
 #   2. clang-19 compiles src/*.c, the SDK and the bindings into a wasm32-wasi
 #      (preview 1) reactor module;
 #   3. the SDK's tool wraps it into a WASI 0.2 component.
 set -euo pipefail
 
-# The mcp-wasm-host checkout this project was made from (`mcp-wasm-host new --sdk`).
-sdk="@SDK@"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# The compiler: $MCP_WASM_HOST_C, else clang-19 (the checkout's scripts/setup-c.sh installs it).
-clang="${MCP_WASM_HOST_C:-clang-19}"
+# shellcheck source=config.sh
+source "$here/config.sh"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-tool=("${CARGO:-cargo}" run --quiet --locked --manifest-path "$sdk/Cargo.toml" -p mcp-wasm-sdk-tool --)
 
 "${tool[@]}" c-bindings "$sdk/wit" "$work/gen"
 "$clang" --target=wasm32-wasi -mexec-model=reactor -O2 -std=gnu17 \

@@ -3,10 +3,9 @@
 # it on dist/ (build it first: ./build.sh).
 set -euo pipefail
 
-# The mcp-wasm-host checkout this project was made from (`mcp-wasm-host new --sdk`).
-sdk="@SDK@"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-clang="${MCP_WASM_HOST_C:-clang-19}"
+# shellcheck source=config.sh
+source "$here/config.sh"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds this module into dist/@NAME@.wasm, a WebAssembly component, with
-# mainline Go and the Go SDK of the mcp-wasm-host checkout below:
+# mainline Go and the Go SDK of the mcp-wasm-host checkout named in config.sh:
 #   1. the SDK's tool writes the Go bindings of the `plugin` world (and the
 #      package they import); a go.work joins them, the SDK and this module;
 #   2. the module is built natively and run once, so a tool that cannot be
@@ -9,13 +9,9 @@
 #   4. the SDK's tool wraps that into a WASI 0.2 component.
 set -euo pipefail
 
-# The mcp-wasm-host checkout this project was made from (`mcp-wasm-host new --sdk`).
-sdk="@SDK@"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# Go: $MCP_WASM_HOST_GO, else the checkout's pinned one (scripts/setup-go.sh
-# installs it the first time). Nothing is downloaded by Go itself.
-go="${MCP_WASM_HOST_GO:-$("$sdk/scripts/setup-go.sh")}"
-export GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local
+# shellcheck source=config.sh
+source "$here/config.sh"
 
 # A work directory at a fixed place: the generated modules' paths end up in
 # the component's build information, so a temporary one would make every
@@ -24,7 +20,6 @@ work="$here/.build"
 rm -rf "$work"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
-tool=("${CARGO:-cargo}" run --quiet --locked --manifest-path "$sdk/Cargo.toml" -p mcp-wasm-sdk-tool --)
 
 "${tool[@]}" go-bindings "$sdk/wit" "$work/gen" \
     --module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit \

@@ -188,6 +188,13 @@ fn new_refuses_a_name_some_language_could_not_use_saying_which_characters_a_name
 }
 
 #[test]
+fn new_refuses_a_language_it_has_no_template_for_listing_those_it_has() {
+    let parent = tempfile::tempdir().unwrap();
+    let known = "[possible values: rust, python, ts, js, c, go]";
+    refused("cobol", parent.path(), &[], "tools", 2, known);
+}
+
+#[test]
 fn new_refuses_an_sdk_checkout_without_the_language_s_sdk() {
     let parent = tempfile::tempdir().unwrap();
     let fake = tempfile::tempdir().unwrap();

@@ -92,22 +92,22 @@ pub const LANGUAGES: &[Language] = &[
     Language::new("go", "go", &["sdk-go/go.mod", "sdk-tool/Cargo.toml"]),
 ];
 
-/// `--lang`'s parser: one of [`LANGUAGES`].
-fn language_parser() -> impl clap::builder::TypedValueParser<Value = Language> {
-    use clap::builder::TypedValueParser as _;
-    clap::builder::PossibleValuesParser::new(LANGUAGES.iter().map(|l| l.name)).map(|name| {
-        *LANGUAGES
-            .iter()
-            .find(|l| l.name == name)
-            .unwrap_or(&LANGUAGES[0])
-    })
+/// `--lang` takes the name of one of [`LANGUAGES`].
+impl clap::ValueEnum for Language {
+    fn value_variants<'a>() -> &'a [Self] {
+        LANGUAGES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name))
+    }
 }
 
 /// `mcp-wasm-host new`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct NewArgs {
     /// The language of the project.
-    #[arg(long, value_parser = language_parser())]
+    #[arg(long)]
     pub lang: Language,
     /// The project's name, which also names its directory, package and
     /// component: 1 to 64 of `a-z 0-9 - _`, starting with a letter.

@@ -29,11 +29,12 @@ export GOWORK="$work/go.work"
 "$go" work edit -replace="go.bytecodealliance.org/pkg=$work/gen/go-pkg"
 
 cd "$here"
-CGO_ENABLED=0 "$go" build -trimpath -o "$work/check" .
+CGO_ENABLED=0 "$go" build -trimpath -buildvcs=false -o "$work/check" .
 "$work/check"
-# -checklinkname=0: the bindings allocate with runtime.sbrk through a
+# -buildvcs=false: no commit stamped in, so the same sources build the same
+# bytes. -checklinkname=0: the bindings allocate with runtime.sbrk through a
 # go:linkname, which Go refuses by default.
-GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
+GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath -buildvcs=false \
     -ldflags='-s -w -checklinkname=0' -o "$work/@NAME@.core.wasm" .
 mkdir -p dist
 "${tool[@]}" componentize "$work/@NAME@.core.wasm" "dist/@NAME@.wasm" --wit "$sdk/wit"

@@ -10,7 +10,10 @@
 //!   serves them over the transports. It knows nothing of wasmtime.
 //! - [`inspect`] presents what the runtime reads from one plugin file, for
 //!   the `inspect` command.
+//! - [`cli`] holds the commands that do not serve, such as `new`, which
+//!   writes a plugin project from the templates in `host/templates/`.
 
+pub mod cli;
 pub mod config;
 pub mod inspect;
 pub mod mcp;

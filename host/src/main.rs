@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
+use mcp_wasm_host::cli::new::NewArgs;
 use mcp_wasm_host::config::{self, Config, ConfigError};
 use mcp_wasm_host::inspect::Report;
 use mcp_wasm_host::mcp::auth::BearerToken;
@@ -53,6 +54,12 @@ enum Command {
     /// print one line per file (`ok` with its tool count, or `FAIL` and why,
     /// name collisions included), and exit with 1 if any fails.
     Check(CheckArgs),
+    /// Write a new plugin project in NAME/ (or DIR/NAME/): a tool, its
+    /// build, a test that calls it through the host, and a README that says
+    /// how to build, test and serve it. The project uses the SDK of an
+    /// mcp-wasm-host checkout (`--sdk`). Exits with 66 when there is no SDK
+    /// checkout, 73 when the directory is not empty, 74 when writing fails.
+    New(NewArgs),
 }
 
 /// Where compiled plugins are cached between runs.
@@ -205,7 +212,7 @@ impl HttpArgs {
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     let default = match cli.command {
         Command::Serve(_) => "info",
-        Command::Inspect(_) | Command::Check(_) => "warn",
+        Command::Inspect(_) | Command::Check(_) | Command::New(_) => "warn",
     };
     let filter = match std::env::var("RUST_LOG") {
         Ok(v) if !v.is_empty() => EnvFilter::try_new(v),
@@ -522,16 +529,33 @@ async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Writes a new project and says what it wrote, or why it wrote nothing.
+fn new_project(args: &NewArgs) -> ExitCode {
+    match mcp_wasm_host::cli::new::run(args) {
+        Ok(created) => {
+            print!("{created}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
 fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     init_logging(&cli)?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")
+    };
     match cli.command {
-        Command::Serve(args) => rt.block_on(serve(args)).map(|()| ExitCode::SUCCESS),
-        Command::Inspect(args) => rt.block_on(inspect(args)),
-        Command::Check(args) => rt.block_on(check(args)),
+        Command::Serve(args) => runtime()?.block_on(serve(args)).map(|()| ExitCode::SUCCESS),
+        Command::Inspect(args) => runtime()?.block_on(inspect(args)),
+        Command::Check(args) => runtime()?.block_on(check(args)),
+        Command::New(args) => Ok(new_project(&args)),
     }
 }

@@ -1,0 +1,3 @@
+//! Commands of the `mcp-wasm-host` binary that do not serve: today `new`.
+
+pub mod new;

@@ -65,7 +65,10 @@ impl Plugin for Residue {
     fn router() -> Router {
         Router::new()
             .tool(
-                ToolDef::new("scribble", "Fills a static area and newly grown memory with `byte`."),
+                ToolDef::new(
+                    "scribble",
+                    "Fills a static area and newly grown memory with `byte`.",
+                ),
                 |args: Scribble| -> ToolResult {
                     let mut area = AREA.lock().map_err(|_| ToolError::failed("poisoned"))?;
                     area.fill(args.byte);

@@ -171,9 +171,9 @@ pub fn http_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resul
                     &mut r.sessions
                 };
                 rates[level].push(rate);
+                let mode = if stateless { "stateless," } else { "sessions," };
                 println!(
-                    "  HTTP {:<9}, {clients:>2} clients, {:<13} {rate:>7.0} calls/s",
-                    if stateless { "stateless" } else { "sessions" },
+                    "  HTTP {mode:<10} {clients:>2} clients, {:<13} {rate:>7.0} calls/s",
                     side.name()
                 );
             }

@@ -10,6 +10,10 @@ use crate::{LEVELS, Results, Side, median, quantile};
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
+/// Picks one transport's calls/s (per level, per round) out of a side's
+/// results.
+type Rates = fn(&Results) -> &[Vec<f64>; 3];
+
 /// Points drawn per CDF line.
 const CDF_POINTS: usize = 400;
 
@@ -43,7 +47,7 @@ pub fn draw(path: &Path, results: &[Results; 2]) -> DrawResult {
         .flat_map(|rates| rates.iter().map(|v| median(v)))
         .fold(0.0, f64::max)
         * 1.15;
-    let panel_rates: [(&str, &str, fn(&Results) -> &[Vec<f64>; 3]); 3] = [
+    let panel_rates: [(&str, &str, Rates); 3] = [
         (
             "stdio: calls/s, one connection",
             "requests in flight",
@@ -153,12 +157,17 @@ fn throughput(
             )?
             .label(side.name())
             .legend(move |(x, y)| legend_mark(side, x, y));
-        // Each value written above its point.
+        // Each value written by its point: the native's above, the host's
+        // below, so close values do not overlap.
+        let offset = match side {
+            Side::Native => (-12, -20),
+            Side::Host => (-12, 8),
+        };
         chart.draw_series(levels.into_iter().zip(values).map(|(x, y)| {
             EmptyElement::at((x, y))
                 + Text::new(
                     format!("{:.1}k", y / 1e3),
-                    (-12, -20),
+                    offset,
                     (FONT, 13).into_font().color(&color(side)),
                 )
         }))?;

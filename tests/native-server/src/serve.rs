@@ -40,7 +40,7 @@ pub enum ServeError {
     Runtime(std::io::Error),
     /// The stdio handshake failed.
     #[error("the MCP session did not start: {0}")]
-    Initialize(#[from] rmcp::service::ServerInitializeError),
+    Initialize(Box<rmcp::service::ServerInitializeError>),
     /// The stdio session's task failed.
     #[error("the MCP session failed: {0}")]
     Session(#[from] tokio::task::JoinError),
@@ -75,7 +75,8 @@ pub fn run(options: Options) -> Result<(), ServeError> {
 async fn serve_stdio() -> Result<(), ServeError> {
     NativeServer
         .serve(rmcp::transport::stdio())
-        .await?
+        .await
+        .map_err(|e| ServeError::Initialize(Box::new(e)))?
         .waiting()
         .await?;
     Ok(())

@@ -38,7 +38,10 @@ pub fn definition() -> Tool {
 /// Runs the tool on `arguments`: the hash as text, or an `isError` result
 /// when `text` is missing or not a string.
 pub fn call(arguments: Option<&JsonObject>) -> CallToolResult {
-    match arguments.and_then(|a| a.get("text")).and_then(Value::as_str) {
+    match arguments
+        .and_then(|a| a.get("text"))
+        .and_then(Value::as_str)
+    {
         Some(text) => CallToolResult::success(vec![ContentBlock::text(format!(
             "{:016x}",
             fnv1a64(text.as_bytes())

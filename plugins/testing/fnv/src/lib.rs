@@ -26,7 +26,10 @@ impl Plugin for Fnv {
         Router::new().tool(
             ToolDef::new("hash", "FNV-1a 64 of `text`, as 16 hex digits."),
             |args: HashArgs| -> ToolResult {
-                Ok(Output::text(format!("{:016x}", fnv1a64(args.text.as_bytes()))))
+                Ok(Output::text(format!(
+                    "{:016x}",
+                    fnv1a64(args.text.as_bytes())
+                )))
             },
         )
     }

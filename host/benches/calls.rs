@@ -15,11 +15,13 @@
 //! short run). It prints p50/p90/p99 per case and the ratios.
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::stdio::{StdioClient, request};
 use mcp_wasm_host::runtime::{DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime};
 use serde_json::{Map, Value, json};
 
@@ -163,79 +165,39 @@ fn in_host(iterations: usize) {
     }
 }
 
-/// A client speaking JSON-RPC lines to the real binary.
-struct Client {
-    stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
-    line: String,
-}
-
-impl Client {
-    fn send(&mut self, message: &str) {
-        self.stdin.write_all(message.as_bytes()).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn round_trip(&mut self, message: &str) -> Duration {
-        let t = Instant::now();
-        self.send(message);
-        self.line.clear();
-        self.stdout.read_line(&mut self.line).unwrap();
-        let elapsed = t.elapsed();
-        assert!(self.line.contains("\"result\""), "{}", self.line);
-        elapsed
-    }
-}
-
 fn over_stdio(iterations: usize) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(test_artifacts::PANIC, dir.path().join("panic.wasm")).unwrap();
     let config = dir.path().join("bench.toml");
     std::fs::write(&config, "[defaults]\nrate_limit = 0\n").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
+    command
         .args(["serve", "--log", "warn", "--config"])
         .arg(&config)
         .arg("--plugins")
-        .arg(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut client = Client {
-        stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
-        line: String::new(),
-    };
-    client.round_trip(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
-    );
-    client.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        .arg(dir.path());
+    let mut client = StdioClient::spawn(command);
+    client.initialize();
     let mut id = 0;
-    let mut run = |method: &str, params: &str| {
+    let mut run = |method: &str, params: Value| {
         let mut samples = Vec::with_capacity(iterations);
         for i in 0..(iterations + iterations / 10) {
             id += 1;
-            let msg =
-                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
-            let d = client.round_trip(&msg);
+            let d = client.round_trip(&request(id, method, &params));
             if i >= iterations / 10 {
                 samples.push(d);
             }
         }
         stats(samples)
     };
-    let ping = run("ping", "{}");
-    let call = run("tools/call", r#"{"name":"ok","arguments":{}}"#);
+    let ping = run("ping", json!({}));
+    let call = run("tools/call", json!({"name": "ok", "arguments": {}}));
     report_line("stdio: ping round trip", &ping, None);
     report_line(
         "stdio: tools/call round trip (trivial tool)",
         &call,
         Some(("ping", &ping)),
     );
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 fn main() {

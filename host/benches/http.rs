@@ -13,47 +13,10 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::Session;
-use serde_json::{Value, json};
-
-/// Calls per second with `clients` sessions each repeating `method` for
-/// `duration`, after a warm-up.
-fn throughput(url: &str, clients: usize, method: &str, params: &Value, duration: Duration) -> f64 {
-    let stop = Arc::new(AtomicBool::new(false));
-    let counting = Arc::new(AtomicBool::new(false));
-    let ready = Arc::new(Barrier::new(clients + 1));
-    let workers: Vec<_> = (0..clients)
-        .map(|_| {
-            let (url, method, params) = (url.to_string(), method.to_string(), params.clone());
-            let (stop, counting, ready) = (stop.clone(), counting.clone(), ready.clone());
-            std::thread::spawn(move || {
-                let mut session = Session::open(&url);
-                ready.wait();
-                let mut done = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    session.request(&method, params.clone());
-                    if counting.load(Ordering::Relaxed) {
-                        done += 1;
-                    }
-                }
-                done
-            })
-        })
-        .collect();
-    ready.wait();
-    std::thread::sleep(duration / 4); // warm-up
-    counting.store(true, Ordering::Relaxed);
-    let started = Instant::now();
-    std::thread::sleep(duration);
-    let elapsed = started.elapsed();
-    stop.store(true, Ordering::Relaxed);
-    let total: u64 = workers.into_iter().map(|w| w.join().unwrap()).sum();
-    total as f64 / elapsed.as_secs_f64()
-}
+use common::throughput;
+use serde_json::json;
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");

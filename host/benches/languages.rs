@@ -25,9 +25,11 @@
 //! a language whose build fails is reported and left out.
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader, Write};
+mod common;
+
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -267,43 +269,15 @@ fn faults_per_call(rt: &tokio::runtime::Runtime, runtime: &Runtime, calls: u64) 
 /// Spawns the real binary on `plugins` with the cache `cache` and returns
 /// the time from spawning to the first `tools/call` answer.
 fn first_call(plugins: &Path, cache: &Path) -> Duration {
-    let t = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
+    command
         .args(["serve", "--log", "warn", "--no-watch", "--plugins"])
         .arg(plugins)
         .arg("--cache-dir")
-        .arg(cache)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "word_count", "arguments": arguments()}});
-    for message in [
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#.to_string(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
-        call.to_string(),
-    ] {
-        stdin.write_all(message.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-    }
-    stdin.flush().unwrap();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(stdout.read_line(&mut line).unwrap() > 0, "server exited");
-        if line.contains(r#""id":1"#) {
-            break;
-        }
-    }
-    let elapsed = t.elapsed();
+        .arg(cache);
+    let call = json!({"name": "word_count", "arguments": arguments()});
+    let (elapsed, line) = common::stdio::first_call(command, &call);
     assert!(line.contains(r#""words":216"#), "{line}");
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
     elapsed
 }
 

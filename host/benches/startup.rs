@@ -14,10 +14,12 @@
 //! the median of each case and the ratio warm/cold.
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader, Write};
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::startup::{Sample, first_tools_list as start, tagged_copies};
 
 /// How a run treats the compile cache.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -28,93 +30,6 @@ enum Cache {
     Warm,
     /// `--no-cache`.
     Off,
-}
-
-/// What one start cost.
-struct Sample {
-    initialize: Duration,
-    tools_list: Duration,
-}
-
-/// Starts the server on `plugins`, waits for the `initialize` response and
-/// the first `tools/list` response, checks it lists `tools` tools (up to a
-/// page; 0: any), and stops it.
-fn start(plugins: &Path, cache: Option<&Path>, tools: usize) -> Sample {
-    let config = plugins.join("bench.toml");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
-    command
-        .args(["serve", "--log", "warn", "--config"])
-        .arg(&config)
-        .arg("--plugins")
-        .arg(plugins);
-    match cache {
-        Some(dir) => command.arg("--cache-dir").arg(dir),
-        None => command.arg("--no-cache"),
-    };
-    let t = Instant::now();
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    let mut send = |message: &str| {
-        stdin.write_all(message.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    };
-    send(
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#,
-    );
-    stdout.read_line(&mut line).unwrap();
-    let initialize = t.elapsed();
-    assert!(line.contains("\"result\""), "{line}");
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#);
-    line.clear();
-    stdout.read_line(&mut line).unwrap();
-    let tools_list = t.elapsed();
-    let listed = line.matches("\"inputSchema\"").count();
-    if tools == 0 {
-        assert!(listed > 0, "{line}");
-    } else {
-        assert_eq!(listed, tools.min(50), "{line}");
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    Sample {
-        initialize,
-        tools_list,
-    }
-}
-
-/// `wasm` with a custom section `mcp-wasm-host-bench` holding `tag`
-/// appended: the same component, a different file.
-fn tagged(wasm: &[u8], tag: &str) -> Vec<u8> {
-    fn leb(mut n: usize, out: &mut Vec<u8>) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
-    let name = b"mcp-wasm-host-bench";
-    let mut body = Vec::new();
-    leb(name.len(), &mut body);
-    body.extend_from_slice(name);
-    body.extend_from_slice(tag.as_bytes());
-    let mut out = wasm.to_vec();
-    out.push(0);
-    leb(body.len(), &mut out);
-    out.extend_from_slice(&body);
-    out
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -192,15 +107,7 @@ fn main() {
             continue;
         }
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("bench.toml"), "").unwrap();
-        for i in 0..n {
-            let name = format!("p{i:03}");
-            std::fs::write(
-                dir.path().join(format!("{name}.wasm")),
-                tagged(&panic, &name),
-            )
-            .unwrap();
-        }
+        tagged_copies(dir.path(), &panic, n);
         // Every copy exports `ok` and `panic`: all qualified, none lost.
         let tools = 2 * n;
         let label = format!("{n} plugin{}", if n == 1 { "" } else { "s" });

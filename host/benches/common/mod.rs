@@ -1,11 +1,18 @@
-//! What the HTTP benchmarks share: the real binary serving over
-//! Streamable HTTP, and a client session over one keep-alive connection.
+//! What the benchmarks share: a server serving over Streamable HTTP and
+//! client sessions driving it ([`Session`], [`throughput`]); a client over
+//! stdio ([`stdio`]); and many distinct plugin files and the startup they
+//! cost ([`startup`]).
 #![allow(dead_code, clippy::unwrap_used)]
+
+pub mod startup;
+pub mod stdio;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -32,14 +39,20 @@ impl Server {
     /// A figure from `/proc/PID/status`, such as `VmHWM` (peak resident
     /// memory) or `VmRSS`, in bytes.
     pub fn memory(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap();
-        let line = status
-            .lines()
-            .find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))
-            .unwrap();
-        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-        kib * 1024
+        process_memory(self.pid(), field)
     }
+}
+
+/// A figure from `/proc/PID/status` of process `pid`, such as `VmHWM` (peak
+/// resident memory) or `VmRSS`, in bytes.
+pub fn process_memory(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))
+        .unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
 }
 
 /// Starts `serve --http 127.0.0.1:0` on copies of `plugins` under `policy`
@@ -54,7 +67,8 @@ pub fn start(dir: &Path, plugins: &[&str], policy: &str, extra: &[&str]) -> Serv
         let path = Path::new(plugin);
         std::fs::copy(path, plugin_dir.join(path.file_name().unwrap())).unwrap();
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
+    command
         .args([
             "serve",
             "--log",
@@ -67,7 +81,14 @@ pub fn start(dir: &Path, plugins: &[&str], policy: &str, extra: &[&str]) -> Serv
         .arg(&config)
         .arg("--plugins")
         .arg(&plugin_dir)
-        .args(extra)
+        .args(extra);
+    spawn_listening(command)
+}
+
+/// Spawns `command`, a server that logs `listening on URL` on stderr, and
+/// waits until it listens.
+pub fn spawn_listening(mut command: Command) -> Server {
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -165,4 +186,46 @@ impl Session {
         self.next += 1;
         self.post(&json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params}))
     }
+}
+
+/// Calls per second with `clients` sessions each repeating `method` for
+/// `duration`, one request in flight per session, after a warm-up of a
+/// quarter of `duration`. A failed request panics.
+pub fn throughput(
+    url: &str,
+    clients: usize,
+    method: &str,
+    params: &Value,
+    duration: Duration,
+) -> f64 {
+    let stop = Arc::new(AtomicBool::new(false));
+    let counting = Arc::new(AtomicBool::new(false));
+    let ready = Arc::new(Barrier::new(clients + 1));
+    let workers: Vec<_> = (0..clients)
+        .map(|_| {
+            let (url, method, params) = (url.to_string(), method.to_string(), params.clone());
+            let (stop, counting, ready) = (stop.clone(), counting.clone(), ready.clone());
+            std::thread::spawn(move || {
+                let mut session = Session::open(&url);
+                ready.wait();
+                let mut done = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    session.request(&method, params.clone());
+                    if counting.load(Ordering::Relaxed) {
+                        done += 1;
+                    }
+                }
+                done
+            })
+        })
+        .collect();
+    ready.wait();
+    std::thread::sleep(duration / 4); // warm-up
+    counting.store(true, Ordering::Relaxed);
+    let started = Instant::now();
+    std::thread::sleep(duration);
+    let elapsed = started.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    let total: u64 = workers.into_iter().map(|w| w.join().unwrap()).sum();
+    total as f64 / elapsed.as_secs_f64()
 }

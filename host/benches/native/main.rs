@@ -1,0 +1,337 @@
+//! Side-by-side benchmark: `mcp-wasm-host` serving the `hash` tool (FNV-1a 64
+//! of a 58-byte text) from the `fnv` test plugin, against a native rmcp
+//! server with the same tool compiled in (`tests/native-server`), in the same
+//! run, alternating, so drift in the machine's speed hits both alike:
+//!
+//! - stdio `tools/call` round trips, one at a time: p50 and p99;
+//! - stdio calls per second at 1, 16 and 64 requests in flight on one
+//!   connection;
+//! - Streamable HTTP calls per second at 1, 16 and 64 concurrent clients
+//!   (each its own session on its own connection, one request in flight),
+//!   with sessions and `--stateless`;
+//! - spawn to the first `tools/call` answer (the host: 1 plugin, warm
+//!   compile cache);
+//! - the host alone: spawn to the first `tools/list` answer with 100
+//!   plugins and a warm cache.
+//!
+//! Every measure runs in each of `ROUNDS` rounds (within a round, case by
+//! case, the side that goes first alternates); the table shows the medians
+//! of the rounds and the ratio host/native. The host runs with its default
+//! policy (a fresh instance per call, fuel and epoch on, the audit record at
+//! the default `info` level), except `rate_limit = 0`. The benchmark also
+//! draws the stdio latency distributions and throughput against concurrency
+//! as an SVG (`target/bench/native.svg`, or `--svg PATH`).
+//!
+//! `--instructions` counts user-space instructions per `tools/call` instead,
+//! under callgrind (valgrind must be installed; see [`instructions`]): a
+//! figure the machine's load does not move, to guard against regressions.
+//!
+//! The native server is this same binary, re-executed with
+//! `--native-server` (the library `native-mcp-server` linked in as a
+//! dev-dependency): a bench cannot name another package's binary, and a
+//! nested cargo build would wait on the lock the outer one holds.
+//!
+//! Run: `cargo bench -p mcp-wasm-host --bench native` (`-- --quick` for a
+//! short run, `-- --instructions` for the instruction count).
+#![allow(clippy::unwrap_used)]
+
+#[path = "../common/mod.rs"]
+mod common;
+mod instructions;
+mod measure;
+mod plot;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+use clap::Parser as _;
+use serde_json::{Value, json};
+
+use common::stdio::StdioClient;
+use measure::Stdio;
+
+/// The argument that makes this binary the native server.
+const NATIVE_SERVER: &str = "--native-server";
+
+/// The text every call hashes (58 bytes).
+const TEXT: &str = "The quick brown fox jumps over the lazy dog: hash me, fast";
+
+/// The concurrency levels: requests in flight (stdio) or clients (HTTP).
+const LEVELS: [usize; 3] = [1, 16, 64];
+
+/// The two servers compared.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Side {
+    Native,
+    Host,
+}
+
+impl Side {
+    const BOTH: [Side; 2] = [Side::Native, Side::Host];
+
+    fn name(self) -> &'static str {
+        match self {
+            Side::Native => "native rmcp",
+            Side::Host => "mcp-wasm-host",
+        }
+    }
+
+    /// Both sides, the first alternating with `turn`.
+    fn order(turn: usize) -> [Side; 2] {
+        if turn.is_multiple_of(2) {
+            Side::BOTH
+        } else {
+            [Side::Host, Side::Native]
+        }
+    }
+}
+
+/// How long and how often to measure.
+struct Plan {
+    rounds: usize,
+    /// Sequential round trips per side per round.
+    calls: usize,
+    /// Each throughput case, after a warm-up of a quarter of it.
+    duration: Duration,
+    /// Starts per side per round.
+    starts: usize,
+}
+
+impl Plan {
+    fn new(quick: bool) -> Plan {
+        if quick {
+            Plan {
+                rounds: 1,
+                calls: 500,
+                duration: Duration::from_millis(800),
+                starts: 3,
+            }
+        } else {
+            Plan {
+                rounds: 3,
+                calls: 3000,
+                duration: Duration::from_secs(3),
+                starts: 10,
+            }
+        }
+    }
+}
+
+/// The plugin, the host's policy and its warm compile cache.
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("plugins")).unwrap();
+        std::fs::copy(test_artifacts::FNV, dir.path().join("plugins/fnv.wasm")).unwrap();
+        std::fs::write(
+            dir.path().join("bench.toml"),
+            "[defaults]\nrate_limit = 0\n",
+        )
+        .unwrap();
+        let setup = Setup { dir };
+        // Fills the compile cache, so every timed start is a warm one.
+        let (_, line) = common::stdio::first_call(setup.command(Side::Host, &[]), &call_params());
+        assert!(line.contains(&expected_hash()), "{line}");
+        setup
+    }
+
+    /// The command that starts `side`'s server, with `extra` arguments.
+    fn command(&self, side: Side, extra: &[&str]) -> Command {
+        let dir = self.dir.path();
+        let mut command = match side {
+            Side::Native => {
+                let mut c = Command::new(std::env::current_exe().unwrap());
+                c.arg(NATIVE_SERVER);
+                c
+            }
+            Side::Host => {
+                let mut c = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
+                c.args(["serve", "--no-watch", "--config"])
+                    .arg(dir.join("bench.toml"))
+                    .arg("--plugins")
+                    .arg(dir.join("plugins"))
+                    .arg("--cache-dir")
+                    .arg(dir.join("cache"));
+                c
+            }
+        };
+        command.args(extra);
+        command
+    }
+
+    /// `side`'s server over stdio, past the handshake.
+    fn stdio(&self, side: Side) -> Stdio {
+        let mut client = StdioClient::spawn(self.command(side, &[]));
+        client.initialize();
+        Stdio::new(client)
+    }
+}
+
+/// The `tools/call` params every call sends.
+fn call_params() -> Value {
+    json!({"name": "hash", "arguments": {"text": TEXT}})
+}
+
+/// The answer both servers must give, as the native library computes it.
+fn expected_hash() -> String {
+    format!("{:016x}", native_mcp_server::fnv1a64(TEXT.as_bytes()))
+}
+
+/// The median of `values` (not empty).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+/// The value at quantile `q` of `sorted`.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * q).round() as usize]
+}
+
+/// What was measured of one side: one entry per round (the latency samples
+/// of every round pooled).
+#[derive(Default)]
+struct Results {
+    latency_us: Vec<f64>,
+    p50: Vec<f64>,
+    p99: Vec<f64>,
+    stdio: [Vec<f64>; 3],
+    sessions: [Vec<f64>; 3],
+    stateless: [Vec<f64>; 3],
+    first_call_ms: Vec<f64>,
+    peak_rss: Vec<f64>,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some(NATIVE_SERVER) {
+        let options = native_mcp_server::Options::parse_from(&args[1..]);
+        return match native_mcp_server::run(options) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("native-mcp-server: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    if args.iter().any(|a| a == "--instructions") {
+        instructions::run(&Setup::new(), quick);
+        return ExitCode::SUCCESS;
+    }
+    let svg = args
+        .iter()
+        .position(|a| a == "--svg")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+            workspace.join("target/bench/native.svg")
+        });
+    let plan = Plan::new(quick);
+    println!(
+        "mcp-wasm-host vs a native rmcp server, tool `hash` (FNV-1a 64 of {} bytes): {} round(s), {} sequential calls and {} starts per side per round, {:.1} s per throughput case",
+        TEXT.len(),
+        plan.rounds,
+        plan.calls,
+        plan.starts,
+        plan.duration.as_secs_f64()
+    );
+    let setup = Setup::new();
+    let many = tempfile::tempdir().unwrap();
+    let (many_plugins, many_cache) = (many.path().join("plugins"), many.path().join("cache"));
+    std::fs::create_dir(&many_plugins).unwrap();
+    let panic = std::fs::read(test_artifacts::PANIC).unwrap();
+    common::startup::tagged_copies(&many_plugins, &panic, 100);
+    common::startup::first_tools_list(&many_plugins, Some(&many_cache), 200); // fills the cache
+
+    let mut results: [Results; 2] = Default::default();
+    let mut many_ms = Vec::new();
+    for round in 0..plan.rounds {
+        println!("round {} of {}", round + 1, plan.rounds);
+        measure::stdio_round(&setup, &plan, round, &mut results);
+        measure::http_round(&setup, &plan, round, &mut results);
+        measure::starts_round(&setup, &plan, round, &mut results);
+        for _ in 0..plan.starts.min(5) {
+            let sample = common::startup::first_tools_list(&many_plugins, Some(&many_cache), 200);
+            many_ms.push(sample.tools_list.as_secs_f64() * 1e3);
+        }
+    }
+    report(&results, median(&many_ms));
+    for r in &mut results {
+        r.latency_us.sort_by(f64::total_cmp);
+    }
+    match plot::draw(&svg, &results) {
+        Ok(()) => println!("\nPicture: {}", svg.display()),
+        Err(e) => println!("\nthe picture could not be drawn to {}: {e}", svg.display()),
+    }
+    ExitCode::SUCCESS
+}
+
+/// Prints the side-by-side table (Markdown).
+fn report(results: &[Results; 2], many_ms: f64) {
+    let [native, host] = results;
+    let k = |v: f64| format!("{:.1}k", v / 1e3);
+    let rates = |r: &[Vec<f64>; 3]| -> [f64; 3] { [0, 1, 2].map(|i| median(&r[i])) };
+    let triple = |f: &dyn Fn(f64) -> String, v: [f64; 3]| v.map(f).join(" / ");
+    println!(
+        "\n| | {} | {} | ratio |\n|---|---|---|---|",
+        Side::Native.name(),
+        Side::Host.name()
+    );
+    let (n50, n99, h50, h99) = (
+        median(&native.p50),
+        median(&native.p99),
+        median(&host.p50),
+        median(&host.p99),
+    );
+    println!(
+        "| stdio `tools/call` p50 / p99 | {n50:.0} / {n99:.0} µs | {h50:.0} / {h99:.0} µs | {:.1}× / {:.1}× |",
+        h50 / n50,
+        h99 / n99
+    );
+    for (label, n, h) in [
+        (
+            "stdio calls/s, 1 / 16 / 64 in flight",
+            rates(&native.stdio),
+            rates(&host.stdio),
+        ),
+        (
+            "HTTP calls/s, 1 / 16 / 64 clients, sessions",
+            rates(&native.sessions),
+            rates(&host.sessions),
+        ),
+        (
+            "HTTP calls/s, 1 / 16 / 64 clients, stateless",
+            rates(&native.stateless),
+            rates(&host.stateless),
+        ),
+    ] {
+        let ratios = [0, 1, 2].map(|i| h[i] / n[i]);
+        println!(
+            "| {label} | {} | {} | {} |",
+            triple(&k, n),
+            triple(&k, h),
+            triple(&|r| format!("{r:.2}"), ratios)
+        );
+    }
+    let (nf, hf) = (median(&native.first_call_ms), median(&host.first_call_ms));
+    println!(
+        "| start to first call, 1 plugin, warm cache | {nf:.1} ms | {hf:.1} ms | {:.1}× |",
+        hf / nf
+    );
+    println!("| first `tools/list`, 100 plugins, warm cache | | {many_ms:.0} ms | |");
+    let (nr, hr) = (median(&native.peak_rss), median(&host.peak_rss));
+    println!(
+        "| peak resident memory, stdio runs | {:.1} MiB | {:.1} MiB | {:.1}× |",
+        nr / 1048576.0,
+        hr / 1048576.0,
+        hr / nr
+    );
+}

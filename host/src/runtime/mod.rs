@@ -431,7 +431,7 @@ impl Runtime {
     /// instance, all within the plugin's timeout. Dropping the returned
     /// future stops the guest and frees its instance. Every call ends with
     /// one audit log line (target `audit`).
-    #[tracing::instrument(skip(self, arguments, events), fields(plugin))]
+    #[tracing::instrument(level = "debug", skip(self, arguments, events), fields(plugin))]
     pub async fn call(
         &self,
         name: &str,

@@ -1,0 +1,86 @@
+//! The stdio transport: newline-delimited JSON-RPC over stdin and stdout.
+//!
+//! rmcp gets its own [`Transport`](rmcp::transport::Transport)
+//! ([`transport`]): its `receive` reads stdin line by line ([`lines`]) and
+//! checks every line with [`jsonrpc::check`], the one parse a message gets.
+//! A line that is not a message rmcp can handle gets its JSON-RPC error
+//! there (with the request's id when it can be read), and every other line
+//! reaches rmcp already parsed, so rmcp never reads bytes: its own line
+//! limit and its silent drops play no part. Before the session's lifecycle
+//! starts, the transport also keeps back the notifications and responses
+//! that would end rmcp's handshake ([`session`]). rmcp's messages and the
+//! transport's errors are written whole, one line each, under one lock, so
+//! stdout only ever carries complete protocol messages. The server stops
+//! when stdin reaches end of file.
+
+mod lines;
+mod session;
+mod transport;
+
+use rmcp::ServiceExt;
+use tokio::io::{AsyncWrite, BufReader};
+
+use super::McpServer;
+use super::jsonrpc;
+use session::Lifecycle;
+use transport::{Output, StdioTransport};
+
+/// The longest line accepted, its line ending included: a longer one is
+/// discarded and answered with an error ([`jsonrpc::MAX_MESSAGE_BYTES`], the
+/// same limit as for an HTTP body).
+pub const MAX_LINE: usize = jsonrpc::MAX_MESSAGE_BYTES;
+
+/// Requests of one stdio session that may wait for their responses at once;
+/// a request past it is answered at once with JSON-RPC error `-32000`
+/// (`ping` is always served), so a client that sends without reading cannot
+/// make the host hold an unbounded number of calls and their arguments.
+pub const MAX_IN_FLIGHT: usize = 256;
+
+/// The error code of a request refused because too many are in flight.
+const TOO_MANY_IN_FLIGHT: i32 = -32000;
+
+/// Errors of the stdio transport.
+#[derive(Debug, thiserror::Error)]
+pub enum StdioError {
+    /// The MCP session could not start.
+    #[error("the MCP session failed to start: {0}")]
+    Start(String),
+    /// Reading or writing the standard streams failed.
+    #[error("stdio failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Serves `server` on the process's stdin and stdout until stdin closes.
+pub async fn serve(server: McpServer) -> Result<(), StdioError> {
+    serve_on(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serves `server` on any pair of byte streams.
+pub async fn serve_on<R, W>(server: McpServer, input: R, output: W) -> Result<(), StdioError>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let output = Output::new(output);
+    let lifecycle =
+        Lifecycle::new(rmcp::ServerHandler::supported_protocol_versions(&server).into_owned());
+    let transport = StdioTransport::new(BufReader::new(input), output.clone(), lifecycle);
+
+    match server.serve(transport).await {
+        Ok(service) => {
+            let quit = service.waiting().await;
+            tracing::info!(?quit, "MCP session over stdio ended");
+        }
+        // The client went away before the handshake: a normal end of input.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
+            tracing::info!("stdin closed before the MCP handshake ({during})");
+        }
+        Err(e) => return Err(StdioError::Start(e.to_string())),
+    }
+    // rmcp has written every response, and the transport each refusal
+    // before it read the next line.
+    match output.take_error() {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}

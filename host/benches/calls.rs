@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::stdio::{StdioClient, request};
-use mcp_wasm_host::runtime::{DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime};
+use mcp_wasm_host::runtime::{Caller, DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime};
 use serde_json::{Map, Value, json};
 
 /// A benchmark case: its name, the tool, and the tool's arguments.
@@ -139,7 +139,10 @@ fn in_host(iterations: usize) {
                 for (i, runtime) in runtimes.iter().enumerate() {
                     let args = args.clone();
                     let t = Instant::now();
-                    let out = runtime.call(tool, args, Arc::new(NoEvents)).await.unwrap();
+                    let out = runtime
+                        .call(tool, args, &Caller::new(), Arc::new(NoEvents))
+                        .await
+                        .unwrap();
                     let elapsed = t.elapsed();
                     assert!(!out.is_error);
                     if round >= iterations / 10 {

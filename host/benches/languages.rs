@@ -33,7 +33,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_wasm_host::runtime::{DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime};
+use mcp_wasm_host::runtime::{Caller, DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime};
 use serde_json::{Map, Value, json};
 
 /// One language's probe: its name, and how to build it.
@@ -231,7 +231,12 @@ fn audited_call(rt: &tokio::runtime::Runtime, runtime: &Runtime) -> (u64, u64) {
         .finish();
     tracing::subscriber::with_default(subscriber, || {
         let out = rt
-            .block_on(runtime.call("word_count", Some(arguments()), Arc::new(NoEvents)))
+            .block_on(runtime.call(
+                "word_count",
+                Some(arguments()),
+                &Caller::new(),
+                Arc::new(NoEvents),
+            ))
             .unwrap();
         assert!(!out.is_error);
     });
@@ -257,7 +262,12 @@ fn faults_per_call(rt: &tokio::runtime::Runtime, runtime: &Runtime, calls: u64) 
         let before = minor_faults();
         for _ in 0..calls {
             let out = runtime
-                .call("word_count", Some(arguments()), Arc::new(NoEvents))
+                .call(
+                    "word_count",
+                    Some(arguments()),
+                    &Caller::new(),
+                    Arc::new(NoEvents),
+                )
                 .await
                 .unwrap();
             assert!(!out.is_error);
@@ -335,7 +345,12 @@ fn main() {
             for (i, runtime) in runtimes.iter().enumerate() {
                 let t = Instant::now();
                 let out = runtime
-                    .call("word_count", Some(arguments()), Arc::new(NoEvents))
+                    .call(
+                        "word_count",
+                        Some(arguments()),
+                        &Caller::new(),
+                        Arc::new(NoEvents),
+                    )
                     .await
                     .unwrap();
                 let elapsed = t.elapsed();

@@ -115,6 +115,7 @@ section_spec! {
     max_argument_size: ByteSize,
     max_result_size: ByteSize,
     rate_limit: u32,
+    client_rate_limit: u32,
     audit_arguments: bool,
     log_lines: u64,
     log_bytes: ByteSize,
@@ -334,6 +335,9 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
         .max_concurrent_calls
         .unwrap_or(limits.max_concurrent_calls);
     limits.rate_limit_per_minute = s.rate_limit.unwrap_or(limits.rate_limit_per_minute);
+    limits.client_rate_limit_per_minute = s
+        .client_rate_limit
+        .unwrap_or(limits.client_rate_limit_per_minute);
     limits.audit_arguments = s.audit_arguments.unwrap_or(limits.audit_arguments);
     limits.max_tools = s.max_tools.unwrap_or(limits.max_tools);
     set(
@@ -726,6 +730,10 @@ mod documentation {
                 bytes(d.max_result_bytes)
             ),
             format!("| `rate_limit` | integer | `{}` |", d.rate_limit_per_minute),
+            format!(
+                "| `client_rate_limit` | integer | `{}` |",
+                d.client_rate_limit_per_minute
+            ),
             format!("| `audit_arguments` | boolean | `{}` |", d.audit_arguments),
             format!("| `log_lines` | integer | `{}` |", int(d.log_lines)),
             format!("| `log_bytes` | size | `\"{}\"` |", bytes(d.log_bytes)),

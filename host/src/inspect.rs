@@ -145,6 +145,7 @@ impl<'a> Report<'a> {
                 "max_argument_bytes": l.max_argument_bytes,
                 "max_result_bytes": l.max_result_bytes,
                 "rate_limit_per_minute": l.rate_limit_per_minute,
+                "client_rate_limit_per_minute": l.client_rate_limit_per_minute,
                 "audit_arguments": l.audit_arguments,
             },
         });
@@ -317,11 +318,11 @@ impl<'a> Report<'a> {
             ("results", format!("up to {}", bytes(l.max_result_bytes))),
             (
                 "rate limit",
-                if l.rate_limit_per_minute == 0 {
-                    "off".to_string()
-                } else {
-                    format!("{} calls per minute per tool", l.rate_limit_per_minute)
-                },
+                per_minute(l.rate_limit_per_minute, "per tool, all clients"),
+            ),
+            (
+                "per-client rate",
+                per_minute(l.client_rate_limit_per_minute, "per tool, each client"),
             ),
             (
                 "audit arguments",
@@ -515,6 +516,15 @@ fn json_flat(value: &Value) -> String {
             a.iter().map(json_flat).collect::<Vec<_>>().join(", ")
         ),
         other => other.to_string(),
+    }
+}
+
+/// A calls-per-minute quota as `inspect` shows it.
+fn per_minute(n: u32, scope: &str) -> String {
+    if n == 0 {
+        "off".to_string()
+    } else {
+        format!("{n} calls per minute {scope}")
     }
 }
 

@@ -249,6 +249,52 @@ fn each_session_has_its_own_logging_level() {
     );
 }
 
+/// A server of the `encoding` example under `policy` (keys of its section),
+/// and two sessions with it.
+fn two_sessions(policy: &str) -> ((tempfile::TempDir, HttpServer), Client, Client) {
+    let policy = format!("[plugins.encoding]\n{policy}\n");
+    let (dir, plugins, config) = common::plugins_with_policy(&[test_artifacts::ENCODING], &policy);
+    let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+    let (mut first, mut second) = (Client::new(&server.url), Client::new(&server.url));
+    first.initialize("2025-11-25");
+    second.initialize("2025-11-25");
+    ((dir, server), first, second)
+}
+
+#[test]
+fn each_session_has_its_own_rate_quota_and_the_tools_quota_is_shared() {
+    let (_server, mut first, mut second) = two_sessions("client_rate_limit = 2");
+    let encode = |client: &mut Client, id| client.call(id, "base64_encode", json!({"text": "hi"}));
+    for id in 2..4 {
+        assert_eq!(encode(&mut first, id)["result"]["isError"], false);
+    }
+    let refused = encode(&mut first, 4);
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let message = common::text(&refused["result"]);
+    assert!(
+        message.contains("limited to 2 calls per minute for each client")
+            && message.contains("`client_rate_limit`"),
+        "{message}"
+    );
+    // The other session has its own quota.
+    for id in 2..4 {
+        assert_eq!(encode(&mut second, id)["result"]["isError"], false);
+    }
+
+    // `rate_limit` is one quota for all sessions together.
+    let (_server, mut first, mut second) = two_sessions("rate_limit = 3");
+    for id in 2..4 {
+        assert_eq!(encode(&mut first, id)["result"]["isError"], false);
+    }
+    assert_eq!(encode(&mut second, 2)["result"]["isError"], false);
+    let refused = encode(&mut second, 3);
+    let message = common::text(&refused["result"]);
+    assert!(
+        message.contains("limited to 3 calls per minute;") && message.contains("`rate_limit`"),
+        "{message}"
+    );
+}
+
 #[test]
 fn stateless_mode_needs_no_session() {
     let server = HttpServer::start(examples(), &["--no-watch", "--stateless"]);

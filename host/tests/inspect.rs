@@ -199,6 +199,7 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
     assert!(line("memory").contains("32 MiB"), "{text}");
     assert!(line("timeout").contains("3 s"), "{text}");
     assert!(line("rate limit").ends_with("off"), "{text}");
+    assert!(line("per-client rate").ends_with("off"), "{text}");
     assert!(line("audit arguments").ends_with("yes"), "{text}");
     assert_eq!(
         line("mounts"),
@@ -263,7 +264,11 @@ fn the_json_report_has_stable_keys_and_the_served_tools() {
     assert_eq!(policy["limits"]["max_concurrent_calls"], 3);
     assert_eq!(policy["limits"]["timeout_ms"], 10_000);
     assert_eq!(policy["limits"]["memory_bytes"], 128 << 20);
-    assert_eq!(policy["limits"]["rate_limit_per_minute"], 1200);
+    assert_eq!(
+        policy["limits"]["rate_limit_per_minute"], 0,
+        "off by default"
+    );
+    assert_eq!(policy["limits"]["client_rate_limit_per_minute"], 0);
     assert_eq!(policy["limits"]["audit_arguments"], false);
     assert_eq!(
         policy["mounts"],

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use mcp_wasm_host::runtime::{
-    DefaultPolicies, EngineSettings, LoadError, NoEvents, ReloadOutcome, Runtime,
+    Caller, DefaultPolicies, EngineSettings, LoadError, NoEvents, ReloadOutcome, Runtime,
 };
 
 fn runtime() -> Runtime {
@@ -83,6 +83,7 @@ async fn reloads_swap_the_catalog_and_tell_the_subscribers() {
         .call(
             "echo",
             Some(serde_json::from_str(r#"{"text":"hi"}"#).unwrap()),
+            &Caller::new(),
             Arc::new(NoEvents),
         )
         .await

@@ -18,7 +18,7 @@
 //! case, the side that goes first alternates); the table shows the medians
 //! of the rounds and the ratio host/native. The host runs with its default
 //! policy (a fresh instance per call, fuel and epoch on, the audit record at
-//! the default `info` level), except `rate_limit = 0`. The benchmark also
+//! the default `info` level, no rate limits). The benchmark also
 //! draws the stdio latency distributions and throughput against concurrency
 //! as an SVG (`target/bench/native.svg`, or `--svg PATH`).
 //!
@@ -128,11 +128,8 @@ impl Setup {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("plugins")).unwrap();
         std::fs::copy(test_artifacts::FNV, dir.path().join("plugins/fnv.wasm")).unwrap();
-        std::fs::write(
-            dir.path().join("bench.toml"),
-            "[defaults]\nrate_limit = 0\n",
-        )
-        .unwrap();
+        // The default policy: an empty policy file.
+        std::fs::write(dir.path().join("bench.toml"), "").unwrap();
         let setup = Setup { dir };
         // Fills the compile cache, so every timed start is a warm one.
         let (_, line) = common::stdio::first_call(setup.command(Side::Host, &[]), &call_params());

@@ -20,7 +20,7 @@ use serde_json::json;
 use super::events::{Forwarder, SessionLevel};
 use super::notify::PeerRegistry;
 use super::{convert, cursor};
-use crate::runtime::{CallError, Runtime};
+use crate::runtime::{CallError, Caller, Runtime};
 
 /// How the server presents its tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +44,8 @@ pub struct McpServer {
     options: ServerOptions,
     peers: PeerRegistry,
     level: SessionLevel,
+    /// This session's client, for its per-client rate limits.
+    caller: Arc<Caller>,
 }
 
 impl McpServer {
@@ -54,14 +56,17 @@ impl McpServer {
             options,
             peers: PeerRegistry::default(),
             level: SessionLevel::default(),
+            caller: Arc::default(),
         }
     }
 
     /// A server for one more session: the same runtime, options and
-    /// registry of sessions to notify, and its own logging level.
+    /// registry of sessions to notify, and its own logging level and client
+    /// (for per-client rate limits).
     pub fn session(&self) -> McpServer {
         McpServer {
             level: SessionLevel::default(),
+            caller: Arc::default(),
             ..self.clone()
         }
     }
@@ -171,7 +176,7 @@ impl ServerHandler for McpServer {
         // Dropping the runtime's call future stops the guest and frees its
         // instance; rmcp sends no response to a cancelled request.
         let outcome = tokio::select! {
-            outcome = self.runtime.call(&request.name, request.arguments, events.clone()) => outcome,
+            outcome = self.runtime.call(&request.name, request.arguments, &self.caller, events.clone()) => outcome,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled");
                 events.finish().await;

@@ -268,6 +268,8 @@ pub enum FailureCause {
     },
     /// The tool was called more often than its rate limit allows.
     RateLimited {
+        /// Whose quota ran out: the tool's, or the calling client's.
+        scope: super::rate::RateScope,
         /// Calls per minute allowed.
         per_minute: u32,
         /// How long until the next call is allowed.
@@ -389,11 +391,17 @@ impl ToolFailure {
                 bytes(*limit)
             ),
             FailureCause::RateLimited {
+                scope,
                 per_minute,
                 retry_after,
             } => format!(
-                "tool {tool:?} of plugin {plugin:?} is limited to {per_minute} calls per minute; retry in {:.1} s",
-                retry_after.as_secs_f64()
+                "tool {tool:?} of plugin {plugin:?} is limited to {per_minute} calls per minute{}; retry in {:.1} s (policy key `{}`)",
+                match scope {
+                    super::rate::RateScope::AllClients => "",
+                    super::rate::RateScope::EachClient => " for each client",
+                },
+                retry_after.as_secs_f64(),
+                scope.key()
             ),
         }
     }

@@ -26,8 +26,11 @@ pub struct Limits {
     pub max_argument_bytes: u64,
     /// The largest result accepted, in bytes of content.
     pub max_result_bytes: u64,
-    /// Calls per minute per tool; 0 turns rate limiting off.
+    /// Calls per minute per tool, all clients together; 0 turns it off.
     pub rate_limit_per_minute: u32,
+    /// Calls per minute per tool for each client (an MCP session, or the
+    /// one client over stdio); 0 turns it off.
+    pub client_rate_limit_per_minute: u32,
     /// Write each call's arguments into the audit log line.
     pub audit_arguments: bool,
     /// Lines one call may write to the server's log (its log messages, its
@@ -63,7 +66,8 @@ impl Default for Limits {
             max_concurrent_calls: 16,
             max_argument_bytes: 1 << 20,
             max_result_bytes: 8 << 20,
-            rate_limit_per_minute: 1200,
+            rate_limit_per_minute: 0,
+            client_rate_limit_per_minute: 0,
             audit_arguments: false,
             log_lines: 1000,
             log_bytes: 1 << 20,

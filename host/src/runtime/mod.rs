@@ -18,6 +18,7 @@ pub mod offload;
 pub mod output;
 pub mod plugin;
 pub mod policy;
+pub mod rate;
 pub mod sandbox;
 pub mod schema;
 pub mod stamp;
@@ -47,6 +48,7 @@ pub use inspection::{Inspection, WorldTarget};
 pub use limits::Limits;
 pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
+pub use rate::{Caller, RateScope};
 pub use stamp::FileStamp;
 
 use sandbox::CallState;
@@ -425,17 +427,19 @@ impl Runtime {
         inspection
     }
 
-    /// Calls a tool. In order: the tool's rate limit, the arguments' size
-    /// and their input schema are checked before any guest code runs; the
+    /// Calls a tool. In order: the tool's rate limits (its own, then the
+    /// caller's share), the arguments' size and their input schema are
+    /// checked before any guest code runs; the
     /// call then waits for one of the plugin's slots and runs in a fresh
     /// instance, all within the plugin's timeout. Dropping the returned
     /// future stops the guest and frees its instance. Every call ends with
     /// one audit log line (target `audit`).
-    #[tracing::instrument(level = "debug", skip(self, arguments, events), fields(plugin))]
+    #[tracing::instrument(level = "debug", skip(self, arguments, caller, events), fields(plugin))]
     pub async fn call(
         &self,
         name: &str,
         arguments: Option<Map<String, Value>>,
+        caller: &Caller,
         events: Arc<dyn CallEvents>,
     ) -> Result<ToolOutput, CallError> {
         let started = std::time::Instant::now();
@@ -459,12 +463,17 @@ impl Runtime {
             })
         };
 
-        if let Some(limiter) = plugin.rate.get(&tool.name)
-            && let Err(not_until) = limiter.check()
-        {
-            let retry_after = not_until.wait_time_from(governor::clock::Clock::now(
-                &governor::clock::DefaultClock::default(),
-            ));
+        let quota = match plugin.rate.check(&tool.name) {
+            Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
+            Ok(()) => caller
+                .check(&tool.name, limits.client_rate_limit_per_minute)
+                .err()
+                .map(|wait| {
+                    let per_minute = limits.client_rate_limit_per_minute;
+                    (RateScope::EachClient, per_minute, wait)
+                }),
+        };
+        if let Some((scope, per_minute, retry_after)) = quota {
             audit(
                 Some(plugin),
                 name,
@@ -474,7 +483,8 @@ impl Runtime {
                 logged_args,
             );
             return Err(fail(FailureCause::RateLimited {
-                per_minute: limits.rate_limit_per_minute,
+                scope,
+                per_minute,
                 retry_after,
             }));
         }

@@ -1,12 +1,11 @@
 //! Loading one plugin file: check it is a component for our world, compile
 //! it once, pre-instantiate it, and read and validate its tool definitions.
 
-use std::collections::{HashMap, HashSet};
-use std::num::NonZeroU32;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
-use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use super::rate::ToolRates;
 use tokio::sync::Semaphore;
 use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
@@ -38,7 +37,7 @@ pub struct Plugin {
     /// Its share of the blocking pool, for checking its schemas.
     pub lane: super::offload::Lane,
     /// Per-tool rate limiters (absent when rate limiting is off).
-    pub rate: HashMap<String, DefaultDirectRateLimiter>,
+    pub rate: ToolRates,
     /// The file's size and modification time when it was read, so that an
     /// event that did not change the file (a read) reloads nothing.
     pub stamp: Option<FileStamp>,
@@ -294,14 +293,10 @@ pub(crate) async fn instantiate(
         path: path.to_owned(),
         reason: format!("the loader task failed: {e}"),
     })??;
-    let rate = NonZeroU32::new(policy.limits.rate_limit_per_minute)
-        .map(|n| {
-            tools
-                .iter()
-                .map(|t| (t.name.clone(), RateLimiter::direct(Quota::per_minute(n))))
-                .collect()
-        })
-        .unwrap_or_default();
+    let rate = ToolRates::new(
+        policy.limits.rate_limit_per_minute,
+        tools.iter().map(|t| t.name.as_str()),
+    );
     Ok(Plugin {
         name,
         path: path.to_owned(),

@@ -22,6 +22,9 @@
 //! draws the stdio latency distributions and throughput against concurrency
 //! as an SVG (`target/bench/native.svg`, or `--svg PATH`).
 //!
+//! `--soak [N]` samples each server's resident memory over N calls instead
+//! (default 1,000,000; see [`soak`]).
+//!
 //! `--instructions` counts user-space instructions per `tools/call` instead,
 //! under callgrind (valgrind must be installed; see [`instructions`]): a
 //! figure the machine's load does not move, to guard against regressions.
@@ -32,7 +35,8 @@
 //! nested cargo build would wait on the lock the outer one holds.
 //!
 //! Run: `cargo bench -p mcp-wasm-host --bench native` (`-- --quick` for a
-//! short run, `-- --instructions` for the instruction count).
+//! short run, `-- --instructions` for the instruction count, `-- --soak`
+//! for memory over a million calls).
 #![allow(clippy::unwrap_used)]
 
 #[path = "../common/mod.rs"]
@@ -40,6 +44,7 @@ mod common;
 mod instructions;
 mod measure;
 mod plot;
+mod soak;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -220,6 +225,14 @@ fn main() -> ExitCode {
     let quick = args.iter().any(|a| a == "--quick");
     if args.iter().any(|a| a == "--instructions") {
         instructions::run(&Setup::new(), quick);
+        return ExitCode::SUCCESS;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--soak") {
+        let calls = args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1_000_000);
+        soak::run(&Setup::new(), calls);
         return ExitCode::SUCCESS;
     }
     let svg = args

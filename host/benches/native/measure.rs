@@ -96,6 +96,30 @@ impl Stdio {
         rate
     }
 
+    /// `count` calls with `window` requests in flight (a new one sent as
+    /// each answer arrives), every answer checked.
+    pub fn calls(&mut self, window: usize, count: u64) {
+        let first = count.min(window as u64);
+        for i in 0..first {
+            let message = self.next_request();
+            if i + 1 < first {
+                self.client.write(&message);
+            } else {
+                self.client.send(&message);
+            }
+        }
+        let (mut sent, mut answered) = (first, 0);
+        while answered < sent {
+            self.answer();
+            answered += 1;
+            if sent < count {
+                let message = self.next_request();
+                self.client.send(&message);
+                sent += 1;
+            }
+        }
+    }
+
     /// Closes stdin and waits for the server to exit.
     pub fn close(self) {
         self.client.close();

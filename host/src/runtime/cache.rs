@@ -2,10 +2,11 @@
 //! compiled once per version of its file, engine configuration and wasmtime.
 //!
 //! Entries are named after their key, the SHA-256 of the `.wasm` file's
-//! digest, the engine's [`Engine::precompile_compatibility_hash`] and the
-//! wasmtime version. wasmtime trusts what it deserializes (it is machine
-//! code), so every entry carries a header with its key and the SHA-256 of
-//! the serialized component, and is read whole and checked before wasmtime
+//! BLAKE3 digest, the engine's [`Engine::precompile_compatibility_hash`]
+//! and the wasmtime version. wasmtime trusts what it deserializes (it is
+//! machine code), so every entry carries a header with its key and the
+//! BLAKE3 digest of the serialized component, and is read whole and checked
+//! before wasmtime
 //! sees it; a corrupt, truncated, mislabelled or incompatible entry is
 //! logged, deleted and recompiled, never loaded. Entries are written to a
 //! temporary file and renamed into place, so readers never see half of one.
@@ -57,7 +58,7 @@ impl fmt::Debug for Sha256Digest {
 pub const WASMTIME_VERSION: &str = env!("MCP_WASM_HOST_WASMTIME_VERSION");
 
 /// Changes whenever the entry layout or the key's inputs change.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// An entry starts with this.
 const MAGIC: &[u8; 8] = b"MWHCWASM";
 /// Magic, format, key, payload digest.
@@ -205,15 +206,16 @@ impl CompileCache {
         &self.dir
     }
 
-    /// The key of the component whose file has the digest `wasm`, compiled
-    /// by `engine`.
-    pub fn key(engine: &Engine, wasm: &Sha256Digest) -> Sha256Digest {
+    /// The key of the component compiled by `engine` from the file `wasm`
+    /// (the file is hashed with BLAKE3, several times faster than SHA-256:
+    /// every start hashes every plugin file).
+    pub fn key(engine: &Engine, wasm: &[u8]) -> Sha256Digest {
         let mut hasher = ShaHasher(Sha256::new());
         hasher.0.update(b"mcp-wasm-host compile cache\0");
         FORMAT.hash(&mut hasher);
         WASMTIME_VERSION.hash(&mut hasher);
         engine.precompile_compatibility_hash().hash(&mut hasher);
-        hasher.0.update(wasm.0);
+        hasher.0.update(blake3::hash(wasm).as_bytes());
         Sha256Digest(hasher.0.finalize().into())
     }
 
@@ -326,7 +328,7 @@ fn header(key: &Sha256Digest, payload: &[u8]) -> Vec<u8> {
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&FORMAT.to_le_bytes());
     header.extend_from_slice(&key.0);
-    header.extend_from_slice(&Sha256Digest::of(payload).0);
+    header.extend_from_slice(blake3::hash(payload).as_bytes());
     header
 }
 
@@ -347,7 +349,7 @@ fn verify<'a>(entry: &'a [u8], key: &Sha256Digest) -> Result<Verified<'a>, Strin
     if head[12..44] != key.0 {
         return Err("its header names another key".into());
     }
-    if head[44..76] != Sha256Digest::of(payload).0 {
+    if head[44..76] != *blake3::hash(payload).as_bytes() {
         return Err("corrupt or truncated: its contents do not match its checksum".into());
     }
     Ok(Verified(payload))
@@ -364,7 +366,7 @@ fn deserialize(engine: &Engine, verified: Verified<'_>) -> wasmtime::Result<Comp
     //   `Component::serialize`;
     // - `Verified` is only made by `verify`, which checked that the entry
     //   is the one for this key (the key covers the engine's compatibility
-    //   hash and the wasmtime version) and that the payload's SHA-256 matches
+    //   hash and the wasmtime version) and that the payload's BLAKE3 digest matches
     //   the one written with it, so a corrupt, truncated or swapped entry is
     //   refused before this point;
     // - the bytes were read into memory once and checked there, and wasmtime

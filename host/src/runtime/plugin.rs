@@ -192,8 +192,8 @@ fn compile_blocking(
 ) -> Result<Component, LoadError> {
     let started = std::time::Instant::now();
     let plugin = plugin_name(path);
-    let digest = Sha256Digest::of(bytes);
     if let Some(pin) = pin
+        && let digest = Sha256Digest::of(bytes)
         && pin.digest != digest
     {
         return Err(LoadError::Digest {
@@ -214,7 +214,7 @@ fn compile_blocking(
             path: path.to_owned(),
         });
     }
-    let key = cache.map(|_| CompileCache::key(engine, &digest));
+    let key = cache.map(|_| CompileCache::key(engine, bytes));
     if let (Some(cache), Some(key)) = (cache, &key)
         && let Some(component) = cache.get(engine, key, &plugin)
     {
@@ -232,7 +232,7 @@ fn compile_blocking(
     tracing::info!(
         plugin,
         elapsed_ms = started.elapsed().as_millis() as u64,
-        sha256 = %digest,
+        sha256 = %Sha256Digest::of(bytes),
         "compiled"
     );
     if let (Some(cache), Some(key)) = (cache, &key) {

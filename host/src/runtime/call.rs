@@ -6,12 +6,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+use wasmtime::component::Instance;
 use wasmtime::{Store, Trap, UpdateDeadline};
 
-use super::bindings::{Plugin as Bindings, PluginPre, types as wit};
+use super::bindings::types as wit;
 use super::capture::{find_alloc_failure, find_panic};
 use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
+use super::exports::Exports;
 use super::offload::{self, Expired, Lane};
 use super::output::{Content, ToolOutput, cost};
 use super::policy::Policy;
@@ -30,8 +32,8 @@ pub struct CallStats {
 
 /// The plugin-wide inputs every call needs.
 pub struct Target<'a> {
-    /// The pre-instantiated component.
-    pub pre: &'a PluginPre<CallState>,
+    /// The pre-instantiated component and its exports.
+    pub exports: &'a Exports,
     /// The plugin's name.
     pub plugin: &'a Arc<str>,
     /// Its policy.
@@ -59,11 +61,11 @@ fn new_store(
         tool: tool.to_string(),
         cause: FailureCause::Host(e.to_string()),
     })?;
-    let mut store = Store::new(target.pre.engine(), state);
+    let mut store = Store::new(target.exports.engine(), state);
     store.limiter(|s| &mut s.limiter);
     // Engines without fuel metering are a benchmark setting; asking such a
     // store for fuel would build an error (with a backtrace) on every call.
-    if target.pre.engine().get_consume_fuel() {
+    if target.exports.engine().get_consume_fuel() {
         store
             .set_fuel(target.policy.limits.fuel)
             .map_err(|e| ToolFailure {
@@ -99,12 +101,12 @@ fn stats(store: &Store<CallState>, fuel: u64) -> CallStats {
 /// deadline even when the guest is blocked inside a host call.
 async fn run<R>(
     store: &mut Store<CallState>,
-    pre: &PluginPre<CallState>,
-    f: impl AsyncFnOnce(&mut Store<CallState>, Bindings) -> wasmtime::Result<R>,
+    exports: &Exports,
+    f: impl AsyncFnOnce(&mut Store<CallState>, Instance) -> wasmtime::Result<R>,
 ) -> Result<R, wasmtime::Error> {
     let deadline = store.data().deadline;
     let work = async {
-        let instance = pre.instantiate_async(&mut *store).await?;
+        let instance = exports.instantiate(&mut *store).await?;
         f(&mut *store, instance).await
     };
     match tokio::time::timeout_at(deadline.into(), work).await {
@@ -113,18 +115,17 @@ async fn run<R>(
     }
 }
 
-/// Calls `list-tools` in a fresh instance, under the plugin's limits.
-/// wasmtime copies the whole list out of the guest's memory before the host
-/// sees any of it, so that copy is bounded by the plugin's memory limit
-/// (and fuel), not by its tool-list bounds, which are checked after it.
+/// Calls `list-tools` in a fresh instance, under the plugin's limits,
+/// type-checking the plugin's exports on the way. wasmtime copies the whole
+/// list out of the guest's memory before the host sees any of it, so that
+/// copy is bounded by the plugin's memory limit (and fuel), not by its
+/// tool-list bounds, which are checked after it.
 pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>, ToolFailure> {
     let deadline = Instant::now() + target.policy.limits.timeout;
     let mut store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
-    let result = run(&mut store, target.pre, async |store, instance| {
-        instance
-            .mcp_wasm_host_plugin_tools()
-            .call_list_tools(store)
-            .await
+    let result = run(&mut store, target.exports, async |store, instance| {
+        let list = target.exports.list_tools(&mut *store, &instance)?;
+        Ok(list.call_async(store, ()).await?.0)
     })
     .await;
     finish(&mut store);
@@ -144,11 +145,9 @@ pub async fn call_tool(
         Ok(store) => store,
         Err(failure) => return (Err(failure), CallStats::default()),
     };
-    let result = run(&mut store, target.pre, async |store, instance| {
-        instance
-            .mcp_wasm_host_plugin_tools()
-            .call_call_tool(store, &tool.name, arguments)
-            .await
+    let result = run(&mut store, target.exports, async |store, instance| {
+        let call = target.exports.call_tool(&mut *store, &instance)?;
+        Ok(call.call_async(store, (&tool.name, arguments)).await?.0)
     })
     .await;
     finish(&mut store);

@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod engine;
 pub mod error;
 pub mod events;
+pub(crate) mod exports;
 pub mod imports;
 pub mod inspection;
 pub mod limits;

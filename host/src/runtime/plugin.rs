@@ -11,10 +11,11 @@ use tokio::sync::Semaphore;
 use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 
-use super::bindings::{PluginPre, types as wit};
+use super::bindings::types as wit;
 use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::error::{LoadError, clip};
+use super::exports::Exports;
 use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
@@ -28,7 +29,7 @@ pub struct Plugin {
     pub name: Arc<str>,
     /// The file it was loaded from.
     pub path: PathBuf,
-    pub(crate) pre: PluginPre<CallState>,
+    pub(crate) exports: Exports,
     /// Its tools, in the order the plugin listed them.
     pub tools: Vec<PluginTool>,
     /// The policy its calls run under.
@@ -48,7 +49,7 @@ impl Plugin {
     /// What every call of this plugin needs.
     pub(crate) fn target(&self) -> call::Target<'_> {
         call::Target {
-            pre: &self.pre,
+            exports: &self.exports,
             plugin: &self.name,
             policy: &self.policy,
             lane: &self.lane,
@@ -260,18 +261,17 @@ pub(crate) async fn instantiate(
             path: path.to_owned(),
             reason: format!("{e:#}"),
         })?;
-    let pre = PluginPre::new(pre).map_err(|e| LoadError::World {
+    let exports = Exports::find(pre).map_err(|reason| LoadError::World {
         path: path.to_owned(),
-        reason: format!("{e:#}"),
+        reason,
     })?;
     let listing = {
-        let (pre, name, policy, path) =
-            (pre.clone(), name.clone(), policy.clone(), path.to_owned());
+        let (name, policy, path) = (name.clone(), policy.clone(), path.to_owned());
         let runtime = tokio::runtime::Handle::current();
         off_the_workers(move || {
             let lane = super::offload::Lane::default();
             let target = call::Target {
-                pre: &pre,
+                exports: &exports,
                 plugin: &name,
                 policy: &policy,
                 lane: &lane,
@@ -287,10 +287,10 @@ pub(crate) async fn instantiate(
                 "listed its tools; checking and compiling them"
             );
             check_bounds(&path, &policy, &defs)?;
-            validate(&path, defs)
+            Ok((validate(&path, defs)?, exports))
         })
     };
-    let tools = listing.await.map_err(|e| LoadError::ListTools {
+    let (tools, exports) = listing.await.map_err(|e| LoadError::ListTools {
         path: path.to_owned(),
         reason: format!("the loader task failed: {e}"),
     })??;
@@ -305,7 +305,7 @@ pub(crate) async fn instantiate(
     Ok(Plugin {
         name,
         path: path.to_owned(),
-        pre,
+        exports,
         tools,
         slots: Arc::new(Semaphore::new(
             policy.limits.max_concurrent_calls.max(1) as usize

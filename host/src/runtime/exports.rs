@@ -52,7 +52,9 @@ impl Exports {
         let function = |name: &str| {
             component
                 .get_export_index(Some(&tools), name)
-                .ok_or_else(|| format!("instance export `{interface}` does not have export `{name}`"))
+                .ok_or_else(|| {
+                    format!("instance export `{interface}` does not have export `{name}`")
+                })
         };
         let (call_tool, list_tools) = (function("call-tool")?, function("list-tools")?);
         Ok(Exports {
@@ -83,8 +85,8 @@ impl Exports {
         mut store: impl AsContextMut,
         instance: &Instance,
     ) -> wasmtime::Result<ListTools> {
-        let _: CallTool<'_> = instance.get_typed_func(&mut store, &self.call_tool)?;
-        let list = instance.get_typed_func(&mut store, &self.list_tools)?;
+        let _: CallTool<'_> = instance.get_typed_func(&mut store, self.call_tool)?;
+        let list = instance.get_typed_func(&mut store, self.list_tools)?;
         self.checked.store(true, Ordering::Relaxed);
         Ok(list)
     }
@@ -96,7 +98,7 @@ impl Exports {
         instance: &Instance,
     ) -> wasmtime::Result<CallTool<'a>> {
         if !self.checked.load(Ordering::Relaxed) {
-            return instance.get_typed_func(&mut store, &self.call_tool);
+            return instance.get_typed_func(&mut store, self.call_tool);
         }
         let func = instance
             .get_func(&mut store, self.call_tool)

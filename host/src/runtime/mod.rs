@@ -24,6 +24,7 @@ pub mod schema;
 pub mod stamp;
 pub mod tool;
 pub mod units;
+pub(crate) mod warm;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -114,6 +115,8 @@ pub struct Runtime {
     cache: Option<Arc<cache::CompileCache>>,
     /// Becomes true when the first load (of a directory or files) is done.
     loaded: channel::Sender<bool>,
+    /// Every plugin's idle warm instances.
+    idle: Arc<warm::IdlePool>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -140,6 +143,7 @@ impl Runtime {
             changes: channel::Sender::new(0),
             cache: None,
             loaded: channel::Sender::new(false),
+            idle: warm::IdlePool::new(warm::IdlePool::capacity_for(settings.max_instances)),
         })
     }
 
@@ -204,15 +208,16 @@ impl Runtime {
         &self,
         path: &Path,
     ) -> tokio::task::JoinHandle<Result<plugin::Plugin, LoadError>> {
-        let (engine, cache, linker, policies, path) = (
+        let (engine, cache, linker, policies, idle, path) = (
             self.engine.clone(),
             self.cache.clone(),
             self.linker.clone(),
             self.policies(),
+            self.idle.clone(),
             path.to_owned(),
         );
         tokio::spawn(async move {
-            plugin::load(&engine, cache.as_ref(), &linker, &*policies, &path).await
+            plugin::load(&engine, cache.as_ref(), &linker, &*policies, &idle, &path).await
         })
     }
 
@@ -404,6 +409,7 @@ impl Runtime {
                 if let Some(policy) = &inspection.policy {
                     let loaded = plugin::instantiate(
                         &self.linker,
+                        &self.idle,
                         name,
                         Arc::new(policy.clone()),
                         path,

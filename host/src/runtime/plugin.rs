@@ -22,6 +22,7 @@ use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
 use super::stamp::FileStamp;
 use super::tool::PluginTool;
 use super::units::{bytes, count};
+use super::warm::{IdlePool, PluginIdle};
 
 /// A loaded plugin: compiled once, ready to instantiate for each call.
 pub struct Plugin {
@@ -43,6 +44,9 @@ pub struct Plugin {
     /// The file's size and modification time when it was read, so that an
     /// event that did not change the file (a read) reloads nothing.
     pub stamp: Option<FileStamp>,
+    /// Its idle warm instances (none unless its policy reuses instances),
+    /// dropped with this version of the plugin.
+    pub(crate) idle: PluginIdle,
 }
 
 impl Plugin {
@@ -53,6 +57,7 @@ impl Plugin {
             plugin: &self.name,
             policy: &self.policy,
             lane: &self.lane,
+            idle: &self.idle,
         }
     }
 }
@@ -77,13 +82,15 @@ pub fn plugin_name(path: &Path) -> String {
 }
 
 /// Loads the plugin at `path` under the policy `policies` gives it, taking
-/// its compiled code from `cache` when it holds it.
-#[tracing::instrument(skip(engine, cache, linker, policies), fields(path = %path.display()))]
-pub async fn load(
+/// its compiled code from `cache` when it holds it; its idle instances go
+/// to `idle`.
+#[tracing::instrument(skip(engine, cache, linker, policies, idle), fields(path = %path.display()))]
+pub(crate) async fn load(
     engine: &Engine,
     cache: Option<&Arc<CompileCache>>,
     linker: &Linker<CallState>,
     policies: &dyn Policies,
+    idle: &Arc<IdlePool>,
     path: &Path,
 ) -> Result<Plugin, LoadError> {
     let started = std::time::Instant::now();
@@ -91,7 +98,7 @@ pub async fn load(
     let name: Arc<str> = plugin_name(path).into();
     let policy = resolve_policy(policies, &name, path)?;
     let component = compile(engine, cache, path, Pin::of(&policy)).await?;
-    let mut plugin = instantiate(linker, name, Arc::new(policy), path, &component).await?;
+    let mut plugin = instantiate(linker, idle, name, Arc::new(policy), path, &component).await?;
     plugin.stamp = stamp;
     tracing::info!(
         plugin = %plugin.name,
@@ -250,6 +257,7 @@ fn compile_blocking(
 #[tracing::instrument(skip_all, fields(plugin = %name))]
 pub(crate) async fn instantiate(
     linker: &Linker<CallState>,
+    idle: &Arc<IdlePool>,
     name: Arc<str>,
     policy: Arc<Policy>,
     path: &Path,
@@ -265,6 +273,10 @@ pub(crate) async fn instantiate(
         path: path.to_owned(),
         reason,
     })?;
+    let idle = idle.plugin(
+        policy.limits.reuse_instances,
+        policy.limits.max_concurrent_calls.max(1) as usize,
+    );
     let listing = {
         let (name, policy, path) = (name.clone(), policy.clone(), path.to_owned());
         let runtime = tokio::runtime::Handle::current();
@@ -275,6 +287,7 @@ pub(crate) async fn instantiate(
                 plugin: &name,
                 policy: &policy,
                 lane: &lane,
+                idle: &idle,
             };
             let defs = runtime
                 .block_on(call::list_tools(&target))
@@ -287,10 +300,10 @@ pub(crate) async fn instantiate(
                 "listed its tools; checking and compiling them"
             );
             check_bounds(&path, &policy, &defs)?;
-            Ok((validate(&path, defs)?, exports))
+            Ok((validate(&path, defs)?, exports, idle))
         })
     };
-    let (tools, exports) = listing.await.map_err(|e| LoadError::ListTools {
+    let (tools, exports, idle) = listing.await.map_err(|e| LoadError::ListTools {
         path: path.to_owned(),
         reason: format!("the loader task failed: {e}"),
     })??;
@@ -314,6 +327,7 @@ pub(crate) async fn instantiate(
         rate,
         lane: Default::default(),
         stamp: None,
+        idle,
     })
 }
 

@@ -35,11 +35,13 @@ fn counts(s: &mut Server, calls: usize) -> Vec<u32> {
 }
 
 #[test]
-fn without_the_key_every_call_gets_a_fresh_instance() {
+fn without_the_key_or_with_0_or_1_every_call_gets_a_fresh_instance() {
     let (mut s, _dir) = serve("[defaults]\nrate_limit = 0\n");
     assert_eq!(counts(&mut s, 4), [1, 1, 1, 1]);
-    let (mut s, _dir) = serve("[plugins.counter]\nreuse_instances = 0\n");
-    assert_eq!(counts(&mut s, 3), [1, 1, 1]);
+    for reuse in [0, 1] {
+        let (mut s, _dir) = serve(&format!("[plugins.counter]\nreuse_instances = {reuse}\n"));
+        assert_eq!(counts(&mut s, 3), [1, 1, 1], "reuse_instances = {reuse}");
+    }
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! that returned cleanly is kept idle to serve the plugin's next calls, up
 //! to that many calls, then dropped. Idle instances hold slots of the
 //! engine's pooling allocator, so they are bounded twice (at most the
-//! plugin's concurrency each, at most [`IdlePool::capacity`] in all) and a
+//! plugin's concurrency each, at most [`Idle::capacity_for`] in all) and a
 //! fresh instantiation that finds the slots taken drops the oldest idle one
 //! and tries again ([`IdlePool::evict_oldest`]): idle instances never keep
 //! a call from running. Each belongs to one loaded generation of its plugin
@@ -125,7 +125,7 @@ impl<T> PluginIdle<T> {
 
     /// The plugin's most recently idle instance, if any.
     pub(crate) fn take(&self) -> Option<T> {
-        if self.reuse == 0 {
+        if self.reuse <= 1 {
             return None;
         }
         let mut idle = self.pool.lock();

@@ -13,6 +13,9 @@
 //!   cache until the first `tools/call` answer (`initialize`, then the call);
 //! - **call**: a call on a fresh instance, in the host (`Runtime::call`:
 //!   new store, instantiate, call, drop), p50 over round-robin rounds;
+//! - **reused call**: the same call on a warm instance, the plugin's policy
+//!   opting in to reuse (`reuse_instances = 1000`), p50 in the same rounds,
+//!   and its ratio to the language's fresh-instance call;
 //! - **fuel** the call burnt, and the **memory** of its instance: the
 //!   largest linear memory it reached (what the audit record reports);
 //! - **page faults** per call (minor faults of the whole process over a
@@ -79,6 +82,7 @@ struct Row {
     load: Duration,
     first_call: Duration,
     call: Duration,
+    reused_call: Duration,
     fuel: u64,
     memory: u64,
     faults: u64,
@@ -175,19 +179,25 @@ fn arguments() -> Map<String, Value> {
     json!({ "text": text }).as_object().unwrap().clone()
 }
 
-fn policies() -> Arc<DefaultPolicies> {
+/// Calls one warm instance serves in the reused-call measure.
+const REUSE: u32 = 1000;
+
+/// No rate limit; warm instances serving `reuse` calls each (0: fresh
+/// instances).
+fn policies(reuse: u32) -> Arc<DefaultPolicies> {
     Arc::new(DefaultPolicies {
         limits: Limits {
             rate_limit_per_minute: 0,
+            reuse_instances: reuse,
             ..Limits::default()
         },
     })
 }
 
-/// A runtime serving `component` alone, and the time its load took (no
-/// compile cache: compile, then list the tools).
-fn load(rt: &tokio::runtime::Runtime, component: &Path) -> (Runtime, Duration) {
-    let runtime = Runtime::new(&EngineSettings::default(), policies()).unwrap();
+/// A runtime serving `component` alone under `policies(reuse)`, and the
+/// time its load took (no compile cache: compile, then list the tools).
+fn load(rt: &tokio::runtime::Runtime, component: &Path, reuse: u32) -> (Runtime, Duration) {
+    let runtime = Runtime::new(&EngineSettings::default(), policies(reuse)).unwrap();
     let t = Instant::now();
     let report = rt.block_on(runtime.load_files(&[component.to_path_buf()]));
     let elapsed = t.elapsed();
@@ -312,7 +322,7 @@ fn main() {
                 continue;
             }
         };
-        let loads: Vec<(Runtime, Duration)> = (0..reps).map(|_| load(&rt, &component)).collect();
+        let loads: Vec<(Runtime, Duration)> = (0..reps).map(|_| load(&rt, &component, 0)).collect();
         let load_time = median(loads.iter().map(|(_, d)| *d).collect());
         let runtime = loads.into_iter().next().unwrap().0;
         let (fuel, memory) = audited_call(&rt, &runtime);
@@ -334,35 +344,41 @@ fn main() {
             memory,
             ..Row::default()
         });
-        runtimes.push(runtime);
+        runtimes.push((runtime, load(&rt, &component, REUSE).0));
     }
 
-    // Fresh-instance calls, round-robin over the languages so drift in the
-    // machine's speed affects every language alike.
-    let mut samples: Vec<Vec<Duration>> = vec![Vec::with_capacity(iterations); runtimes.len()];
+    // Fresh-instance and reused-instance calls, round-robin over the
+    // languages so drift in the machine's speed affects every language and
+    // both kinds alike.
+    let mut samples: Vec<[Vec<Duration>; 2]> = (0..runtimes.len())
+        .map(|_| [0, 1].map(|_| Vec::with_capacity(iterations)))
+        .collect();
     rt.block_on(async {
         for round in 0..(iterations + iterations / 10) {
-            for (i, runtime) in runtimes.iter().enumerate() {
-                let t = Instant::now();
-                let out = runtime
-                    .call(
-                        "word_count",
-                        Some(arguments()),
-                        &Caller::new(),
-                        Arc::new(NoEvents),
-                    )
-                    .await
-                    .unwrap();
-                let elapsed = t.elapsed();
-                assert!(!out.is_error);
-                if round >= iterations / 10 {
-                    samples[i].push(elapsed);
+            for (i, (fresh, reusing)) in runtimes.iter().enumerate() {
+                for (kind, runtime) in [fresh, reusing].into_iter().enumerate() {
+                    let t = Instant::now();
+                    let out = runtime
+                        .call(
+                            "word_count",
+                            Some(arguments()),
+                            &Caller::new(),
+                            Arc::new(NoEvents),
+                        )
+                        .await
+                        .unwrap();
+                    let elapsed = t.elapsed();
+                    assert!(!out.is_error);
+                    if round >= iterations / 10 {
+                        samples[i][kind].push(elapsed);
+                    }
                 }
             }
         }
     });
-    for ((row, s), runtime) in rows.iter_mut().zip(samples).zip(&runtimes) {
-        row.call = median(s);
+    for ((row, [fresh, reused]), (runtime, _)) in rows.iter_mut().zip(samples).zip(&runtimes) {
+        row.call = median(fresh);
+        row.reused_call = median(reused);
         row.faults = faults_per_call(&rt, runtime, 50);
     }
     report(&rows);
@@ -375,20 +391,21 @@ fn report(rows: &[Row]) {
     let ratio = |a: f64, b: f64| format!("{:.1}×", a / b);
     let secs = |d: Duration| d.as_secs_f64();
     println!(
-        "\n{:<14} {:>17} {:>15} {:>17} {:>17} {:>19} {:>21} {:>17} {:>13}",
+        "\n{:<14} {:>17} {:>15} {:>17} {:>17} {:>19} {:>21} {:>21} {:>17} {:>13}",
         "language",
         "size",
         "build",
         "load (compile)",
         "first call",
         "fresh-instance call",
+        "reused-instance call",
         "fuel per call",
         "memory",
         "page faults"
     );
     for row in rows {
         println!(
-            "{:<14} {:>10.2} MB {:>5} {:>7.1} s {:>6} {:>8.0} ms {:>6} {:>8.1} ms {:>6} {:>10.0} µs {:>6} {:>13} {:>6} {:>9.1} MiB {:>5} {:>7} {:>5}",
+            "{:<14} {:>10.2} MB {:>5} {:>7.1} s {:>6} {:>8.0} ms {:>6} {:>8.1} ms {:>6} {:>10.0} µs {:>6} {:>7.0} µs {:>6} fresh {:>13} {:>6} {:>9.1} MiB {:>5} {:>7} {:>5}",
             row.name,
             row.size as f64 / 1e6,
             ratio(row.size as f64, floor.size as f64),
@@ -400,6 +417,8 @@ fn report(rows: &[Row]) {
             ratio(secs(row.first_call), secs(floor.first_call)),
             secs(row.call) * 1e6,
             ratio(secs(row.call), secs(floor.call)),
+            secs(row.reused_call) * 1e6,
+            format!("{:.2}×", secs(row.reused_call) / secs(row.call)),
             row.fuel,
             ratio(row.fuel as f64, floor.fuel as f64),
             row.memory as f64 / (1 << 20) as f64,

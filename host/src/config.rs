@@ -22,6 +22,8 @@ use serde::de::{self, MapAccess};
 
 use crate::runtime::cache::Sha256Digest;
 use crate::runtime::capabilities::{self, GrantSpecs, Grants, KnownKey, ResolveCtx};
+use crate::runtime::limits::MAX_REUSE_INSTANCES;
+use crate::runtime::units::count;
 use crate::runtime::{Limits, Policies, Policy};
 
 /// The default file name, looked for in the current directory.
@@ -123,6 +125,7 @@ section_spec! {
     max_tools: u32,
     max_schema_size: ByteSize,
     max_tool_list_size: ByteSize,
+    reuse_instances: u32,
 }
 
 /// Every key a section may hold: the limits, `sha256`, and the
@@ -301,6 +304,15 @@ fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (
             return err(key, "must be at least 1 byte".into());
         }
     }
+    if s.reuse_instances.is_some_and(|n| n > MAX_REUSE_INSTANCES) {
+        return err(
+            "reuse_instances",
+            format!(
+                "must be at most {} (0: a fresh instance per call)",
+                count(MAX_REUSE_INSTANCES.into())
+            ),
+        );
+    }
     if let Some(Err(problem)) = s.sha256.as_deref().map(Sha256Digest::from_hex) {
         return err("sha256", problem);
     }
@@ -340,6 +352,7 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
         .unwrap_or(limits.client_rate_limit_per_minute);
     limits.audit_arguments = s.audit_arguments.unwrap_or(limits.audit_arguments);
     limits.max_tools = s.max_tools.unwrap_or(limits.max_tools);
+    limits.reuse_instances = s.reuse_instances.unwrap_or(limits.reuse_instances);
     set(
         &mut limits.max_schema_bytes,
         s.max_schema_size.map(|b| b.as_u64()),
@@ -532,6 +545,36 @@ write = true
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 2") && e.contains("max_tools"), "{e}");
+    }
+
+    #[test]
+    fn instance_reuse_is_off_unless_set_and_a_plugin_may_turn_it_off() {
+        let config = parse(
+            "[defaults]\nreuse_instances = 8\n[plugins.a]\nreuse_instances = 0\n[plugins.b]\nfuel = 5\n",
+        )
+        .unwrap();
+        let reuse = |name: &str| config.policy_for(name).unwrap().limits.reuse_instances;
+        assert_eq!((reuse("a"), reuse("b"), reuse("unlisted")), (0, 8, 8));
+        let builtin = Config::builtin(MAX);
+        assert_eq!(builtin.policy_for("a").unwrap().limits.reuse_instances, 0);
+        let e = parse("[plugins.a]\nreuse_instances = 1_000_001\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`plugins.a.reuse_instances`") && e.contains("at most 1,000,000"),
+            "{e}"
+        );
+        for text in [
+            "[defaults]\nreuse_instances = -1\n",
+            "[defaults]\nreuse_instances = \"yes\"\n",
+            "[defaults]\nreuse_instance = 2\n",
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(
+                e.contains("line 2") && e.contains("reuse_instance"),
+                "{text}: {e}"
+            );
+        }
     }
 
     #[test]
@@ -749,6 +792,11 @@ mod documentation {
             format!(
                 "| `max_tool_list_size` | size | `\"{}\"` |",
                 bytes(d.max_tool_list_bytes)
+            ),
+            format!(
+                "| `reuse_instances` | integer | `{}` | calls one instance may serve before it is dropped (at most `{}`)",
+                d.reuse_instances,
+                int(MAX_REUSE_INSTANCES.into())
             ),
         ];
         for row in rows {

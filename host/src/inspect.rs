@@ -147,6 +147,7 @@ impl<'a> Report<'a> {
                 "rate_limit_per_minute": l.rate_limit_per_minute,
                 "client_rate_limit_per_minute": l.client_rate_limit_per_minute,
                 "audit_arguments": l.audit_arguments,
+                "reuse_instances": l.reuse_instances,
             },
         });
         if let Value::Object(members) = &mut policy {
@@ -327,6 +328,17 @@ impl<'a> Report<'a> {
             (
                 "audit arguments",
                 if l.audit_arguments { "yes" } else { "no" }.to_string(),
+            ),
+            (
+                "instance reuse",
+                if l.reuse_instances <= 1 {
+                    "off: a fresh instance per call".to_string()
+                } else {
+                    format!(
+                        "up to {} calls per instance (state passes between them)",
+                        count(l.reuse_instances.into())
+                    )
+                },
             ),
         ];
         for (label, value) in rows {

@@ -25,6 +25,7 @@ timeout = "3s"
 memory = "32 MiB"
 rate_limit = 0
 audit_arguments = true
+reuse_instances = 50
 env = { GREETING = "hello" }
 env_passthrough = ["INSPECT_TEST_TOKEN"]
 [[plugins.hostile.mounts]]
@@ -201,6 +202,10 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
     assert!(line("rate limit").ends_with("off"), "{text}");
     assert!(line("per-client rate").ends_with("off"), "{text}");
     assert!(line("audit arguments").ends_with("yes"), "{text}");
+    assert!(
+        line("instance reuse").contains("up to 50 calls per instance"),
+        "{text}"
+    );
     assert_eq!(
         line("mounts"),
         format!(
@@ -270,6 +275,7 @@ fn the_json_report_has_stable_keys_and_the_served_tools() {
     );
     assert_eq!(policy["limits"]["client_rate_limit_per_minute"], 0);
     assert_eq!(policy["limits"]["audit_arguments"], false);
+    assert_eq!(policy["limits"]["reuse_instances"], 0);
     assert_eq!(
         policy["mounts"],
         json!([{"guest": "/scratch", "host": setup.data().to_str().unwrap(), "write": true}])
@@ -326,6 +332,7 @@ fn the_json_report_groups_imports_and_hides_passed_through_values() {
     assert_eq!(policy["limits"]["memory_bytes"], 32 << 20);
     assert_eq!(policy["limits"]["rate_limit_per_minute"], 0);
     assert_eq!(policy["limits"]["audit_arguments"], true);
+    assert_eq!(policy["limits"]["reuse_instances"], 50);
     assert_eq!(
         policy["mounts"],
         json!([{"guest": "/data", "host": setup.data().to_str().unwrap(), "write": false}])

@@ -30,7 +30,7 @@ pub fn run(setup: &Setup, quick: bool) {
         "user-space instructions per stdio `tools/call` (callgrind): each server runs {few} and {many} calls; (I({many}) - I({few})) / {}, measured twice",
         many - few
     );
-    let mut per_call: [Vec<f64>; 2] = Default::default();
+    let mut per_call: [Vec<f64>; 3] = Default::default();
     for repeat in 0..2 {
         for side in Side::order(repeat) {
             let counts = [few, many].map(|calls| count(setup, side, calls));
@@ -47,22 +47,26 @@ pub fn run(setup: &Setup, quick: bool) {
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let spread = |v: &[f64]| (v[1] - v[0]).abs() / mean(v) * 100.0;
-    let [native, host] = &per_call;
+    let [native, host, reuse] = &per_call;
     println!(
-        "\n| | {} | {} | ratio |\n|---|---|---|---|",
+        "\n| | {} | {} | ratio | {} | ratio |\n|---|---|---|---|---|---|",
         Side::Native.name(),
-        Side::Host.name()
+        Side::Host.name(),
+        Side::Reuse.name()
     );
     println!(
-        "| user-space instructions per `tools/call` | {:.1}k | {:.1}k | {:.2}× |",
+        "| user-space instructions per `tools/call` | {:.1}k | {:.1}k | {:.2}× | {:.1}k | {:.2}× |",
         mean(native) / 1e3,
         mean(host) / 1e3,
-        mean(host) / mean(native)
+        mean(host) / mean(native),
+        mean(reuse) / 1e3,
+        mean(reuse) / mean(native)
     );
     println!(
-        "\nThe two runs differ by {:.2}% (native) and {:.2}% (host).",
+        "\nThe two runs differ by {:.2}% (native), {:.2}% (host) and {:.2}% (host, reuse).",
         spread(native),
-        spread(host)
+        spread(host),
+        spread(reuse)
     );
 }
 
@@ -78,7 +82,7 @@ fn count(setup: &Setup, side: Side, calls: usize) -> u64 {
     // a time, so a pool of 2 runs the same path.
     let extra: &[&str] = match side {
         Side::Native => &[],
-        Side::Host => &["--max-instances", "2"],
+        Side::Host | Side::Reuse => &["--max-instances", "2"],
     };
     let server = setup.command(side, extra);
     let mut command = Command::new("valgrind");

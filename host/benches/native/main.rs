@@ -15,12 +15,15 @@
 //!   plugins and a warm cache.
 //!
 //! Every measure runs in each of `ROUNDS` rounds (within a round, case by
-//! case, the side that goes first alternates); the table shows the medians
+//! case, the side that goes first rotates); the table shows the medians
 //! of the rounds and the ratio host/native. The host runs with its default
 //! policy (a fresh instance per call, fuel and epoch on, the audit record at
-//! the default `info` level, no rate limits). The benchmark also
-//! draws the stdio latency distributions and throughput against concurrency
-//! as an SVG (`target/bench/native.svg`, or `--svg PATH`).
+//! the default `info` level, no rate limits); a third side is the host
+//! again with warm instance reuse opted in (`reuse_instances = 1000`: an
+//! instance serves up to 1000 calls), measured in the same rounds. The
+//! benchmark also draws the stdio latency distributions and throughput
+//! against concurrency as an SVG (`target/bench/native.svg`, or `--svg
+//! PATH`).
 //!
 //! `--soak [N]` samples each server's resident memory over N calls instead
 //! (default 1,000,000; see [`soak`]).
@@ -65,30 +68,34 @@ const TEXT: &str = "The quick brown fox jumps over the lazy dog: hash me, fast";
 /// The concurrency levels: requests in flight (stdio) or clients (HTTP).
 const LEVELS: [usize; 3] = [1, 16, 64];
 
-/// The two servers compared.
+/// The servers compared: the native one, the host with its default
+/// policy, and the host reusing warm instances.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Side {
     Native,
     Host,
+    Reuse,
 }
 
+/// How many calls one warm instance serves on the [`Side::Reuse`] host.
+const REUSE: u32 = 1000;
+
 impl Side {
-    const BOTH: [Side; 2] = [Side::Native, Side::Host];
+    const ALL: [Side; 3] = [Side::Native, Side::Host, Side::Reuse];
 
     fn name(self) -> &'static str {
         match self {
             Side::Native => "native rmcp",
             Side::Host => "mcp-wasm-host",
+            Side::Reuse => "host, reuse",
         }
     }
 
-    /// Both sides, the first alternating with `turn`.
-    fn order(turn: usize) -> [Side; 2] {
-        if turn.is_multiple_of(2) {
-            Side::BOTH
-        } else {
-            [Side::Host, Side::Native]
-        }
+    /// Every side, the first rotating with `turn`.
+    fn order(turn: usize) -> [Side; 3] {
+        let mut sides = Side::ALL;
+        sides.rotate_left(turn % Side::ALL.len());
+        sides
     }
 }
 
@@ -133,8 +140,13 @@ impl Setup {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("plugins")).unwrap();
         std::fs::copy(test_artifacts::FNV, dir.path().join("plugins/fnv.wasm")).unwrap();
-        // The default policy: an empty policy file.
+        // The default policy (an empty policy file), and the same with reuse.
         std::fs::write(dir.path().join("bench.toml"), "").unwrap();
+        std::fs::write(
+            dir.path().join("reuse.toml"),
+            format!("[defaults]\nreuse_instances = {REUSE}\n"),
+        )
+        .unwrap();
         let setup = Setup { dir };
         // Fills the compile cache, so every timed start is a warm one.
         let (_, line) = common::stdio::first_call(setup.command(Side::Host, &[]), &call_params());
@@ -151,10 +163,15 @@ impl Setup {
                 c.arg(NATIVE_SERVER);
                 c
             }
-            Side::Host => {
+            Side::Host | Side::Reuse => {
+                let config = if side == Side::Reuse {
+                    "reuse.toml"
+                } else {
+                    "bench.toml"
+                };
                 let mut c = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
                 c.args(["serve", "--no-watch", "--config"])
-                    .arg(dir.join("bench.toml"))
+                    .arg(dir.join(config))
                     .arg("--plugins")
                     .arg(dir.join("plugins"))
                     .arg("--cache-dir")
@@ -261,7 +278,7 @@ fn main() -> ExitCode {
     common::startup::tagged_copies(&many_plugins, &panic, 100);
     common::startup::first_tools_list(&many_plugins, Some(&many_cache), 200); // fills the cache
 
-    let mut results: [Results; 2] = Default::default();
+    let mut results: [Results; 3] = Default::default();
     let mut many_ms = Vec::new();
     for round in 0..plan.rounds {
         println!("round {} of {}", round + 1, plan.rounds);
@@ -284,64 +301,80 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Prints the side-by-side table (Markdown).
-fn report(results: &[Results; 2], many_ms: f64) {
-    let [native, host] = results;
+/// Prints the side-by-side table (Markdown): native, the host and its
+/// ratio to native, the host reusing instances and its ratio to native.
+fn report(results: &[Results; 3], many_ms: f64) {
+    let [native, host, reuse] = results;
     let k = |v: f64| format!("{:.1}k", v / 1e3);
     let rates = |r: &[Vec<f64>; 3]| -> [f64; 3] { [0, 1, 2].map(|i| median(&r[i])) };
     let triple = |f: &dyn Fn(f64) -> String, v: [f64; 3]| v.map(f).join(" / ");
     println!(
-        "\n| | {} | {} | ratio |\n|---|---|---|---|",
+        "\n| | {} | {} | ratio | {} ({REUSE} calls per instance) | ratio |\n|---|---|---|---|---|---|",
         Side::Native.name(),
-        Side::Host.name()
+        Side::Host.name(),
+        Side::Reuse.name(),
     );
-    let (n50, n99, h50, h99) = (
-        median(&native.p50),
-        median(&native.p99),
-        median(&host.p50),
-        median(&host.p99),
-    );
+    let (n50, n99) = (median(&native.p50), median(&native.p99));
+    let latency = |r: &Results| {
+        let (p50, p99) = (median(&r.p50), median(&r.p99));
+        format!(
+            "{p50:.0} / {p99:.0} µs | {:.1}× / {:.1}×",
+            p50 / n50,
+            p99 / n99
+        )
+    };
     println!(
-        "| stdio `tools/call` p50 / p99 | {n50:.0} / {n99:.0} µs | {h50:.0} / {h99:.0} µs | {:.1}× / {:.1}× |",
-        h50 / n50,
-        h99 / n99
+        "| stdio `tools/call` p50 / p99 | {n50:.0} / {n99:.0} µs | {} | {} |",
+        latency(host),
+        latency(reuse)
     );
-    for (label, n, h) in [
-        (
-            "stdio calls/s, 1 / 16 / 64 in flight",
-            rates(&native.stdio),
-            rates(&host.stdio),
-        ),
-        (
-            "HTTP calls/s, 1 / 16 / 64 clients, sessions",
-            rates(&native.sessions),
-            rates(&host.sessions),
-        ),
-        (
-            "HTTP calls/s, 1 / 16 / 64 clients, stateless",
-            rates(&native.stateless),
-            rates(&host.stateless),
-        ),
-    ] {
-        let ratios = [0, 1, 2].map(|i| h[i] / n[i]);
+    let throughput: [(&str, plot::Rates); 3] = [
+        ("stdio calls/s, 1 / 16 / 64 in flight", |r| &r.stdio),
+        ("HTTP calls/s, 1 / 16 / 64 clients, sessions", |r| {
+            &r.sessions
+        }),
+        ("HTTP calls/s, 1 / 16 / 64 clients, stateless", |r| {
+            &r.stateless
+        }),
+    ];
+    for (label, pick) in throughput {
+        let n = rates(pick(native));
+        let side = |r: &Results| {
+            let h = rates(pick(r));
+            let ratios = [0, 1, 2].map(|i| h[i] / n[i]);
+            format!(
+                "{} | {}",
+                triple(&k, h),
+                triple(&|r| format!("{r:.2}"), ratios)
+            )
+        };
         println!(
             "| {label} | {} | {} | {} |",
             triple(&k, n),
-            triple(&k, h),
-            triple(&|r| format!("{r:.2}"), ratios)
+            side(host),
+            side(reuse)
         );
     }
-    let (nf, hf) = (median(&native.first_call_ms), median(&host.first_call_ms));
+    let nf = median(&native.first_call_ms);
+    let first = |r: &Results| {
+        let f = median(&r.first_call_ms);
+        format!("{f:.1} ms | {:.1}×", f / nf)
+    };
     println!(
-        "| start to first call, 1 plugin, warm cache | {nf:.1} ms | {hf:.1} ms | {:.1}× |",
-        hf / nf
+        "| start to first call, 1 plugin, warm cache | {nf:.1} ms | {} | {} |",
+        first(host),
+        first(reuse)
     );
-    println!("| first `tools/list`, 100 plugins, warm cache | | {many_ms:.0} ms | |");
-    let (nr, hr) = (median(&native.peak_rss), median(&host.peak_rss));
+    println!("| first `tools/list`, 100 plugins, warm cache | | {many_ms:.0} ms | | | |");
+    let nr = median(&native.peak_rss);
+    let rss = |r: &Results| {
+        let h = median(&r.peak_rss);
+        format!("{:.1} MiB | {:.1}×", h / 1048576.0, h / nr)
+    };
     println!(
-        "| peak resident memory, stdio runs | {:.1} MiB | {:.1} MiB | {:.1}× |",
+        "| peak resident memory, stdio runs | {:.1} MiB | {} | {} |",
         nr / 1048576.0,
-        hr / 1048576.0,
-        hr / nr
+        rss(host),
+        rss(reuse)
     );
 }

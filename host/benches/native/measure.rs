@@ -1,4 +1,4 @@
-//! One round of each measure, both sides alternating case by case: stdio
+//! One round of each measure, the sides taking turns case by case: stdio
 //! round trips and throughput, HTTP throughput, and starts.
 
 use std::time::{Duration, Instant};
@@ -128,14 +128,14 @@ impl Stdio {
 
 /// Stdio: sequential round trips (in blocks, the sides taking turns), then
 /// throughput at each level of requests in flight, then peak memory.
-pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 2]) {
-    let mut servers = Side::BOTH.map(|side| setup.stdio(side));
+pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 3]) {
+    let mut servers = Side::ALL.map(|side| setup.stdio(side));
     for server in &mut servers {
         for _ in 0..WARM_UP_CALLS {
             server.call();
         }
     }
-    let mut samples: [Vec<f64>; 2] = Default::default();
+    let mut samples: [Vec<f64>; 3] = Default::default();
     for block in 0..plan.calls.div_ceil(BLOCK) {
         for side in Side::order(round + block) {
             for _ in 0..BLOCK {
@@ -144,7 +144,7 @@ pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resu
             }
         }
     }
-    for side in Side::BOTH {
+    for side in Side::ALL {
         let s = &mut samples[side as usize];
         s.sort_by(f64::total_cmp);
         let r = &mut results[side as usize];
@@ -168,7 +168,7 @@ pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resu
             );
         }
     }
-    for side in Side::BOTH {
+    for side in Side::ALL {
         let peak = process_memory(servers[side as usize].pid(), "VmHWM");
         results[side as usize].peak_rss.push(peak as f64);
     }
@@ -176,14 +176,14 @@ pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resu
 
 /// Streamable HTTP, with sessions and stateless: throughput at each number
 /// of clients.
-pub fn http_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 2]) {
+pub fn http_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 3]) {
     let params = call_params();
     for stateless in [false, true] {
         let mut args = vec!["--http", "127.0.0.1:0"];
         if stateless {
             args.push("--stateless");
         }
-        let servers = Side::BOTH.map(|side| spawn_listening(setup.command(side, &args)));
+        let servers = Side::ALL.map(|side| spawn_listening(setup.command(side, &args)));
         for (level, clients) in LEVELS.into_iter().enumerate() {
             for side in Side::order(round + level) {
                 let url = &servers[side as usize].url;
@@ -206,10 +206,10 @@ pub fn http_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resul
 }
 
 /// Spawn to the first `tools/call` answer, the sides taking turns.
-pub fn starts_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 2]) {
+pub fn starts_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 3]) {
     let params = call_params();
     let expected = expected_hash();
-    let mut times: [Vec<f64>; 2] = Default::default();
+    let mut times: [Vec<f64>; 3] = Default::default();
     for start in 0..plan.starts {
         for side in Side::order(round + start) {
             let (elapsed, line) = first_call(setup.command(side, &[]), &params);
@@ -217,7 +217,7 @@ pub fn starts_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Res
             times[side as usize].push(elapsed.as_secs_f64() * 1e3);
         }
     }
-    for side in Side::BOTH {
+    for side in Side::ALL {
         let t = &times[side as usize];
         println!(
             "  start to first call, {:<13} median {:>5.1} ms",

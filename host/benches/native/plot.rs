@@ -1,6 +1,7 @@
-//! The picture: the stdio round-trip latency distributions (CDF) of both
-//! servers, and their throughput against concurrency over stdio and HTTP
-//! (sessions, stateless), drawn as one SVG with plotters.
+//! The picture: the stdio round-trip latency distributions (CDF) of the
+//! servers (native, the host, the host reusing instances), and their
+//! throughput against concurrency over stdio and HTTP (sessions,
+//! stateless), drawn as one SVG with plotters.
 
 use std::path::Path;
 
@@ -12,7 +13,7 @@ type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Picks one transport's calls/s (per level, per round) out of a side's
 /// results.
-type Rates = fn(&Results) -> &[Vec<f64>; 3];
+pub type Rates = fn(&Results) -> &[Vec<f64>; 3];
 
 /// Points drawn per CDF line.
 const CDF_POINTS: usize = 400;
@@ -23,12 +24,13 @@ fn color(side: Side) -> RGBColor {
     match side {
         Side::Native => RGBColor(31, 119, 180),
         Side::Host => RGBColor(230, 110, 0),
+        Side::Reuse => RGBColor(44, 160, 44),
     }
 }
 
 /// Draws `results` (latency samples sorted) to `path`, creating its
 /// directory.
-pub fn draw(path: &Path, results: &[Results; 2]) -> DrawResult {
+pub fn draw(path: &Path, results: &[Results; 3]) -> DrawResult {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -78,7 +80,7 @@ pub fn draw(path: &Path, results: &[Results; 2]) -> DrawResult {
 /// show), up to the 99.9th percentile of the slower.
 fn latency(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    results: &[Results; 2],
+    results: &[Results; 3],
 ) -> DrawResult {
     let right = results
         .iter()
@@ -106,7 +108,7 @@ fn latency(
         .y_desc("share of calls at most that")
         .axis_desc_style((FONT, 14))
         .draw()?;
-    for side in Side::BOTH {
+    for side in Side::ALL {
         let sorted = &results[side as usize].latency_us;
         let points = (0..=CDF_POINTS).map(|i| {
             let q = i as f64 / CDF_POINTS as f64;
@@ -148,7 +150,7 @@ fn throughput(
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{:.0}k", y / 1e3))
         .draw()?;
-    for side in Side::BOTH {
+    for side in Side::ALL {
         let values = rates(side);
         chart
             .draw_series(
@@ -158,10 +160,12 @@ fn throughput(
             .label(side.name())
             .legend(move |(x, y)| legend_mark(side, x, y));
         // Each value written by its point: the native's above, the host's
-        // below, so close values do not overlap.
+        // below, the reusing host's further below, so close values do not
+        // overlap.
         let offset = match side {
             Side::Native => (-12, -20),
             Side::Host => (-12, 8),
+            Side::Reuse => (-12, 22),
         };
         chart.draw_series(levels.into_iter().zip(values).map(|(x, y)| {
             EmptyElement::at((x, y))

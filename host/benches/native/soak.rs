@@ -19,7 +19,7 @@ pub fn run(setup: &Setup, calls: u64) {
     );
     let step = (calls / 10).max(1);
     let mut table = Vec::new();
-    for side in Side::BOTH {
+    for side in Side::ALL {
         let mut server = setup.stdio(side);
         server.calls(WINDOW, WARM_UP);
         let pid = server.pid();
@@ -44,7 +44,7 @@ pub fn run(setup: &Setup, calls: u64) {
         table.push((samples[0], *samples.last().unwrap()));
     }
     println!("\n| | before | after {calls} calls | growth |\n|---|---|---|---|");
-    for (side, (first, last)) in Side::BOTH.into_iter().zip(table) {
+    for (side, (first, last)) in Side::ALL.into_iter().zip(table) {
         println!(
             "| {} VmRSS | {first:.1} MiB | {last:.1} MiB | {:+.1} MiB |",
             side.name(),

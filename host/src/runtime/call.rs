@@ -1,23 +1,27 @@
-//! Running one export of a plugin in a fresh, limited store and instance,
-//! and turning whatever happens (a result, a returned error, a trap, a limit
+//! Running one export of a plugin in a limited store and instance (a fresh
+//! one, or a warm one the plugin's policy lets serve another call), and
+//! turning whatever happens (a result, a returned error, a trap, a limit
 //! hit, a deadline) into the runtime's own types.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use wasmtime::{Store, Trap, UpdateDeadline};
+use wasmtime::component::Instance;
+use wasmtime::{PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 
-use super::bindings::{Plugin as Bindings, PluginPre, types as wit};
+use super::bindings::types as wit;
 use super::capture::{find_alloc_failure, find_panic};
 use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
+use super::exports::Exports;
 use super::offload::{self, Expired, Lane};
 use super::output::{Content, ToolOutput, cost};
 use super::policy::Policy;
 use super::sandbox::CallState;
 use super::schema::Schema;
 use super::tool::PluginTool;
+use super::warm::{PluginIdle, Warm};
 
 /// What a call consumed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,8 +34,8 @@ pub struct CallStats {
 
 /// The plugin-wide inputs every call needs.
 pub struct Target<'a> {
-    /// The pre-instantiated component.
-    pub pre: &'a PluginPre<CallState>,
+    /// The pre-instantiated component and its exports.
+    pub exports: &'a Exports,
     /// The plugin's name.
     pub plugin: &'a Arc<str>,
     /// Its policy.
@@ -39,6 +43,30 @@ pub struct Target<'a> {
     /// Its share of the blocking pool, for checking results that may be
     /// slow to check.
     pub lane: &'a Lane,
+    /// Its idle instances, and the runtime's.
+    pub idle: &'a PluginIdle,
+}
+
+/// A call's store, and its instance once it has one.
+struct Live {
+    store: Store<CallState>,
+    instance: Option<Instance>,
+    /// The calls the instance served before this one.
+    served: u32,
+    /// An instantiation failed in this store, which may hold part of it:
+    /// the store is never kept.
+    tainted: bool,
+}
+
+impl Live {
+    fn fresh(store: Store<CallState>) -> Live {
+        Live {
+            store,
+            instance: None,
+            served: 0,
+            tainted: false,
+        }
+    }
 }
 
 fn new_store(
@@ -59,11 +87,25 @@ fn new_store(
         tool: tool.to_string(),
         cause: FailureCause::Host(e.to_string()),
     })?;
-    let mut store = Store::new(target.pre.engine(), state);
+    let mut store = Store::new(target.exports.engine(), state);
     store.limiter(|s| &mut s.limiter);
+    store.epoch_deadline_callback(|ctx| {
+        Ok(if Instant::now() >= ctx.data().deadline {
+            UpdateDeadline::Interrupt
+        } else {
+            UpdateDeadline::Yield(1)
+        })
+    });
+    arm(&mut store, target, tool)?;
+    Ok(store)
+}
+
+/// Gives the store's next call the policy's whole fuel budget and starts
+/// its epoch deadline over.
+fn arm(store: &mut Store<CallState>, target: &Target<'_>, tool: &str) -> Result<(), ToolFailure> {
     // Engines without fuel metering are a benchmark setting; asking such a
     // store for fuel would build an error (with a backtrace) on every call.
-    if target.pre.engine().get_consume_fuel() {
+    if target.exports.engine().get_consume_fuel() {
         store
             .set_fuel(target.policy.limits.fuel)
             .map_err(|e| ToolFailure {
@@ -73,14 +115,34 @@ fn new_store(
             })?;
     }
     store.set_epoch_deadline(1);
-    store.epoch_deadline_callback(|ctx| {
-        Ok(if Instant::now() >= ctx.data().deadline {
-            UpdateDeadline::Interrupt
-        } else {
-            UpdateDeadline::Yield(1)
-        })
-    });
-    Ok(store)
+    Ok(())
+}
+
+/// The store and instance a call of `tool` runs in: a warm one of the
+/// plugin's, renewed for this call (its own tool, events, deadline, fuel,
+/// log budget), or else a new store.
+fn live(
+    target: &Target<'_>,
+    tool: &str,
+    events: Arc<dyn CallEvents>,
+    deadline: Instant,
+) -> Result<Live, ToolFailure> {
+    let Some(Warm {
+        mut store,
+        instance,
+        served,
+    }) = target.idle.take()
+    else {
+        return new_store(target, tool, events, deadline).map(Live::fresh);
+    };
+    store.data_mut().begin_call(tool.into(), events, deadline);
+    arm(&mut store, target, tool)?;
+    Ok(Live {
+        store,
+        instance: Some(instance),
+        served,
+        tainted: false,
+    })
 }
 
 fn stats(store: &Store<CallState>, fuel: u64) -> CallStats {
@@ -95,17 +157,25 @@ fn stats(store: &Store<CallState>, fuel: u64) -> CallStats {
     }
 }
 
-/// Runs `f` on a fresh instance under the store's limits, cut off at the
-/// deadline even when the guest is blocked inside a host call.
+/// Runs `f` on the call's instance (instantiated first if it has none)
+/// under the store's limits, cut off at the deadline even when the guest is
+/// blocked inside a host call.
 async fn run<R>(
-    store: &mut Store<CallState>,
-    pre: &PluginPre<CallState>,
-    f: impl AsyncFnOnce(&mut Store<CallState>, Bindings) -> wasmtime::Result<R>,
+    live: &mut Live,
+    target: &Target<'_>,
+    f: impl AsyncFnOnce(&mut Store<CallState>, Instance) -> wasmtime::Result<R>,
 ) -> Result<R, wasmtime::Error> {
-    let deadline = store.data().deadline;
+    let deadline = live.store.data().deadline;
     let work = async {
-        let instance = pre.instantiate_async(&mut *store).await?;
-        f(&mut *store, instance).await
+        let instance = match live.instance {
+            Some(instance) => instance,
+            None => {
+                let instance = instantiate(live, target).await?;
+                live.instance = Some(instance);
+                instance
+            }
+        };
+        f(&mut live.store, instance).await
     };
     match tokio::time::timeout_at(deadline.into(), work).await {
         Ok(result) => result,
@@ -113,26 +183,49 @@ async fn run<R>(
     }
 }
 
-/// Calls `list-tools` in a fresh instance, under the plugin's limits.
-/// wasmtime copies the whole list out of the guest's memory before the host
-/// sees any of it, so that copy is bounded by the plugin's memory limit
-/// (and fuel), not by its tool-list bounds, which are checked after it.
-pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>, ToolFailure> {
-    let deadline = Instant::now() + target.policy.limits.timeout;
-    let mut store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
-    let result = run(&mut store, target.pre, async |store, instance| {
-        instance
-            .mcp_wasm_host_plugin_tools()
-            .call_list_tools(store)
-            .await
-    })
-    .await;
-    finish(&mut store);
-    result.map_err(|e| describe_error(store.data(), e))
+/// A new instance in the call's store. When the engine's instance slots
+/// are all taken, idle warm instances (any plugin's) are dropped, oldest
+/// first, until it fits or none is left: idle instances never keep a call
+/// from running.
+async fn instantiate(live: &mut Live, target: &Target<'_>) -> wasmtime::Result<Instance> {
+    loop {
+        match target.exports.instantiate(&mut live.store).await {
+            Err(e)
+                if e.downcast_ref::<PoolConcurrencyLimitError>().is_some()
+                    && target.idle.pool().evict_oldest() =>
+            {
+                live.tainted = true;
+            }
+            result => return result,
+        }
+    }
 }
 
-/// Calls `call-tool` for `tool` in a fresh instance, with arguments already
-/// validated against its input schema.
+/// Calls `list-tools` in a fresh instance, under the plugin's limits,
+/// type-checking the plugin's exports on the way. wasmtime copies the whole
+/// list out of the guest's memory before the host sees any of it, so that
+/// copy is bounded by the plugin's memory limit (and fuel), not by its
+/// tool-list bounds, which are checked after it.
+pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>, ToolFailure> {
+    let deadline = Instant::now() + target.policy.limits.timeout;
+    let store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
+    let mut live = Live::fresh(store);
+    let result = run(&mut live, target, async |store, instance| {
+        let list = target.exports.list_tools(&mut *store, &instance)?;
+        Ok(list.call_async(store, ()).await?.0)
+    })
+    .await;
+    finish(&mut live.store);
+    result.map_err(|e| describe_error(live.store.data(), e))
+}
+
+/// Calls `call-tool` for `tool` in a fresh instance, or a warm one when the
+/// plugin reuses instances, with arguments already validated against its
+/// input schema. The instance is kept for the plugin's next call only when
+/// the guest returned cleanly (a result that passed every check, or its
+/// own `tool-error`) and no growth was refused; a trap, a limit hit, a
+/// deadline, a host error or a cancelled call (this future dropped) drops
+/// it.
 pub async fn call_tool(
     target: &Target<'_>,
     tool: &PluginTool,
@@ -140,19 +233,19 @@ pub async fn call_tool(
     events: Arc<dyn CallEvents>,
     deadline: Instant,
 ) -> (Result<ToolOutput, ToolFailure>, CallStats) {
-    let mut store = match new_store(target, &tool.name, events, deadline) {
-        Ok(store) => store,
+    let mut live = match live(target, &tool.name, events, deadline) {
+        Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
     };
-    let result = run(&mut store, target.pre, async |store, instance| {
-        instance
-            .mcp_wasm_host_plugin_tools()
-            .call_call_tool(store, &tool.name, arguments)
-            .await
+    let result = run(&mut live, target, async |store, instance| {
+        let call = target.exports.call_tool(&mut *store, &instance)?;
+        Ok(call.call_async(store, (&tool.name, arguments)).await?.0)
     })
     .await;
-    finish(&mut store);
-    let stats = stats(&store, target.policy.limits.fuel);
+    let store = &mut live.store;
+    finish(store);
+    let stats = stats(store, target.policy.limits.fuel);
+    let clean = result.is_ok() && !live.tainted && !store.data().refused_growth();
     let failure = |cause| ToolFailure {
         plugin: target.plugin.to_string(),
         tool: tool.name.clone(),
@@ -187,6 +280,25 @@ pub async fn call_tool(
                 }
             }),
     };
+    let served = live.served + 1;
+    if clean
+        && target.idle.would_keep(served)
+        && outcome
+            .as_ref()
+            .map_or_else(|f| matches!(f.cause, FailureCause::Guest { .. }), |_| true)
+        && let Some(instance) = live.instance
+    {
+        let mut store = live.store;
+        store.data_mut().end_call();
+        target.idle.keep(
+            Warm {
+                store,
+                instance,
+                served,
+            },
+            served,
+        );
+    }
     let secrets = &target.policy.grants.secrets;
     let outcome = match outcome {
         Err(failure) if !secrets.is_empty() => Err(ToolFailure {

@@ -42,6 +42,13 @@ impl Capture {
         buf.dropped += bytes.len() - take;
     }
 
+    /// Forgets what was captured, for the next call on the same instance.
+    pub fn clear(&self) {
+        let mut buf = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        buf.kept.clear();
+        buf.dropped = 0;
+    }
+
     /// What was captured, as text (invalid UTF-8 replaced), and how many bytes
     /// were dropped past the limit.
     pub fn contents(&self) -> (String, usize) {

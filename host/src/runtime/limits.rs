@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+/// The largest `reuse_instances` a policy may set.
+pub const MAX_REUSE_INSTANCES: u32 = 1_000_000;
+
 /// Per-call resource limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -51,6 +54,10 @@ pub struct Limits {
     /// The most bytes a plugin's whole tool list may hold: names, titles,
     /// descriptions and schemas together.
     pub max_tool_list_bytes: u64,
+    /// The most calls one instance serves before it is dropped; 0 or 1: a
+    /// fresh instance per call (the default). Reuse lets state pass between
+    /// calls: see the README's security model.
+    pub reuse_instances: u32,
 }
 
 impl Default for Limits {
@@ -80,6 +87,7 @@ impl Default for Limits {
             max_tools: 1000,
             max_schema_bytes: 64 << 10,
             max_tool_list_bytes: 2 << 20,
+            reuse_instances: 0,
         }
     }
 }

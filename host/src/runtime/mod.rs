@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod engine;
 pub mod error;
 pub mod events;
+pub(crate) mod exports;
 pub mod imports;
 pub mod inspection;
 pub mod limits;
@@ -24,6 +25,7 @@ pub mod schema;
 pub mod stamp;
 pub mod tool;
 pub mod units;
+pub(crate) mod warm;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -115,6 +117,8 @@ pub struct Runtime {
     cache: Option<Arc<cache::CompileCache>>,
     /// Becomes true when the first load (of a directory or files) is done.
     loaded: channel::Sender<bool>,
+    /// Every plugin's idle warm instances.
+    idle: Arc<warm::IdlePool>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -141,6 +145,7 @@ impl Runtime {
             changes: channel::Sender::new(0),
             cache: None,
             loaded: channel::Sender::new(false),
+            idle: warm::IdlePool::new(warm::IdlePool::capacity_for(settings.max_instances)),
         })
     }
 
@@ -205,15 +210,16 @@ impl Runtime {
         &self,
         path: &Path,
     ) -> tokio::task::JoinHandle<Result<plugin::Plugin, LoadError>> {
-        let (engine, cache, linker, policies, path) = (
+        let (engine, cache, linker, policies, idle, path) = (
             self.engine.clone(),
             self.cache.clone(),
             self.linker.clone(),
             self.policies(),
+            self.idle.clone(),
             path.to_owned(),
         );
         tokio::spawn(async move {
-            plugin::load(&engine, cache.as_ref(), &linker, &*policies, &path).await
+            plugin::load(&engine, cache.as_ref(), &linker, &*policies, &idle, &path).await
         })
     }
 
@@ -405,6 +411,7 @@ impl Runtime {
                 if let Some(policy) = &inspection.policy {
                     let loaded = plugin::instantiate(
                         &self.linker,
+                        &self.idle,
                         name,
                         Arc::new(policy.clone()),
                         path,
@@ -431,8 +438,9 @@ impl Runtime {
     /// caller's share), the arguments' size and their input schema are
     /// checked before any guest code runs; the
     /// call then waits for one of the plugin's slots and runs in a fresh
-    /// instance, all within the plugin's timeout. Dropping the returned
-    /// future stops the guest and frees its instance. Every call ends with
+    /// instance (or a warm one, when the plugin's `reuse_instances` asks for
+    /// it), all within the plugin's timeout. Dropping the returned future
+    /// stops the guest and frees its instance. Every call ends with
     /// one audit log line (target `audit`).
     #[tracing::instrument(level = "debug", skip(self, arguments, caller, events), fields(plugin))]
     pub async fn call(

@@ -10,16 +10,18 @@ use tokio::sync::Semaphore;
 use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
 
-use super::bindings::{PluginPre, types as wit};
+use super::bindings::types as wit;
 use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::error::{LoadError, clip};
+use super::exports::Exports;
 use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
 use super::stamp::FileStamp;
 use super::tool::PluginTool;
 use super::units::{bytes, count};
+use super::warm::{IdlePool, PluginIdle};
 
 /// A loaded plugin: compiled once, ready to instantiate for each call.
 pub struct Plugin {
@@ -27,7 +29,7 @@ pub struct Plugin {
     pub name: Arc<str>,
     /// The file it was loaded from.
     pub path: PathBuf,
-    pub(crate) pre: PluginPre<CallState>,
+    pub(crate) exports: Exports,
     /// Its tools, in the order the plugin listed them.
     pub tools: Vec<PluginTool>,
     /// The policy its calls run under.
@@ -41,16 +43,20 @@ pub struct Plugin {
     /// The file's size and modification time when it was read, so that an
     /// event that did not change the file (a read) reloads nothing.
     pub stamp: Option<FileStamp>,
+    /// Its idle warm instances (none unless its policy reuses instances),
+    /// dropped with this version of the plugin.
+    pub(crate) idle: PluginIdle,
 }
 
 impl Plugin {
     /// What every call of this plugin needs.
     pub(crate) fn target(&self) -> call::Target<'_> {
         call::Target {
-            pre: &self.pre,
+            exports: &self.exports,
             plugin: &self.name,
             policy: &self.policy,
             lane: &self.lane,
+            idle: &self.idle,
         }
     }
 }
@@ -75,13 +81,15 @@ pub fn plugin_name(path: &Path) -> String {
 }
 
 /// Loads the plugin at `path` under the policy `policies` gives it, taking
-/// its compiled code from `cache` when it holds it.
-#[tracing::instrument(skip(engine, cache, linker, policies), fields(path = %path.display()))]
-pub async fn load(
+/// its compiled code from `cache` when it holds it; its idle instances go
+/// to `idle`.
+#[tracing::instrument(skip(engine, cache, linker, policies, idle), fields(path = %path.display()))]
+pub(crate) async fn load(
     engine: &Engine,
     cache: Option<&Arc<CompileCache>>,
     linker: &Linker<CallState>,
     policies: &dyn Policies,
+    idle: &Arc<IdlePool>,
     path: &Path,
 ) -> Result<Plugin, LoadError> {
     let started = std::time::Instant::now();
@@ -89,7 +97,7 @@ pub async fn load(
     let name: Arc<str> = plugin_name(path).into();
     let policy = resolve_policy(policies, &name, path)?;
     let component = compile(engine, cache, path, Pin::of(&policy)).await?;
-    let mut plugin = instantiate(linker, name, Arc::new(policy), path, &component).await?;
+    let mut plugin = instantiate(linker, idle, name, Arc::new(policy), path, &component).await?;
     plugin.stamp = stamp;
     tracing::info!(
         plugin = %plugin.name,
@@ -248,6 +256,7 @@ fn compile_blocking(
 #[tracing::instrument(skip_all, fields(plugin = %name))]
 pub(crate) async fn instantiate(
     linker: &Linker<CallState>,
+    idle: &Arc<IdlePool>,
     name: Arc<str>,
     policy: Arc<Policy>,
     path: &Path,
@@ -259,21 +268,25 @@ pub(crate) async fn instantiate(
             path: path.to_owned(),
             reason: format!("{e:#}"),
         })?;
-    let pre = PluginPre::new(pre).map_err(|e| LoadError::World {
+    let exports = Exports::find(pre).map_err(|reason| LoadError::World {
         path: path.to_owned(),
-        reason: format!("{e:#}"),
+        reason,
     })?;
+    let idle = idle.plugin(
+        policy.limits.reuse_instances,
+        policy.limits.max_concurrent_calls.max(1) as usize,
+    );
     let listing = {
-        let (pre, name, policy, path) =
-            (pre.clone(), name.clone(), policy.clone(), path.to_owned());
+        let (name, policy, path) = (name.clone(), policy.clone(), path.to_owned());
         let runtime = tokio::runtime::Handle::current();
         off_the_workers(move || {
             let lane = super::offload::Lane::default();
             let target = call::Target {
-                pre: &pre,
+                exports: &exports,
                 plugin: &name,
                 policy: &policy,
                 lane: &lane,
+                idle: &idle,
             };
             let defs = runtime
                 .block_on(call::list_tools(&target))
@@ -286,10 +299,10 @@ pub(crate) async fn instantiate(
                 "listed its tools; checking and compiling them"
             );
             check_bounds(&path, &policy, &defs)?;
-            validate(&path, defs)
+            Ok((validate(&path, defs)?, exports, idle))
         })
     };
-    let tools = listing.await.map_err(|e| LoadError::ListTools {
+    let (tools, exports, idle) = listing.await.map_err(|e| LoadError::ListTools {
         path: path.to_owned(),
         reason: format!("the loader task failed: {e}"),
     })??;
@@ -300,7 +313,7 @@ pub(crate) async fn instantiate(
     Ok(Plugin {
         name,
         path: path.to_owned(),
-        pre,
+        exports,
         tools,
         slots: Arc::new(Semaphore::new(
             policy.limits.max_concurrent_calls.max(1) as usize
@@ -309,6 +322,7 @@ pub(crate) async fn instantiate(
         rate,
         lane: Default::default(),
         stamp: None,
+        idle,
     })
 }
 

@@ -1,9 +1,11 @@
-//! The state of one call's store: its WASI context (built from the plugin's
-//! policy, which grants nothing by default), its resource limiter, its
-//! captured stdio, and the capabilities' per-call states (whose host
-//! functions are in their modules under [`super::capabilities`]).
+//! The state of one instance's store: its WASI context (built from the
+//! plugin's policy, which grants nothing by default), its resource limiter
+//! and its captured stdio, which last as long as the instance; and the
+//! current call's tool, deadline and capabilities' states (whose host
+//! functions are in their modules under [`super::capabilities`]), which
+//! [`CallState::begin_call`] replaces when a reused instance starts a call.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 use wasmtime::ResourceLimiter;
@@ -12,7 +14,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::capabilities::{CallCaps, CallCtx, CapabilityError, CapsView};
 use super::capture::Capture;
-use super::events::CallEvents;
+use super::events::{CallEvents, NoEvents};
 use super::limits::Limits;
 use super::policy::Policy;
 use super::units::bytes;
@@ -91,7 +93,8 @@ impl ResourceLimiter for Limiter {
     }
 }
 
-/// Everything a call's store holds.
+/// Everything an instance's store holds: the instance's part, and the
+/// current call's.
 pub struct CallState {
     wasi: WasiCtx,
     table: ResourceTable,
@@ -99,13 +102,15 @@ pub struct CallState {
     pub stdout: Capture,
     /// The guest's stderr.
     pub stderr: Capture,
-    /// The resource limiter.
+    /// The resource limiter. Memory never shrinks, so its limit and its
+    /// peak are the instance's, whatever calls it serves.
     pub limiter: Limiter,
     /// The policy the call runs under.
     pub policy: Arc<Policy>,
-    /// When the call must be finished.
+    /// When the current call must be finished.
     pub deadline: Instant,
-    /// The capabilities' states, on which their host functions run.
+    /// The current call's capability states, on which their host functions
+    /// run.
     pub caps: CallCaps,
     plugin: Arc<str>,
     tool: Arc<str>,
@@ -135,17 +140,8 @@ impl CallState {
         let stderr = Capture::new();
         let mut wasi = WasiCtx::builder();
         wasi.stdout(stdout.clone()).stderr(stderr.clone());
-        let call = CallCtx {
-            plugin: &plugin,
-            tool: &tool,
-            events: &events,
-            limits: &policy.limits,
-            grants: &policy.grants,
-            section: &policy.section,
-            config_file: &policy.config_file,
-            deadline,
-        };
-        let caps = policy.grants.prepare(&call, &mut wasi)?;
+        policy.grants.configure(&mut wasi)?;
+        let caps = call_caps(&plugin, &tool, &events, &policy, deadline);
         let mut table = ResourceTable::new();
         table.set_max_capacity(policy.limits.host_resources as usize);
         Ok(CallState {
@@ -160,6 +156,34 @@ impl CallState {
             plugin,
             tool,
         })
+    }
+
+    /// Starts another call on this state's instance: the call gets its own
+    /// tool, deadline and capability states (its events, log budget and
+    /// HTTP sender among them), an empty capture of its stdout and stderr,
+    /// and no record of an earlier call's refusals. Fuel and the epoch
+    /// deadline are the store's; the caller sets them.
+    pub fn begin_call(&mut self, tool: Arc<str>, events: Arc<dyn CallEvents>, deadline: Instant) {
+        self.caps = call_caps(&self.plugin, &tool, &events, &self.policy, deadline);
+        self.tool = tool;
+        self.deadline = deadline;
+        self.stdout.clear();
+        self.stderr.clear();
+        self.limiter.memory_refused = false;
+        self.limiter.table_refused = false;
+    }
+
+    /// Ends a call whose instance is kept idle: lets go of what only the
+    /// call needed (its events, which hold the client's session, and its
+    /// HTTP sender).
+    pub fn end_call(&mut self) {
+        static IDLE: LazyLock<Arc<dyn CallEvents>> = LazyLock::new(|| Arc::new(NoEvents));
+        self.caps = call_caps(&self.plugin, &self.tool, &IDLE, &self.policy, self.deadline);
+    }
+
+    /// Whether the limiter refused a memory or table growth.
+    pub fn refused_growth(&self) -> bool {
+        self.limiter.memory_refused || self.limiter.table_refused
     }
 
     /// The plugin this call belongs to.
@@ -213,6 +237,26 @@ impl CallState {
     }
 }
 
+/// The capabilities' states for one call of `tool`.
+fn call_caps(
+    plugin: &Arc<str>,
+    tool: &Arc<str>,
+    events: &Arc<dyn CallEvents>,
+    policy: &Policy,
+    deadline: Instant,
+) -> CallCaps {
+    policy.grants.call_caps(&CallCtx {
+        plugin,
+        tool,
+        events,
+        limits: &policy.limits,
+        grants: &policy.grants,
+        section: &policy.section,
+        config_file: &policy.config_file,
+        deadline,
+    })
+}
+
 impl CapsView for CallState {
     fn caps(&mut self) -> &mut CallCaps {
         &mut self.caps
@@ -229,5 +273,51 @@ impl WasiView for CallState {
             ctx: &mut self.wasi,
             table: &mut self.table,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::AsyncWriteExt as _;
+
+    use super::*;
+
+    fn state() -> CallState {
+        CallState::new(
+            "p".into(),
+            "first".into(),
+            Arc::new(NoEvents),
+            Arc::new(Policy::default()),
+            Instant::now(),
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_reused_instance_starts_each_call_with_the_calls_own_state() {
+        let mut s = state();
+        let mut stderr = s.stderr.clone();
+        stderr
+            .write_all(b"the first call's output\n")
+            .await
+            .unwrap();
+        s.limiter.memory_refused = true;
+        s.limiter.peak_memory = 1 << 20;
+        for _ in 0..3 {
+            assert!(s.caps.logging.budget.admit(10));
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        s.begin_call("second".into(), Arc::new(NoEvents), deadline);
+        assert_eq!((s.tool(), s.deadline), ("second", deadline));
+        assert_eq!(s.stderr.contents(), (String::new(), 0));
+        assert!(!s.refused_growth());
+        assert_eq!(
+            s.caps.logging.budget,
+            crate::runtime::log_budget::LogBudget::new(&s.policy.limits),
+            "a whole log budget"
+        );
+        assert_eq!(s.limiter.peak_memory, 1 << 20, "memory is the instance's");
     }
 }

@@ -9,7 +9,6 @@ use serde::Deserialize;
 use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime_wasi::WasiCtxBuilder;
 
 use super::super::bindings::mcp_wasm_host::plugin::{client as wit, types};
 use super::super::events::{
@@ -17,7 +16,7 @@ use super::super::events::{
     ElicitationRequest, IncludeContext, ModelPreferences, SampledMessage, SamplingContent,
     SamplingMessage, SamplingRequest, SamplingRole,
 };
-use super::{CallCtx, Capability, CapabilityError, CapsView, KeyProblem, ResolveCtx};
+use super::{CallCtx, Capability, CapsView, KeyProblem, ResolveCtx};
 
 /// `[plugins.NAME.client]` as written: which requests the plugin may send
 /// to the MCP client. Both default to false.
@@ -87,19 +86,15 @@ impl Capability for ClientPolicy {
         })
     }
 
-    fn prepare(
-        &self,
-        call: &CallCtx<'_>,
-        _wasi: &mut WasiCtxBuilder,
-    ) -> Result<ClientState, CapabilityError> {
-        Ok(ClientState {
+    fn state(&self, call: &CallCtx<'_>) -> ClientState {
+        ClientState {
             policy: *self,
             plugin: call.plugin.clone(),
             tool: call.tool.clone(),
             events: call.events.clone(),
             section: call.section.clone(),
             config_file: call.config_file.clone(),
-        })
+        }
     }
 
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {

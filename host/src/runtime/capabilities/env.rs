@@ -114,12 +114,10 @@ impl Capability for EnvPolicy {
         Ok(EnvPolicy::new(vars, spec.passthrough.clone()))
     }
 
-    /// Sets the variables in the call's WASI context.
-    fn prepare(
-        &self,
-        _call: &CallCtx<'_>,
-        wasi: &mut WasiCtxBuilder,
-    ) -> Result<(), CapabilityError> {
+    fn state(&self, _call: &CallCtx<'_>) {}
+
+    /// Sets the variables in the instance's WASI context.
+    fn configure(&self, wasi: &mut WasiCtxBuilder) -> Result<(), CapabilityError> {
         wasi.envs(self.resolved());
         Ok(())
     }

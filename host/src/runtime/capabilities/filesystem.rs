@@ -134,12 +134,10 @@ impl Capability for FilesystemPolicy {
         Ok(FilesystemPolicy { mounts })
     }
 
-    /// Opens the mounts in the call's WASI context.
-    fn prepare(
-        &self,
-        _call: &CallCtx<'_>,
-        wasi: &mut WasiCtxBuilder,
-    ) -> Result<(), CapabilityError> {
+    fn state(&self, _call: &CallCtx<'_>) {}
+
+    /// Opens the mounts in the instance's WASI context.
+    fn configure(&self, wasi: &mut WasiCtxBuilder) -> Result<(), CapabilityError> {
         for m in &self.mounts {
             let perms = if m.write {
                 FsPerms::ReadWrite

@@ -7,14 +7,13 @@ use std::sync::Arc;
 
 use serde::de::MapAccess;
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime_wasi::WasiCtxBuilder;
 
 use super::super::bindings::mcp_wasm_host::plugin::{host, types};
 use super::super::error::{MAX_MESSAGE, clip};
 use super::super::events::{CallEvents, LogLevel, Progress};
 use super::super::log_budget::LogBudget;
 use super::secrets::SecretsPolicy;
-use super::{CallCtx, Capability, CapabilityError, CapsView, KeyProblem, ResolveCtx};
+use super::{CallCtx, Capability, CapsView, KeyProblem, ResolveCtx};
 
 /// Logging and progress have no policy section: every plugin may use them,
 /// within its `log_lines` and `log_bytes` limits.
@@ -43,19 +42,15 @@ impl Capability for LoggingPolicy {
         Ok(LoggingPolicy)
     }
 
-    fn prepare(
-        &self,
-        call: &CallCtx<'_>,
-        _wasi: &mut WasiCtxBuilder,
-    ) -> Result<LogState, CapabilityError> {
-        Ok(LogState {
+    fn state(&self, call: &CallCtx<'_>) -> LogState {
+        LogState {
             plugin: call.plugin.clone(),
             tool: call.tool.clone(),
             events: call.events.clone(),
             budget: LogBudget::new(call.limits),
             secrets: call.grants.secrets.clone(),
             last_progress: None,
-        })
+        }
     }
 
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {

@@ -1,7 +1,7 @@
 //! The capabilities a sandbox can grant, one module each, and the registry
 //! that lists them. A capability owns its keys of a `[plugins.NAME]`
 //! section and their checks, its effective policy, how that policy applies
-//! to a call's WASI context, its host functions (on its own per-call state),
+//! to an instance's WASI context, its host functions (on its own per-call state),
 //! the hint that names the key granting a denied access, and its part of the
 //! `inspect` report. The configuration layer, the sandbox, the call and
 //! `inspect` go through the registry instead of naming capabilities; adding
@@ -76,7 +76,7 @@ pub struct ResolveCtx<'a> {
     pub section: &'a str,
 }
 
-/// What a capability knows of the call it prepares. Its members are shared
+/// What a capability knows of the call it builds a state for. Its members are shared
 /// handles, so that a capability keeps what it needs for the call with a
 /// reference count, never a copy.
 #[derive(Clone, Copy)]
@@ -179,13 +179,16 @@ pub trait Capability: Debug + Clone + Default + PartialEq + Send + Sync + 'stati
         ctx: &ResolveCtx<'_>,
     ) -> Result<Self, KeyProblem>;
 
-    /// Applies the policy to a call's WASI context and builds the call's
-    /// state.
-    fn prepare(
-        &self,
-        call: &CallCtx<'_>,
-        wasi: &mut WasiCtxBuilder,
-    ) -> Result<Self::State, CapabilityError>;
+    /// Applies the policy to an instance's WASI context, which serves every
+    /// call the instance runs (one, unless the plugin reuses instances).
+    fn configure(&self, _wasi: &mut WasiCtxBuilder) -> Result<(), CapabilityError> {
+        Ok(())
+    }
+
+    /// Builds one call's state: everything a call has of its own (its
+    /// tool, its events, its deadline, its budgets) lives here, so that a
+    /// reused instance starts each call afresh.
+    fn state(&self, call: &CallCtx<'_>) -> Self::State;
 
     /// Links its host functions, on its state in [`CallCaps`].
     fn link<T: CapsView>(_linker: &mut Linker<T>) -> wasmtime::Result<()> {
@@ -320,15 +323,17 @@ macro_rules! registry {
                 Ok(grants)
             }
 
-            /// Applies every grant to a call's WASI context.
-            pub fn prepare(
-                &self,
-                call: &CallCtx<'_>,
-                wasi: &mut WasiCtxBuilder,
-            ) -> Result<CallCaps, CapabilityError> {
-                Ok(CallCaps {
-                    $($field: self.$field.prepare(call, wasi)?,)*
-                })
+            /// Applies every grant to an instance's WASI context.
+            pub fn configure(&self, wasi: &mut WasiCtxBuilder) -> Result<(), CapabilityError> {
+                $(self.$field.configure(wasi)?;)*
+                Ok(())
+            }
+
+            /// Every capability's state for one call.
+            pub fn call_caps(&self, call: &CallCtx<'_>) -> CallCaps {
+                CallCaps {
+                    $($field: self.$field.state(call),)*
+                }
             }
 
             /// The capabilities' hints for a denied guest of the plugin

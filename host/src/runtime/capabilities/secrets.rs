@@ -430,13 +430,11 @@ impl Capability for SecretsPolicy {
         }
     }
 
+    fn state(&self, _call: &CallCtx<'_>) {}
+
     /// Sets the exposed secrets in the guest's environment (after the
     /// `env` capability's variables).
-    fn prepare(
-        &self,
-        _call: &CallCtx<'_>,
-        wasi: &mut WasiCtxBuilder,
-    ) -> Result<(), CapabilityError> {
+    fn configure(&self, wasi: &mut WasiCtxBuilder) -> Result<(), CapabilityError> {
         for (name, value) in self.exposed() {
             wasi.env(name, value);
         }

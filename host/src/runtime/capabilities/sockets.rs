@@ -115,7 +115,7 @@ impl SocketsSpec {
 }
 
 impl SocketsPolicy {
-    /// Sets a call's WASI socket permissions: nothing when nothing is
+    /// Sets an instance's WASI socket permissions: nothing when nothing is
     /// granted; otherwise TCP connects to the listed endpoints (and the
     /// implicit wildcard bind a connect performs), with name lookup on only
     /// when a name is listed.
@@ -216,11 +216,9 @@ impl Capability for SocketsPolicy {
         spec.map_or_else(|| Ok(SocketsPolicy::default()), SocketsSpec::resolve)
     }
 
-    fn prepare(
-        &self,
-        _call: &CallCtx<'_>,
-        wasi: &mut WasiCtxBuilder,
-    ) -> Result<(), CapabilityError> {
+    fn state(&self, _call: &CallCtx<'_>) {}
+
+    fn configure(&self, wasi: &mut WasiCtxBuilder) -> Result<(), CapabilityError> {
         self.apply(wasi);
         Ok(())
     }

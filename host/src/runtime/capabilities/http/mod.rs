@@ -17,12 +17,11 @@ use serde::Deserialize;
 use serde::de::MapAccess;
 use serde_json::Value;
 use wasmtime::component::Linker;
-use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi_http::{WasiHttp, WasiHttpCtx, WasiHttpCtxView};
 
 use self::outbound::{CallInfo, Outbound};
 use super::super::imports::ImportKind;
-use super::{CallCtx, Capability, CapabilityError, CapsView, Grants, ResolveCtx};
+use super::{CallCtx, Capability, CapsView, Grants, ResolveCtx};
 
 use self::address::AddressGrants;
 use self::origin::{HostPattern, OriginPattern};
@@ -314,12 +313,8 @@ impl Capability for HttpPolicy {
 
     /// wasi:http is always linked; the call's sender is made on its first
     /// request, so a call that sends none costs five reference counts.
-    fn prepare(
-        &self,
-        call: &CallCtx<'_>,
-        _wasi: &mut WasiCtxBuilder,
-    ) -> Result<HttpState, CapabilityError> {
-        Ok(HttpState {
+    fn state(&self, call: &CallCtx<'_>) -> HttpState {
+        HttpState {
             ctx: WasiHttpCtx::new(),
             info: CallInfo {
                 plugin: call.plugin.clone(),
@@ -330,7 +325,7 @@ impl Capability for HttpPolicy {
             },
             grants: call.grants.clone(),
             outbound: None,
-        })
+        }
     }
 
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {

@@ -36,7 +36,9 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_wasm_host::runtime::{Caller, DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime};
+use mcp_wasm_host::runtime::{
+    Caller, DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime, ToolOutput,
+};
 use serde_json::{Map, Value, json};
 
 /// One language's probe: its name, and how to build it.
@@ -266,20 +268,25 @@ fn minor_faults() -> u64 {
     rest.split(' ').nth(7).unwrap().parse().unwrap()
 }
 
+/// One call of `word_count` on `runtime`, as a new client.
+async fn word_count(runtime: &Runtime) -> ToolOutput {
+    runtime
+        .call(
+            "word_count",
+            Some(arguments()),
+            &Caller::new(),
+            Arc::new(NoEvents),
+        )
+        .await
+        .unwrap()
+}
+
 /// Minor page faults per call of `word_count` on `runtime`.
 fn faults_per_call(rt: &tokio::runtime::Runtime, runtime: &Runtime, calls: u64) -> u64 {
     rt.block_on(async {
         let before = minor_faults();
         for _ in 0..calls {
-            let out = runtime
-                .call(
-                    "word_count",
-                    Some(arguments()),
-                    &Caller::new(),
-                    Arc::new(NoEvents),
-                )
-                .await
-                .unwrap();
+            let out = word_count(runtime).await;
             assert!(!out.is_error);
         }
         (minor_faults() - before) / calls
@@ -358,15 +365,7 @@ fn main() {
             for (i, (fresh, reusing)) in runtimes.iter().enumerate() {
                 for (kind, runtime) in [fresh, reusing].into_iter().enumerate() {
                     let t = Instant::now();
-                    let out = runtime
-                        .call(
-                            "word_count",
-                            Some(arguments()),
-                            &Caller::new(),
-                            Arc::new(NoEvents),
-                        )
-                        .await
-                        .unwrap();
+                    let out = word_count(runtime).await;
                     let elapsed = t.elapsed();
                     assert!(!out.is_error);
                     if round >= iterations / 10 {

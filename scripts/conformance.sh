@@ -131,31 +131,45 @@ if [[ -z "${CONFORMANCE_OUT:-}" ]]; then
     rm -rf "$out"
 fi
 mkdir -p "$out"
-args=(server --url "$url" -o "$out")
-if [[ $# -eq 0 ]]; then
-    args+=(--suite all --expected-failures "$baseline")
-else
-    args+=("$@")
-fi
-say "running: conformance ${args[*]}"
-set +e
-timeout --kill-after=10 "$suite_timeout" "$node" "$suite_js" "${args[@]}" | tee "$out/output.txt"
-suite_status=${PIPESTATUS[0]}
-set -e
 
-# A table of scenarios and a closing `conformance: N passed, N failed,
-# N skipped` line (skipped: failed as the baseline expects).
+# run NAME ARGS...: one run of the suite into $out/NAME, its table and
+# closing line; returns the suite's status.
+run() {
+    local name="$1"
+    shift
+    local dir="$out/$name"
+    mkdir -p "$dir"
+    local args=(server --url "$url" -o "$dir" "$@")
+    say "running ($name): conformance ${args[*]}"
+    set +e
+    timeout --kill-after=10 "$suite_timeout" "$node" "$suite_js" "${args[@]}" >"$dir/output.txt" 2>&1
+    local status=$?
+    set -e
+    tail -n 40 "$dir/output.txt" >&2
+    "$node" "$conf_dir/summarize.mjs" "$dir" "${baseline_arg[@]}" | sed "s/^conformance:/conformance ($name):/" | tee "$dir/summary.txt" || true
+    if [[ $status -eq 124 ]]; then
+        say "($name) the suite did not finish within ${suite_timeout} s"
+    elif [[ $status -ne 0 ]]; then
+        say "($name) the suite failed (exit $status); results in $dir"
+    else
+        say "($name) passed; results in $dir"
+    fi
+    return "$status"
+}
+
+suite_status=0
 if [[ $# -eq 0 ]]; then
-    "$node" "$conf_dir/summarize.mjs" "$out" "$baseline" | tee "$out/summary.txt" || true
+    baseline_arg=("$baseline")
+    # Every scenario of the suite, at its default revision; then exactly
+    # what each revision requires, at that revision's wire (2025-11-25 with
+    # the initialize handshake, 2026-07-28 stateless with per-request _meta).
+    run all --suite all --expected-failures "$baseline" || suite_status=1
+    for revision in 2025-11-25 2026-07-28; do
+        run "$revision" --requirements "$revision" --expected-failures "$baseline" || suite_status=1
+    done
 else
-    "$node" "$conf_dir/summarize.mjs" "$out" | tee "$out/summary.txt" || true
-fi
-if [[ $suite_status -eq 124 ]]; then
-    say "the suite did not finish within ${suite_timeout} s"
-elif [[ $suite_status -ne 0 ]]; then
-    say "the suite failed (exit $suite_status); results in $out"
-else
-    say "passed; results in $out"
+    baseline_arg=()
+    run custom "$@" || suite_status=1
 fi
 if ! kill -0 "$server_pid" 2>/dev/null; then
     say "the server died during the suite"

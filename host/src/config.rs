@@ -65,9 +65,19 @@ pub enum ConfigError {
 #[serde(deny_unknown_fields)]
 struct FileSpec {
     #[serde(default)]
+    server: ServerSpec,
+    #[serde(default)]
     defaults: SectionSpec,
     #[serde(default)]
     plugins: BTreeMap<String, SectionSpec>,
+}
+
+/// `[server]`: what applies to the server as a whole, read at start.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerSpec {
+    /// How long a 2026-07-28 client may cache a list result (`ttlMs`).
+    list_ttl: Option<humantime_serde::Serde<Duration>>,
 }
 
 /// Declares [`SectionSpec`] with one optional field per limit key, and
@@ -170,6 +180,7 @@ impl<'de> Deserialize<'de> for SectionSpec {
 pub struct Config {
     path: PathBuf,
     base: PathBuf,
+    server: ServerSpec,
     defaults: SectionSpec,
     plugins: BTreeMap<String, SectionSpec>,
     max_memory: u64,
@@ -182,6 +193,7 @@ impl Config {
         Config {
             path: PathBuf::from(DEFAULT_FILE),
             base: PathBuf::from("."),
+            server: ServerSpec::default(),
             defaults: SectionSpec::default(),
             plugins: BTreeMap::new(),
             max_memory,
@@ -237,11 +249,18 @@ impl Config {
         Ok(Config {
             path: path.to_owned(),
             base,
+            server: spec.server,
             defaults: spec.defaults,
             plugins: spec.plugins,
             max_memory,
             builtin: false,
         })
+    }
+
+    /// `[server] list_ttl`: how long clients may cache list results, if the
+    /// file sets it.
+    pub fn list_ttl(&self) -> Option<Duration> {
+        self.server.list_ttl.as_ref().map(|t| **t)
     }
 
     /// The file this configuration came from.

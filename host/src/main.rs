@@ -10,7 +10,9 @@ use mcp_wasm_host::cli::new::NewArgs;
 use mcp_wasm_host::config::{self, Config, ConfigError};
 use mcp_wasm_host::inspect::Report;
 use mcp_wasm_host::mcp::auth::BearerToken;
+use mcp_wasm_host::mcp::handler::DEFAULT_LIST_TTL;
 use mcp_wasm_host::mcp::http::{self, HttpOptions};
+use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
 use mcp_wasm_host::runtime::watch::{self, PolicyFile, WatchOptions};
@@ -125,7 +127,39 @@ struct ServeArgs {
     #[arg(long)]
     no_watch: bool,
     #[command(flatten)]
+    rounds: RoundsArgs,
+    #[command(flatten)]
     http: HttpArgs,
+}
+
+/// The 2026-07-28 multi round-trip requests (a guest's requests to the
+/// client, answered in the next round of the call).
+#[derive(Debug, clap::Args)]
+struct RoundsArgs {
+    /// Sign `requestState` with the key in this environment variable (at
+    /// least 32 bytes). Replicas behind one load balancer must share it;
+    /// without it each server makes a random key at start.
+    #[arg(long, value_name = "VAR", conflicts_with = "request_state_key_file")]
+    request_state_key_env: Option<String>,
+    /// As `--request-state-key-env`, with the key read from this file.
+    #[arg(long, value_name = "FILE")]
+    request_state_key_file: Option<PathBuf>,
+    /// The most rounds one tool call may take: each round runs the tool
+    /// again from the start with the client's answers so far.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100))]
+    max_input_rounds: u32,
+}
+
+impl RoundsArgs {
+    /// The key and limits, with the key loaded.
+    fn rounds(&self) -> Result<Rounds, StateKeyError> {
+        let max = self.max_input_rounds;
+        match (&self.request_state_key_env, &self.request_state_key_file) {
+            (Some(var), _) => Rounds::from_env(var, max),
+            (None, Some(file)) => Rounds::from_file(file, max),
+            (None, None) => Rounds::random(max),
+        }
+    }
 }
 
 /// The Streamable HTTP transport.
@@ -290,11 +324,18 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             );
         });
     }
+    let rounds = args.rounds.rounds()?;
+    tracing::info!(
+        key = rounds.key_source(),
+        "2026-07-28 request state is signed"
+    );
     let server = McpServer::new(
         runtime,
         ServerOptions {
             page_size: args.page_size as usize,
+            list_ttl: config.list_ttl().unwrap_or(DEFAULT_LIST_TTL),
         },
+        rounds,
     );
     let Some(addr) = args.http.http else {
         stdio::serve(server).await?;

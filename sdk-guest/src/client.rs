@@ -1,4 +1,5 @@
-//! Requests to the MCP client: sampling and elicitation.
+//! Requests to the MCP client: sampling, elicitation and roots, one at a
+//! time or several at once ([`request_inputs`]).
 
 use std::fmt;
 
@@ -326,6 +327,85 @@ pub fn elicit(message: &str, schema_json: &str) -> Result<Elicitation, ClientErr
     imp::elicit(message, schema_json)
 }
 
+/// A root the client exposes (`roots/list`): a directory or file the user
+/// made available.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// Its `file://` URI.
+    pub uri: String,
+    /// A human-readable name, if the client gave one.
+    pub name: Option<String>,
+}
+
+/// Asks the client for its roots (`roots/list`). The plugin's policy must
+/// grant it (`roots = true` in `[plugins.NAME.client]`) and the client must
+/// have declared the `roots` capability.
+pub fn list_roots() -> Result<Vec<Root>, ClientError> {
+    imp::list_roots()
+}
+
+/// One request of [`request_inputs`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// `sampling/createMessage`, as [`create_message`].
+    CreateMessage(CreateMessage),
+    /// `elicitation/create`, as [`elicit`].
+    Elicit {
+        /// What is asked and why.
+        message: String,
+        /// The requested schema, as JSON.
+        schema_json: String,
+    },
+    /// `roots/list`, as [`list_roots`].
+    ListRoots,
+}
+
+impl Input {
+    /// An elicitation.
+    pub fn elicit(message: impl Into<String>, schema_json: impl Into<String>) -> Self {
+        Input::Elicit {
+            message: message.into(),
+            schema_json: schema_json.into(),
+        }
+    }
+}
+
+/// The answer to one request of [`request_inputs`], of the request's kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// The answer to [`Input::CreateMessage`].
+    Message(SampledMessage),
+    /// The answer to [`Input::Elicit`].
+    Elicitation(Elicitation),
+    /// The answer to [`Input::ListRoots`].
+    Roots(Vec<Root>),
+}
+
+/// Sends several requests to the client at once and returns their answers
+/// in the same order. Each has a key: 1 to 64 characters of
+/// `A-Z a-z 0-9 _ . -`, unique within the call, and the same each time the
+/// tool runs. At MCP 2026-07-28 the requests reach the client together, in
+/// one `InputRequiredResult` under these keys, and the tool runs again from
+/// the start with the answers; at earlier revisions they are sent one after
+/// another. Each is checked against the policy on its own.
+///
+/// ```no_run
+/// use mcp_wasm_sdk::client::{self, Answer, CreateMessage, Input};
+///
+/// let answers = client::request_inputs(vec![
+///     ("name".into(), Input::elicit("Your name?", r#"{"type":"object","properties":{"name":{"type":"string"}}}"#)),
+///     ("greeting".into(), Input::CreateMessage(CreateMessage::new(50).user("Greet me"))),
+/// ]);
+/// for answer in answers {
+///     if let Ok(Answer::Message(m)) = answer {
+///         # let _ = m;
+///     }
+/// }
+/// ```
+pub fn request_inputs(requests: Vec<(String, Input)>) -> Vec<Result<Answer, ClientError>> {
+    imp::request_inputs(requests)
+}
+
 /// Why a request to the client got no answer.
 ///
 /// It implements [`std::error::Error`], so `?` in a tool handler turns it
@@ -417,12 +497,12 @@ mod imp {
         }
     }
 
-    pub(super) fn create_message(r: CreateMessage) -> Result<SampledMessage, ClientError> {
+    fn message_request(r: CreateMessage) -> wit::CreateMessageRequest {
         let prefs = !r.model_hints.is_empty()
             || r.cost_priority.is_some()
             || r.speed_priority.is_some()
             || r.intelligence_priority.is_some();
-        let request = wit::CreateMessageRequest {
+        wit::CreateMessageRequest {
             messages: r
                 .messages
                 .into_iter()
@@ -446,9 +526,11 @@ mod imp {
                 IncludeContext::ThisServer => wit::IncludeContext::ThisServer,
                 IncludeContext::AllServers => wit::IncludeContext::AllServers,
             }),
-        };
-        let m = wit::create_message(&request).map_err(error)?;
-        Ok(SampledMessage {
+        }
+    }
+
+    fn sampled(m: wit::SampledMessage) -> SampledMessage {
+        SampledMessage {
             role: match m.role {
                 types::Role::User => Role::User,
                 types::Role::Assistant => Role::Assistant,
@@ -456,19 +538,76 @@ mod imp {
             content: m.content.into_iter().map(from_wit).collect(),
             model: m.model,
             stop_reason: m.stop_reason,
-        })
+        }
     }
 
-    pub(super) fn elicit(message: &str, schema: &str) -> Result<Elicitation, ClientError> {
-        let r = wit::elicit(message, schema).map_err(error)?;
-        Ok(Elicitation {
+    fn elicitation(r: wit::ElicitResult) -> Elicitation {
+        Elicitation {
             action: match r.action {
                 wit::ElicitAction::Accept => ElicitAction::Accept,
                 wit::ElicitAction::Decline => ElicitAction::Decline,
                 wit::ElicitAction::Cancel => ElicitAction::Cancel,
             },
             content: r.content,
-        })
+        }
+    }
+
+    fn roots(roots: Vec<wit::Root>) -> Vec<Root> {
+        roots
+            .into_iter()
+            .map(|r| Root {
+                uri: r.uri,
+                name: r.name,
+            })
+            .collect()
+    }
+
+    pub(super) fn create_message(r: CreateMessage) -> Result<SampledMessage, ClientError> {
+        wit::create_message(&message_request(r))
+            .map(sampled)
+            .map_err(error)
+    }
+
+    pub(super) fn elicit(message: &str, schema: &str) -> Result<Elicitation, ClientError> {
+        wit::elicit(message, schema).map(elicitation).map_err(error)
+    }
+
+    pub(super) fn list_roots() -> Result<Vec<Root>, ClientError> {
+        wit::list_roots().map(roots).map_err(error)
+    }
+
+    pub(super) fn request_inputs(
+        requests: Vec<(String, Input)>,
+    ) -> Vec<Result<Answer, ClientError>> {
+        let requests: Vec<wit::KeyedRequest> = requests
+            .into_iter()
+            .map(|(key, input)| wit::KeyedRequest {
+                key,
+                request: match input {
+                    Input::CreateMessage(r) => wit::InputRequest::CreateMessage(message_request(r)),
+                    Input::Elicit {
+                        message,
+                        schema_json,
+                    } => wit::InputRequest::Elicit(wit::ElicitRequest {
+                        message,
+                        requested_schema: schema_json,
+                    }),
+                    Input::ListRoots => wit::InputRequest::ListRoots,
+                },
+            })
+            .collect();
+        wit::request_inputs(&requests)
+            .into_iter()
+            .map(|answer| {
+                answer
+                    .map(|a| match a {
+                        wit::InputResponse::CreateMessage(m) => Answer::Message(sampled(m)),
+                        wit::InputResponse::Elicit(e) => Answer::Elicitation(elicitation(e)),
+                        wit::InputResponse::ListRoots(r) => Answer::Roots(roots(r)),
+                    })
+                    .map_err(error)
+            })
+            .collect()
     }
 }
 
@@ -485,6 +624,19 @@ mod imp {
 
     pub(super) fn elicit(_: &str, _: &str) -> Result<Elicitation, ClientError> {
         Err(ClientError::Unsupported(NATIVE.into()))
+    }
+
+    pub(super) fn list_roots() -> Result<Vec<Root>, ClientError> {
+        Err(ClientError::Unsupported(NATIVE.into()))
+    }
+
+    pub(super) fn request_inputs(
+        requests: Vec<(String, Input)>,
+    ) -> Vec<Result<Answer, ClientError>> {
+        requests
+            .iter()
+            .map(|_| Err(ClientError::Unsupported(NATIVE.into())))
+            .collect()
     }
 }
 

@@ -1,5 +1,5 @@
 //! Maps the runtime's types to rmcp's protocol types, and back for the
-//! client's answers to sampling and elicitation.
+//! client's answers to sampling, elicitation and roots.
 
 use std::sync::Arc;
 
@@ -10,14 +10,17 @@ use rmcp::model::{
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, Resource,
     ResourceContents, Role, ServerRequest, Tool, ToolAnnotations,
 };
-#[allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); clients still use it
-use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, SamplingMessageContentBlock};
+#[allow(deprecated)]
+// rmcp marks sampling and roots deprecated (SEP-2577); clients still use them
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ListRootsResult, SamplingMessageContentBlock,
+};
 use rmcp::service::ServiceError;
 use serde_json::json;
 
 use crate::runtime::{
     Audience, ClientRequestError, Content, ContentHints, Elicitation,
-    ElicitationAction as RuntimeAction, ElicitationRequest, IncludeContext, ResourceBody,
+    ElicitationAction as RuntimeAction, ElicitationRequest, IncludeContext, ResourceBody, Root,
     SampledMessage, SamplingContent, SamplingRequest, SamplingRole, ToolInfo, ToolOutput,
 };
 
@@ -340,14 +343,32 @@ pub fn elicitation(result: ClientResult) -> Result<Elicitation, AnswerError> {
             .and_then(serde_json::from_value::<ElicitResult>)
             .map_err(|e| AnswerError::Shape("elicitation", e.to_string()))?,
     };
-    Ok(Elicitation {
+    Ok(elicit_result(result))
+}
+
+/// An `elicitation/create` result in the runtime's types.
+pub fn elicit_result(result: ElicitResult) -> Elicitation {
+    Elicitation {
         action: match result.action {
             ElicitationAction::Accept => RuntimeAction::Accept,
             ElicitationAction::Decline => RuntimeAction::Decline,
             _ => RuntimeAction::Cancel,
         },
         content: result.content,
-    })
+    }
+}
+
+/// A `roots/list` result in the runtime's types.
+#[allow(deprecated)] // rmcp marks roots deprecated (SEP-2577); clients still use them
+pub fn roots(result: ListRootsResult) -> Vec<Root> {
+    result
+        .roots
+        .into_iter()
+        .map(|r| Root {
+            uri: r.uri,
+            name: r.name,
+        })
+        .collect()
 }
 
 /// A failed request to the client, for the guest.

@@ -8,7 +8,7 @@
 //! [`FLUSH_GRACE`].
 //!
 //! The call's requests to the client go out on the same connection:
-//! `sampling/createMessage` and `elicitation/create`, each only if the client
+//! `sampling/createMessage`, `elicitation/create` and `roots/list`, each only if the client
 //! declared the capability, after the notifications queued before it. A
 //! request whose call ends first (timeout, cancellation) is cancelled with
 //! `notifications/cancelled`.
@@ -22,8 +22,8 @@ use std::time::Duration;
 use rmcp::RoleServer;
 use rmcp::model::{
     CancelledNotificationParam, ClientCapabilities, ClientResult, CreateMessageRequest,
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    RequestId, ServerRequest,
+    ListRootsRequest, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ProgressToken, RequestId, ServerRequest,
 };
 use rmcp::service::{Peer, PeerRequestOptions};
 use tokio::sync::{Notify, oneshot};
@@ -32,7 +32,7 @@ use tokio::task::JoinHandle;
 use super::convert;
 use crate::runtime::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
-    LogLevel, Progress, SampledMessage, SamplingRequest,
+    LogLevel, Progress, RequestAt, Root, SampledMessage, SamplingRequest,
 };
 
 /// The least severe level a session is sent: `info` until the client sends
@@ -394,6 +394,7 @@ pub fn check_capability(
             .elicitation
             .as_ref()
             .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+        ClientRequestKind::Roots => capabilities.roots.is_some(),
     };
     if declared {
         Ok(())
@@ -430,8 +431,7 @@ impl CallEvents for Forwarder {
 
     fn create_message(
         &self,
-        _plugin: &str,
-        _tool: &str,
+        _at: RequestAt<'_>,
         request: SamplingRequest,
     ) -> BoxFuture<'_, Result<SampledMessage, ClientRequestError>> {
         Box::pin(async move {
@@ -459,8 +459,7 @@ impl CallEvents for Forwarder {
 
     fn elicit(
         &self,
-        _plugin: &str,
-        _tool: &str,
+        _at: RequestAt<'_>,
         request: ElicitationRequest,
     ) -> BoxFuture<'_, Result<Elicitation, ClientRequestError>> {
         Box::pin(async move {
@@ -471,6 +470,29 @@ impl CallEvents for Forwarder {
             )?;
             let answer = self.send(convert::elicitation_request(&request)).await?;
             convert::elicitation(answer).map_err(|e| ClientRequestError::Failed(e.to_string()))
+        })
+    }
+
+    fn list_roots(
+        &self,
+        _at: RequestAt<'_>,
+    ) -> BoxFuture<'_, Result<Vec<Root>, ClientRequestError>> {
+        Box::pin(async move {
+            let info = self.peer.peer_info();
+            check_capability(
+                info.as_ref().map(|i| &i.capabilities),
+                ClientRequestKind::Roots,
+            )?;
+            let answer = self
+                .send(ServerRequest::ListRootsRequest(ListRootsRequest::default()))
+                .await?;
+            match answer {
+                ClientResult::ListRootsResult(result) => Ok(convert::roots(result)),
+                other => Err(ClientRequestError::Failed(format!(
+                    "the client's answer is not a roots list: {}",
+                    serde_json::to_string(&other).unwrap_or_default()
+                ))),
+            }
         })
     }
 }

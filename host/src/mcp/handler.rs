@@ -10,28 +10,41 @@ use std::sync::Arc;
 #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); clients still use it
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, ServerNotification,
+    SubscriptionFilter, ToolListChangedNotification,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
 use super::events::{Forwarder, SessionLevel};
 use super::notify::PeerRegistry;
+use super::rounds::{Binding, Round, Rounds};
 use super::{convert, cursor};
-use crate::runtime::{CallError, Caller, Runtime};
+use crate::runtime::{CallError, CallEvents, Caller, FailureCause, Runtime};
 
 /// How the server presents its tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerOptions {
     /// The most tools one `tools/list` page holds.
     pub page_size: usize,
+    /// How long a 2026-07-28 client may cache a list result (`ttlMs`).
+    pub list_ttl: std::time::Duration,
 }
+
+/// The `ttlMs` of list results unless the policy file's `[server]
+/// list_ttl` says otherwise: a client that does not listen for changes sees
+/// a plugin's new tools within a minute.
+pub const DEFAULT_LIST_TTL: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        ServerOptions { page_size: 50 }
+        ServerOptions {
+            page_size: 50,
+            list_ttl: DEFAULT_LIST_TTL,
+        }
     }
 }
 
@@ -46,17 +59,20 @@ pub struct McpServer {
     level: SessionLevel,
     /// This session's client, for its per-client rate limits.
     caller: Arc<Caller>,
+    /// The 2026-07-28 multi round-trip flow's key and limits.
+    rounds: Arc<Rounds>,
 }
 
 impl McpServer {
-    /// A server for `runtime`.
-    pub fn new(runtime: Arc<Runtime>, options: ServerOptions) -> Self {
+    /// A server for `runtime`; `rounds` signs the 2026-07-28 request state.
+    pub fn new(runtime: Arc<Runtime>, options: ServerOptions, rounds: Rounds) -> Self {
         McpServer {
             runtime,
             options,
             peers: PeerRegistry::default(),
             level: SessionLevel::default(),
             caller: Arc::default(),
+            rounds: Arc::new(rounds),
         }
     }
 
@@ -77,6 +93,22 @@ impl McpServer {
     }
 }
 
+/// Who this server is, for `initialize`, `server/discover` and the
+/// 2026-07-28 `_meta` of results.
+fn implementation() -> Implementation {
+    Implementation::new("mcp-wasm-host", env!("CARGO_PKG_VERSION")).with_title("mcp-wasm-host")
+}
+
+/// `_meta` with `io.modelcontextprotocol/serverInfo`, which 2026-07-28
+/// results carry.
+fn server_info_meta(meta: &mut Option<MetaObject>) {
+    if let Ok(info) = serde_json::to_value(implementation()) {
+        meta.get_or_insert_default()
+            .0
+            .insert("io.modelcontextprotocol/serverInfo".into(), info);
+    }
+}
+
 /// From revision 2025-11-25 on, arguments that break the input schema are a
 /// tool result with `isError: true` (SEP-1303), so the model can correct
 /// them; earlier revisions answer with JSON-RPC error -32602.
@@ -87,21 +119,32 @@ fn schema_errors_are_results(version: Option<&ProtocolVersion>) -> bool {
 /// From revision 2026-07-28 on there is no session-wide logging level: each
 /// request opts in to log messages in its `_meta` (SEP-2575).
 fn logging_is_per_request(version: Option<&ProtocolVersion>) -> bool {
+    is_2026_07_28_or_later(version)
+}
+
+/// From revision 2026-07-28 on a guest's requests to the client go through
+/// `InputRequiredResult` (SEP-2322), not server-to-client requests.
+fn is_2026_07_28_or_later(version: Option<&ProtocolVersion>) -> bool {
     version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // the logging capability (SEP-2577)
     fn get_info(&self) -> ServerConfig {
+        // Resources, prompts and completions are served empty (plugins offer
+        // tools only), so that clients and caches get a real answer rather
+        // than "method not found".
         let mut info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_logging()
+                .enable_resources()
+                .enable_prompts()
+                .enable_completions()
                 .build(),
         );
-        info.server_info = Implementation::new("mcp-wasm-host", env!("CARGO_PKG_VERSION"))
-            .with_title("mcp-wasm-host");
+        info.server_info = implementation();
         info.instructions = Some(
             "Tools served from sandboxed WebAssembly plugins. A failing tool answers with isError and a message that says why."
                 .into(),
@@ -133,7 +176,7 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.runtime.wait_until_loaded().await;
         let after = request
@@ -153,12 +196,97 @@ impl ServerHandler for McpServer {
         if more {
             result.next_cursor = Some(cursor::encode(names[range.end - 1]));
         }
+        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
+            // The same tools for every client: any cache may keep the list.
+            result.ttl_ms = Some(self.list_ttl_ms());
+            result.cache_scope = Some(CacheScope::Public);
+            server_info_meta(&mut result.meta);
+        }
         Ok(result)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let mut result = ListResourcesResult::default();
+        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
+            result.ttl_ms = Some(self.list_ttl_ms());
+            result.cache_scope = Some(CacheScope::Public);
+            server_info_meta(&mut result.meta);
+        }
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let mut result = ListResourceTemplatesResult::default();
+        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
+            result.ttl_ms = Some(self.list_ttl_ms());
+            result.cache_scope = Some(CacheScope::Public);
+            server_info_meta(&mut result.meta);
+        }
+        Ok(result)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let mut result = ListPromptsResult::default();
+        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
+            result.ttl_ms = Some(self.list_ttl_ms());
+            result.cache_scope = Some(CacheScope::Public);
+            server_info_meta(&mut result.meta);
+        }
+        Ok(result)
+    }
+
+    /// `subscriptions/listen` (2026-07-28): only tool list changes are
+    /// offered.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed.filter(|wanted| *wanted);
+        Some(accepted)
+    }
+
+    /// Sends `notifications/tools/list_changed` on the subscription each
+    /// time the catalog's tools change, until the client ends it.
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        let mut changes = self.runtime.subscribe_changes();
+        changes.mark_unchanged();
+        loop {
+            tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    let notification = ServerNotification::ToolListChangedNotification(
+                        ToolListChangedNotification::default(),
+                    );
+                    if subscription.accepted().tools_list_changed == Some(true)
+                        && let Err(error) = subscription.sink().send(notification).await
+                    {
+                        tracing::debug!(%error, "the subscription closed");
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.runtime.wait_until_loaded().await;
@@ -168,18 +296,46 @@ impl ServerHandler for McpServer {
         } else {
             self.level.clone()
         };
-        let events = Forwarder::start(
+        let forwarder = Forwarder::start(
             context.peer.clone(),
             context.meta.get_progress_token(),
             level,
         );
+        // At 2026-07-28 the guest's requests are answered from the client's
+        // inputResponses and requestState, or end the call to be asked.
+        let round = if is_2026_07_28_or_later(version.as_ref()) {
+            let digest = self
+                .runtime
+                .catalog()
+                .get(&request.name)
+                .map(|(_, target)| target.plugin.digest.to_string())
+                .unwrap_or_default();
+            let binding = Binding {
+                tool: &request.name,
+                plugin_digest: &digest,
+                arguments: request.arguments.as_ref(),
+            };
+            Some(Arc::new(self.rounds.begin(
+                binding,
+                request.request_state.as_deref(),
+                request.input_responses.take(),
+                context.client_capabilities(),
+                forwarder.clone(),
+            )?))
+        } else {
+            None
+        };
+        let events: Arc<dyn CallEvents> = match &round {
+            Some(round) => round.clone(),
+            None => forwarder.clone(),
+        };
         // Dropping the runtime's call future stops the guest and frees its
         // instance; rmcp sends no response to a cancelled request.
         let outcome = tokio::select! {
-            outcome = self.runtime.call(&request.name, request.arguments, &self.caller, events.clone()) => outcome,
+            outcome = self.runtime.call(&request.name, request.arguments, &self.caller, events) => outcome,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled");
-                events.finish().await;
+                forwarder.finish().await;
                 // rmcp drops this: the request's id is no longer pending.
                 return Ok(convert::error_result("the call was cancelled".into()).into());
             }
@@ -188,8 +344,9 @@ impl ServerHandler for McpServer {
         // stdio and stateless HTTP they are all written before it; with HTTP
         // sessions rmcp sends progress on the call's stream but log messages
         // on the session's GET stream, which has no order with the response.
-        events.finish().await;
-        match outcome {
+        forwarder.finish().await;
+        let r5 = round.is_some();
+        let response = match outcome {
             Ok(output) => Ok(convert::output(&output).into()),
             Err(CallError::UnknownTool(name)) => Err(McpError::invalid_params(
                 format!("unknown tool {name:?}; tools/list shows the available tools"),
@@ -206,10 +363,45 @@ impl ServerHandler for McpServer {
                     Err(McpError::invalid_params(e.to_string(), Some(data)))
                 }
             }
+            Err(CallError::Failed(failure)) if failure.cause == FailureCause::InputDeferred => {
+                Ok(input_required(round.as_deref()))
+            }
             Err(CallError::Failed(failure)) => {
                 Ok(convert::error_result(failure.to_string()).into())
             }
+        };
+        if r5 {
+            return response.map(|mut response| {
+                match &mut response {
+                    CallToolResponse::Complete(result) => server_info_meta(&mut result.meta),
+                    CallToolResponse::InputRequired(input) => server_info_meta(&mut input.meta),
+                    _ => {}
+                }
+                response
+            });
         }
+        response
+    }
+}
+
+impl McpServer {
+    /// `ttlMs` for list results.
+    fn list_ttl_ms(&self) -> u64 {
+        u64::try_from(self.options.list_ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+/// The response of a run that ended waiting for the client: the open
+/// requests and the state for the next round, or an error result saying why
+/// the call cannot go on.
+fn input_required(round: Option<&Round>) -> CallToolResponse {
+    let result = match round {
+        Some(round) => round.input_required(),
+        None => Err("the tool waited for the client outside a 2026-07-28 call".into()),
+    };
+    match result {
+        Ok(input) => CallToolResponse::InputRequired(input),
+        Err(why) => convert::error_result(why).into(),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod http;
 pub mod http_body;
 pub mod jsonrpc;
 pub mod notify;
+pub mod rounds;
 pub mod stdio;
 
 pub use handler::{McpServer, ServerOptions};

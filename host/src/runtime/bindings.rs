@@ -2,12 +2,13 @@
 //! version of that contract.
 
 /// The version of the WIT package `mcp-wasm-host:plugin` this host speaks.
-pub const WIT_VERSION: &str = "0.1.1";
+pub const WIT_VERSION: &str = "0.1.2";
 
 wasmtime::component::bindgen!({
     path: "../wit",
     world: "plugin",
-    imports: { default: async },
+    // A request to the client may end the call (see `ClientRequestError::Deferred`).
+    imports: { "mcp-wasm-host:plugin/client": async | trappable, default: async },
     exports: { default: async },
 });
 

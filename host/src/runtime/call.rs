@@ -386,6 +386,11 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
             ),
             other => FailureCause::Trap(other.to_string().trim_start_matches("wasm trap: ").to_string()),
         }
+    } else if error
+        .downcast_ref::<super::capabilities::client::InputDeferred>()
+        .is_some()
+    {
+        FailureCause::InputDeferred
     } else if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
         FailureCause::Trap(format!("the guest exited with status {}", exit.0))
     } else {

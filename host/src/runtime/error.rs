@@ -266,6 +266,10 @@ pub enum FailureCause {
         /// FILE``.
         hint: String,
     },
+    /// The tool asked the client for something the client answers in the
+    /// next round of the call (2026-07-28's multi round-trip requests); not
+    /// a failure of the tool: the call runs again with the answers.
+    InputDeferred,
     /// The tool was called more often than its rate limit allows.
     RateLimited {
         /// Whose quota ran out: the tool's, or the calling client's.
@@ -329,6 +333,7 @@ impl FailureCause {
             FailureCause::ArgumentsTooLarge { .. } => "arguments_too_large",
             FailureCause::ResultTooLarge { .. } => "result_too_large",
             FailureCause::RateLimited { .. } => "rate_limited",
+            FailureCause::InputDeferred => "input_required",
         }
     }
 }
@@ -389,6 +394,9 @@ impl ToolFailure {
             FailureCause::ResultTooLarge { size, limit, hint } => format!(
                 "tool {tool:?} of plugin {plugin:?} returned {size} bytes, over its result limit of {} ({hint})",
                 bytes(*limit)
+            ),
+            FailureCause::InputDeferred => format!(
+                "tool {tool:?} of plugin {plugin:?} waits for the client's answers to its requests"
             ),
             FailureCause::RateLimited {
                 scope,

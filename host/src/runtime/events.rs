@@ -1,5 +1,5 @@
 //! What a running call reports while it runs (log lines and progress) and
-//! what it asks the client for (sampling and elicitation).
+//! what it asks the client for (sampling, elicitation and roots).
 //!
 //! The runtime always writes these to the server log; a transport may also
 //! forward them to the client by passing its own [`CallEvents`]. The request
@@ -182,6 +182,15 @@ pub struct Elicitation {
     pub content: Option<serde_json::Value>,
 }
 
+/// A root the client exposes: a directory or file the user made available.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// Its `file://` URI.
+    pub uri: String,
+    /// A human-readable name, if the client gave one.
+    pub name: Option<String>,
+}
+
 /// Which request to the client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientRequestKind {
@@ -189,6 +198,8 @@ pub enum ClientRequestKind {
     Sampling,
     /// `elicitation/create`.
     Elicitation,
+    /// `roots/list`.
+    Roots,
 }
 
 impl fmt::Display for ClientRequestKind {
@@ -196,6 +207,7 @@ impl fmt::Display for ClientRequestKind {
         f.write_str(match self {
             ClientRequestKind::Sampling => "sampling",
             ClientRequestKind::Elicitation => "elicitation",
+            ClientRequestKind::Roots => "roots",
         })
     }
 }
@@ -222,6 +234,12 @@ pub enum ClientRequestError {
     /// The request could not be sent or its answer not read.
     #[error("{0}")]
     Failed(String),
+    /// The request goes to the client with the call's result, and its
+    /// answer comes with the next request for the same call (2026-07-28's
+    /// multi round-trip requests): the call must end now, and runs again
+    /// from the start once the client has answered.
+    #[error("the client answers this request in the next round of the call")]
+    Deferred,
 }
 
 /// A boxed future, as the object-safe [`CallEvents`] returns them.
@@ -237,12 +255,13 @@ pub trait CallEvents: Send + Sync {
     fn log(&self, plugin: &str, tool: &str, level: LogLevel, message: &str);
     /// A progress report from the guest.
     fn progress(&self, plugin: &str, tool: &str, progress: Progress);
-    /// Asks the client's model for a message. By default the transport
-    /// cannot carry requests to the client.
+    /// Asks the client's model for a message. `key` names the request
+    /// within this run of the tool (unique, and the same in every run that
+    /// makes the same requests). By default the transport cannot carry
+    /// requests to the client.
     fn create_message(
         &self,
-        _plugin: &str,
-        _tool: &str,
+        _at: RequestAt<'_>,
         _request: SamplingRequest,
     ) -> BoxFuture<'_, Result<SampledMessage, ClientRequestError>> {
         Box::pin(async { Err(unsupported(ClientRequestKind::Sampling)) })
@@ -251,12 +270,32 @@ pub trait CallEvents: Send + Sync {
     /// carry requests to the client.
     fn elicit(
         &self,
-        _plugin: &str,
-        _tool: &str,
+        _at: RequestAt<'_>,
         _request: ElicitationRequest,
     ) -> BoxFuture<'_, Result<Elicitation, ClientRequestError>> {
         Box::pin(async { Err(unsupported(ClientRequestKind::Elicitation)) })
     }
+    /// Asks the client for its roots. By default the transport cannot carry
+    /// requests to the client.
+    fn list_roots(
+        &self,
+        _at: RequestAt<'_>,
+    ) -> BoxFuture<'_, Result<Vec<Root>, ClientRequestError>> {
+        Box::pin(async { Err(unsupported(ClientRequestKind::Roots)) })
+    }
+}
+
+/// Where a request to the client comes from: the plugin, the tool, and the
+/// key that names the request within this run of the tool.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestAt<'a> {
+    /// The plugin.
+    pub plugin: &'a str,
+    /// The tool.
+    pub tool: &'a str,
+    /// The request's key: unique within the run, chosen by the guest or
+    /// counted by the host.
+    pub key: &'a str,
 }
 
 fn unsupported(kind: ClientRequestKind) -> ClientRequestError {

@@ -42,8 +42,8 @@ pub use engine::EngineSettings;
 pub use error::{CallError, FailureCause, GuestErrorKind, LoadError, ToolFailure};
 pub use events::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction,
-    ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress,
-    SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
+    ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress, RequestAt,
+    Root, SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 pub use imports::ImportKind;
 pub use inspection::{Inspection, WorldTarget};
@@ -399,8 +399,8 @@ impl Runtime {
         let policy = plugin::resolve_policy(&*self.policies(), &name, path);
         let pin = policy.as_ref().ok().and_then(plugin::Pin::of);
         let component = plugin::compile(&self.engine, self.cache.as_ref(), path, pin).await;
-        if let Ok(component) = &component {
-            inspection.read_component(&self.engine, component);
+        if let Ok(compiled) = &component {
+            inspection.read_component(&self.engine, &compiled.component);
         }
         match policy {
             Ok(p) => inspection.policy = Some(p),

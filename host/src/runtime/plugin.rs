@@ -32,6 +32,8 @@ pub struct Plugin {
     pub(crate) exports: Exports,
     /// Its tools, in the order the plugin listed them.
     pub tools: Vec<PluginTool>,
+    /// The SHA-256 digest of the file it was loaded from.
+    pub digest: Sha256Digest,
     /// The policy its calls run under.
     pub policy: Arc<Policy>,
     /// One permit per call that may run at once.
@@ -96,8 +98,8 @@ pub(crate) async fn load(
     let stamp = FileStamp::of(path);
     let name: Arc<str> = plugin_name(path).into();
     let policy = resolve_policy(policies, &name, path)?;
-    let component = compile(engine, cache, path, Pin::of(&policy)).await?;
-    let mut plugin = instantiate(linker, idle, name, Arc::new(policy), path, &component).await?;
+    let compiled = compile(engine, cache, path, Pin::of(&policy)).await?;
+    let mut plugin = instantiate(linker, idle, name, Arc::new(policy), path, &compiled).await?;
     plugin.stamp = stamp;
     tracing::info!(
         plugin = %plugin.name,
@@ -165,6 +167,14 @@ async fn off_the_workers<R: Send + 'static>(
     .await
 }
 
+/// A compiled component and the digest of the file it came from.
+pub(crate) struct Compiled {
+    /// The component.
+    pub component: Component,
+    /// The SHA-256 digest of its file.
+    pub digest: Sha256Digest,
+}
+
 /// Reads the file at `path`, checks it against the digest `pin` (if any),
 /// checks that it is a component, and takes it from `cache` or compiles it
 /// (on the blocking pool, a few at a time: Cranelift takes a while) and
@@ -175,7 +185,7 @@ pub(crate) async fn compile(
     cache: Option<&Arc<CompileCache>>,
     path: &Path,
     pin: Option<Pin>,
-) -> Result<Component, LoadError> {
+) -> Result<Compiled, LoadError> {
     let bytes = tokio::fs::read(path)
         .await
         .map_err(|source| LoadError::Read {
@@ -197,11 +207,11 @@ fn compile_blocking(
     path: &Path,
     bytes: &[u8],
     pin: Option<Pin>,
-) -> Result<Component, LoadError> {
+) -> Result<Compiled, LoadError> {
     let started = std::time::Instant::now();
     let plugin = plugin_name(path);
+    let digest = Sha256Digest::of(bytes);
     if let Some(pin) = pin
-        && let digest = Sha256Digest::of(bytes)
         && pin.digest != digest
     {
         return Err(LoadError::Digest {
@@ -231,7 +241,7 @@ fn compile_blocking(
             elapsed_ms = started.elapsed().as_millis() as u64,
             "loaded from cache"
         );
-        return Ok(component);
+        return Ok(Compiled { component, digest });
     }
     let component = Component::from_binary(engine, bytes).map_err(|e| LoadError::Compile {
         path: path.to_owned(),
@@ -240,13 +250,13 @@ fn compile_blocking(
     tracing::info!(
         plugin,
         elapsed_ms = started.elapsed().as_millis() as u64,
-        sha256 = %Sha256Digest::of(bytes),
+        sha256 = %digest,
         "compiled"
     );
     if let (Some(cache), Some(key)) = (cache, &key) {
         cache.put(key, &component, &plugin);
     }
-    Ok(component)
+    Ok(Compiled { component, digest })
 }
 
 /// Links a compiled component against the host, checks it targets our
@@ -260,10 +270,10 @@ pub(crate) async fn instantiate(
     name: Arc<str>,
     policy: Arc<Policy>,
     path: &Path,
-    component: &Component,
+    compiled: &Compiled,
 ) -> Result<Plugin, LoadError> {
     let pre = linker
-        .instantiate_pre(component)
+        .instantiate_pre(&compiled.component)
         .map_err(|e| LoadError::Link {
             path: path.to_owned(),
             reason: format!("{e:#}"),
@@ -315,6 +325,7 @@ pub(crate) async fn instantiate(
         path: path.to_owned(),
         exports,
         tools,
+        digest: compiled.digest,
         slots: Arc::new(Semaphore::new(
             policy.limits.max_concurrent_calls.max(1) as usize
         )),

@@ -1,8 +1,11 @@
-//! Requests to the MCP client (sampling and elicitation): the `client`
-//! section of a plugin's policy, which grants each kind (nothing by
-//! default), and the WIT `client` host functions, which check the grant,
-//! log the request and hand it to the call's [`CallEvents`].
+//! Requests to the MCP client (sampling, elicitation and roots): the
+//! `client` section of a plugin's policy, which grants each kind (nothing by
+//! default), and the WIT `client` host functions, which name each request
+//! with a key, check the grant, log the request and hand it to the call's
+//! [`CallEvents`]. A request the client answers in a later round
+//! ([`ClientRequestError::Deferred`]) ends the call with [`InputDeferred`].
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -13,13 +16,13 @@ use wasmtime::component::{HasSelf, Linker};
 use super::super::bindings::mcp_wasm_host::plugin::{client as wit, types};
 use super::super::events::{
     CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction,
-    ElicitationRequest, IncludeContext, ModelPreferences, SampledMessage, SamplingContent,
-    SamplingMessage, SamplingRequest, SamplingRole,
+    ElicitationRequest, IncludeContext, ModelPreferences, RequestAt, Root, SampledMessage,
+    SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 use super::{CallCtx, Capability, CapsView, KeyProblem, ResolveCtx};
 
 /// `[plugins.NAME.client]` as written: which requests the plugin may send
-/// to the MCP client. Both default to false.
+/// to the MCP client. All default to false.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClientSpec {
@@ -27,6 +30,8 @@ pub struct ClientSpec {
     sampling: bool,
     #[serde(default)]
     elicitation: bool,
+    #[serde(default)]
+    roots: bool,
 }
 
 /// The `client` section of a plugin's policy: which requests it may send
@@ -37,6 +42,9 @@ pub struct ClientPolicy {
     pub sampling: bool,
     /// `elicitation/create` is allowed.
     pub elicitation: bool,
+    /// `roots/list` is allowed (it tells the plugin which paths the user
+    /// has opened).
+    pub roots: bool,
 }
 
 impl ClientPolicy {
@@ -45,6 +53,7 @@ impl ClientPolicy {
         match kind {
             ClientRequestKind::Sampling => self.sampling,
             ClientRequestKind::Elicitation => self.elicitation,
+            ClientRequestKind::Roots => self.roots,
         }
     }
 
@@ -83,6 +92,7 @@ impl Capability for ClientPolicy {
         Ok(ClientPolicy {
             sampling: client.sampling,
             elicitation: client.elicitation,
+            roots: client.roots,
         })
     }
 
@@ -94,6 +104,8 @@ impl Capability for ClientPolicy {
             events: call.events.clone(),
             section: call.section.clone(),
             config_file: call.config_file.clone(),
+            asked: 0,
+            keys: HashSet::new(),
         }
     }
 
@@ -107,6 +119,7 @@ impl Capability for ClientPolicy {
             json!({
                 "sampling": self.sampling,
                 "elicitation": self.elicitation,
+                "roots": self.roots,
             }),
         )]
     }
@@ -115,6 +128,7 @@ impl Capability for ClientPolicy {
         let asks: Vec<&str> = [
             (self.sampling, "sampling"),
             (self.elicitation, "elicitation"),
+            (self.roots, "roots"),
         ]
         .into_iter()
         .filter_map(|(granted, kind)| granted.then_some(kind))
@@ -137,6 +151,57 @@ pub struct ClientState {
     /// The policy section and file, for the hint to a denied guest.
     section: Arc<str>,
     config_file: Arc<str>,
+    /// How many requests this run of the tool has made, for the keys the
+    /// host chooses.
+    asked: u32,
+    /// The keys used so far in this run.
+    keys: HashSet<String>,
+}
+
+/// The trap that ends a call whose request to the client is answered in a
+/// later round (see [`ClientRequestError::Deferred`]); the call's outcome
+/// is then [`super::super::FailureCause::InputDeferred`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the tool waits for the client's answers, which come with the next round of the call")]
+pub struct InputDeferred;
+
+/// The longest key a guest may give a request.
+const MAX_KEY_LEN: usize = 64;
+
+/// Whether `key` is 1 to 64 characters of `A-Z a-z 0-9 _ . -`.
+fn valid_key(key: &str) -> bool {
+    (1..=MAX_KEY_LEN).contains(&key.len())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// A request of the guest's, checked and in the runtime's types.
+enum Ask {
+    Sampling(SamplingRequest),
+    Elicitation(ElicitationRequest),
+    Roots,
+}
+
+impl Ask {
+    fn kind(&self) -> ClientRequestKind {
+        match self {
+            Ask::Sampling(_) => ClientRequestKind::Sampling,
+            Ask::Elicitation(_) => ClientRequestKind::Elicitation,
+            Ask::Roots => ClientRequestKind::Roots,
+        }
+    }
+}
+
+/// The guest's request in the runtime's types, or why it cannot be sent.
+fn ask(request: wit::InputRequest) -> Result<Ask, String> {
+    Ok(match request {
+        wit::InputRequest::CreateMessage(r) => Ask::Sampling(sampling_request(r)?),
+        wit::InputRequest::Elicit(r) => {
+            Ask::Elicitation(elicitation_request(r.message, &r.requested_schema)?)
+        }
+        wit::InputRequest::ListRoots => Ask::Roots,
+    })
 }
 
 impl std::fmt::Debug for ClientState {
@@ -279,67 +344,192 @@ fn request_error(error: ClientRequestError) -> wit::RequestError {
             data: data.map(|d| d.to_string()),
         }),
         ClientRequestError::Failed(m) => wit::RequestError::Failed(m),
+        // Never reaches the guest: the call ends instead.
+        ClientRequestError::Deferred => {
+            wit::RequestError::Failed(ClientRequestError::Deferred.to_string())
+        }
     }
 }
 
 impl ClientState {
-    /// Checks the policy for `kind` and logs the request; the events to send
-    /// it through, or the guest's "denied" error.
-    fn client_request(
-        &self,
-        kind: ClientRequestKind,
-    ) -> Result<Arc<dyn CallEvents>, wit::RequestError> {
-        let (plugin, tool) = (&*self.plugin, &*self.tool);
-        if !self.policy.allows(kind) {
-            tracing::warn!(plugin, tool, %kind, "denied a request to the client (not granted by the policy)");
-            return Err(wit::RequestError::Denied(format!(
-                "plugin {plugin:?} may not ask the client for {kind}: {}",
-                ClientPolicy::hint(kind, &self.section, &self.config_file)
-            )));
+    /// The key of a request: the guest's, checked for form and repeats, or
+    /// the host's `KIND-N`.
+    fn key(&mut self, kind: ClientRequestKind, given: Option<String>) -> Result<String, String> {
+        self.asked += 1;
+        let key = match given {
+            Some(key) if !valid_key(&key) => {
+                return Err(format!(
+                    "request key {key:?} is not 1 to {MAX_KEY_LEN} characters of A-Z a-z 0-9 _ . -"
+                ));
+            }
+            Some(key) => key,
+            None => format!("{kind}-{}", self.asked),
+        };
+        if !self.keys.insert(key.clone()) {
+            return Err(format!(
+                "request key {key:?} was already used in this call; give each request its own key"
+            ));
         }
-        tracing::info!(plugin, tool, %kind, "asking the client");
-        Ok(self.events.clone())
+        Ok(key)
     }
 
-    /// Logs how a request to the client ended.
-    fn client_outcome<T>(&self, kind: ClientRequestKind, outcome: &Result<T, ClientRequestError>) {
+    /// Checks the policy for `kind`; the guest's "denied" error if it is not
+    /// granted.
+    fn check_grant(&self, kind: ClientRequestKind) -> Result<(), ClientRequestError> {
+        if self.policy.allows(kind) {
+            return Ok(());
+        }
         let (plugin, tool) = (&*self.plugin, &*self.tool);
-        match outcome {
-            Ok(_) => tracing::info!(plugin, tool, %kind, "the client answered"),
+        tracing::warn!(plugin, tool, %kind, "denied a request to the client (not granted by the policy)");
+        Err(ClientRequestError::Denied(format!(
+            "plugin {plugin:?} may not ask the client for {kind}: {}",
+            ClientPolicy::hint(kind, &self.section, &self.config_file)
+        )))
+    }
+
+    /// Sends one checked request through the call's events and logs how it
+    /// ended.
+    async fn send(&self, key: &str, ask: Ask) -> Result<wit::InputResponse, ClientRequestError> {
+        let kind = ask.kind();
+        self.check_grant(kind)?;
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
+        tracing::info!(plugin, tool, %kind, key, "asking the client");
+        let at = RequestAt { plugin, tool, key };
+        let outcome =
+            match ask {
+                Ask::Sampling(r) => self
+                    .events
+                    .create_message(at, r)
+                    .await
+                    .map(|m| wit::InputResponse::CreateMessage(sampled_message(m))),
+                Ask::Elicitation(r) => self
+                    .events
+                    .elicit(at, r)
+                    .await
+                    .map(|a| wit::InputResponse::Elicit(elicit_result(a))),
+                Ask::Roots => self.events.list_roots(at).await.map(|roots| {
+                    wit::InputResponse::ListRoots(roots.into_iter().map(root).collect())
+                }),
+            };
+        match &outcome {
+            Ok(_) => tracing::info!(plugin, tool, %kind, key, "the client answered"),
+            Err(ClientRequestError::Deferred) => {
+                tracing::info!(plugin, tool, %kind, key, "the client answers in the next round")
+            }
             Err(error) => {
-                tracing::info!(plugin, tool, %kind, %error, "the request to the client failed")
+                tracing::info!(plugin, tool, %kind, key, %error, "the request to the client failed")
             }
         }
+        outcome
     }
+
+    /// Runs the guest's requests in order: each is keyed, checked and sent
+    /// on its own. If any is answered in a later round, the call ends (a
+    /// trap) once all of them have been handed over, so that the client gets
+    /// them together.
+    async fn requests(
+        &mut self,
+        requests: Vec<(Option<String>, Result<Ask, String>, ClientRequestKind)>,
+    ) -> wasmtime::Result<Vec<Result<wit::InputResponse, wit::RequestError>>> {
+        let mut answers = Vec::with_capacity(requests.len());
+        let mut deferred = false;
+        for (given, ask, kind) in requests {
+            let answer = match (self.key(kind, given), ask) {
+                (Err(problem), _) | (_, Err(problem)) => Err(ClientRequestError::Failed(problem)),
+                (Ok(key), Ok(ask)) => self.send(&key, ask).await,
+            };
+            deferred |= matches!(answer, Err(ClientRequestError::Deferred));
+            answers.push(answer.map_err(request_error));
+        }
+        if deferred {
+            return Err(wasmtime::Error::new(InputDeferred));
+        }
+        Ok(answers)
+    }
+
+    /// One request with a key the host chooses.
+    async fn one(
+        &mut self,
+        kind: ClientRequestKind,
+        ask: Result<Ask, String>,
+    ) -> wasmtime::Result<Result<wit::InputResponse, wit::RequestError>> {
+        let mut answers = self.requests(vec![(None, ask, kind)]).await?;
+        Ok(answers.pop().expect("one answer per request"))
+    }
+}
+
+/// The kind of a guest's request, even one that does not convert.
+fn wit_kind(request: &wit::InputRequest) -> ClientRequestKind {
+    match request {
+        wit::InputRequest::CreateMessage(_) => ClientRequestKind::Sampling,
+        wit::InputRequest::Elicit(_) => ClientRequestKind::Elicitation,
+        wit::InputRequest::ListRoots => ClientRequestKind::Roots,
+    }
+}
+
+fn root(root: Root) -> wit::Root {
+    wit::Root {
+        uri: root.uri,
+        name: root.name,
+    }
+}
+
+/// The answer to a request of one kind, which [`ClientState::send`] gives
+/// in the variant of that kind.
+fn unexpected<T>(answer: wit::InputResponse) -> Result<T, wit::RequestError> {
+    Err(wit::RequestError::Failed(format!(
+        "the host paired a request with an answer of another kind: {answer:?}"
+    )))
 }
 
 impl wit::Host for ClientState {
     async fn create_message(
         &mut self,
         request: wit::CreateMessageRequest,
-    ) -> Result<wit::SampledMessage, wit::RequestError> {
-        let kind = ClientRequestKind::Sampling;
-        let events = self.client_request(kind)?;
-        let request = sampling_request(request).map_err(wit::RequestError::Failed)?;
-        let outcome = events
-            .create_message(&self.plugin, &self.tool, request)
-            .await;
-        self.client_outcome(kind, &outcome);
-        outcome.map(sampled_message).map_err(request_error)
+    ) -> wasmtime::Result<Result<wit::SampledMessage, wit::RequestError>> {
+        let ask = sampling_request(request).map(Ask::Sampling);
+        Ok(match self.one(ClientRequestKind::Sampling, ask).await? {
+            Ok(wit::InputResponse::CreateMessage(m)) => Ok(m),
+            Ok(other) => unexpected(other),
+            Err(e) => Err(e),
+        })
     }
 
     async fn elicit(
         &mut self,
         message: String,
         requested_schema: String,
-    ) -> Result<wit::ElicitResult, wit::RequestError> {
-        let kind = ClientRequestKind::Elicitation;
-        let events = self.client_request(kind)?;
-        let request =
-            elicitation_request(message, &requested_schema).map_err(wit::RequestError::Failed)?;
-        let outcome = events.elicit(&self.plugin, &self.tool, request).await;
-        self.client_outcome(kind, &outcome);
-        outcome.map(elicit_result).map_err(request_error)
+    ) -> wasmtime::Result<Result<wit::ElicitResult, wit::RequestError>> {
+        let ask = elicitation_request(message, &requested_schema).map(Ask::Elicitation);
+        Ok(match self.one(ClientRequestKind::Elicitation, ask).await? {
+            Ok(wit::InputResponse::Elicit(a)) => Ok(a),
+            Ok(other) => unexpected(other),
+            Err(e) => Err(e),
+        })
+    }
+
+    async fn list_roots(&mut self) -> wasmtime::Result<Result<Vec<wit::Root>, wit::RequestError>> {
+        Ok(
+            match self.one(ClientRequestKind::Roots, Ok(Ask::Roots)).await? {
+                Ok(wit::InputResponse::ListRoots(roots)) => Ok(roots),
+                Ok(other) => unexpected(other),
+                Err(e) => Err(e),
+            },
+        )
+    }
+
+    async fn request_inputs(
+        &mut self,
+        requests: Vec<wit::KeyedRequest>,
+    ) -> wasmtime::Result<Vec<Result<wit::InputResponse, wit::RequestError>>> {
+        let requests = requests
+            .into_iter()
+            .map(|r| {
+                let kind = wit_kind(&r.request);
+                (Some(r.key), ask(r.request), kind)
+            })
+            .collect();
+        self.requests(requests).await
     }
 }
 
@@ -355,6 +545,7 @@ mod tests {
         let both = ClientPolicy {
             sampling: true,
             elicitation: false,
+            roots: false,
         };
         assert!(both.allows(ClientRequestKind::Sampling));
         assert!(!both.allows(ClientRequestKind::Elicitation));

@@ -1,8 +1,9 @@
-//! Test plugin: tools that ask the MCP client for sampling and elicitation
-//! and report exactly what came back (or which error), so the tests can see
-//! both directions of the round trip.
+//! Test plugin: tools that ask the MCP client for sampling, elicitation and
+//! roots, one at a time, twice in a row or several at once, and report
+//! exactly what came back (or which error), so the tests can see both
+//! directions of the round trip.
 
-use mcp_wasm_sdk::client::{self, ClientError, CreateMessage, MessageContent};
+use mcp_wasm_sdk::client::{self, Answer, ClientError, CreateMessage, Input, MessageContent};
 use mcp_wasm_sdk::prelude::*;
 
 /// Arguments of `sample`.
@@ -29,6 +30,41 @@ struct ElicitArgs {
     message: String,
     /// The requested schema, passed on as given.
     schema: serde_json::Value,
+}
+
+/// Arguments of `interview`.
+#[derive(Deserialize, JsonSchema)]
+struct InterviewArgs {
+    /// The first question.
+    first: String,
+    /// The second question, asked after the first is answered.
+    second: String,
+}
+
+/// Arguments of `batch`: requests sent at once, each `[key, kind]` with
+/// kind `elicit`, `sample` or `roots`.
+#[derive(Deserialize, JsonSchema)]
+struct BatchArgs {
+    /// The requests.
+    requests: Vec<(String, String)>,
+}
+
+/// A form with one string field, `answer`.
+const ANSWER_FORM: &str =
+    r#"{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}"#;
+
+/// An answer of `request_inputs` as JSON.
+fn answer_json(answer: Result<Answer, ClientError>) -> serde_json::Value {
+    match answer {
+        Ok(Answer::Message(m)) => serde_json::json!({"text": m.text(), "model": m.model}),
+        Ok(Answer::Elicitation(e)) => {
+            serde_json::json!({"action": e.action.to_string(), "content": e.content_json()})
+        }
+        Ok(Answer::Roots(roots)) => serde_json::json!({
+            "roots": roots.iter().map(|r| serde_json::json!({"uri": r.uri, "name": r.name})).collect::<Vec<_>>()
+        }),
+        Err(e) => serde_json::json!({"error": failure(e).to_string()}),
+    }
 }
 
 /// A request error as the tool's error text: its kind, then its message.
@@ -94,6 +130,49 @@ impl Plugin for Asker {
                         "action": answer.action.to_string(),
                         "content": answer.content_json(),
                     })))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "interview",
+                    "Asks the client's user two questions, one after the other.",
+                ),
+                |args: InterviewArgs| -> ToolResult {
+                    let first = client::elicit(&args.first, ANSWER_FORM).map_err(failure)?;
+                    let second = client::elicit(&args.second, ANSWER_FORM).map_err(failure)?;
+                    Ok(Output::json(&serde_json::json!({
+                        "first": first.content_json(),
+                        "second": second.content_json(),
+                    })))
+                },
+            )
+            .tool(
+                ToolDef::new("roots", "Asks the client for its roots."),
+                |_: NoArgs| -> ToolResult {
+                    let roots = client::list_roots().map_err(failure)?;
+                    Ok(Output::json(&answer_json(Ok(Answer::Roots(roots)))))
+                },
+            )
+            .tool(
+                ToolDef::new("batch", "Sends several requests to the client at once."),
+                |args: BatchArgs| -> ToolResult {
+                    let requests = args
+                        .requests
+                        .into_iter()
+                        .map(|(key, kind)| {
+                            let input = match kind.as_str() {
+                                "sample" => Input::CreateMessage(CreateMessage::new(10).user(&key)),
+                                "roots" => Input::ListRoots,
+                                _ => Input::elicit(key.clone(), ANSWER_FORM),
+                            };
+                            (key, input)
+                        })
+                        .collect();
+                    let answers: Vec<_> = client::request_inputs(requests)
+                        .into_iter()
+                        .map(answer_json)
+                        .collect();
+                    Ok(Output::json(&serde_json::json!({ "answers": answers })))
                 },
             )
     }

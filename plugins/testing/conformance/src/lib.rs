@@ -6,7 +6,7 @@ use std::f64::consts::PI;
 use std::thread;
 use std::time::Duration;
 
-use mcp_wasm_sdk::client::{self, CreateMessage, Elicitation};
+use mcp_wasm_sdk::client::{self, Answer, ClientError, CreateMessage, Elicitation, Input};
 use mcp_wasm_sdk::prelude::*;
 use mcp_wasm_sdk::serde_json::Value;
 
@@ -123,6 +123,64 @@ const ENUMS_FORM: &str = r#"{
     }
   }
 }"#;
+
+/// The form of the `input-required-result` scenarios that ask for a name.
+const NAME_FORM: &str =
+    r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+
+/// The form of `test_input_required_result_request_state`.
+const CONFIRM_FORM: &str =
+    r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+
+/// The form of the second round of `test_input_required_result_multi_round`.
+const COLOR_FORM: &str =
+    r#"{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}"#;
+
+/// Sends `requests` at once and describes each answer (or error) on a line.
+fn ask_all(requests: Vec<(&str, Input)>) -> String {
+    let keys: Vec<String> = requests.iter().map(|(k, _)| k.to_string()).collect();
+    let answers = client::request_inputs(
+        requests
+            .into_iter()
+            .map(|(k, input)| (k.to_string(), input))
+            .collect(),
+    );
+    keys.iter()
+        .zip(answers)
+        .map(|(key, answer)| format!("{key}: {}", describe_answer(answer)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One line for an answer of `request_inputs`.
+fn describe_answer(answer: Result<Answer, ClientError>) -> String {
+    match answer {
+        Ok(Answer::Message(m)) => format!("model said {:?}", m.text()),
+        Ok(Answer::Elicitation(e)) => describe(&e),
+        Ok(Answer::Roots(roots)) => {
+            let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+            format!("roots {}", uris.join(", "))
+        }
+        Err(e) => format!("not asked ({e})"),
+    }
+}
+
+/// The `name` an accepted elicitation answered, or `anonymous`.
+fn name_of(answer: &Elicitation) -> String {
+    answer
+        .content_json()
+        .and_then(|c| c.get("name").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| "anonymous".into())
+}
+
+/// The elicitation answered for `key` by [`client::request_inputs`].
+fn elicit_as(key: &str, message: &str, form: &str) -> Result<Elicitation, ClientError> {
+    match client::request_inputs(vec![(key.to_string(), Input::elicit(message, form))]).pop() {
+        Some(Ok(Answer::Elicitation(e))) => Ok(e),
+        Some(Err(e)) => Err(e),
+        other => Err(ClientError::Failed(format!("unexpected answer {other:?}"))),
+    }
+}
 
 /// Arguments of `test_sampling`.
 #[derive(Deserialize, JsonSchema)]
@@ -345,6 +403,116 @@ impl Plugin for Conformance {
                         "Elicitation completed: {}",
                         describe(&answer)
                     )))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_input_required_result_elicitation",
+                    "Asks the client's user for their name (key `user_name`) and greets them.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    let answer = elicit_as("user_name", "What is your name?", NAME_FORM)?;
+                    Ok(Output::text(format!("Hello, {}!", name_of(&answer))))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_input_required_result_sampling",
+                    "Asks the client's model for the capital of France (key                      `capital_question`) and returns its answer.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    let request = CreateMessage::new(100).user("What is the capital of France?");
+                    let answer = client::request_inputs(vec![(
+                        "capital_question".into(),
+                        Input::CreateMessage(request),
+                    )]);
+                    match answer.into_iter().next() {
+                        Some(Ok(Answer::Message(m))) => Ok(Output::text(m.text())),
+                        other => Err(ToolError::Failed(format!("no answer: {other:?}"))),
+                    }
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_input_required_result_list_roots",
+                    "Asks the client for its roots (key `client_roots`) and lists them.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    Ok(Output::text(ask_all(vec![("client_roots", Input::ListRoots)])))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_input_required_result_request_state",
+                    "Asks the client's user to confirm (key `confirm`); the answer comes                      back through the signed request state: state-ok.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    let answer = elicit_as("confirm", "Please confirm", CONFIRM_FORM)?;
+                    Ok(Output::text(format!("state-ok: {}", describe(&answer))))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_input_required_result_multiple_inputs",
+                    "Asks the client's user for their name, its model for a greeting and                      the client for its roots, all at once.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    Ok(Output::text(ask_all(vec![
+                        ("user_name", Input::elicit("What is your name?", NAME_FORM)),
+                        (
+                            "greeting",
+                            Input::CreateMessage(CreateMessage::new(50).user("Generate a greeting")),
+                        ),
+                        ("client_roots", Input::ListRoots),
+                    ])))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_input_required_result_multi_round",
+                    "Asks the client's user for their name, then (a second round) for their                      favourite colour.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    let name = elicit_as("step1", "Step 1: What is your name?", NAME_FORM)?;
+                    let color = elicit_as("step2", "Step 2: What is your favorite color?", COLOR_FORM)?;
+                    Ok(Output::text(format!(
+                        "{} likes {}",
+                        name_of(&name),
+                        color.content_json().map_or("nothing".into(), |c| c["color"].to_string())
+                    )))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_input_required_result_tampered_state",
+                    "Asks the client's user to confirm; its request state is signed, so a                      changed one is refused.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    let answer = elicit_as("confirm", "Please confirm", CONFIRM_FORM)?;
+                    Ok(Output::text(describe(&answer)))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_input_required_result_capabilities",
+                    "Asks the client's user and its model at once; the host asks only what                      the client declared it supports.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    Ok(Output::text(ask_all(vec![
+                        ("user_name", Input::elicit("What is your name?", NAME_FORM)),
+                        (
+                            "greeting",
+                            Input::CreateMessage(CreateMessage::new(50).user("Generate a greeting")),
+                        ),
+                    ])))
                 },
             )
             .tool(

@@ -8,20 +8,26 @@
 #   2. builds the host and the guest plugins (cargo build --locked), unless
 #      MCP_WASM_HOST_BUILT says scripts/test.sh's cargo test just did;
 #   3. starts `mcp-wasm-host serve --http 127.0.0.1:0` on a temporary
-#      plugins directory holding only conformance.wasm, with the policy
-#      tests/conformance/mcp-wasm-host.toml, and waits for its URL and for
-#      the plugin to load;
-#   4. runs `conformance server --suite all` with the baseline
+#      plugins directory holding only conformance.wasm (watched, so that the
+#      `test_trigger_tool_change` tool can change the tool list), with the
+#      policy tests/conformance/mcp-wasm-host.toml copied next to it, and
+#      waits for its URL and for the plugin to load;
+#   4. runs the suite three times against it, each with the baseline
 #      tests/conformance/expected-failures.yml (features the host does not
-#      offer: resources, prompts, completion) and exits with its status:
-#      0 when exactly the listed scenarios fail.
+#      offer yet, each with the issue that owns it): `--suite all`, then
+#      `--requirements 2025-11-25` and `--requirements 2026-07-28`, exactly
+#      the scenarios each revision requires, at that revision's wire (the
+#      suite also validates every message against the revision's schema);
+#      exits non-zero if any run fails.
 #
-# Then a table of scenarios and a closing line `conformance: N passed,
-# N failed, N skipped` (tests/conformance/summarize.mjs; skipped = failed as
-# the baseline expects). Results (one checks.json per scenario, output.txt,
-# summary.txt) go to $CONFORMANCE_OUT, by default target/conformance. On failure the server's log is printed. Extra
-# arguments go to the suite, e.g. `scripts/conformance.sh --scenario ping`
-# (then without the baseline, which covers the whole suite).
+# After each run, a table of scenarios and a closing line `conformance
+# (RUN): N passed, N failed, N skipped` (tests/conformance/summarize.mjs;
+# skipped = failed as the baseline expects; a requirements run also counts
+# the scenarios it runs but does not score). Results (one checks.json per
+# scenario, output.txt, summary.txt) go to $CONFORMANCE_OUT/RUN, by default
+# target/conformance/RUN. On failure the server's log is printed. Extra
+# arguments go to the suite instead, in one run `custom`, without the
+# baseline: e.g. `scripts/conformance.sh --scenario ping`.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +40,7 @@ suite_js="$conf_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
 out="${CONFORMANCE_OUT:-$repo/target/conformance}"
 host_bin="$repo/target/debug/mcp-wasm-host"
 plugin="$repo/target/plugins/testing/conformance.wasm"
+fnv_plugin="$repo/target/plugins/testing/fnv.wasm"
 # Seconds to wait for the server's URL and for the plugin to load, and for
 # the whole suite (it runs ~30 scenarios of a few seconds at most each).
 start_timeout="${CONFORMANCE_START_TIMEOUT:-120}"
@@ -89,12 +96,20 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-mkdir "$work/plugins"
+mkdir "$work/plugins" "$work/staging"
 cp "$plugin" "$work/plugins/conformance.wasm"
+# `test_trigger_tool_change` (server-stateless) changes the tool list by
+# adding the `fnv` plugin from the staging directory to the watched plugins
+# directory, or removing it; both are mounted into the conformance plugin by
+# the policy, whose relative paths resolve next to it in $work. Compiling
+# fnv once now fills the compile cache, so the reload is quick.
+cp "$fnv_plugin" "$work/staging/fnv.wasm"
+cp "$policy" "$work/mcp-wasm-host.toml"
+"$host_bin" inspect "$work/staging/fnv.wasm" >/dev/null
 
 say "starting $host_bin serve --http 127.0.0.1:0"
 RUST_LOG=info "$host_bin" serve --http 127.0.0.1:0 --plugins "$work/plugins" \
-    --config "$policy" --no-watch </dev/null >"$work/server.stdout" 2>"$log" &
+    --config "$work/mcp-wasm-host.toml" </dev/null >"$work/server.stdout" 2>"$log" &
 server_pid=$!
 
 # Wait for the URL and for the plugins to load (the server answers
@@ -146,7 +161,11 @@ run() {
     local status=$?
     set -e
     tail -n 40 "$dir/output.txt" >&2
-    "$node" "$conf_dir/summarize.mjs" "$dir" "${baseline_arg[@]}" | sed "s/^conformance:/conformance ($name):/" | tee "$dir/summary.txt" || true
+    local requirements=()
+    if [[ "$name" == 20* ]]; then
+        requirements=("$conf_dir/node_modules/@modelcontextprotocol/conformance/requirements/$name.yaml")
+    fi
+    "$node" "$conf_dir/summarize.mjs" "$dir" "${baseline_arg[@]}" "${requirements[@]}" | sed "s/^conformance:/conformance ($name):/" | tee "$dir/summary.txt" || true
     if [[ $status -eq 124 ]]; then
         say "($name) the suite did not finish within ${suite_timeout} s"
     elif [[ $status -ne 0 ]]; then

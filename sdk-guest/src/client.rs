@@ -344,6 +344,26 @@ pub fn list_roots() -> Result<Vec<Root>, ClientError> {
     imp::list_roots()
 }
 
+/// A kind of request to the client, for [`require`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// Sampling: [`create_message`].
+    Sampling,
+    /// Elicitation: [`elicit`].
+    Elicitation,
+    /// Roots: [`list_roots`].
+    Roots,
+}
+
+/// Ends the call unless the client declared the capability of every kind in
+/// `kinds`: the client then gets MCP's "missing required client capability"
+/// error naming them (`-32021` at 2026-07-28, an `isError` result before).
+/// Call it first in a tool that cannot work without these requests; it
+/// returns only if the client supports them all.
+pub fn require(kinds: &[RequestKind]) {
+    imp::require(kinds)
+}
+
 /// One request of [`request_inputs`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
@@ -576,6 +596,18 @@ mod imp {
         wit::list_roots().map(roots).map_err(error)
     }
 
+    pub(super) fn require(kinds: &[RequestKind]) {
+        let kinds: Vec<wit::RequestKind> = kinds
+            .iter()
+            .map(|k| match k {
+                RequestKind::Sampling => wit::RequestKind::Sampling,
+                RequestKind::Elicitation => wit::RequestKind::Elicitation,
+                RequestKind::Roots => wit::RequestKind::Roots,
+            })
+            .collect();
+        wit::require(&kinds)
+    }
+
     pub(super) fn request_inputs(
         requests: Vec<(String, Input)>,
     ) -> Vec<Result<Answer, ClientError>> {
@@ -629,6 +661,9 @@ mod imp {
     pub(super) fn list_roots() -> Result<Vec<Root>, ClientError> {
         Err(ClientError::Unsupported(NATIVE.into()))
     }
+
+    /// Outside the host there is no client, so nothing is required of it.
+    pub(super) fn require(_: &[RequestKind]) {}
 
     pub(super) fn request_inputs(
         requests: Vec<(String, Input)>,

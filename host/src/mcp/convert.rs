@@ -6,9 +6,9 @@ use std::sync::Arc;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use rmcp::model::{
-    Annotations, CallToolResult, ClientResult, ContentBlock, CustomRequest, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, Resource,
-    ResourceContents, Role, ServerRequest, Tool, ToolAnnotations,
+    Annotations, CallToolResult, ClientCapabilities, ClientResult, ContentBlock, CustomRequest,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    Resource, ResourceContents, Role, ServerRequest, Tool, ToolAnnotations,
 };
 #[allow(deprecated)]
 // rmcp marks sampling and roots deprecated (SEP-2577); clients still use them
@@ -19,7 +19,7 @@ use rmcp::service::ServiceError;
 use serde_json::json;
 
 use crate::runtime::{
-    Audience, ClientRequestError, Content, ContentHints, Elicitation,
+    Audience, ClientRequestError, ClientRequestKind, Content, ContentHints, Elicitation,
     ElicitationAction as RuntimeAction, ElicitationRequest, IncludeContext, ResourceBody, Root,
     SampledMessage, SamplingContent, SamplingRequest, SamplingRole, ToolInfo, ToolOutput,
 };
@@ -356,6 +356,15 @@ pub fn elicit_result(result: ElicitResult) -> Elicitation {
         },
         content: result.content,
     }
+}
+
+/// The client capabilities requests of `kinds` need.
+pub fn capabilities(kinds: &[ClientRequestKind]) -> ClientCapabilities {
+    let mut caps = serde_json::Map::new();
+    for kind in kinds {
+        caps.insert(kind.to_string(), json!({}));
+    }
+    serde_json::from_value(caps.into()).unwrap_or_default()
 }
 
 /// A `roots/list` result in the runtime's types.

@@ -12,8 +12,9 @@ use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, ServerNotification,
-    SubscriptionFilter, ToolListChangedNotification,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, ServerNotification, SubscriptionFilter,
+    ToolListChangedNotification,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -247,6 +248,28 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
+    /// The tool as `tools/list` shows it, so that rmcp checks a 2026-07-28
+    /// request's `Mcp-Param-*` headers against the properties its input
+    /// schema annotates with `x-mcp-header` (SEP-2243).
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        let catalog = self.runtime.catalog();
+        catalog.get(name).map(|(info, _)| convert::tool(info))
+    }
+
+    /// `resources/read`: plugins serve no resources yet, so every URI is
+    /// unknown (`-32602` with the URI at 2026-07-28, `-32002` before; rmcp
+    /// picks the code).
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        Err(McpError::resource_not_found(
+            format!("no resource has the URI {:?}", request.uri),
+            Some(json!({ "uri": request.uri })),
+        ))
+    }
+
     /// `subscriptions/listen` (2026-07-28): only tool list changes are
     /// offered.
     fn accepted_subscription_filter(
@@ -366,6 +389,12 @@ impl ServerHandler for McpServer {
             Err(CallError::Failed(failure)) if failure.cause == FailureCause::InputDeferred => {
                 Ok(input_required(round.as_deref()))
             }
+            Err(CallError::Failed(failure)) if r5 => match &failure.cause {
+                FailureCause::MissingClientCapability(kinds) => Err(
+                    McpError::missing_required_client_capability(convert::capabilities(kinds)),
+                ),
+                _ => Ok(convert::error_result(failure.to_string()).into()),
+            },
             Err(CallError::Failed(failure)) => {
                 Ok(convert::error_result(failure.to_string()).into())
             }

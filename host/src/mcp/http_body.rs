@@ -153,7 +153,13 @@ pub async fn check_post_body(
         Ok(message) => message,
         Err(rejection) => {
             tracing::warn!(code = rejection.code, "{}", rejection.message);
-            return json_rpc_error(StatusCode::BAD_REQUEST, &rejection);
+            // 2026-07-28 (SEP-2575): an unknown method is 404 over HTTP.
+            let status = if rejection.code == jsonrpc::METHOD_NOT_FOUND {
+                StatusCode::NOT_FOUND
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            return json_rpc_error(status, &rejection);
         }
     };
     let claim = match (&check.in_flight, &message, session_id(&parts.headers)) {

@@ -147,6 +147,19 @@ pub fn check(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
         }
         Shape::Object => {}
     }
+    if let Some(known) = top.known
+        && REMOVED_IN_2026_07_28.contains(&known.method)
+        && declares_2026_07_28(bytes)
+    {
+        return Err(Rejection::new(
+            METHOD_NOT_FOUND,
+            format!(
+                "Method not found: {} does not exist in MCP 2026-07-28, the revision this request declares",
+                known.method
+            ),
+            top.id(),
+        ));
+    }
     let message = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         Ok(message) => message,
         Err(e) => return Err(why_rmcp_refuses(bytes, &top, &e)),
@@ -163,6 +176,41 @@ pub fn check(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
         }
     }
     Ok(message)
+}
+
+/// Methods that revision 2026-07-28 removed (SEP-2575, SEP-2577): a request
+/// that declares that revision in its `_meta` and calls one of them gets
+/// `-32601` (HTTP 404), whatever its `params`.
+const REMOVED_IN_2026_07_28: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Whether the request's `params._meta` names protocol 2026-07-28 or later.
+/// Only read for the few removed methods, so parsing the message again
+/// costs nothing on the common path.
+fn declares_2026_07_28(bytes: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Message {
+        params: Option<Params>,
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    #[derive(Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+        version: Option<String>,
+    }
+    serde_json::from_slice::<Message>(bytes)
+        .ok()
+        .and_then(|m| m.params?.meta?.version)
+        .is_some_and(|v| v.as_str() >= "2026-07-28")
 }
 
 /// The answer to a JSON object that rmcp cannot read as a message: a

@@ -448,6 +448,10 @@ impl CallEvents for Round {
         self.forwarder.progress(plugin, tool, progress);
     }
 
+    fn client_supports(&self, kind: ClientRequestKind) -> Result<(), ClientRequestError> {
+        check_capability(self.capabilities.as_ref(), kind)
+    }
+
     fn create_message(
         &self,
         at: RequestAt<'_>,

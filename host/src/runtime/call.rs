@@ -391,6 +391,10 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
         .is_some()
     {
         FailureCause::InputDeferred
+    } else if let Some(missing) =
+        error.downcast_ref::<super::capabilities::client::MissingCapabilities>()
+    {
+        FailureCause::MissingClientCapability(missing.0.clone())
     } else if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
         FailureCause::Trap(format!("the guest exited with status {}", exit.0))
     } else {

@@ -270,6 +270,9 @@ pub enum FailureCause {
     /// next round of the call (2026-07-28's multi round-trip requests); not
     /// a failure of the tool: the call runs again with the answers.
     InputDeferred,
+    /// The tool requires requests to the client that the client did not
+    /// declare the capability for.
+    MissingClientCapability(Vec<super::events::ClientRequestKind>),
     /// The tool was called more often than its rate limit allows.
     RateLimited {
         /// Whose quota ran out: the tool's, or the calling client's.
@@ -334,6 +337,7 @@ impl FailureCause {
             FailureCause::ResultTooLarge { .. } => "result_too_large",
             FailureCause::RateLimited { .. } => "rate_limited",
             FailureCause::InputDeferred => "input_required",
+            FailureCause::MissingClientCapability(_) => "missing_client_capability",
         }
     }
 }
@@ -394,6 +398,19 @@ impl ToolFailure {
             FailureCause::ResultTooLarge { size, limit, hint } => format!(
                 "tool {tool:?} of plugin {plugin:?} returned {size} bytes, over its result limit of {} ({hint})",
                 bytes(*limit)
+            ),
+            FailureCause::MissingClientCapability(kinds) => format!(
+                "tool {tool:?} of plugin {plugin:?} needs the client to support {}; the client did not declare {}",
+                kinds
+                    .iter()
+                    .map(|k| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                if kinds.len() == 1 {
+                    "that capability"
+                } else {
+                    "those capabilities"
+                }
             ),
             FailureCause::InputDeferred => format!(
                 "tool {tool:?} of plugin {plugin:?} waits for the client's answers to its requests"

@@ -275,6 +275,12 @@ pub trait CallEvents: Send + Sync {
     ) -> BoxFuture<'_, Result<Elicitation, ClientRequestError>> {
         Box::pin(async { Err(unsupported(ClientRequestKind::Elicitation)) })
     }
+    /// Whether the client declared the capability requests of `kind` need;
+    /// the guest's "not supported" error saying what is missing if not. By
+    /// default the transport cannot carry requests to the client.
+    fn client_supports(&self, kind: ClientRequestKind) -> Result<(), ClientRequestError> {
+        Err(unsupported(kind))
+    }
     /// Asks the client for its roots. By default the transport cannot carry
     /// requests to the client.
     fn list_roots(

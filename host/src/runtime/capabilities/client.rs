@@ -165,6 +165,13 @@ pub struct ClientState {
 #[error("the tool waits for the client's answers, which come with the next round of the call")]
 pub struct InputDeferred;
 
+/// The trap that ends a call whose guest requires requests the client did
+/// not declare the capability for (the WIT `client.require`); the call's
+/// outcome is then [`super::super::FailureCause::MissingClientCapability`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the client did not declare the capabilities the tool requires")]
+pub struct MissingCapabilities(pub Vec<ClientRequestKind>);
+
 /// The longest key a guest may give a request.
 const MAX_KEY_LEN: usize = 64;
 
@@ -483,6 +490,31 @@ fn unexpected<T>(answer: wit::InputResponse) -> Result<T, wit::RequestError> {
 }
 
 impl wit::Host for ClientState {
+    async fn require(&mut self, kinds: Vec<wit::RequestKind>) -> wasmtime::Result<()> {
+        let mut missing = Vec::new();
+        for kind in kinds {
+            let kind = match kind {
+                wit::RequestKind::Sampling => ClientRequestKind::Sampling,
+                wit::RequestKind::Elicitation => ClientRequestKind::Elicitation,
+                wit::RequestKind::Roots => ClientRequestKind::Roots,
+            };
+            if self.events.client_supports(kind).is_err() && !missing.contains(&kind) {
+                missing.push(kind);
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
+        tracing::info!(
+            plugin,
+            tool,
+            ?missing,
+            "the client lacks capabilities the tool requires"
+        );
+        Err(wasmtime::Error::new(MissingCapabilities(missing)))
+    }
+
     async fn create_message(
         &mut self,
         request: wit::CreateMessageRequest,

@@ -6,7 +6,9 @@ use std::f64::consts::PI;
 use std::thread;
 use std::time::Duration;
 
-use mcp_wasm_sdk::client::{self, Answer, ClientError, CreateMessage, Elicitation, Input};
+use mcp_wasm_sdk::client::{
+    self, Answer, ClientError, CreateMessage, Elicitation, Input, RequestKind,
+};
 use mcp_wasm_sdk::prelude::*;
 use mcp_wasm_sdk::serde_json::Value;
 
@@ -34,6 +36,7 @@ const JSON_SCHEMA_2020_12: &str = r##"{
   "type": "object",
   "$defs": {
     "address": {
+      "$anchor": "addressDef",
       "type": "object",
       "properties": {
         "street": { "type": "string" },
@@ -43,8 +46,18 @@ const JSON_SCHEMA_2020_12: &str = r##"{
   },
   "properties": {
     "name": { "type": "string" },
-    "address": { "$ref": "#/$defs/address" }
+    "address": { "$ref": "#/$defs/address" },
+    "contactMethod": { "type": "string", "enum": ["phone", "email"] },
+    "phone": { "type": "string" },
+    "email": { "type": "string" }
   },
+  "allOf": [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+  "if": {
+    "properties": { "contactMethod": { "const": "phone" } },
+    "required": ["contactMethod"]
+  },
+  "then": { "required": ["phone"] },
+  "else": { "required": ["email"] },
   "additionalProperties": false
 }"##;
 
@@ -514,6 +527,78 @@ impl Plugin for Conformance {
                         ),
                     ])))
                 },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_missing_capability",
+                    "Needs the client's model (sampling): a client that did not declare \
+                     sampling gets the missing-capability error.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    client::require(&[RequestKind::Sampling]);
+                    let reply = client::create_message(CreateMessage::new(50).user("Say hi"))?;
+                    Ok(Output::text(reply.text()))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_streaming_elicitation",
+                    "Reports progress, then asks the client's user for their name.",
+                )
+                .read_only(),
+                |_: NoArgs| -> ToolResult {
+                    progress(1.0, Some(2.0), Some("asking"));
+                    let answer = elicit_as("user_name", "What is your name?", NAME_FORM)?;
+                    Ok(Output::text(format!("Hello, {}!", name_of(&answer))))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_logging_tool",
+                    "Writes three log messages at info, then returns.",
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |_: NoArgs| -> ToolResult {
+                    for i in 1..=3 {
+                        log::info(&format!("log message {i}"));
+                    }
+                    Ok(Output::text("logged three messages"))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_trigger_tool_change",
+                    "Changes the server's tool list: adds the `fnv` plugin from /staging to \
+                     the plugins directory (mounted at /plugins), or removes it if it is there.",
+                ),
+                |_: NoArgs| -> ToolResult {
+                    let target = std::path::Path::new("/plugins/fnv.wasm");
+                    let added = !target.exists();
+                    if added {
+                        std::fs::copy("/staging/fnv.wasm", target)
+                    } else {
+                        std::fs::remove_file(target).map(|()| 0)
+                    }
+                    .map_err(|e| ToolError::failed(format!("cannot change the plugins: {e}")))?;
+                    Ok(Output::text(if added { "added fnv" } else { "removed fnv" }))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_custom_header",
+                    "Echoes `region`, which a 2026-07-28 client also sends as the \
+                     `Mcp-Param-Region` header (SEP-2243).",
+                )
+                .raw_input_schema(
+                    r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#,
+                )
+                .read_only()
+                .idempotent()
+                .closed_world(),
+                |args: Value| -> ToolResult { Ok(Output::text(format!("region {}", args["region"]))) },
             )
             .tool(
                 ToolDef::new(

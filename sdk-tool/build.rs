@@ -53,8 +53,11 @@ fn crate_manifest() -> PathBuf {
             "--format-version",
             "1",
             "--offline",
-            "--manifest-path",
+            // Only this platform's packages are downloaded (by the build).
+            "--filter-platform",
         ])
+        .arg(std::env::var_os("HOST").expect("cargo sets HOST for build scripts"))
+        .arg("--manifest-path")
         .arg(Path::new(&manifest_dir).join("Cargo.toml"))
         .output()
         .expect("cargo metadata runs");

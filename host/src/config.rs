@@ -627,23 +627,36 @@ write = true
     }
 
     #[test]
+    fn the_server_section_sets_the_list_ttl_and_refuses_unknown_keys() {
+        assert_eq!(parse("").unwrap().list_ttl(), None);
+        let config = parse("[server]\nlist_ttl = \"2m\"\n").unwrap();
+        assert_eq!(config.list_ttl(), Some(Duration::from_secs(120)));
+        let e = parse("[server]\nttl = \"2m\"\n").unwrap_err().to_string();
+        assert!(e.contains("ttl") && e.contains("list_ttl"), "{e}");
+        let e = parse("[server]\nlist_ttl = \"soon\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("list_ttl"), "{e}");
+    }
+
+    #[test]
     fn requests_to_the_client_are_granted_per_plugin_and_kind() {
         let config = parse(
-            "[plugins.a.client]\nsampling = true\nelicitation = true\n[plugins.b.client]\nelicitation = true\n[plugins.c]\nfuel = 5\n",
+            "[plugins.a.client]\nsampling = true\nelicitation = true\n[plugins.b.client]\nelicitation = true\nroots = true\n[plugins.c]\nfuel = 5\n",
         )
         .unwrap();
         let grant = |name: &str| {
             let c = config.policy_for(name).unwrap().grants.client;
-            (c.sampling, c.elicitation)
+            (c.sampling, c.elicitation, c.roots)
         };
-        assert_eq!(grant("a"), (true, true));
-        assert_eq!(grant("b"), (false, true));
-        assert_eq!(grant("c"), (false, false));
-        assert_eq!(grant("unlisted"), (false, false));
-        let e = parse("[plugins.a.client]\nsampling = true\nroots = true\n")
+        assert_eq!(grant("a"), (true, true, false));
+        assert_eq!(grant("b"), (false, true, true));
+        assert_eq!(grant("c"), (false, false, false));
+        assert_eq!(grant("unlisted"), (false, false, false));
+        let e = parse("[plugins.a.client]\nsampling = true\nlogging = true\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 3") && e.contains("roots"), "{e}");
+        assert!(e.contains("line 3") && e.contains("logging"), "{e}");
         let e = parse("[plugins.a.client]\nsampling = \"yes\"\n")
             .unwrap_err()
             .to_string();

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{HttpServer, Server, plugin_dir, text};
+use common::{HttpServer, Server, binary, plugin_dir, run_node_client, run_python_client, text};
 use serde_json::{Value, json};
 
 const R5: &str = "2026-07-28";
@@ -445,9 +445,9 @@ fn post_call(server: &HttpServer, params: &Value) -> Value {
         .unwrap_or_else(|| panic!("no response in {text}"))
 }
 
-#[test]
-fn rounds_cross_stateless_http_replicas_that_share_the_key() {
-    let setup = setup(GRANTED);
+/// Two stateless HTTP servers on the same plugins and policy, sharing the
+/// request-state key [`KEY`]: replicas behind a load balancer.
+fn replicas(setup: &Setup) -> (HttpServer, HttpServer) {
     let args = [
         "--config",
         setup.config.to_str().unwrap(),
@@ -455,8 +455,14 @@ fn rounds_cross_stateless_http_replicas_that_share_the_key() {
         "--request-state-key-env",
         "STATE_KEY",
     ];
-    let a = HttpServer::start_with_env(setup.plugins.path(), &args, &[("STATE_KEY", KEY)]);
-    let b = HttpServer::start_with_env(setup.plugins.path(), &args, &[("STATE_KEY", KEY)]);
+    let start = || HttpServer::start_with_env(setup.plugins.path(), &args, &[("STATE_KEY", KEY)]);
+    (start(), start())
+}
+
+#[test]
+fn rounds_cross_stateless_http_replicas_that_share_the_key() {
+    let setup = setup(GRANTED);
+    let (a, b) = replicas(&setup);
     let interview = json!({"first": "Name?", "second": "Colour?"});
     let one = post_call(
         &a,
@@ -490,6 +496,91 @@ fn rounds_cross_stateless_http_replicas_that_share_the_key() {
     let out: Value = serde_json::from_str(&text(result(&three))).unwrap();
     assert_eq!(
         out,
+        json!({"first": {"answer": "Ada"}, "second": {"answer": "green"}})
+    );
+}
+
+#[test]
+fn the_python_sdk_client_answers_the_guests_requests_at_2026_07_28_over_stdio() {
+    let setup = setup(GRANTED);
+    let summary = run_python_client("input_required_client.py", &served_by(&setup));
+    assert_eq!(summary["automatic"]["negotiated"], R5, "{summary}");
+    assert_eq!(summary["automatic"]["asked"], asked_in_order(), "{summary}");
+}
+
+#[test]
+fn the_python_sdk_client_takes_the_rounds_across_two_stateless_replicas() {
+    let setup = setup(GRANTED);
+    let (a, b) = replicas(&setup);
+    let summary = run_python_client(
+        "input_required_client.py",
+        &[
+            "--url".as_ref(),
+            a.url.as_ref(),
+            "--url-b".as_ref(),
+            b.url.as_ref(),
+        ],
+    );
+    assert_eq!(summary["transport"], "http", "{summary}");
+    // Round 1 on a, round 2 on b, the last round on a again.
+    assert_eq!(
+        summary["replicas"]["servers"],
+        json!(["a", "b", "a"]),
+        "{summary}"
+    );
+    assert_eq!(
+        summary["replicas"]["interview"],
+        json!({"first": {"answer": "Ada"}, "second": {"answer": "green"}})
+    );
+}
+
+/// `--plugins DIR --config FILE` for a client that starts the server.
+fn served_by(setup: &Setup) -> Vec<&std::ffi::OsStr> {
+    vec![
+        "--plugins".as_ref(),
+        setup.plugins.path().as_os_str(),
+        "--config".as_ref(),
+        setup.config.as_os_str(),
+    ]
+}
+
+/// What a real client's handlers are asked, in order, by `interview` and
+/// `batch`.
+fn asked_in_order() -> Value {
+    json!([
+        "elicitation: Name?",
+        "elicitation: Colour?",
+        "sampling",
+        "roots",
+        "elicitation: who"
+    ])
+}
+
+#[test]
+fn the_typescript_v2_client_answers_the_guests_requests_at_2026_07_28_over_stdio() {
+    let setup = setup(GRANTED);
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec!["--stdio".as_ref(), binary().as_ref(), "serve".as_ref()];
+    args.extend(served_by(&setup));
+    let summary = run_node_client("input-required-v2.mjs", &args);
+    assert_eq!(summary["negotiated"], R5, "{summary}");
+    assert_eq!(summary["asked"], asked_in_order(), "{summary}");
+}
+
+#[test]
+fn the_typescript_v2_client_answers_the_guests_requests_on_a_stateless_http_server() {
+    let setup = setup(GRANTED);
+    let server = HttpServer::start(
+        setup.plugins.path(),
+        &["--config", setup.config.to_str().unwrap(), "--stateless"],
+    );
+    let summary = run_node_client(
+        "input-required-v2.mjs",
+        &["--url".as_ref(), server.url.as_ref()],
+    );
+    assert_eq!(summary["asked"], asked_in_order(), "{summary}");
+    assert_eq!(
+        summary["interview"],
         json!({"first": {"answer": "Ada"}, "second": {"answer": "green"}})
     );
 }

@@ -153,8 +153,8 @@ pub async fn check_post_body(
         Ok(message) => message,
         Err(rejection) => {
             tracing::warn!(code = rejection.code, "{}", rejection.message);
-            // 2026-07-28 (SEP-2575): an unknown method is 404 over HTTP.
-            let status = if rejection.code == jsonrpc::METHOD_NOT_FOUND {
+            // 2026-07-28 (SEP-2575): a method the revision lacks is 404.
+            let status = if rejection.not_found {
                 StatusCode::NOT_FOUND
             } else {
                 StatusCode::BAD_REQUEST

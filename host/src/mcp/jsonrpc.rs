@@ -59,6 +59,9 @@ pub struct Rejection {
     /// answers no notification: over stdio it is logged and dropped; over
     /// HTTP the status says it was refused.
     pub notification: bool,
+    /// The request is for a method its revision does not have (2026-07-28
+    /// removed it): over HTTP the status is 404, as SEP-2575 asks.
+    pub not_found: bool,
 }
 
 impl Rejection {
@@ -69,6 +72,7 @@ impl Rejection {
             message,
             id,
             notification: false,
+            not_found: false,
         }
     }
 
@@ -151,14 +155,17 @@ pub fn check(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
         && REMOVED_IN_2026_07_28.contains(&known.method)
         && declares_2026_07_28(bytes)
     {
-        return Err(Rejection::new(
-            METHOD_NOT_FOUND,
-            format!(
-                "Method not found: {} does not exist in MCP 2026-07-28, the revision this request declares",
-                known.method
-            ),
-            top.id(),
-        ));
+        return Err(Rejection {
+            not_found: true,
+            ..Rejection::new(
+                METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: {} does not exist in MCP 2026-07-28, the revision this request declares",
+                    known.method
+                ),
+                top.id(),
+            )
+        });
     }
     let message = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         Ok(message) => message,
@@ -229,6 +236,7 @@ fn why_rmcp_refuses(bytes: &[u8], top: &TopLevel, error: &serde_json::Error) -> 
         },
         Ok(JsonRpcMessage::Notification(_)) => Rejection {
             notification: true,
+            not_found: false,
             ..Rejection::new(
                 INVALID_PARAMS,
                 format!("Invalid params: a notification's params must be an object ({error})"),

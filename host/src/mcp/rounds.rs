@@ -97,14 +97,13 @@ impl std::fmt::Debug for Rounds {
 }
 
 impl Rounds {
-    /// Signs with `key` (at least 32 bytes; surrounding whitespace ignored).
+    /// Signs with `key`, at least 32 bytes, used as given.
     pub fn with_key(
         key: &[u8],
         from: impl Into<String>,
         max_rounds: u32,
     ) -> Result<Rounds, StateKeyError> {
         let from = from.into();
-        let key = key.trim_ascii();
         if key.len() < MIN_KEY_BYTES {
             return Err(StateKeyError::TooShort {
                 from,
@@ -136,10 +135,15 @@ impl Rounds {
             path: path.into(),
             source,
         })?;
-        Rounds::with_key(&value, format!("file {}", path.display()), max_rounds)
+        Rounds::with_key(
+            value.trim_ascii(),
+            format!("file {}", path.display()),
+            max_rounds,
+        )
     }
 
-    /// Signs with a random key made now.
+    /// Signs with a random key made now (32 bytes, any of which may look
+    /// like whitespace: they are used as they are).
     pub fn random(max_rounds: u32) -> Result<Rounds, StateKeyError> {
         let mut key = [0u8; MIN_KEY_BYTES];
         getrandom::fill(&mut key).map_err(|e| StateKeyError::Random(e.to_string()))?;
@@ -502,5 +506,51 @@ impl CallEvents for Round {
             },
         );
         Box::pin(std::future::ready(answer))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_keys_are_used_whole_even_when_their_bytes_look_like_whitespace() {
+        // Every byte a space: trimming would leave nothing.
+        assert!(Rounds::with_key(&[b' '; 32], "test", 8).is_ok());
+        for _ in 0..200 {
+            assert!(Rounds::random(8).is_ok());
+        }
+    }
+
+    #[test]
+    fn a_short_key_is_refused_naming_where_it_came_from() {
+        let e = Rounds::with_key(b"short", "environment variable K", 8).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains("environment variable K") && e.contains("32"),
+            "{e}"
+        );
+        assert!(!e.contains("short"), "the key itself is never shown: {e}");
+    }
+
+    #[test]
+    fn arguments_bind_by_value_whatever_their_key_order() {
+        let a: JsonObject = serde_json::from_str(r#"{"a":1,"b":{"x":[1,2],"y":null}}"#).unwrap();
+        let b: JsonObject = serde_json::from_str(r#"{"b":{"y":null,"x":[1,2]},"a":1}"#).unwrap();
+        let c: JsonObject = serde_json::from_str(r#"{"a":1,"b":{"x":[2,1],"y":null}}"#).unwrap();
+        let bind = |args: &JsonObject, tool: &str, digest: &str| {
+            Binding {
+                tool,
+                plugin_digest: digest,
+                arguments: Some(args),
+            }
+            .bytes()
+        };
+        assert_eq!(bind(&a, "t", "d"), bind(&b, "t", "d"));
+        assert_ne!(bind(&a, "t", "d"), bind(&c, "t", "d"));
+        assert_ne!(bind(&a, "t", "d"), bind(&a, "u", "d"));
+        assert_ne!(bind(&a, "t", "d"), bind(&a, "t", "e"));
+        // Lengths are part of the binding: "ab"+"c" is not "a"+"bc".
+        assert_ne!(bind(&a, "ab", "c"), bind(&a, "a", "bc"));
     }
 }

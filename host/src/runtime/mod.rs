@@ -570,8 +570,13 @@ impl Runtime {
             Ok(_) => "ok",
             Err(f) => f.cause.kind(),
         };
-        if let Err(failure) = &result {
-            tracing::warn!("{failure}");
+        match &result {
+            // Not a failure: the call goes on in the client's next round.
+            Err(failure) if failure.cause == FailureCause::InputDeferred => {
+                tracing::info!("{failure}")
+            }
+            Err(failure) => tracing::warn!("{failure}"),
+            Ok(_) => {}
         }
         audit(
             Some(plugin),

@@ -584,3 +584,27 @@ fn the_typescript_v2_client_answers_the_guests_requests_on_a_stateless_http_serv
         json!({"first": {"answer": "Ada"}, "second": {"answer": "green"}})
     );
 }
+
+#[test]
+fn the_requests_to_the_client_count_against_the_calls_result_size() {
+    let setup = setup(&format!(
+        "[plugins.asker]\nmax_result_size = \"2KiB\"\n{GRANTED}"
+    ));
+    let mut s = start(&setup, &[]);
+    let mut args = elicit_args();
+    args["message"] = json!("x".repeat(4096));
+    let refused = call(&mut s, "elicit", args, json!({}));
+    let r = result(&refused);
+    assert_eq!(r["isError"], true, "{refused}");
+    let message = text(r);
+    assert!(
+        message.contains("failed: this request would bring")
+            && message.contains("`max_result_size` in [plugins.asker]"),
+        "{message}"
+    );
+    // A request within the limit is asked.
+    assert!(
+        input_requests(&call(&mut s, "elicit", elicit_args(), json!({})))
+            .contains_key("elicitation-1")
+    );
+}

@@ -106,6 +106,8 @@ impl Capability for ClientPolicy {
             config_file: call.config_file.clone(),
             asked: 0,
             keys: HashSet::new(),
+            budget: call.limits.max_result_bytes,
+            spent: 0,
         }
     }
 
@@ -156,6 +158,11 @@ pub struct ClientState {
     asked: u32,
     /// The keys used so far in this run.
     keys: HashSet<String>,
+    /// The bytes the run's requests may take in all (`max_result_size`:
+    /// at 2026-07-28 they travel to the client in the call's result).
+    budget: u64,
+    /// The bytes its requests have taken so far.
+    spent: u64,
 }
 
 /// The trap that ends a call whose request to the client is answered in a
@@ -191,6 +198,34 @@ enum Ask {
 }
 
 impl Ask {
+    /// About how many bytes the request takes on the wire: the text and
+    /// media the guest controls.
+    fn size(&self) -> u64 {
+        let bytes = match self {
+            Ask::Sampling(r) => {
+                let content: usize = r
+                    .messages
+                    .iter()
+                    .flat_map(|m| &m.content)
+                    .map(|c| match c {
+                        SamplingContent::Text(t) => t.len(),
+                        // Base64 on the wire.
+                        SamplingContent::Image { data, mime_type }
+                        | SamplingContent::Audio { data, mime_type } => {
+                            data.len().div_ceil(3) * 4 + mime_type.len()
+                        }
+                    })
+                    .sum();
+                content
+                    + r.system_prompt.as_ref().map_or(0, String::len)
+                    + r.stop_sequences.iter().map(String::len).sum::<usize>()
+            }
+            Ask::Elicitation(r) => r.message.len() + r.requested_schema.to_string().len(),
+            Ask::Roots => 0,
+        };
+        bytes as u64
+    }
+
     fn kind(&self) -> ClientRequestKind {
         match self {
             Ask::Sampling(_) => ClientRequestKind::Sampling,
@@ -380,6 +415,23 @@ impl ClientState {
         Ok(key)
     }
 
+    /// Counts `ask` against the run's budget for requests to the client; why
+    /// not if it does not fit.
+    fn charge(&mut self, ask: &Ask) -> Result<(), String> {
+        let size = ask.size();
+        if self.spent.saturating_add(size) > self.budget {
+            return Err(format!(
+                "this request would bring the call's requests to the client to {} bytes, over its limit of {} bytes (`max_result_size` in [{}], {})",
+                self.spent.saturating_add(size),
+                self.budget,
+                self.section,
+                self.config_file
+            ));
+        }
+        self.spent += size;
+        Ok(())
+    }
+
     /// Checks the policy for `kind`; the guest's "denied" error if it is not
     /// granted.
     fn check_grant(&self, kind: ClientRequestKind) -> Result<(), ClientRequestError> {
@@ -443,7 +495,10 @@ impl ClientState {
         for (given, ask, kind) in requests {
             let answer = match (self.key(kind, given), ask) {
                 (Err(problem), _) | (_, Err(problem)) => Err(ClientRequestError::Failed(problem)),
-                (Ok(key), Ok(ask)) => self.send(&key, ask).await,
+                (Ok(key), Ok(ask)) => match self.charge(&ask) {
+                    Err(problem) => Err(ClientRequestError::Failed(problem)),
+                    Ok(()) => self.send(&key, ask).await,
+                },
             };
             deferred |= matches!(answer, Err(ClientRequestError::Deferred));
             answers.push(answer.map_err(request_error));

@@ -197,12 +197,12 @@ impl ServerHandler for McpServer {
         if more {
             result.next_cursor = Some(cursor::encode(names[range.end - 1]));
         }
-        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
-            // The same tools for every client: any cache may keep the list.
-            result.ttl_ms = Some(self.list_ttl_ms());
-            result.cache_scope = Some(CacheScope::Public);
-            server_info_meta(&mut result.meta);
-        }
+        self.list_hints(
+            &context,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+            &mut result.meta,
+        );
         Ok(result)
     }
 
@@ -212,11 +212,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let mut result = ListResourcesResult::default();
-        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
-            result.ttl_ms = Some(self.list_ttl_ms());
-            result.cache_scope = Some(CacheScope::Public);
-            server_info_meta(&mut result.meta);
-        }
+        self.list_hints(
+            &context,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+            &mut result.meta,
+        );
         Ok(result)
     }
 
@@ -226,11 +227,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         let mut result = ListResourceTemplatesResult::default();
-        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
-            result.ttl_ms = Some(self.list_ttl_ms());
-            result.cache_scope = Some(CacheScope::Public);
-            server_info_meta(&mut result.meta);
-        }
+        self.list_hints(
+            &context,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+            &mut result.meta,
+        );
         Ok(result)
     }
 
@@ -240,11 +242,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         let mut result = ListPromptsResult::default();
-        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
-            result.ttl_ms = Some(self.list_ttl_ms());
-            result.cache_scope = Some(CacheScope::Public);
-            server_info_meta(&mut result.meta);
-        }
+        self.list_hints(
+            &context,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+            &mut result.meta,
+        );
         Ok(result)
     }
 
@@ -414,9 +417,21 @@ impl ServerHandler for McpServer {
 }
 
 impl McpServer {
-    /// `ttlMs` for list results.
-    fn list_ttl_ms(&self) -> u64 {
-        u64::try_from(self.options.list_ttl.as_millis()).unwrap_or(u64::MAX)
+    /// A 2026-07-28 list result's caching hints (SEP-2549) and the server's
+    /// identity: the lists are the same for every client, so any cache may
+    /// keep them for the policy's `list_ttl`. Older revisions get neither.
+    fn list_hints(
+        &self,
+        context: &RequestContext<RoleServer>,
+        ttl_ms: &mut Option<u64>,
+        scope: &mut Option<CacheScope>,
+        meta: &mut Option<MetaObject>,
+    ) {
+        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
+            *ttl_ms = Some(u64::try_from(self.options.list_ttl.as_millis()).unwrap_or(u64::MAX));
+            *scope = Some(CacheScope::Public);
+            server_info_meta(meta);
+        }
     }
 }
 

@@ -201,9 +201,11 @@ struct HttpArgs {
     #[arg(long = "allowed-origin", value_name = "ORIGIN", requires = "http")]
     allowed_origins: Vec<String>,
     /// Serve each HTTP request on its own, without `Mcp-Session-Id`
-    /// sessions, so several replicas can run behind a load balancer.
-    /// Server-to-client requests (sampling, elicitation) and
-    /// `logging/setLevel` need a session and are not available.
+    /// sessions, so several replicas can run behind a load balancer. Before
+    /// 2026-07-28, server-to-client requests (sampling, elicitation, roots)
+    /// and `logging/setLevel` need a session and are not available; at
+    /// 2026-07-28 a guest's requests reach the client in rounds (give the
+    /// replicas one `--request-state-key-env`).
     #[arg(long, requires = "http")]
     stateless: bool,
 }

@@ -81,7 +81,18 @@ impl McpServer {
 /// tool result with `isError: true` (SEP-1303), so the model can correct
 /// them; earlier revisions answer with JSON-RPC error -32602.
 fn schema_errors_are_results(version: Option<&ProtocolVersion>) -> bool {
+    from_2025_11_25(version)
+}
+
+/// The session speaks revision 2025-11-25 or later (or did not say).
+fn from_2025_11_25(version: Option<&ProtocolVersion>) -> bool {
     version.is_none_or(|v| v.as_str() >= ProtocolVersion::V_2025_11_25.as_str())
+}
+
+/// Tools have `icons` from revision 2025-11-25 on (SEP-973); earlier
+/// revisions' schemas have no such field, so their clients get none.
+fn tools_have_icons(version: Option<&ProtocolVersion>) -> bool {
+    from_2025_11_25(version)
 }
 
 /// From revision 2026-07-28 on there is no session-wide logging level: each
@@ -133,8 +144,9 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let icons = tools_have_icons(context.protocol_version().as_ref());
         self.runtime.wait_until_loaded().await;
         let after = request
             .and_then(|r| r.cursor)
@@ -147,7 +159,13 @@ impl ServerHandler for McpServer {
         let mut result = ListToolsResult::with_all_items(
             catalog.tools()[range.clone()]
                 .iter()
-                .map(convert::tool)
+                .map(|info| {
+                    let mut tool = convert::tool(info);
+                    if !icons {
+                        tool.icons = None;
+                    }
+                    tool
+                })
                 .collect(),
         );
         if more {
@@ -175,8 +193,8 @@ impl ServerHandler for McpServer {
         );
         // Dropping the runtime's call future stops the guest and frees its
         // instance; rmcp sends no response to a cancelled request.
-        let outcome = tokio::select! {
-            outcome = self.runtime.call(&request.name, request.arguments, &self.caller, events.clone()) => outcome,
+        let called = tokio::select! {
+            called = self.runtime.call(&request.name, request.arguments, &self.caller, events.clone()) => called,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled");
                 events.finish().await;
@@ -189,27 +207,28 @@ impl ServerHandler for McpServer {
         // sessions rmcp sends progress on the call's stream but log messages
         // on the session's GET stream, which has no order with the response.
         events.finish().await;
-        match outcome {
-            Ok(output) => Ok(convert::output(&output).into()),
-            Err(CallError::UnknownTool(name)) => Err(McpError::invalid_params(
-                format!("unknown tool {name:?}; tools/list shows the available tools"),
-                Some(json!({ "tool": name })),
-            )),
+        let result = match called.result {
+            Ok(output) => convert::output(&output),
+            Err(CallError::UnknownTool(name)) => {
+                return Err(McpError::invalid_params(
+                    format!("unknown tool {name:?}; tools/list shows the available tools"),
+                    Some(json!({ "tool": name })),
+                ));
+            }
             Err(e @ CallError::InvalidArguments { .. }) => {
                 if schema_errors_are_results(version.as_ref()) {
-                    Ok(convert::error_result(e.to_string()).into())
+                    convert::error_result(e.to_string())
                 } else {
                     let CallError::InvalidArguments { problems, .. } = &e else {
                         unreachable!("matched above")
                     };
                     let data = json!({ "problems": problems });
-                    Err(McpError::invalid_params(e.to_string(), Some(data)))
+                    return Err(McpError::invalid_params(e.to_string(), Some(data)));
                 }
             }
-            Err(CallError::Failed(failure)) => {
-                Ok(convert::error_result(failure.to_string()).into())
-            }
-        }
+            Err(CallError::Failed(failure)) => convert::error_result(failure.to_string()),
+        };
+        Ok(convert::with_receipt(result, called.receipt.as_ref()).into())
     }
 }
 

@@ -15,6 +15,7 @@ use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::error::{LoadError, clip};
 use super::exports::Exports;
+use super::icons;
 use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
@@ -29,6 +30,8 @@ pub struct Plugin {
     pub name: Arc<str>,
     /// The file it was loaded from.
     pub path: PathBuf,
+    /// The SHA-256 of that file.
+    pub digest: Sha256Digest,
     pub(crate) exports: Exports,
     /// Its tools, in the order the plugin listed them.
     pub tools: Vec<PluginTool>,
@@ -96,8 +99,8 @@ pub(crate) async fn load(
     let stamp = FileStamp::of(path);
     let name: Arc<str> = plugin_name(path).into();
     let policy = resolve_policy(policies, &name, path)?;
-    let component = compile(engine, cache, path, Pin::of(&policy)).await?;
-    let mut plugin = instantiate(linker, idle, name, Arc::new(policy), path, &component).await?;
+    let compiled = compile(engine, cache, path, Pin::of(&policy)).await?;
+    let mut plugin = instantiate(linker, idle, name, Arc::new(policy), path, &compiled).await?;
     plugin.stamp = stamp;
     tracing::info!(
         plugin = %plugin.name,
@@ -165,6 +168,13 @@ async fn off_the_workers<R: Send + 'static>(
     .await
 }
 
+/// A plugin file compiled, and the SHA-256 of the file.
+#[derive(Debug, Clone)]
+pub(crate) struct Compiled {
+    pub component: Component,
+    pub digest: Sha256Digest,
+}
+
 /// Reads the file at `path`, checks it against the digest `pin` (if any),
 /// checks that it is a component, and takes it from `cache` or compiles it
 /// (on the blocking pool, a few at a time: Cranelift takes a while) and
@@ -175,7 +185,7 @@ pub(crate) async fn compile(
     cache: Option<&Arc<CompileCache>>,
     path: &Path,
     pin: Option<Pin>,
-) -> Result<Component, LoadError> {
+) -> Result<Compiled, LoadError> {
     let bytes = tokio::fs::read(path)
         .await
         .map_err(|source| LoadError::Read {
@@ -197,11 +207,11 @@ fn compile_blocking(
     path: &Path,
     bytes: &[u8],
     pin: Option<Pin>,
-) -> Result<Component, LoadError> {
+) -> Result<Compiled, LoadError> {
     let started = std::time::Instant::now();
     let plugin = plugin_name(path);
+    let digest = Sha256Digest::of(bytes);
     if let Some(pin) = pin
-        && let digest = Sha256Digest::of(bytes)
         && pin.digest != digest
     {
         return Err(LoadError::Digest {
@@ -231,7 +241,7 @@ fn compile_blocking(
             elapsed_ms = started.elapsed().as_millis() as u64,
             "loaded from cache"
         );
-        return Ok(component);
+        return Ok(Compiled { component, digest });
     }
     let component = Component::from_binary(engine, bytes).map_err(|e| LoadError::Compile {
         path: path.to_owned(),
@@ -240,13 +250,13 @@ fn compile_blocking(
     tracing::info!(
         plugin,
         elapsed_ms = started.elapsed().as_millis() as u64,
-        sha256 = %Sha256Digest::of(bytes),
+        sha256 = %digest,
         "compiled"
     );
     if let (Some(cache), Some(key)) = (cache, &key) {
         cache.put(key, &component, &plugin);
     }
-    Ok(component)
+    Ok(Compiled { component, digest })
 }
 
 /// Links a compiled component against the host, checks it targets our
@@ -260,10 +270,10 @@ pub(crate) async fn instantiate(
     name: Arc<str>,
     policy: Arc<Policy>,
     path: &Path,
-    component: &Component,
+    compiled: &Compiled,
 ) -> Result<Plugin, LoadError> {
     let pre = linker
-        .instantiate_pre(component)
+        .instantiate_pre(&compiled.component)
         .map_err(|e| LoadError::Link {
             path: path.to_owned(),
             reason: format!("{e:#}"),
@@ -313,6 +323,7 @@ pub(crate) async fn instantiate(
     Ok(Plugin {
         name,
         path: path.to_owned(),
+        digest: compiled.digest,
         exports,
         tools,
         slots: Arc::new(Semaphore::new(
@@ -327,7 +338,7 @@ pub(crate) async fn instantiate(
 }
 
 /// The bytes a tool definition adds to its plugin's tool list: its name,
-/// title, description and schemas.
+/// title, description, schemas and icons.
 fn definition_size(def: &wit::ToolDefinition) -> u64 {
     let optional = |s: &Option<String>| s.as_ref().map_or(0, String::len);
     (def.name.len()
@@ -335,7 +346,8 @@ fn definition_size(def: &wit::ToolDefinition) -> u64 {
         + def.description.len()
         + def.input_schema.len()
         + optional(&def.output_schema)
-        + optional(&def.annotations.title)) as u64
+        + optional(&def.annotations.title)
+        + icons::size(&def.icons)) as u64
 }
 
 /// Holds a plugin's tool list to its policy's bounds (`max_tools`,
@@ -386,7 +398,7 @@ fn check_bounds(
         return Err(over(
             "max_tool_list_size",
             format!(
-                "its tool list (names, titles, descriptions and schemas) is {}",
+                "its tool list (names, titles, descriptions, schemas and icons) is {}",
                 bytes(total)
             ),
             bytes(limits.max_tool_list_bytes),
@@ -420,6 +432,7 @@ fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginToo
                 "the description is empty; clients and models need one".into(),
             ));
         }
+        icons::check(&def.icons).map_err(invalid)?;
         let input = Schema::compile_object("input schema", &def.input_schema).map_err(invalid)?;
         let output = def
             .output_schema
@@ -434,6 +447,7 @@ fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginToo
             name: def.name,
             title: def.title,
             description: def.description,
+            icons: def.icons.into_iter().map(Into::into).collect(),
         });
     }
     Ok(tools)
@@ -457,6 +471,7 @@ mod tests {
                 idempotent_hint: None,
                 open_world_hint: None,
             },
+            icons: Vec::new(),
         }
     }
 
@@ -507,18 +522,24 @@ mod tests {
         assert!(check_bounds(Path::new("p.wasm"), &policy(3, 17, 102), &three).is_ok());
         assert_eq!(
             refusal(&policy(3, 17, 101), &three),
-            "plugins/p.wasm: its tool list (names, titles, descriptions and schemas) is 102 bytes, over the limit of 101 bytes (raise `plugins.p.max_tool_list_size` in /etc/mcp-wasm-host.toml)"
+            "plugins/p.wasm: its tool list (names, titles, descriptions, schemas and icons) is 102 bytes, over the limit of 101 bytes (raise `plugins.p.max_tool_list_size` in /etc/mcp-wasm-host.toml)"
         );
     }
 
     #[test]
-    fn titles_and_annotation_titles_count_toward_the_tool_list() {
+    fn titles_annotation_titles_and_icons_count_toward_the_tool_list() {
         let mut d = def("t", SCHEMA);
         let before = definition_size(&d);
         d.title = Some("Title".into());
         d.annotations.title = Some("Other".into());
         d.output_schema = Some(SCHEMA.into());
-        assert_eq!(definition_size(&d), before + 5 + 5 + 17);
+        d.icons = vec![wit::Icon {
+            src: "https://a.example/i.png".into(),
+            mime_type: Some("image/png".into()),
+            sizes: vec!["48x48".into()],
+            theme: None,
+        }];
+        assert_eq!(definition_size(&d), before + 5 + 5 + 17 + 23 + 9 + 5);
     }
 
     #[test]

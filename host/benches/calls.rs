@@ -142,6 +142,7 @@ fn in_host(iterations: usize) {
                     let out = runtime
                         .call(tool, args, &Caller::new(), Arc::new(NoEvents))
                         .await
+                        .result
                         .unwrap();
                     let elapsed = t.elapsed();
                     assert!(!out.is_error);

@@ -249,6 +249,7 @@ fn audited_call(rt: &tokio::runtime::Runtime, runtime: &Runtime) -> (u64, u64) {
                 &Caller::new(),
                 Arc::new(NoEvents),
             ))
+            .result
             .unwrap();
         assert!(!out.is_error);
     });
@@ -278,6 +279,7 @@ async fn word_count(runtime: &Runtime) -> ToolOutput {
             Arc::new(NoEvents),
         )
         .await
+        .result
         .unwrap()
 }
 

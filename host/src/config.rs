@@ -129,6 +129,7 @@ section_spec! {
     rate_limit: u32,
     client_rate_limit: u32,
     audit_arguments: bool,
+    receipts: bool,
     log_lines: u64,
     log_bytes: ByteSize,
     host_resources: u32,
@@ -370,6 +371,7 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
         .client_rate_limit
         .unwrap_or(limits.client_rate_limit_per_minute);
     limits.audit_arguments = s.audit_arguments.unwrap_or(limits.audit_arguments);
+    limits.receipts = s.receipts.unwrap_or(limits.receipts);
     limits.max_tools = s.max_tools.unwrap_or(limits.max_tools);
     limits.reuse_instances = s.reuse_instances.unwrap_or(limits.reuse_instances);
     set(
@@ -810,6 +812,7 @@ mod documentation {
                 d.client_rate_limit_per_minute
             ),
             format!("| `audit_arguments` | boolean | `{}` |", d.audit_arguments),
+            format!("| `receipts` | boolean | `{}` |", d.receipts),
             format!("| `log_lines` | integer | `{}` |", int(d.log_lines)),
             format!("| `log_bytes` | size | `\"{}\"` |", bytes(d.log_bytes)),
             format!(

@@ -103,7 +103,7 @@ impl<'a> Report<'a> {
     }
 
     /// The report as one JSON object with stable keys: `file`, `plugin`,
-    /// `world`, `wit_version`, `host_wit_version`, `supported`, `exports`,
+    /// `sha256`, `world`, `wit_version`, `host_wit_version`, `supported`, `exports`,
     /// `tools`, `imports`, `policy` and `errors`.
     pub fn json(&self) -> Result<Value, InspectError> {
         let i = self.inspection;
@@ -116,6 +116,7 @@ impl<'a> Report<'a> {
         Ok(json!({
             "file": i.path.display().to_string(),
             "plugin": i.plugin,
+            "sha256": i.sha256.map(|d| d.to_string()),
             "world": world.map(|w| w.world()),
             "wit_version": world.and_then(|w| w.version.clone()),
             "host_wit_version": WIT_VERSION,
@@ -147,6 +148,7 @@ impl<'a> Report<'a> {
                 "rate_limit_per_minute": l.rate_limit_per_minute,
                 "client_rate_limit_per_minute": l.client_rate_limit_per_minute,
                 "audit_arguments": l.audit_arguments,
+                "receipts": l.receipts,
                 "reuse_instances": l.reuse_instances,
             },
         });
@@ -164,6 +166,9 @@ impl<'a> Report<'a> {
         let mut out = String::new();
         line(&mut out, 0, TOP, "plugin", &i.plugin);
         line(&mut out, 0, TOP, "file", &i.path.display().to_string());
+        if let Some(digest) = &i.sha256 {
+            line(&mut out, 0, TOP, "sha256", &digest.to_string());
+        }
         line(&mut out, 0, TOP, "world", &self.world_text());
         for e in &i.errors {
             line(&mut out, 0, TOP, "error", &e.to_string());
@@ -330,6 +335,10 @@ impl<'a> Report<'a> {
                 if l.audit_arguments { "yes" } else { "no" }.to_string(),
             ),
             (
+                "call receipts",
+                if l.receipts { "yes" } else { "no" }.to_string(),
+            ),
+            (
                 "instance reuse",
                 if l.reuse_instances <= 1 {
                     "off: a fresh instance per call".to_string()
@@ -376,9 +385,10 @@ impl<'a> Report<'a> {
             let _ = writeln!(out, "  {name}");
             // The fields in reading order; anything else `tools/list` would
             // carry comes after them.
-            const ORDER: [&str; 5] = [
+            const ORDER: [&str; 6] = [
                 "title",
                 "description",
+                "icons",
                 "annotations",
                 "inputSchema",
                 "outputSchema",
@@ -395,6 +405,9 @@ impl<'a> Report<'a> {
                 };
                 let text = match (key.as_str(), value) {
                     (_, Value::String(s)) => words(s, WIDTH - TOOL_VALUES),
+                    ("icons", Value::Array(icons)) => {
+                        icons.iter().map(icon_text).collect::<Vec<_>>().join("\n")
+                    }
                     ("annotations", Value::Object(a)) => {
                         let hints: Vec<String> =
                             a.iter().map(|(k, v)| format!("{k}: {v}")).collect();
@@ -431,6 +444,33 @@ fn line(out: &mut String, indent: usize, width: usize, label: &str, value: &str)
 }
 
 /// `text` with its lines broken at spaces to fit `width` where they can.
+/// One icon on one line: its `src` (a `data:` URI shortened to its header
+/// and size), then its MIME type, sizes and theme when it has them.
+fn icon_text(icon: &Value) -> String {
+    let src = icon["src"].as_str().unwrap_or_default();
+    let mut parts = vec![match src.split_once(',') {
+        Some((header, data))
+            if src
+                .get(..5)
+                .is_some_and(|s| s.eq_ignore_ascii_case("data:")) =>
+        {
+            format!("{header},… ({})", bytes(data.len() as u64))
+        }
+        _ => src.to_string(),
+    }];
+    if let Some(mime) = icon["mimeType"].as_str() {
+        parts.push(mime.to_string());
+    }
+    if let Some(sizes) = icon["sizes"].as_array() {
+        let sizes: Vec<&str> = sizes.iter().filter_map(Value::as_str).collect();
+        parts.push(sizes.join(" "));
+    }
+    if let Some(theme) = icon["theme"].as_str() {
+        parts.push(format!("{theme} theme"));
+    }
+    parts.join(", ")
+}
+
 fn words(text: &str, width: usize) -> String {
     let mut out = String::new();
     for (n, paragraph) in text.lines().enumerate() {

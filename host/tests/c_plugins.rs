@@ -119,6 +119,16 @@ fn the_calc_plugin_lists_evaluate_with_the_schemas_and_hints_its_table_declares(
         tool["annotations"].get("destructiveHint").is_none(),
         "an unset hint is left out: {tool}"
     );
+    let icon = &tool["icons"][0];
+    assert!(
+        icon["src"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/svg+xml;base64,PHN2Zy"),
+        "{tool}"
+    );
+    assert_eq!(icon["mimeType"], "image/svg+xml");
+    assert_eq!(icon["sizes"], json!(["any"]));
 }
 
 #[test]

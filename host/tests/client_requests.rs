@@ -4,7 +4,7 @@
 //! and the tool's result shows what the plugin received. Also: a client
 //! without the capability, a plugin without the policy grant, a client that
 //! answers with an error, a call cancelled or timed out while it waits, and
-//! a plugin built against WIT 0.1.0.
+//! plugins built against WIT 0.1.0 and 0.1.1.
 
 #![allow(clippy::unwrap_used)]
 
@@ -28,12 +28,17 @@ struct Setup {
 
 /// The asker plugin, with a policy file holding `policy`.
 fn setup(policy: &str) -> Setup {
+    setup_with(&[test_artifacts::ASKER], policy)
+}
+
+/// The plugin files `plugins`, with a policy file holding `policy`.
+fn setup_with(plugins: &[&str], policy: &str) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("mcp-wasm-host.toml");
     std::fs::write(&config, policy).unwrap();
     Setup {
         _dir: dir,
-        plugins: plugin_dir(&[test_artifacts::ASKER]),
+        plugins: plugin_dir(plugins),
         config,
     }
 }
@@ -383,4 +388,45 @@ fn a_plugin_built_against_wit_0_1_0_still_loads_and_runs() {
     let result = s.call_ok("legacy_echo", json!({"text": "old but gold"}));
     assert_eq!(text(&result), "legacy: old but gold");
     s.wait_for_stderr("legacy plugin called");
+}
+
+#[test]
+fn a_plugin_built_against_wit_0_1_1_still_samples_and_elicits() {
+    let setup = setup_with(
+        &[test_artifacts::LEGACY011, test_artifacts::LEGACY],
+        "[plugins.legacy011.client]\nsampling = true\nelicitation = true\n",
+    );
+    let mut s = start(&setup, capable());
+    let (tools, _) = s.list_all_tools();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["legacy_ask", "legacy_echo"]);
+    assert!(tools.iter().all(|t| t.get("icons").is_none()), "{tools:?}");
+
+    let id = call(&mut s, "legacy_ask", json!({}));
+    let request = next_request(&mut s);
+    assert_eq!(request["method"], "sampling/createMessage", "{request}");
+    answer(
+        &mut s,
+        &request,
+        json!({"role": "assistant", "content": {"type": "text", "text": "Teal."}, "model": "m-1"}),
+    );
+    let request = next_request(&mut s);
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    assert_eq!(request["params"]["message"], "Your name?");
+    answer(
+        &mut s,
+        &request,
+        json!({"action": "accept", "content": {"name": "Ada"}}),
+    );
+    let resp = response(&mut s, id);
+    assert_eq!(
+        text(&resp["result"]),
+        r#"model m-1 said Teal.; user did accept with {"name":"Ada"}"#,
+        "{resp}"
+    );
+    s.wait_for_stderr("legacy 0.1.1 plugin called");
+    // The 0.1.0 plugin next to it works as before.
+    let result = s.call_ok("legacy_echo", json!({"text": "still here"}));
+    assert_eq!(text(&result), "legacy: still here");
 }

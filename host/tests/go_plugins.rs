@@ -90,6 +90,11 @@ fn the_regex_plugin_lists_three_tools_whose_schemas_come_from_the_go_types() {
         find["annotations"].get("destructiveHint").is_none(),
         "an unset hint is left out: {find}"
     );
+    assert_eq!(
+        find["icons"],
+        json!([{"src": "https://mcp-wasm-host.example/icons/regex.png", "mimeType": "image/png",
+                "sizes": ["48x48"], "theme": "dark"}])
+    );
 
     let input = &find["inputSchema"];
     assert_eq!(input["required"], json!(["pattern", "text"]));

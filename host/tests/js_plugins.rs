@@ -106,6 +106,11 @@ fn the_markdown_plugin_lists_its_tools_with_the_schemas_its_builder_made() {
         json!(["headers", "rows"])
     );
     assert!(tool(&tools, "format_table").get("outputSchema").is_none());
+    assert_eq!(
+        tool(&tools, "format_table")["icons"],
+        json!([{"src": "https://mcp-wasm-host.example/icons/table.png", "mimeType": "image/png",
+                "sizes": ["48x48"], "theme": "light"}])
+    );
 }
 
 #[test]

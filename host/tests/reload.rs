@@ -87,6 +87,7 @@ async fn reloads_swap_the_catalog_and_tell_the_subscribers() {
             Arc::new(NoEvents),
         )
         .await
+        .result
         .unwrap();
     assert!(format!("{out:?}").contains("b:"), "{out:?}");
 

@@ -120,6 +120,7 @@ async fn call_count(rt: &Runtime) -> String {
     let out = rt
         .call("count", arguments(), &Caller::new(), Arc::new(NoEvents))
         .await
+        .result
         .unwrap();
     match &out.content[0] {
         mcp_wasm_host::runtime::Content::Text { text, .. } => text.clone(),
@@ -193,6 +194,7 @@ async fn idle_instances_never_keep_a_load_or_a_call_from_running() {
     let look = rt
         .call("look", arguments(), &Caller::new(), Arc::new(NoEvents))
         .await
+        .result
         .unwrap();
     assert!(!look.is_error, "{look:?}");
     assert_eq!(call_count(&rt).await, "1", "and again");

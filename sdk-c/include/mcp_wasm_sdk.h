@@ -209,6 +209,25 @@ const mcp_value *mcp_elicit(const char *message, const char *requested_schema, m
 /** A behaviour hint: unset (the MCP default), no or yes. */
 typedef enum mcp_hint { MCP_UNSET = 0, MCP_NO, MCP_YES } mcp_hint;
 
+/** The theme an icon is drawn for: any (the default), light or dark. */
+typedef enum mcp_icon_theme { MCP_THEME_ANY = 0, MCP_THEME_LIGHT, MCP_THEME_DARK } mcp_icon_theme;
+
+/**
+ * An icon clients may show for a tool. `src` is an `https:` URL or a
+ * `data:` URI of an image (at most 64 KiB); `mime_type` (optional) e.g.
+ * "image/png"; `sizes` (optional) space-separated `WxH` or `any`, e.g.
+ * "48x48 96x96".
+ */
+typedef struct mcp_icon {
+    const char *src;
+    const char *mime_type;
+    const char *sizes;
+    mcp_icon_theme theme;
+} mcp_icon;
+
+/** A tool's icons for its `.icons` field: MCP_ICONS({.src = "..."}, ...). */
+#define MCP_ICONS(...) ((const mcp_icon[]){__VA_ARGS__, {0}})
+
 /** A tool's handler: its arguments, validated against the input schema. */
 typedef mcp_result (*mcp_handler)(const mcp_value *args);
 
@@ -221,12 +240,13 @@ typedef struct mcp_tool {
     const char *title;         /* optional: display name */
     const char *output_schema; /* optional: schema of mcp_value results */
     mcp_hint read_only, destructive, idempotent, open_world;
+    const mcp_icon *icons;     /* optional: MCP_ICONS(...), at most 8 */
 } mcp_tool;
 
 /**
  * A tool entry: name, description, input schema (JSON text; MCP_JSON helps),
  * handler, then optional designated fields: .title, .output_schema,
- * .read_only, .destructive, .idempotent, .open_world.
+ * .read_only, .destructive, .idempotent, .open_world, .icons.
  */
 #define MCP_TOOL(name_, description_, input_schema_, handler_, ...)                  \
     {.name = (name_), .description = (description_), .input_schema = (input_schema_), \

@@ -64,6 +64,40 @@ static plugin_option_bool_t hint(mcp_hint h) {
     return o;
 }
 
+/* The icons of a tool (a table ended by an entry without `src`). */
+static void icons(tool_definition *d, const mcp_icon *table) {
+    size_t n = 0;
+    while (table != NULL && table[n].src != NULL) n++;
+    d->icons.len = 0;
+    if (n == 0) return;
+    d->icons.ptr = calloc(n, sizeof d->icons.ptr[0]);
+    if (d->icons.ptr == NULL) return; /* The tool then has no icons. */
+    for (size_t i = 0; i < n; i++) {
+        const mcp_icon *in = &table[i];
+        __typeof__(d->icons.ptr[0]) *out = &d->icons.ptr[i];
+        own(&out->src, in->src);
+        out->mime_type = some_string(in->mime_type);
+        /* `sizes`: space-separated words. */
+        const char *s = in->sizes == NULL ? "" : in->sizes;
+        size_t words = 0;
+        for (const char *p = s; *p != '\0'; p++)
+            if (*p != ' ' && (p == s || p[-1] == ' ')) words++;
+        out->sizes.ptr = words == 0 ? NULL : calloc(words, sizeof out->sizes.ptr[0]);
+        out->sizes.len = 0;
+        for (const char *p = s; out->sizes.ptr != NULL && *p != '\0';) {
+            while (*p == ' ') p++;
+            size_t len = strcspn(p, " ");
+            if (len == 0) break;
+            out->sizes.ptr[out->sizes.len++] = take(strndup(p, len), len);
+            p += len;
+        }
+        out->theme.is_some = in->theme != MCP_THEME_ANY;
+        out->theme.val = in->theme == MCP_THEME_DARK ? MCP_WASM_HOST_PLUGIN_TYPES_ICON_THEME_DARK
+                                                     : MCP_WASM_HOST_PLUGIN_TYPES_ICON_THEME_LIGHT;
+    }
+    d->icons.len = n;
+}
+
 void exports_mcp_wasm_host_plugin_tools_list_tools(
     exports_mcp_wasm_host_plugin_tools_list_tool_definition_t *ret) {
     ret->len = 0;
@@ -82,6 +116,7 @@ void exports_mcp_wasm_host_plugin_tools_list_tools(
         d->annotations.destructive_hint = hint(t->destructive);
         d->annotations.idempotent_hint = hint(t->idempotent);
         d->annotations.open_world_hint = hint(t->open_world);
+        icons(d, t->icons);
     }
     ret->len = mcp_tool_count;
 }

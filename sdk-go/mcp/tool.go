@@ -48,6 +48,32 @@ type Tool struct {
 	Idempotent Hint
 	// The tool talks to an open world, such as the web (MCP default: Yes).
 	OpenWorld Hint
+	// Icons clients may show for the tool (none by default; at most 8).
+	Icons []Icon
+}
+
+// Theme is the theme an icon is drawn for.
+type Theme uint8
+
+const (
+	// AnyTheme suits any theme (the default).
+	AnyTheme Theme = iota
+	// Light is for a light background.
+	Light
+	// Dark is for a dark background.
+	Dark
+)
+
+// Icon is an icon clients may show for a tool.
+type Icon struct {
+	// An https: URL, or a data: URI of an image (at most 64 KiB).
+	Src string
+	// The image's MIME type, e.g. "image/png"; "" for unset.
+	MIMEType string
+	// WxH sizes ("48x48") or "any"; nil for unset.
+	Sizes []string
+	// The theme it is drawn for.
+	Theme Theme
 }
 
 // definition is a registered tool as list-tools sends it.

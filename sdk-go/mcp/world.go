@@ -45,7 +45,23 @@ func listToolsExport() []wit.ToolDefinition {
 				IdempotentHint:  optHint(d.Idempotent),
 				OpenWorldHint:   optHint(d.OpenWorld),
 			},
+			Icons: icons(d.Icons),
 		}
+	}
+	return out
+}
+
+func icons(in []Icon) []wit.Icon {
+	out := make([]wit.Icon, 0, len(in))
+	for _, i := range in {
+		theme := witTypes.None[wit.IconTheme]()
+		switch i.Theme {
+		case Light:
+			theme = witTypes.Some(wit.IconThemeLight)
+		case Dark:
+			theme = witTypes.Some(wit.IconThemeDark)
+		}
+		out = append(out, wit.Icon{Src: utf8Text(i.Src), MimeType: optString(i.MIMEType), Sizes: i.Sizes, Theme: theme})
 	}
 	return out
 }

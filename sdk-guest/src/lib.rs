@@ -145,7 +145,7 @@ pub use error::{ToolError, ToolResult};
 pub use host::{log, progress};
 pub use output::{Annotations, Content, Output, ResourceBody, Role};
 pub use router::{Plugin, Router};
-pub use tool::{Hints, NoArgs, ToolDef};
+pub use tool::{Hints, Icon, IconTheme, NoArgs, ToolDef};
 
 /// Re-export of `schemars`, for `#[derive(JsonSchema)]` attributes such as
 /// `#[schemars(range(min = 1))]`.
@@ -163,8 +163,8 @@ pub use serde_json;
 /// put `#[serde(crate = "mcp_wasm_sdk::serde")]` on each derived type).
 pub mod prelude {
     pub use crate::{
-        NoArgs, Output, Plugin, Router, ToolDef, ToolError, ToolResult, export_plugin, log,
-        progress, schemars, serde_json,
+        Icon, IconTheme, NoArgs, Output, Plugin, Router, ToolDef, ToolError, ToolResult,
+        export_plugin, log, progress, schemars, serde_json,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -298,6 +298,19 @@ pub mod __private {
                 idempotent_hint: hints.idempotent,
                 open_world_hint: hints.open_world,
             },
+            icons: def.icons().iter().map(icon).collect(),
+        }
+    }
+
+    fn icon(i: &crate::Icon) -> wit::Icon {
+        wit::Icon {
+            src: i.src().to_owned(),
+            mime_type: i.get_mime_type().map(str::to_owned),
+            sizes: i.get_sizes().to_vec(),
+            theme: i.get_theme().map(|t| match t {
+                crate::IconTheme::Light => wit::IconTheme::Light,
+                crate::IconTheme::Dark => wit::IconTheme::Dark,
+            }),
         }
     }
 

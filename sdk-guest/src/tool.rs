@@ -34,6 +34,101 @@ pub struct ToolDef {
     input_schema: Option<String>,
     raw_input_schema: bool,
     output_schema: Option<String>,
+    icons: Vec<Icon>,
+}
+
+/// An icon a client may show for a tool (MCP clients from revision
+/// 2025-11-25 on). The host refuses a plugin with an invalid icon: `src` must
+/// be an `https:` URL or a `data:` URI of an image, at most 64 KiB.
+///
+/// ```
+/// use mcp_wasm_sdk::{Icon, IconTheme, ToolDef};
+///
+/// let def = ToolDef::new("draw", "Draws a square.")
+///     .icon(Icon::svg(r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"><rect width="1" height="1"/></svg>"#))
+///     .icon(Icon::new("https://example.com/draw-dark.png").mime_type("image/png").sizes(["48x48"]).theme(IconTheme::Dark));
+/// assert_eq!(def.icons().len(), 2);
+/// assert!(def.icons()[0].src().starts_with("data:image/svg+xml,%3Csvg"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Icon {
+    src: String,
+    mime_type: Option<String>,
+    sizes: Vec<String>,
+    theme: Option<IconTheme>,
+}
+
+/// The theme an icon is drawn for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IconTheme {
+    /// A light background.
+    Light,
+    /// A dark background.
+    Dark,
+}
+
+impl Icon {
+    /// An icon at `src`: an `https:` URL, or a `data:` URI holding the image.
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon {
+            src: src.into(),
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        }
+    }
+
+    /// An SVG image given as its text, as a `data:image/svg+xml` URI (sized
+    /// `any`).
+    pub fn svg(svg: &str) -> Self {
+        let mut src = String::from("data:image/svg+xml,");
+        for b in svg.bytes() {
+            if b.is_ascii_alphanumeric() || b"-_.~/=:'(),;!*".contains(&b) {
+                src.push(char::from(b));
+            } else {
+                src.push_str(&format!("%{b:02X}"));
+            }
+        }
+        Icon::new(src).mime_type("image/svg+xml").sizes(["any"])
+    }
+
+    /// The image's MIME type, e.g. `image/png`.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The sizes the image suits: `WxH` (`48x48`) or `any`.
+    pub fn sizes<S: Into<String>>(mut self, sizes: impl IntoIterator<Item = S>) -> Self {
+        self.sizes = sizes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The theme the icon is drawn for (default: any).
+    pub fn theme(mut self, theme: IconTheme) -> Self {
+        self.theme = Some(theme);
+        self
+    }
+
+    /// Where the image is.
+    pub fn src(&self) -> &str {
+        &self.src
+    }
+
+    /// Its MIME type, if set.
+    pub fn get_mime_type(&self) -> Option<&str> {
+        self.mime_type.as_deref()
+    }
+
+    /// Its sizes.
+    pub fn get_sizes(&self) -> &[String] {
+        &self.sizes
+    }
+
+    /// Its theme, if set.
+    pub fn get_theme(&self) -> Option<IconTheme> {
+        self.theme
+    }
 }
 
 /// A tool's behaviour hints (MCP tool annotations). `None` leaves the MCP
@@ -66,7 +161,20 @@ impl ToolDef {
             input_schema: None,
             raw_input_schema: false,
             output_schema: None,
+            icons: Vec::new(),
         }
+    }
+
+    /// Adds an icon clients may show for the tool (none by default; at most
+    /// 8).
+    pub fn icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// The tool's icons.
+    pub fn icons(&self) -> &[Icon] {
+        &self.icons
     }
 
     /// A human-readable name for display.

@@ -77,6 +77,17 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/**
+ * An icon clients may show for a tool: `src` is an `https:` URL or a
+ * `data:` URI of an image (at most 64 KiB); `sizes` are `WxH` or `any`.
+ */
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: "light" | "dark";
+}
+
 export interface ToolDefinition<In, Out> {
   /** 1 to 128 characters of `A-Z a-z 0-9 _ . -`, unique in the plugin. */
   name: string;
@@ -88,6 +99,8 @@ export interface ToolDefinition<In, Out> {
   /** The schema of the structured content the handler returns. */
   outputSchema?: Out;
   annotations?: ToolAnnotations;
+  /** Icons for the tool (none by default; at most 8). */
+  icons?: Icon[];
 }
 
 /** One content block; build it with `text`, `image`, `audio`, `resource` or `resourceLink`. */

@@ -21,11 +21,11 @@ See docs/python.md for the reference.
 from .content import (Annotations, Audio, EmbeddedResource, Image, Result, ResourceLink, Text,
                       audio, image, resource, resource_link, text)
 from .errors import ClientError, Denied, Failed, InvalidArguments
-from .tool import tool
+from .tool import Icon, tool
 from .world import Tools, elicit, log, progress, sample
 
 __all__ = [
-    "Tools", "tool",
+    "Tools", "tool", "Icon",
     "Result", "Text", "Image", "Audio", "ResourceLink", "EmbeddedResource", "Annotations",
     "text", "image", "audio", "resource_link", "resource",
     "InvalidArguments", "Denied", "Failed", "ClientError",

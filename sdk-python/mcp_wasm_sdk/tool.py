@@ -6,7 +6,7 @@ import json
 import re
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Literal, Optional, Sequence
 
 from . import docstring
 from .content import Result
@@ -17,6 +17,18 @@ from .output import output_schema, to_result
 from .schema import object_schema
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+
+
+@dataclass(frozen=True)
+class Icon:
+    """An icon clients may show for a tool. `src` is an `https:` URL or a
+    `data:` URI of an image (at most 64 KiB); `sizes` are `WxH` or `any`;
+    `theme` is "light" or "dark" (None: any)."""
+
+    src: str
+    mime_type: Optional[str] = None
+    sizes: Sequence[str] = ()
+    theme: Optional[Literal["light", "dark"]] = None
 
 
 @dataclass
@@ -34,6 +46,7 @@ class ToolSpec:
     open_world: Optional[bool]
     fields: list[Field]
     handler: Callable[..., Any]
+    icons: Sequence[Icon] = ()
 
     def run(self, arguments: str) -> Result:
         """Parses and converts `arguments` (a JSON object), calls the handler
@@ -73,6 +86,7 @@ def tool(
     idempotent: Optional[bool] = None,
     open_world: Optional[bool] = None,
     output: Any = None,
+    icons: Sequence[Icon] = (),
     registry: Optional[Registry] = None,
 ) -> Any:
     """Declares `fn` as a tool; use as `@tool` or `@tool(title=..., read_only=True)`.
@@ -84,13 +98,15 @@ def tool(
     default is optional). The annotations are hints for clients; `None`
     leaves the MCP default. The output schema comes from the return
     annotation, or from `output` (a type) for a tool that returns a `Result`
-    with structured content. The function itself is returned unchanged.
+    with structured content. `icons` (none by default, at most 8) are shown by
+    clients that support them. The function itself is returned unchanged.
     """
 
     def declare(fn: Callable[..., Any]) -> Callable[..., Any]:
         (registry or REGISTRY).add(make_spec(
             fn, name=name, title=title, description=description, read_only=read_only,
             destructive=destructive, idempotent=idempotent, open_world=open_world, output=output,
+            icons=icons,
         ))
         return fn
 
@@ -100,7 +116,8 @@ def tool(
 def make_spec(fn: Callable[..., Any], *, name: Optional[str] = None, title: Optional[str] = None,
               description: Optional[str] = None, read_only: Optional[bool] = None,
               destructive: Optional[bool] = None, idempotent: Optional[bool] = None,
-              open_world: Optional[bool] = None, output: Any = None) -> ToolSpec:
+              open_world: Optional[bool] = None, output: Any = None,
+              icons: Sequence[Icon] = ()) -> ToolSpec:
     """The ToolSpec of `fn`. Raises ValueError or TypeError (UnsupportedType)
     for a declaration the host would refuse or the SDK cannot describe."""
     tool_name = name or fn.__name__
@@ -116,5 +133,5 @@ def make_spec(fn: Callable[..., Any], *, name: Optional[str] = None, title: Opti
         name=tool_name, title=title, description=text,
         input_schema=object_schema(fields), output_schema=output_schema(returns),
         read_only=read_only, destructive=destructive, idempotent=idempotent, open_world=open_world,
-        fields=fields, handler=fn,
+        fields=fields, handler=fn, icons=tuple(icons),
     )

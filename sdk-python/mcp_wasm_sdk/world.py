@@ -64,7 +64,17 @@ def _definition(spec: ToolSpec) -> wit.ToolDefinition:
             idempotent_hint=spec.idempotent,
             open_world_hint=spec.open_world,
         ),
+        icons=[
+            wit.Icon(
+                src=i.src, mime_type=i.mime_type, sizes=list(i.sizes),
+                theme=None if i.theme is None else _THEMES[i.theme],
+            )
+            for i in spec.icons
+        ],
     )
+
+
+_THEMES = {"light": wit.IconTheme.LIGHT, "dark": wit.IconTheme.DARK}
 
 
 def _schema_text(schema: dict) -> str:

@@ -230,6 +230,8 @@ async def check_call(session: ClientSession, call: dict) -> dict:
         "is_error": bool(result.is_error),
         "text": text,
         "structured_content": result.structured_content,
+        # The host's call receipt, as the SDK hands the result's `_meta` over.
+        "receipt": (result.meta or {}).get("mcp-wasm-host/receipt"),
     }
 
 
@@ -277,6 +279,7 @@ async def run(a: argparse.Namespace) -> dict:
     if a.call is not None:
         summary["result_text"] = results[0]["text"]
         summary["structured_content"] = results[0]["structured_content"]
+        summary["receipt"] = results[0]["receipt"]
     if a.call_all_file is not None:
         summary["calls"] = [{"name": r["name"], "is_error": r["is_error"], "text": r["text"]} for r in results]
     summary["unknown_tool_error"] = unknown

@@ -26,9 +26,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN_DIR = REPO / "plugins" / "python" / "textstats"
 COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
-TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.1.1"
-HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.1.1"
-CLIENT_INTERFACE = "mcp-wasm-host:plugin/client@0.1.1"
+TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.2.0"
+HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.2.0"
+CLIENT_INTERFACE = "mcp-wasm-host:plugin/client@0.2.0"
 
 CASES = [
     # text, words, lines, chars
@@ -84,6 +84,9 @@ def test_definitions(app):
         jsonschema.Draft202012Validator.check_schema(schema)
     a = tool.annotations
     assert (a.read_only_hint, a.idempotent_hint, a.open_world_hint) == (True, True, False)
+    (icon,) = tool.icons
+    assert (icon.src, icon.mime_type, icon.sizes, icon.theme) == (
+        "https://mcp-wasm-host.example/icons/count.png", "image/png", ["48x48"], None)
 
 
 @pytest.mark.parametrize("text,words,lines,chars", CASES)
@@ -172,6 +175,8 @@ def test_component_lists_tools(runtime):
     assert annotations["read-only-hint"] is True
     assert annotations["idempotent-hint"] is True
     assert annotations["open-world-hint"] is False
+    (icon,) = fields["icons"]
+    assert icon.__dict__["src"] == "https://mcp-wasm-host.example/icons/count.png"
 
 
 def test_component_calls_tool(runtime):

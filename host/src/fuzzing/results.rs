@@ -274,6 +274,7 @@ pub fn check(bytes: &[u8]) {
         input,
         output: output.map(std::sync::Arc::new),
         hints: ToolHints::default(),
+        icons: Vec::new(),
     };
     let failure = |cause| {
         let failure = ToolFailure {

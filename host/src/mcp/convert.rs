@@ -7,8 +7,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use rmcp::model::{
     Annotations, CallToolResult, ClientCapabilities, ClientResult, ContentBlock, CustomRequest,
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    Resource, ResourceContents, Role, ServerRequest, Tool, ToolAnnotations,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, Icon,
+    MetaObject, Resource, ResourceContents, Role, ServerRequest, Tool, ToolAnnotations,
 };
 #[allow(deprecated)]
 // rmcp marks sampling and roots deprecated (SEP-2577); clients still use them
@@ -20,8 +20,9 @@ use serde_json::json;
 
 use crate::runtime::{
     Audience, ClientRequestError, ClientRequestKind, Content, ContentHints, Elicitation,
-    ElicitationAction as RuntimeAction, ElicitationRequest, IncludeContext, ResourceBody, Root,
-    SampledMessage, SamplingContent, SamplingRequest, SamplingRole, ToolInfo, ToolOutput,
+    ElicitationAction as RuntimeAction, ElicitationRequest, Icon as RuntimeIcon, IconTheme,
+    IncludeContext, Receipt, ResourceBody, Root, SampledMessage, SamplingContent, SamplingRequest,
+    SamplingRole, ToolInfo, ToolOutput,
 };
 
 /// A catalog entry as an MCP tool.
@@ -52,7 +53,27 @@ pub fn tool(info: &ToolInfo) -> Tool {
         a.open_world_hint = h.open_world;
         tool = tool.with_annotations(a);
     }
+    if !info.icons.is_empty() {
+        tool = tool.with_icons(info.icons.iter().map(icon).collect());
+    }
     tool
+}
+
+fn icon(i: &RuntimeIcon) -> Icon {
+    let mut icon = Icon::new(i.src.clone());
+    if let Some(m) = &i.mime_type {
+        icon = icon.with_mime_type(m.clone());
+    }
+    if !i.sizes.is_empty() {
+        icon = icon.with_sizes(i.sizes.clone());
+    }
+    if let Some(theme) = i.theme {
+        icon = icon.with_theme(match theme {
+            IconTheme::Light => rmcp::model::IconTheme::Light,
+            IconTheme::Dark => rmcp::model::IconTheme::Dark,
+        });
+    }
+    icon
 }
 
 fn annotations(hints: &Option<ContentHints>) -> Option<Annotations> {
@@ -169,6 +190,36 @@ pub fn output(out: &ToolOutput) -> CallToolResult {
 /// A failure the model should read, as a result with `isError: true`.
 pub fn error_result(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+/// The `_meta` key of a call's receipt: a prefix this project owns (the
+/// spec reserves those whose second label is `modelcontextprotocol` or
+/// `mcp`).
+pub const RECEIPT_KEY: &str = "mcp-wasm-host/receipt";
+
+/// `result` with the call's receipt, if it has one, in its `_meta`.
+pub fn with_receipt(mut result: CallToolResult, receipt: Option<&Receipt>) -> CallToolResult {
+    receipt_meta(&mut result.meta, receipt);
+    result
+}
+
+/// Adds `receipt` (if any) to a result's `_meta`, under [`RECEIPT_KEY`].
+pub fn receipt_meta(meta: &mut Option<MetaObject>, receipt: Option<&Receipt>) {
+    let Some(r) = receipt else {
+        return;
+    };
+    let record = json!({
+        "plugin": &*r.plugin,
+        "sha256": r.digest.to_string(),
+        "tool": r.tool,
+        "outcome": r.outcome,
+        "fuelUsed": r.fuel_used,
+        "peakMemoryBytes": r.peak_memory,
+        "wallTimeMs": r.wall_time_ms(),
+    });
+    meta.get_or_insert_with(MetaObject::default)
+        .0
+        .insert(RECEIPT_KEY.into(), record);
 }
 
 // --- requests to the client: sampling and elicitation ----------------------

@@ -114,7 +114,18 @@ fn server_info_meta(meta: &mut Option<MetaObject>) {
 /// tool result with `isError: true` (SEP-1303), so the model can correct
 /// them; earlier revisions answer with JSON-RPC error -32602.
 fn schema_errors_are_results(version: Option<&ProtocolVersion>) -> bool {
+    from_2025_11_25(version)
+}
+
+/// The session speaks revision 2025-11-25 or later (or did not say).
+fn from_2025_11_25(version: Option<&ProtocolVersion>) -> bool {
     version.is_none_or(|v| v.as_str() >= ProtocolVersion::V_2025_11_25.as_str())
+}
+
+/// Tools have `icons` from revision 2025-11-25 on (SEP-973); earlier
+/// revisions' schemas have no such field, so their clients get none.
+fn tools_have_icons(version: Option<&ProtocolVersion>) -> bool {
+    from_2025_11_25(version)
 }
 
 /// From revision 2026-07-28 on there is no session-wide logging level: each
@@ -179,6 +190,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let icons = tools_have_icons(context.protocol_version().as_ref());
         self.runtime.wait_until_loaded().await;
         let after = request
             .and_then(|r| r.cursor)
@@ -191,7 +203,13 @@ impl ServerHandler for McpServer {
         let mut result = ListToolsResult::with_all_items(
             catalog.tools()[range.clone()]
                 .iter()
-                .map(convert::tool)
+                .map(|info| {
+                    let mut tool = convert::tool(info);
+                    if !icons {
+                        tool.icons = None;
+                    }
+                    tool
+                })
                 .collect(),
         );
         if more {
@@ -357,8 +375,8 @@ impl ServerHandler for McpServer {
         };
         // Dropping the runtime's call future stops the guest and frees its
         // instance; rmcp sends no response to a cancelled request.
-        let outcome = tokio::select! {
-            outcome = self.runtime.call(&request.name, request.arguments, &self.caller, events) => outcome,
+        let called = tokio::select! {
+            called = self.runtime.call(&request.name, request.arguments, &self.caller, events) => called,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled");
                 forwarder.finish().await;
@@ -371,48 +389,49 @@ impl ServerHandler for McpServer {
         // sessions rmcp sends progress on the call's stream but log messages
         // on the session's GET stream, which has no order with the response.
         forwarder.finish().await;
-        let r5 = round.is_some();
-        let response = match outcome {
-            Ok(output) => Ok(convert::output(&output).into()),
-            Err(CallError::UnknownTool(name)) => Err(McpError::invalid_params(
-                format!("unknown tool {name:?}; tools/list shows the available tools"),
-                Some(json!({ "tool": name })),
-            )),
+        let result = match called.result {
+            Ok(output) => convert::output(&output),
+            Err(CallError::UnknownTool(name)) => {
+                return Err(McpError::invalid_params(
+                    format!("unknown tool {name:?}; tools/list shows the available tools"),
+                    Some(json!({ "tool": name })),
+                ));
+            }
             Err(e @ CallError::InvalidArguments { .. }) => {
                 if schema_errors_are_results(version.as_ref()) {
-                    Ok(convert::error_result(e.to_string()).into())
+                    convert::error_result(e.to_string())
                 } else {
                     let CallError::InvalidArguments { problems, .. } = &e else {
                         unreachable!("matched above")
                     };
                     let data = json!({ "problems": problems });
-                    Err(McpError::invalid_params(e.to_string(), Some(data)))
+                    return Err(McpError::invalid_params(e.to_string(), Some(data)));
                 }
             }
             Err(CallError::Failed(failure)) if failure.cause == FailureCause::InputDeferred => {
-                Ok(input_required(round.as_deref()))
-            }
-            Err(CallError::Failed(failure)) if r5 => match &failure.cause {
-                FailureCause::MissingClientCapability(kinds) => Err(
-                    McpError::missing_required_client_capability(convert::capabilities(kinds)),
-                ),
-                _ => Ok(convert::error_result(failure.to_string()).into()),
-            },
-            Err(CallError::Failed(failure)) => {
-                Ok(convert::error_result(failure.to_string()).into())
-            }
-        };
-        if r5 {
-            return response.map(|mut response| {
-                match &mut response {
-                    CallToolResponse::Complete(result) => server_info_meta(&mut result.meta),
-                    CallToolResponse::InputRequired(input) => server_info_meta(&mut input.meta),
-                    _ => {}
+                let mut input = input_required(round.as_deref());
+                if let CallToolResponse::InputRequired(input) = &mut input {
+                    convert::receipt_meta(&mut input.meta, called.receipt.as_ref());
+                    server_info_meta(&mut input.meta);
                 }
-                response
-            });
+                return Ok(input);
+            }
+            Err(CallError::Failed(failure)) => match &failure.cause {
+                // 2026-07-28 has an error for it (SEP-2575); before, the
+                // client reads why in the result.
+                FailureCause::MissingClientCapability(kinds) if round.is_some() => {
+                    return Err(McpError::missing_required_client_capability(
+                        convert::capabilities(kinds),
+                    ));
+                }
+                _ => convert::error_result(failure.to_string()),
+            },
+        };
+        let mut result = convert::with_receipt(result, called.receipt.as_ref());
+        if round.is_some() {
+            server_info_meta(&mut result.meta);
         }
-        response
+        Ok(result.into())
     }
 }
 

@@ -211,8 +211,7 @@ pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>,
     let store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
     let mut live = Live::fresh(store);
     let result = run(&mut live, target, async |store, instance| {
-        let list = target.exports.list_tools(&mut *store, &instance)?;
-        Ok(list.call_async(store, ()).await?.0)
+        target.exports.list_tools(store, &instance).await
     })
     .await;
     finish(&mut live.store);
@@ -652,6 +651,7 @@ mod tests {
             input: Schema::compile_object("input schema", r#"{"type":"object"}"#).unwrap(),
             output: None,
             hints: ToolHints::default(),
+            icons: Vec::new(),
         };
         let result = wit::CallResult {
             content: Vec::new(),

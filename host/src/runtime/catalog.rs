@@ -104,6 +104,7 @@ impl Catalog {
                 input_schema: tool.input.json.clone(),
                 output_schema: tool.output.as_ref().map(|s| s.json.clone()),
                 hints: tool.hints.clone(),
+                icons: tool.icons.clone(),
             });
             catalog.targets.push(target);
         }

@@ -1,16 +1,18 @@
 //! A plugin's pre-instantiated component and the two exports of its `tools`
 //! interface the host calls (`call-tool`, `list-tools`): found by name once
-//! per loaded component, type-checked once (in the instance that lists the
-//! tools at load), then fetched by index from each call's instance without
-//! another lookup or type check. The generated bindings would instead look
-//! up and type-check every export after each instantiation.
+//! per loaded component (in the newest version of the contract it exports,
+//! see [`SUPPORTED_VERSIONS`]), type-checked once (in the instance that
+//! lists the tools at load), then fetched by index from each call's
+//! instance without another lookup or type check. The generated bindings
+//! would instead look up and type-check every export after each
+//! instantiation.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc};
 use wasmtime::{AsContextMut, Engine};
 
-use super::bindings::{WIT_VERSION, types as wit};
+use super::bindings::{SUPPORTED_VERSIONS, WIT_VERSION, types as wit, v0_1};
 use super::sandbox::CallState;
 
 /// `call-tool: func(name: string, arguments: string) -> result<call-result, tool-error>`.
@@ -18,7 +20,10 @@ pub(crate) type CallTool<'a> =
     TypedFunc<(&'a str, &'a str), (Result<wit::CallResult, wit::ToolError>,)>;
 
 /// `list-tools: func() -> list<tool-definition>`.
-pub(crate) type ListTools = TypedFunc<(), (Vec<wit::ToolDefinition>,)>;
+type ListTools = TypedFunc<(), (Vec<wit::ToolDefinition>,)>;
+
+/// 0.1.x's `list-tools`, whose tool definitions have no icons.
+type ListToolsV0_1 = TypedFunc<(), (Vec<v0_1::types::ToolDefinition>,)>;
 
 /// A component linked against the host, with the indices of the exports the
 /// host calls.
@@ -26,6 +31,8 @@ pub(crate) struct Exports {
     pre: InstancePre<CallState>,
     call_tool: ComponentExportIndex,
     list_tools: ComponentExportIndex,
+    /// The version of the contract whose `tools` the component exports.
+    version: &'static str,
     /// Both exports were type-checked against an instance of `pre`.
     checked: AtomicBool,
 }
@@ -33,6 +40,7 @@ pub(crate) struct Exports {
 impl std::fmt::Debug for Exports {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Exports")
+            .field("version", &self.version)
             .field("checked", &self.checked)
             .finish_non_exhaustive()
     }
@@ -40,15 +48,22 @@ impl std::fmt::Debug for Exports {
 
 impl Exports {
     /// Finds the `tools` interface's functions in the component behind
-    /// `pre`. wasmtime matches the interface's name semver-compatibly, so a
-    /// plugin built against an earlier 0.1.x contract is found too. Fails,
-    /// naming what is missing, if the component does not export them.
+    /// `pre`, in the newest supported version it exports. wasmtime matches
+    /// the interface's name semver-compatibly, so a plugin built against
+    /// 0.1.0 and 0.1.1 are found as 0.1.2. Fails, naming what is missing, if the
+    /// component does not export them.
     pub(crate) fn find(pre: InstancePre<CallState>) -> Result<Self, String> {
-        let interface = format!("mcp-wasm-host:plugin/tools@{WIT_VERSION}");
         let component = pre.component();
-        let tools = component
-            .get_export_index(None, &interface)
-            .ok_or_else(|| format!("no exported instance named `{interface}`"))?;
+        let Some((version, interface, tools)) = SUPPORTED_VERSIONS.iter().find_map(|v| {
+            let interface = format!("mcp-wasm-host:plugin/tools@{v}");
+            let tools = component.get_export_index(None, &interface)?;
+            Some((*v, interface, tools))
+        }) else {
+            let earlier = SUPPORTED_VERSIONS[1..].join(", ");
+            return Err(format!(
+                "no exported instance named `mcp-wasm-host:plugin/tools@{WIT_VERSION}` (nor one of the earlier versions {earlier})"
+            ));
+        };
         let function = |name: &str| {
             component
                 .get_export_index(Some(&tools), name)
@@ -61,6 +76,7 @@ impl Exports {
             pre,
             call_tool,
             list_tools,
+            version,
             checked: AtomicBool::new(false),
         })
     }
@@ -78,17 +94,27 @@ impl Exports {
         self.pre.instantiate_async(store).await
     }
 
-    /// `list-tools` of `instance`, type-checking both exports on the way
-    /// (once per component: every instance of it has the same types).
-    pub(crate) fn list_tools(
+    /// Calls `list-tools` of `instance`, type-checking both exports on the
+    /// way (once per component: every instance of it has the same types).
+    /// A 0.1.x plugin's definitions come without icons.
+    pub(crate) async fn list_tools(
         &self,
-        mut store: impl AsContextMut,
+        mut store: impl AsContextMut<Data = CallState>,
         instance: &Instance,
-    ) -> wasmtime::Result<ListTools> {
+    ) -> wasmtime::Result<Vec<wit::ToolDefinition>> {
+        // `call-tool` has the same types in every version.
         let _: CallTool<'_> = instance.get_typed_func(&mut store, self.call_tool)?;
-        let list = instance.get_typed_func(&mut store, self.list_tools)?;
-        self.checked.store(true, Ordering::Relaxed);
-        Ok(list)
+        let defs = if self.version == WIT_VERSION {
+            let list: ListTools = instance.get_typed_func(&mut store, self.list_tools)?;
+            self.checked.store(true, Ordering::Relaxed);
+            list.call_async(&mut store, ()).await?.0
+        } else {
+            let list: ListToolsV0_1 = instance.get_typed_func(&mut store, self.list_tools)?;
+            self.checked.store(true, Ordering::Relaxed);
+            let (defs,) = list.call_async(&mut store, ()).await?;
+            defs.into_iter().map(Into::into).collect()
+        };
+        Ok(defs)
     }
 
     /// `call-tool` of `instance`, an instance of this component.

@@ -5,11 +5,12 @@
 use std::path::PathBuf;
 
 use wasmtime::Engine;
-use wasmtime::component::Component;
 
-use super::bindings::WIT_VERSION;
+use super::bindings::SUPPORTED_VERSIONS;
+use super::cache::Sha256Digest;
 use super::error::LoadError;
 use super::output::ToolInfo;
+use super::plugin::Compiled;
 use super::policy::Policy;
 
 /// The interface a plugin exports, without its version.
@@ -28,6 +29,9 @@ pub struct Inspection {
     /// The file compiled as a component, so its imports and exports were
     /// read.
     pub compiled: bool,
+    /// The SHA-256 of the file (the digest a policy's `sha256` pins and
+    /// each call's receipt names), once it compiled.
+    pub sha256: Option<Sha256Digest>,
     /// Which version of our world the component targets; `None` when it
     /// does not export [`TOOLS_INTERFACE`] (or is no component).
     pub world: Option<WorldTarget>,
@@ -53,6 +57,7 @@ impl Inspection {
             path: path.to_owned(),
             plugin: plugin.to_string(),
             compiled: false,
+            sha256: None,
             world: None,
             imports: Vec::new(),
             exports: Vec::new(),
@@ -63,9 +68,10 @@ impl Inspection {
     }
 
     /// Fills in the component's imports, exports and world.
-    pub(crate) fn read_component(&mut self, engine: &Engine, component: &Component) {
+    pub(crate) fn read_component(&mut self, engine: &Engine, compiled: &Compiled) {
         self.compiled = true;
-        let ty = component.component_type();
+        self.sha256 = Some(compiled.digest);
+        let ty = compiled.component.component_type();
         self.imports = ty.imports(engine).map(|(n, _)| n.to_string()).collect();
         self.exports = ty.exports(engine).map(|(n, _)| n.to_string()).collect();
         self.imports.sort();
@@ -88,9 +94,9 @@ impl Inspection {
 pub struct WorldTarget {
     /// The package version, e.g. `0.1.0`; `None` for an unversioned export.
     pub version: Option<String>,
-    /// This host can serve that version: it is semver-compatible with
-    /// [`WIT_VERSION`] (same major version, and for 0.x
-    /// the same minor version), which is how wasmtime matches the export.
+    /// This host can serve that version: it is semver-compatible with one
+    /// of [`SUPPORTED_VERSIONS`] (same major version, and for 0.x the same
+    /// minor version), which is how wasmtime matches the export.
     pub supported: bool,
 }
 
@@ -106,7 +112,7 @@ impl WorldTarget {
         }
         Some(WorldTarget {
             version: version.map(str::to_string),
-            supported: version.is_some_and(|v| compatible(v, WIT_VERSION)),
+            supported: version.is_some_and(|v| SUPPORTED_VERSIONS.iter().any(|s| compatible(v, s))),
         })
     }
 
@@ -165,6 +171,8 @@ mod tests {
         assert_eq!(w.world(), "mcp-wasm-host:plugin/plugin@0.1.3");
         assert!(w.supported);
         let w = WorldTarget::from_export("mcp-wasm-host:plugin/tools@0.2.0").unwrap();
+        assert!(w.supported);
+        let w = WorldTarget::from_export("mcp-wasm-host:plugin/tools@0.3.0").unwrap();
         assert!(!w.supported);
         assert_eq!(WorldTarget::from_export("wasi:cli/run@0.2.6"), None);
     }

@@ -36,6 +36,9 @@ pub struct Limits {
     pub client_rate_limit_per_minute: u32,
     /// Write each call's arguments into the audit log line.
     pub audit_arguments: bool,
+    /// Return each call's receipt (what it consumed, the plugin's digest,
+    /// the outcome) with its result.
+    pub receipts: bool,
     /// Lines one call may write to the server's log (its log messages, its
     /// stdout and stderr lines, its progress lines); later ones are counted
     /// and dropped.
@@ -76,6 +79,7 @@ impl Default for Limits {
             rate_limit_per_minute: 0,
             client_rate_limit_per_minute: 0,
             audit_arguments: false,
+            receipts: true,
             log_lines: 1000,
             log_bytes: 1 << 20,
             host_resources: 10_000,

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod events;
 pub(crate) mod exports;
+pub mod icons;
 pub mod imports;
 pub mod inspection;
 pub mod limits;
@@ -20,6 +21,7 @@ pub mod output;
 pub mod plugin;
 pub mod policy;
 pub mod rate;
+pub mod receipt;
 pub mod sandbox;
 pub mod schema;
 pub mod stamp;
@@ -45,12 +47,14 @@ pub use events::{
     ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress, RequestAt,
     Root, SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
+pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;
 pub use inspection::{Inspection, WorldTarget};
 pub use limits::Limits;
 pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use rate::{Caller, RateScope};
+pub use receipt::Receipt;
 pub use stamp::FileStamp;
 
 use sandbox::CallState;
@@ -90,6 +94,16 @@ pub enum ReloadOutcome {
     /// The file has the size and modification time of the version already
     /// loaded (the event was a read, not a write): nothing was done.
     Unchanged,
+}
+
+/// A finished call: its result and its receipt.
+#[derive(Debug)]
+pub struct Called {
+    /// The tool's output, or why there is none.
+    pub result: Result<ToolOutput, CallError>,
+    /// What the call consumed and how it ended; `None` for an unknown tool
+    /// or when the plugin's policy turns receipts off (`receipts = false`).
+    pub receipt: Option<Receipt>,
 }
 
 /// Errors creating a runtime.
@@ -398,16 +412,16 @@ impl Runtime {
         let mut inspection = Inspection::new(path, &name);
         let policy = plugin::resolve_policy(&*self.policies(), &name, path);
         let pin = policy.as_ref().ok().and_then(plugin::Pin::of);
-        let component = plugin::compile(&self.engine, self.cache.as_ref(), path, pin).await;
-        if let Ok(compiled) = &component {
-            inspection.read_component(&self.engine, &compiled.component);
+        let compiled = plugin::compile(&self.engine, self.cache.as_ref(), path, pin).await;
+        if let Ok(compiled) = &compiled {
+            inspection.read_component(&self.engine, compiled);
         }
         match policy {
             Ok(p) => inspection.policy = Some(p),
             Err(e) => inspection.errors.push(e),
         }
-        match component {
-            Ok(component) => {
+        match compiled {
+            Ok(compiled) => {
                 if let Some(policy) = &inspection.policy {
                     let loaded = plugin::instantiate(
                         &self.linker,
@@ -415,7 +429,7 @@ impl Runtime {
                         name,
                         Arc::new(policy.clone()),
                         path,
-                        &component,
+                        &compiled,
                     )
                     .await;
                     match loaded {
@@ -441,7 +455,8 @@ impl Runtime {
     /// instance (or a warm one, when the plugin's `reuse_instances` asks for
     /// it), all within the plugin's timeout. Dropping the returned future
     /// stops the guest and frees its instance. Every call ends with
-    /// one audit log line (target `audit`).
+    /// one audit log line (target `audit`): its [`Receipt`], which is also
+    /// returned unless the plugin's policy turns receipts off.
     #[tracing::instrument(level = "debug", skip(self, arguments, caller, events), fields(plugin))]
     pub async fn call(
         &self,
@@ -449,12 +464,15 @@ impl Runtime {
         arguments: Option<Map<String, Value>>,
         caller: &Caller,
         events: Arc<dyn CallEvents>,
-    ) -> Result<ToolOutput, CallError> {
+    ) -> Called {
         let started = std::time::Instant::now();
         let catalog = self.catalog();
         let Some((_, target)) = catalog.get(name) else {
-            audit(None, name, "unknown_tool", started, None, None);
-            return Err(CallError::UnknownTool(name.to_string()));
+            receipt::audit_unknown(name, started);
+            return Called {
+                result: Err(CallError::UnknownTool(name.to_string())),
+                receipt: None,
+            };
         };
         let plugin = &target.plugin;
         tracing::Span::current().record("plugin", &*plugin.name);
@@ -470,6 +488,15 @@ impl Runtime {
                 cause,
             })
         };
+        // Every way the call ends from here: its receipt, audited.
+        let end = |outcome, stats, result| {
+            let receipt = Receipt::new(plugin, name, outcome, started, stats);
+            receipt.audit(logged(plugin, logged_args));
+            Called {
+                result,
+                receipt: limits.receipts.then_some(receipt),
+            }
+        };
 
         let quota = match plugin.rate.check(&tool.name) {
             Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
@@ -482,34 +509,20 @@ impl Runtime {
                 }),
         };
         if let Some((scope, per_minute, retry_after)) = quota {
-            audit(
-                Some(plugin),
-                name,
-                "rate_limited",
-                started,
-                None,
-                logged_args,
-            );
-            return Err(fail(FailureCause::RateLimited {
+            let cause = FailureCause::RateLimited {
                 scope,
                 per_minute,
                 retry_after,
-            }));
+            };
+            return end("rate_limited", None, Err(fail(cause)));
         }
         let json = arguments.to_string();
         if json.len() as u64 > limits.max_argument_bytes {
-            audit(
-                Some(plugin),
-                name,
-                "arguments_too_large",
-                started,
-                None,
-                logged_args,
-            );
-            return Err(fail(FailureCause::ArgumentsTooLarge {
+            let cause = FailureCause::ArgumentsTooLarge {
                 size: json.len() as u64,
                 limit: limits.max_argument_bytes,
-            }));
+            };
+            return end("arguments_too_large", None, Err(fail(cause)));
         }
         let problems = if tool.input.is_quick_to_check(json.len()) {
             tool.input.violations(&arguments)
@@ -522,26 +535,19 @@ impl Runtime {
             match checked {
                 Ok(problems) => problems,
                 Err(offload::Expired) => {
-                    audit(Some(plugin), name, "timeout", started, None, logged_args);
-                    return Err(fail(FailureCause::Timeout {
+                    let cause = FailureCause::Timeout {
                         limit: limits.timeout,
-                    }));
+                    };
+                    return end("timeout", None, Err(fail(cause)));
                 }
             }
         };
         if !problems.is_empty() {
-            audit(
-                Some(plugin),
-                name,
-                "invalid_arguments",
-                started,
-                None,
-                logged_args,
-            );
-            return Err(CallError::InvalidArguments {
+            let invalid = CallError::InvalidArguments {
                 tool: name.to_string(),
                 problems,
-            });
+            };
+            return end("invalid_arguments", None, Err(invalid));
         }
 
         // From here on the call awaits; if its future is dropped (the client
@@ -556,10 +562,10 @@ impl Runtime {
         let Ok(Ok(_slot)) = tokio::time::timeout_at(deadline.into(), plugin.slots.acquire()).await
         else {
             unfinished.armed = false;
-            audit(Some(plugin), name, "timeout", started, None, logged_args);
-            return Err(fail(FailureCause::Timeout {
+            let cause = FailureCause::Timeout {
                 limit: limits.timeout,
-            }));
+            };
+            return end("timeout", None, Err(fail(cause)));
         };
         tracing::debug!(tool = name, "running: got a slot");
         let (result, stats) =
@@ -578,15 +584,7 @@ impl Runtime {
             Err(failure) => tracing::warn!("{failure}"),
             Ok(_) => {}
         }
-        audit(
-            Some(plugin),
-            name,
-            outcome,
-            started,
-            Some(stats),
-            logged_args,
-        );
-        Ok(result?)
+        end(outcome, Some(stats), result.map_err(CallError::Failed))
     }
 }
 
@@ -603,42 +601,14 @@ struct Unfinished<'a> {
 impl Drop for Unfinished<'_> {
     fn drop(&mut self) {
         if self.armed {
-            audit(
-                Some(self.plugin),
-                self.tool,
-                "cancelled",
-                self.started,
-                None,
-                self.arguments,
-            );
+            Receipt::new(self.plugin, self.tool, "cancelled", self.started, None)
+                .audit(logged(self.plugin, self.arguments));
         }
     }
 }
 
-/// The audit log: one structured line per call (target `audit`), with the
-/// arguments only when the plugin's policy asks for them (any secret of the
-/// plugin's redacted from them).
-fn audit(
-    plugin: Option<&plugin::Plugin>,
-    tool: &str,
-    outcome: &str,
-    started: std::time::Instant,
-    stats: Option<call::CallStats>,
-    arguments: Option<&Value>,
-) {
-    let stats = stats.unwrap_or_default();
-    tracing::info!(
-        target: "audit",
-        plugin = plugin.map(|p| &*p.name),
-        tool,
-        outcome,
-        duration_us = started.elapsed().as_micros() as u64,
-        fuel_used = stats.fuel_used,
-        peak_memory = stats.peak_memory,
-        arguments = arguments.map(|a| match plugin {
-            Some(p) => p.policy.grants.secrets.redact_owned(a.to_string()),
-            None => a.to_string(),
-        }),
-        "call"
-    );
+/// The arguments as the audit line shows them, when the plugin's policy
+/// asks for them: any secret of the plugin's redacted.
+fn logged(plugin: &plugin::Plugin, arguments: Option<&Value>) -> Option<String> {
+    arguments.map(|a| plugin.policy.grants.secrets.redact_owned(a.to_string()))
 }

@@ -38,6 +38,8 @@ pub struct ToolInfo {
     pub output_schema: Option<Map<String, Value>>,
     /// Behaviour hints.
     pub hints: ToolHints,
+    /// Icons a client may show, in the plugin's order.
+    pub icons: Vec<super::icons::Icon>,
 }
 
 /// Who a content block is meant for.

@@ -15,6 +15,7 @@ use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::error::{LoadError, clip};
 use super::exports::Exports;
+use super::icons;
 use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
@@ -29,11 +30,11 @@ pub struct Plugin {
     pub name: Arc<str>,
     /// The file it was loaded from.
     pub path: PathBuf,
+    /// The SHA-256 of that file.
+    pub digest: Sha256Digest,
     pub(crate) exports: Exports,
     /// Its tools, in the order the plugin listed them.
     pub tools: Vec<PluginTool>,
-    /// The SHA-256 digest of the file it was loaded from.
-    pub digest: Sha256Digest,
     /// The policy its calls run under.
     pub policy: Arc<Policy>,
     /// One permit per call that may run at once.
@@ -167,7 +168,8 @@ async fn off_the_workers<R: Send + 'static>(
     .await
 }
 
-/// A compiled component and the digest of the file it came from.
+/// A plugin file compiled, and the SHA-256 of the file.
+#[derive(Debug, Clone)]
 pub(crate) struct Compiled {
     /// The component.
     pub component: Component,
@@ -323,9 +325,9 @@ pub(crate) async fn instantiate(
     Ok(Plugin {
         name,
         path: path.to_owned(),
+        digest: compiled.digest,
         exports,
         tools,
-        digest: compiled.digest,
         slots: Arc::new(Semaphore::new(
             policy.limits.max_concurrent_calls.max(1) as usize
         )),
@@ -338,7 +340,7 @@ pub(crate) async fn instantiate(
 }
 
 /// The bytes a tool definition adds to its plugin's tool list: its name,
-/// title, description and schemas.
+/// title, description, schemas and icons.
 fn definition_size(def: &wit::ToolDefinition) -> u64 {
     let optional = |s: &Option<String>| s.as_ref().map_or(0, String::len);
     (def.name.len()
@@ -346,7 +348,8 @@ fn definition_size(def: &wit::ToolDefinition) -> u64 {
         + def.description.len()
         + def.input_schema.len()
         + optional(&def.output_schema)
-        + optional(&def.annotations.title)) as u64
+        + optional(&def.annotations.title)
+        + icons::size(&def.icons)) as u64
 }
 
 /// Holds a plugin's tool list to its policy's bounds (`max_tools`,
@@ -397,7 +400,7 @@ fn check_bounds(
         return Err(over(
             "max_tool_list_size",
             format!(
-                "its tool list (names, titles, descriptions and schemas) is {}",
+                "its tool list (names, titles, descriptions, schemas and icons) is {}",
                 bytes(total)
             ),
             bytes(limits.max_tool_list_bytes),
@@ -431,6 +434,7 @@ fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginToo
                 "the description is empty; clients and models need one".into(),
             ));
         }
+        icons::check(&def.icons).map_err(invalid)?;
         let input = Schema::compile_object("input schema", &def.input_schema).map_err(invalid)?;
         let output = def
             .output_schema
@@ -445,6 +449,7 @@ fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginToo
             name: def.name,
             title: def.title,
             description: def.description,
+            icons: def.icons.into_iter().map(Into::into).collect(),
         });
     }
     Ok(tools)
@@ -468,6 +473,7 @@ mod tests {
                 idempotent_hint: None,
                 open_world_hint: None,
             },
+            icons: Vec::new(),
         }
     }
 
@@ -518,18 +524,24 @@ mod tests {
         assert!(check_bounds(Path::new("p.wasm"), &policy(3, 17, 102), &three).is_ok());
         assert_eq!(
             refusal(&policy(3, 17, 101), &three),
-            "plugins/p.wasm: its tool list (names, titles, descriptions and schemas) is 102 bytes, over the limit of 101 bytes (raise `plugins.p.max_tool_list_size` in /etc/mcp-wasm-host.toml)"
+            "plugins/p.wasm: its tool list (names, titles, descriptions, schemas and icons) is 102 bytes, over the limit of 101 bytes (raise `plugins.p.max_tool_list_size` in /etc/mcp-wasm-host.toml)"
         );
     }
 
     #[test]
-    fn titles_and_annotation_titles_count_toward_the_tool_list() {
+    fn titles_annotation_titles_and_icons_count_toward_the_tool_list() {
         let mut d = def("t", SCHEMA);
         let before = definition_size(&d);
         d.title = Some("Title".into());
         d.annotations.title = Some("Other".into());
         d.output_schema = Some(SCHEMA.into());
-        assert_eq!(definition_size(&d), before + 5 + 5 + 17);
+        d.icons = vec![wit::Icon {
+            src: "https://a.example/i.png".into(),
+            mime_type: Some("image/png".into()),
+            sizes: vec!["48x48".into()],
+            theme: None,
+        }];
+        assert_eq!(definition_size(&d), before + 5 + 5 + 17 + 23 + 9 + 5);
     }
 
     #[test]

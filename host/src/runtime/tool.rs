@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::icons::Icon;
 use super::output::ToolHints;
 use super::schema::Schema;
 
@@ -21,4 +22,6 @@ pub struct PluginTool {
     pub output: Option<Arc<Schema>>,
     /// Behaviour hints.
     pub hints: ToolHints,
+    /// Icons a client may show (none for a 0.1.x plugin).
+    pub icons: Vec<Icon>,
 }

@@ -52,6 +52,7 @@ func computes(name, title, description string) mcp.Tool {
 	return mcp.Tool{
 		Name: name, Title: title, Description: description + syntax,
 		ReadOnly: mcp.Yes, Idempotent: mcp.Yes, OpenWorld: mcp.No,
+		Icons: []mcp.Icon{{Src: "https://mcp-wasm-host.example/icons/regex.png", MIMEType: "image/png", Sizes: []string{"48x48"}, Theme: mcp.Dark}},
 	}
 }
 

@@ -9,7 +9,7 @@ Tools:
 from dataclasses import asdict, dataclass
 from typing import Annotated
 
-from mcp_wasm_sdk import Result, Tools, log, tool  # noqa: F401 (Tools is the world's export)
+from mcp_wasm_sdk import Icon, Result, Tools, log, tool  # noqa: F401 (Tools is the world's export)
 
 Count = Annotated[int, {"minimum": 0}]
 
@@ -35,7 +35,8 @@ def count(text: str) -> Counts:
     return Counts(len(text.split()), len(text.splitlines()), len(text))
 
 
-@tool(title="Word count", read_only=True, destructive=False, idempotent=True, open_world=False, output=Counts)
+@tool(title="Word count", read_only=True, destructive=False, idempotent=True, open_world=False, output=Counts,
+      icons=[Icon("https://mcp-wasm-host.example/icons/count.png", mime_type="image/png", sizes=["48x48"])])
 def word_count(text: Annotated[str, "The text to measure."]) -> Result:
     """Counts the words, lines and characters of a text, like `wc`. Words are runs of non-whitespace
     characters; characters are Unicode code points."""

@@ -13,6 +13,7 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime::component::{HasSelf, Linker};
 
+use super::super::bindings::link_earlier;
 use super::super::bindings::mcp_wasm_host::plugin::{client as wit, types};
 use super::super::events::{
     CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction,
@@ -112,7 +113,12 @@ impl Capability for ClientPolicy {
     }
 
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
-        wit::add_to_linker::<T, HasSelf<ClientState>>(linker, |s| &mut s.caps().client)
+        let state: fn(&mut T) -> &mut ClientState = |s| &mut s.caps().client;
+        wit::add_to_linker::<T, HasSelf<ClientState>>(linker, state)?;
+        // 0.1.x plugins import `client@0.1.x`: the same functions serve them.
+        link_earlier(linker, "client", |older| {
+            wit::add_to_linker_instance::<T, HasSelf<ClientState>>(older, state)
+        })
     }
 
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {

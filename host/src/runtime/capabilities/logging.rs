@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde::de::MapAccess;
 use wasmtime::component::{HasSelf, Linker};
 
+use super::super::bindings::link_earlier;
 use super::super::bindings::mcp_wasm_host::plugin::{host, types};
 use super::super::error::{MAX_MESSAGE, clip};
 use super::super::events::{CallEvents, LogLevel, Progress};
@@ -54,7 +55,12 @@ impl Capability for LoggingPolicy {
     }
 
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
-        host::add_to_linker::<T, HasSelf<LogState>>(linker, |s| &mut s.caps().logging)
+        let state: fn(&mut T) -> &mut LogState = |s| &mut s.caps().logging;
+        host::add_to_linker::<T, HasSelf<LogState>>(linker, state)?;
+        // 0.1.x plugins import `host@0.1.x`: the same functions serve them.
+        link_earlier(linker, "host", |older| {
+            host::add_to_linker_instance::<T, HasSelf<LogState>>(older, state)
+        })
     }
 }
 

@@ -369,6 +369,9 @@ macro_rules! registry {
         /// Links every capability's host functions, and the shared `types`.
         pub fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
             types::add_to_linker::<T, Types>(linker, |_| Types)?;
+            super::bindings::link_earlier(linker, "types", |older| {
+                types::add_to_linker_instance::<T, Types>(older, |_| Types)
+            })?;
             $(<$cap as Capability>::link(linker)?;)*
             Ok(())
         }

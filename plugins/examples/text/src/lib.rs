@@ -465,6 +465,10 @@ fn pure(name: &str, title: &str, description: &str) -> ToolDef {
         .closed_world()
 }
 
+/// The icon of `text_stats`: a small bar chart, drawn in the current colour
+/// so it suits light and dark themes.
+const STATS_ICON: &str = r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" fill="currentColor"><rect x="1" y="9" width="3" height="6"/><rect x="6" y="5" width="3" height="10"/><rect x="11" y="1" width="3" height="14"/></svg>"#;
+
 struct Text;
 
 impl Plugin for Text {
@@ -511,7 +515,8 @@ impl Plugin for Text {
                     "Measure a text: characters, UTF-8 bytes, words, lines, non-blank lines, \
                      distinct words, longest line, and the most frequent words (case-folded \
                      by default; `min_word_length` filters out short words like `a` or `the`).",
-                ),
+                )
+                .icon(Icon::svg(STATS_ICON)),
                 stats,
             )
     }

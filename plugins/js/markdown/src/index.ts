@@ -22,6 +22,7 @@ defineTool(
       align: s.array(alignment).optional().describe("Each column's alignment; numbers default to right."),
     }),
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    icons: [{ src: "https://mcp-wasm-host.example/icons/table.png", mimeType: "image/png", sizes: ["48x48"], theme: "light" }],
   },
   ({ headers, rows, align }) => {
     const cells = rows.map((r) => r.map((c) => (c === null ? "" : String(c))));

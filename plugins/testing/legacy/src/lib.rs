@@ -47,7 +47,7 @@ impl Guest for Legacy {
         if name != "legacy_echo" {
             return Err(ToolError::UnknownTool(name));
         }
-        // The host import of 0.1.0, resolved by the 0.1.1 host.
+        // The host import of 0.1.0, resolved by a later host.
         host::log(LogLevel::Info, "legacy plugin called");
         host::report_progress(1.0, Some(1.0), None);
         // The arguments are `{"text":"…"}`, validated by the host; a real

@@ -108,6 +108,9 @@ cp "$policy" "$work/mcp-wasm-host.toml"
 "$host_bin" inspect "$work/staging/fnv.wasm" >/dev/null
 
 say "starting $host_bin serve --http 127.0.0.1:0"
+# The log exists before the server starts: the background job opens it in
+# its own time, and the wait below reads it at once.
+: >"$log"
 RUST_LOG=info "$host_bin" serve --http 127.0.0.1:0 --plugins "$work/plugins" \
     --config "$work/mcp-wasm-host.toml" </dev/null >"$work/server.stdout" 2>"$log" &
 server_pid=$!

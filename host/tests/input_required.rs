@@ -608,3 +608,46 @@ fn the_requests_to_the_client_count_against_the_calls_result_size() {
             .contains_key("elicitation-1")
     );
 }
+
+#[test]
+fn a_plugin_built_against_wit_0_1_2_asks_in_rounds_and_requires_capabilities() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp-wasm-host.toml");
+    std::fs::write(
+        &config,
+        "[plugins.legacy012.client]\nelicitation = true\nroots = true\n",
+    )
+    .unwrap();
+    let plugins = plugin_dir(&[test_artifacts::LEGACY012]);
+    let mut s = Server::start_with_env(
+        plugins.path(),
+        &["--config", config.to_str().unwrap()],
+        &[],
+    );
+    let first = call(&mut s, "legacy_batch", json!({}), json!({}));
+    let requests = input_requests(&first);
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["where", "who"], "{first}");
+    let second = call(
+        &mut s,
+        "legacy_batch",
+        json!({}),
+        json!({
+            "inputResponses": {
+                "who": accept(json!({"name": "Ada"})),
+                "where": {"roots": [{"uri": "file:///srv"}]}
+            },
+            "requestState": state(&first)
+        }),
+    );
+    assert_eq!(
+        text(result(&second)),
+        "elicit {\"name\":\"Ada\"}\nroots file:///srv",
+        "{second}"
+    );
+    // Without the roots capability, `require` ends the call with -32021.
+    let refused = s.request(
+        "tools/call",
+        call_params("legacy_batch", json!({}), json!({"elicitation": {}}), json!({})),
+    );
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+}

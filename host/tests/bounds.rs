@@ -72,7 +72,7 @@ fn a_plugin_over_a_tool_list_bound_is_refused_naming_the_key_while_the_others_se
         ),
         (
             "biglist",
-            "its tool list (names, titles, descriptions and schemas) is 2.0 MiB, over the limit of 2 MiB (raise `plugins.biglist.max_tool_list_size` in "
+            "its tool list (names, titles, descriptions, schemas and icons) is 2.0 MiB, over the limit of 2 MiB (raise `plugins.biglist.max_tool_list_size` in "
                 .to_string(),
         ),
     ] {

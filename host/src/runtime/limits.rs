@@ -55,7 +55,7 @@ pub struct Limits {
     /// its JSON text.
     pub max_schema_bytes: u64,
     /// The most bytes a plugin's whole tool list may hold: names, titles,
-    /// descriptions and schemas together.
+    /// descriptions, schemas and icons together.
     pub max_tool_list_bytes: u64,
     /// The most calls one instance serves before it is dropped; 0 or 1: a
     /// fresh instance per call (the default). Reuse lets state pass between

@@ -619,14 +619,15 @@ fn a_plugin_built_against_wit_0_1_2_asks_in_rounds_and_requires_capabilities() {
     )
     .unwrap();
     let plugins = plugin_dir(&[test_artifacts::LEGACY012]);
-    let mut s = Server::start_with_env(
-        plugins.path(),
-        &["--config", config.to_str().unwrap()],
-        &[],
-    );
+    let mut s =
+        Server::start_with_env(plugins.path(), &["--config", config.to_str().unwrap()], &[]);
     let first = call(&mut s, "legacy_batch", json!({}), json!({}));
     let requests = input_requests(&first);
-    assert_eq!(requests.keys().collect::<Vec<_>>(), ["where", "who"], "{first}");
+    assert_eq!(
+        requests.keys().collect::<Vec<_>>(),
+        ["where", "who"],
+        "{first}"
+    );
     let second = call(
         &mut s,
         "legacy_batch",
@@ -647,7 +648,12 @@ fn a_plugin_built_against_wit_0_1_2_asks_in_rounds_and_requires_capabilities() {
     // Without the roots capability, `require` ends the call with -32021.
     let refused = s.request(
         "tools/call",
-        call_params("legacy_batch", json!({}), json!({"elicitation": {}}), json!({})),
+        call_params(
+            "legacy_batch",
+            json!({}),
+            json!({"elicitation": {}}),
+            json!({}),
+        ),
     );
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
 }

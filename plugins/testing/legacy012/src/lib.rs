@@ -57,8 +57,8 @@ impl Guest for Legacy {
                 key: "who".into(),
                 request: InputRequest::Elicit(ElicitRequest {
                     message: "Who are you?".into(),
-                    requested_schema: r#"{"type":"object","properties":{"name":{"type":"string"}}}"#
-                        .into(),
+                    requested_schema:
+                        r#"{"type":"object","properties":{"name":{"type":"string"}}}"#.into(),
                 }),
             },
             KeyedRequest {
@@ -89,4 +89,9 @@ impl Guest for Legacy {
     }
 }
 
-bindings::export!(Legacy with_types_in bindings);
+// The generated export glue is unsafe code (the workspace denies it elsewhere).
+#[allow(unsafe_code)]
+mod export {
+    use super::{Legacy, bindings};
+    bindings::export!(Legacy with_types_in bindings);
+}

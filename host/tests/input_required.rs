@@ -394,6 +394,12 @@ fn a_call_past_the_round_limit_ends_with_an_error_naming_the_flag() {
     let r = result(&two);
     assert_eq!(r["isError"], true, "{two}");
     assert!(text(r).contains("--max-input-rounds"), "{two}");
+    // Every round's result carries its receipt, this one too.
+    for response in [&one, &two] {
+        let receipt = &result(response)["_meta"]["mcp-wasm-host/receipt"];
+        assert_eq!(receipt["outcome"], "input_required", "{response}");
+        assert!(receipt["fuelUsed"].as_u64().unwrap() > 0, "{response}");
+    }
 }
 
 #[test]

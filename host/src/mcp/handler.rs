@@ -409,12 +409,18 @@ impl ServerHandler for McpServer {
                 }
             }
             Err(CallError::Failed(failure)) if failure.cause == FailureCause::InputDeferred => {
-                let mut input = input_required(round.as_deref());
-                if let CallToolResponse::InputRequired(input) = &mut input {
-                    convert::receipt_meta(&mut input.meta, called.receipt.as_ref());
-                    server_info_meta(&mut input.meta);
+                // The round's receipt, also when the call cannot go on.
+                let mut response = input_required(round.as_deref());
+                let meta = match &mut response {
+                    CallToolResponse::InputRequired(input) => Some(&mut input.meta),
+                    CallToolResponse::Complete(result) => Some(&mut result.meta),
+                    _ => None,
+                };
+                if let Some(meta) = meta {
+                    convert::receipt_meta(meta, called.receipt.as_ref());
+                    server_info_meta(meta);
                 }
-                return Ok(input);
+                return Ok(response);
             }
             Err(CallError::Failed(failure)) => match &failure.cause {
                 // 2026-07-28 has an error for it (SEP-2575); before, the

@@ -145,9 +145,10 @@ def runtime(component_dir):
     with linker.root() as root, root.add_instance(HOST_INTERFACE) as host:
         host.add_func("log", lambda store, level, message: logs.append((level, message)))
         host.add_func("report-progress", lambda store, progress, total, message: None)
-    # The plugin never asks the client (sampling, elicitation) here.
+    # The plugin never asks the client here; componentize-py imports every
+    # function of the interface, so each must be defined.
     with linker.root() as root, root.add_instance(CLIENT_INTERFACE) as client:
-        for name in ("create-message", "elicit"):
+        for name in ("create-message", "elicit", "list-roots", "request-inputs", "require"):
             client.add_func(name, lambda store, *args: pytest.fail("unexpected request to the client"))
 
     def call(function, *args):

@@ -407,6 +407,9 @@ fn every_call_leaves_one_audit_line_without_arguments() {
     let s = &mut server;
     s.call_ok("hostile.echo_size", json!({"data": "secret-argument"}));
     s.call_err("hostile.panic", json!({"msg": "x"}));
+    // The server writes each audit line before its response, but the test
+    // reads stderr and stdout on separate threads: wait for the line.
+    s.wait_for_stderr("tool=\"hostile.panic\" outcome=\"panic\"");
     let stderr = s.stderr();
     let audit: Vec<&str> = stderr.lines().filter(|l| l.contains(" audit: ")).collect();
     assert!(

@@ -51,7 +51,9 @@ pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;
 pub use inspection::{Inspection, WorldTarget};
 pub use limits::Limits;
-pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
+pub use output::{
+    Audience, Content, ContentHints, ResourceBody, TaskSupport, ToolHints, ToolInfo, ToolOutput,
+};
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use rate::{Caller, RateScope};
 pub use receipt::Receipt;

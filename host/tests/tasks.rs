@@ -5,7 +5,8 @@
 //! client through `tasks/get` and `tasks/update`, one answer at a time; tool
 //! errors complete and protocol errors fail; clients without the extension
 //! get ordinary calls, or `-32021` for a tool that runs only as a task; the
-//! sync window, the store's bound and the task timeout hold.
+//! sync window, the store's bound and the task timeout hold; `inspect`
+//! shows which tools may run as tasks.
 
 #![allow(clippy::unwrap_used)]
 
@@ -329,4 +330,28 @@ fn a_typo_among_the_task_keys_is_refused_at_start() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(key), "{policy}: {stderr}");
     }
+}
+
+#[test]
+fn inspect_shows_which_tools_may_run_as_tasks() {
+    let out = std::process::Command::new(common::binary())
+        .args(["inspect", "--json", test_artifacts::CONFORMANCE])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let support = &report["task_support"];
+    assert_eq!(support["slow_compute"], "optional", "{support}");
+    assert_eq!(support["failing_job"], "required", "{support}");
+    assert!(support.get("greet").is_none(), "{support}");
+    let out = std::process::Command::new(common::binary())
+        .args(["inspect", test_artifacts::CONFORMANCE])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with("task support") && l.ends_with("required")),
+        "{text}"
+    );
 }

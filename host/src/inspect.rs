@@ -18,7 +18,7 @@ use crate::mcp::convert;
 use crate::runtime::capabilities::Grants;
 use crate::runtime::schema::plugin_prefix;
 use crate::runtime::units::{bytes, count, duration};
-use crate::runtime::{ImportKind, Inspection, Policy, WIT_VERSION};
+use crate::runtime::{ImportKind, Inspection, Policy, TaskSupport, WIT_VERSION};
 
 /// Why the report could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +84,16 @@ impl<'a> Report<'a> {
             .collect()
     }
 
+    /// The tools that may run as tasks, each with its support.
+    fn task_support(&self) -> Map<String, Value> {
+        self.inspection
+            .tools
+            .iter()
+            .filter(|t| t.task_support != TaskSupport::Forbidden)
+            .map(|t| (t.name.clone(), json!(t.task_support.as_str())))
+            .collect()
+    }
+
     /// The imports grouped by what they give, in report order.
     fn import_groups(&self) -> Vec<(ImportKind, Vec<&'a str>)> {
         ImportKind::ALL
@@ -104,7 +114,8 @@ impl<'a> Report<'a> {
 
     /// The report as one JSON object with stable keys: `file`, `plugin`,
     /// `sha256`, `world`, `wit_version`, `host_wit_version`, `supported`, `exports`,
-    /// `tools`, `imports`, `policy` and `errors`.
+    /// `tools`, `task_support` (each tool that may run as a task: its name
+    /// and "optional" or "required"), `imports`, `policy` and `errors`.
     pub fn json(&self) -> Result<Value, InspectError> {
         let i = self.inspection;
         let world = i.world.as_ref();
@@ -123,6 +134,7 @@ impl<'a> Report<'a> {
             "supported": world.is_some_and(|w| w.supported),
             "exports": i.exports,
             "tools": self.tools()?,
+            "task_support": self.task_support(),
             "imports": imports,
             "policy": i.policy.as_ref().map(|p| self.policy_json(p)),
             "errors": i.errors.iter().map(ToString::to_string).collect::<Vec<_>>(),

@@ -338,7 +338,11 @@ fn inspect_shows_which_tools_may_run_as_tasks() {
         .args(["inspect", "--json", test_artifacts::CONFORMANCE])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let support = &report["task_support"];
     assert_eq!(support["slow_compute"], "optional", "{support}");

@@ -72,12 +72,52 @@ struct FileSpec {
     plugins: BTreeMap<String, SectionSpec>,
 }
 
+/// How the server keeps tasks (`[server]`'s task keys; see the README's
+/// "Tasks" section).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskSettings {
+    /// A task-supporting call that ends (or asks the client something)
+    /// within this time answers like an ordinary call; a longer one becomes
+    /// a task then. Zero: every such call is a task at once.
+    pub sync_window: Duration,
+    /// How long a finished task stays readable after its run's deadline.
+    pub result_ttl: Duration,
+    /// The interval between polls suggested to clients.
+    pub poll_interval: Duration,
+    /// The most tasks kept at once, running or finished.
+    pub max_tasks: usize,
+    /// The most bytes the finished tasks' results may hold together.
+    pub max_store_bytes: u64,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        TaskSettings {
+            sync_window: Duration::from_millis(100),
+            result_ttl: Duration::from_secs(15 * 60),
+            poll_interval: Duration::from_secs(1),
+            max_tasks: 1000,
+            max_store_bytes: 256 << 20,
+        }
+    }
+}
+
 /// `[server]`: what applies to the server as a whole, read at start.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ServerSpec {
     /// How long a 2026-07-28 client may cache a list result (`ttlMs`).
     list_ttl: Option<humantime_serde::Serde<Duration>>,
+    /// A task-supporting call that ends within this time answers directly.
+    task_sync_window: Option<humantime_serde::Serde<Duration>>,
+    /// How long a finished task's result is kept.
+    task_result_ttl: Option<humantime_serde::Serde<Duration>>,
+    /// The poll interval suggested to clients.
+    task_poll_interval: Option<humantime_serde::Serde<Duration>>,
+    /// The most tasks kept at once, running or finished.
+    max_tasks: Option<usize>,
+    /// The most bytes the finished tasks' results may hold together.
+    max_task_store_size: Option<ByteSize>,
 }
 
 /// Declares [`SectionSpec`] with one optional field per limit key, and
@@ -123,6 +163,7 @@ section_spec! {
     tables: u32,
     memories: u32,
     timeout: humantime_serde::Serde<Duration>,
+    task_timeout: humantime_serde::Serde<Duration>,
     max_concurrent_calls: u32,
     max_argument_size: ByteSize,
     max_result_size: ByteSize,
@@ -234,6 +275,22 @@ impl Config {
             ));
         }
         check_section("defaults", d, max_memory).map_err(|(k, p)| invalid(k, &p))?;
+        let s = &spec.server;
+        if s.task_result_ttl.is_some_and(|t| t.is_zero()) {
+            return Err(invalid(
+                "server.task_result_ttl".into(),
+                "must be longer than zero",
+            ));
+        }
+        if s.task_poll_interval.is_some_and(|t| t.as_millis() == 0) {
+            return Err(invalid(
+                "server.task_poll_interval".into(),
+                "must be at least 1ms",
+            ));
+        }
+        if s.max_tasks == Some(0) {
+            return Err(invalid("server.max_tasks".into(), "must be at least 1"));
+        }
         for (name, section) in &spec.plugins {
             let prefix = format!("plugins.{name}");
             check_section(&prefix, section, max_memory).map_err(|(k, p)| invalid(k, &p))?;
@@ -262,6 +319,21 @@ impl Config {
     /// file sets it.
     pub fn list_ttl(&self) -> Option<Duration> {
         self.server.list_ttl.as_ref().map(|t| **t)
+    }
+
+    /// `[server]`'s task keys over `defaults` (the keys the file leaves
+    /// out keep their default).
+    pub fn task_options(&self, defaults: TaskSettings) -> TaskSettings {
+        let s = &self.server;
+        TaskSettings {
+            sync_window: s.task_sync_window.map_or(defaults.sync_window, |t| *t),
+            result_ttl: s.task_result_ttl.map_or(defaults.result_ttl, |t| *t),
+            poll_interval: s.task_poll_interval.map_or(defaults.poll_interval, |t| *t),
+            max_tasks: s.max_tasks.unwrap_or(defaults.max_tasks),
+            max_store_bytes: s
+                .max_task_store_size
+                .map_or(defaults.max_store_bytes, |b| b.as_u64()),
+        }
     }
 
     /// The file this configuration came from.
@@ -309,6 +381,9 @@ fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (
     }
     if s.timeout.is_some_and(|t| t.is_zero()) {
         return err("timeout", "must be longer than zero".into());
+    }
+    if s.task_timeout.is_some_and(|t| t.is_zero()) {
+        return err("task_timeout", "must be longer than zero".into());
     }
     if s.max_concurrent_calls == Some(0) {
         return err("max_concurrent_calls", "must be at least 1".into());
@@ -363,6 +438,7 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
     limits.tables = s.tables.unwrap_or(limits.tables);
     limits.memories = s.memories.unwrap_or(limits.memories);
     limits.timeout = s.timeout.map_or(limits.timeout, |t| *t);
+    limits.task_timeout = s.task_timeout.map_or(limits.task_timeout, |t| *t);
     limits.max_concurrent_calls = s
         .max_concurrent_calls
         .unwrap_or(limits.max_concurrent_calls);
@@ -626,6 +702,43 @@ write = true
             .unwrap_err()
             .to_string();
         assert!(e.contains("`defaults.sha256`"), "{e}");
+    }
+
+    #[test]
+    fn the_server_section_sets_the_task_store_and_checks_its_values() {
+        let defaults = TaskSettings::default();
+        assert_eq!(parse("").unwrap().task_options(defaults), defaults);
+        let config = parse(
+            "[server]\ntask_sync_window = \"0s\"\ntask_result_ttl = \"1h\"\ntask_poll_interval = \"250ms\"\nmax_tasks = 7\nmax_task_store_size = \"1 MiB\"\n",
+        )
+        .unwrap();
+        let tasks = config.task_options(defaults);
+        assert_eq!(tasks.sync_window, Duration::ZERO);
+        assert_eq!(tasks.result_ttl, Duration::from_secs(3600));
+        assert_eq!(tasks.poll_interval, Duration::from_millis(250));
+        assert_eq!((tasks.max_tasks, tasks.max_store_bytes), (7, 1 << 20));
+        for (text, key) in [
+            ("[server]\nmax_tasks = 0\n", "server.max_tasks"),
+            (
+                "[server]\ntask_result_ttl = \"0s\"\n",
+                "server.task_result_ttl",
+            ),
+            (
+                "[server]\ntask_poll_interval = \"0s\"\n",
+                "server.task_poll_interval",
+            ),
+            (
+                "[plugins.p]\ntask_timeout = \"0s\"\n",
+                "plugins.p.task_timeout",
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+        }
+        let config = parse("[plugins.p]\ntask_timeout = \"1h\"\n").unwrap();
+        let p = config.policy_for("p").unwrap();
+        assert_eq!(p.limits.task_timeout, Duration::from_secs(3600));
+        assert_eq!(p.limits.timeout, Duration::from_secs(10));
     }
 
     #[test]

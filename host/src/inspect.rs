@@ -18,7 +18,7 @@ use crate::mcp::convert;
 use crate::runtime::capabilities::Grants;
 use crate::runtime::schema::plugin_prefix;
 use crate::runtime::units::{bytes, count, duration};
-use crate::runtime::{ImportKind, Inspection, Policy, WIT_VERSION};
+use crate::runtime::{ImportKind, Inspection, Policy, TaskSupport, WIT_VERSION};
 
 /// Why the report could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -104,7 +104,8 @@ impl<'a> Report<'a> {
 
     /// The report as one JSON object with stable keys: `file`, `plugin`,
     /// `sha256`, `world`, `wit_version`, `host_wit_version`, `supported`, `exports`,
-    /// `tools`, `imports`, `policy` and `errors`.
+    /// `tools`, `task_support` (the tools that may run as tasks: name →
+    /// `optional` or `required`), `imports`, `policy` and `errors`.
     pub fn json(&self) -> Result<Value, InspectError> {
         let i = self.inspection;
         let world = i.world.as_ref();
@@ -123,6 +124,12 @@ impl<'a> Report<'a> {
             "supported": world.is_some_and(|w| w.supported),
             "exports": i.exports,
             "tools": self.tools()?,
+            "task_support": i
+                .tools
+                .iter()
+                .filter(|t| t.task_support != TaskSupport::Forbidden)
+                .map(|t| (t.name.clone(), json!(t.task_support.as_str())))
+                .collect::<Map<String, Value>>(),
             "imports": imports,
             "policy": i.policy.as_ref().map(|p| self.policy_json(p)),
             "errors": i.errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -142,6 +149,7 @@ impl<'a> Report<'a> {
                 "tables": l.tables,
                 "memories": l.memories,
                 "timeout_ms": l.timeout.as_millis() as u64,
+                "task_timeout_ms": l.task_timeout.as_millis() as u64,
                 "max_concurrent_calls": l.max_concurrent_calls,
                 "max_argument_bytes": l.max_argument_bytes,
                 "max_result_bytes": l.max_result_bytes,
@@ -309,8 +317,9 @@ impl<'a> Report<'a> {
             (
                 "timeout",
                 format!(
-                    "{} per call, waiting for a slot included",
-                    duration(l.timeout)
+                    "{} per call, waiting for a slot included; {} as a task",
+                    duration(l.timeout),
+                    duration(l.task_timeout)
                 ),
             ),
             (
@@ -424,6 +433,9 @@ impl<'a> Report<'a> {
             }
             if !fields.contains_key("outputSchema") {
                 line(out, 4, INNER, "output schema", "none");
+            }
+            if let Some(info) = i.tools.iter().find(|t| t.name == name) {
+                line(out, 4, INNER, "task support", info.task_support.as_str());
             }
         }
         Ok(())

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_wasm_host::cli::new::NewArgs;
-use mcp_wasm_host::config::{self, Config, ConfigError};
+use mcp_wasm_host::config::{self, Config, ConfigError, TaskSettings};
 use mcp_wasm_host::inspect::Report;
 use mcp_wasm_host::mcp::auth::BearerToken;
 use mcp_wasm_host::mcp::handler::DEFAULT_LIST_TTL;
@@ -336,6 +336,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         ServerOptions {
             page_size: args.page_size as usize,
             list_ttl: config.list_ttl().unwrap_or(DEFAULT_LIST_TTL),
+            tasks: config.task_options(TaskSettings::default()),
         },
         rounds,
     );

@@ -312,3 +312,15 @@ fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapp
     assert!(run.status.success(), "sdk_test failed:\n{stdout}");
     assert!(stdout.contains("all checks passed"), "{stdout}");
 }
+
+#[test]
+fn the_calc_plugin_lets_evaluate_run_as_a_task_when_the_client_supports_tasks() {
+    let Some(dir) = built() else { return };
+    let report = common::inspect_json(&dir.join("calc.wasm"));
+    // Tools that never run as tasks are left out.
+    assert_eq!(
+        report["task_support"],
+        json!({"evaluate": "optional"}),
+        "{report:#}"
+    );
+}

@@ -311,3 +311,15 @@ fn the_sdk_unit_tests_pass_natively() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_regex_plugin_lets_regex_find_alone_run_as_a_task() {
+    let Some(dir) = built() else { return };
+    let report = common::inspect_json(&dir.join("regex.wasm"));
+    // Tools that never run as tasks are left out.
+    assert_eq!(
+        report["task_support"],
+        json!({"regex_find": "optional"}),
+        "{report:#}"
+    );
+}

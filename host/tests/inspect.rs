@@ -101,7 +101,7 @@ fn inspect_json(cwd: &Path, args: &[&str]) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
-const KEYS: [&str; 12] = [
+const KEYS: [&str; 13] = [
     "errors",
     "exports",
     "file",
@@ -111,6 +111,7 @@ const KEYS: [&str; 12] = [
     "policy",
     "sha256",
     "supported",
+    "task_support",
     "tools",
     "wit_version",
     "world",

@@ -199,3 +199,15 @@ fn fetch_without_an_allow_policy_is_denied_and_nothing_is_sent() {
     s.wait_for_stderr("plugins.webget.http");
     assert!(web.requests().is_empty(), "{:?}", web.requests());
 }
+
+#[test]
+fn the_markdown_plugin_lets_sort_table_alone_run_as_a_task() {
+    let Some(dir) = built() else { return };
+    let report = common::inspect_json(&dir.join("markdown.wasm"));
+    // Tools that never run as tasks are left out.
+    assert_eq!(
+        report["task_support"],
+        json!({"sort_table": "optional"}),
+        "{report:#}"
+    );
+}

@@ -228,6 +228,18 @@ typedef struct mcp_icon {
 /** A tool's icons for its `.icons` field: MCP_ICONS({.src = "..."}, ...). */
 #define MCP_ICONS(...) ((const mcp_icon[]){__VA_ARGS__, {0}})
 
+/**
+ * Whether a call of a tool may run as an MCP task (the call returns at once
+ * with a task id, the handler goes on running under the policy's
+ * `task_timeout`, the client polls for the result): never (the default),
+ * when the client supports tasks, or always. The handler is the same.
+ */
+typedef enum mcp_task_support {
+    MCP_TASK_FORBIDDEN = 0,
+    MCP_TASK_OPTIONAL,
+    MCP_TASK_REQUIRED
+} mcp_task_support;
+
 /** A tool's handler: its arguments, validated against the input schema. */
 typedef mcp_result (*mcp_handler)(const mcp_value *args);
 
@@ -241,12 +253,13 @@ typedef struct mcp_tool {
     const char *output_schema; /* optional: schema of mcp_value results */
     mcp_hint read_only, destructive, idempotent, open_world;
     const mcp_icon *icons;     /* optional: MCP_ICONS(...), at most 8 */
+    mcp_task_support task_support; /* optional: MCP_TASK_FORBIDDEN by default */
 } mcp_tool;
 
 /**
  * A tool entry: name, description, input schema (JSON text; MCP_JSON helps),
  * handler, then optional designated fields: .title, .output_schema,
- * .read_only, .destructive, .idempotent, .open_world, .icons.
+ * .read_only, .destructive, .idempotent, .open_world, .icons, .task_support.
  */
 #define MCP_TOOL(name_, description_, input_schema_, handler_, ...)                  \
     {.name = (name_), .description = (description_), .input_schema = (input_schema_), \

@@ -64,6 +64,16 @@ static plugin_option_bool_t hint(mcp_hint h) {
     return o;
 }
 
+/* Whether a tool's calls may run as tasks (forbidden for a value out of
+ * range, as for none). */
+static mcp_wasm_host_plugin_types_task_support_t task_support(mcp_task_support t) {
+    switch (t) {
+    case MCP_TASK_OPTIONAL: return MCP_WASM_HOST_PLUGIN_TYPES_TASK_SUPPORT_OPTIONAL;
+    case MCP_TASK_REQUIRED: return MCP_WASM_HOST_PLUGIN_TYPES_TASK_SUPPORT_REQUIRED;
+    default: return MCP_WASM_HOST_PLUGIN_TYPES_TASK_SUPPORT_FORBIDDEN;
+    }
+}
+
 /* The icons of a tool (a table ended by an entry without `src`). */
 static void icons(tool_definition *d, const mcp_icon *table) {
     size_t n = 0;
@@ -117,6 +127,7 @@ void exports_mcp_wasm_host_plugin_tools_list_tools(
         d->annotations.idempotent_hint = hint(t->idempotent);
         d->annotations.open_world_hint = hint(t->open_world);
         icons(d, t->icons);
+        d->task_support = task_support(t->task_support);
     }
     ret->len = mcp_tool_count;
 }

@@ -50,7 +50,27 @@ type Tool struct {
 	OpenWorld Hint
 	// Icons clients may show for the tool (none by default; at most 8).
 	Icons []Icon
+	// Whether a call may run as an MCP task (default: TaskForbidden).
+	TaskSupport TaskSupport
 }
+
+// TaskSupport is whether a call of a tool may run as a task: the call
+// returns at once with a task id, the handler goes on running under the
+// plugin's task_timeout, and the client polls for its result (MCP's tasks
+// extension, from revision 2026-07-28 on). The handler is the same either
+// way.
+type TaskSupport uint8
+
+const (
+	// TaskForbidden: never a task (the default).
+	TaskForbidden TaskSupport = iota
+	// TaskOptional: a task when the client supports tasks, an ordinary
+	// call otherwise.
+	TaskOptional
+	// TaskRequired: only ever a task; a client without tasks support gets
+	// an error.
+	TaskRequired
+)
 
 // Theme is the theme an icon is drawn for.
 type Theme uint8
@@ -190,6 +210,9 @@ func checkTool(tool Tool) error {
 	}
 	if strings.TrimSpace(tool.Description) == "" {
 		return errors.New("the description is empty: the model reads it to choose the tool")
+	}
+	if tool.TaskSupport > TaskRequired {
+		return fmt.Errorf("TaskSupport %d is not TaskForbidden, TaskOptional or TaskRequired", tool.TaskSupport)
 	}
 	return nil
 }

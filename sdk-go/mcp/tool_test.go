@@ -249,6 +249,7 @@ func TestAddToolRefusesWhatCannotBeServedNamingTheTool(t *testing.T) {
 		{func() { AddTool(Tool{Name: strings.Repeat("a", 129), Description: "d"}, ok) }, "a tool name is 1 to 128"},
 		{func() { AddTool(Tool{Name: "taken", Description: "d"}, ok) }, `mcp.AddTool("taken"): a tool of that name was already added`},
 		{func() { AddTool(Tool{Name: "quiet", Description: " "}, ok) }, "the description is empty"},
+		{func() { AddTool(Tool{Name: "t", Description: "d", TaskSupport: 3}, ok) }, "TaskSupport 3 is not TaskForbidden"},
 		{func() {
 			AddTool(Tool{Name: "m", Description: "d"}, func(map[string]int) (string, error) { return "", nil })
 		},

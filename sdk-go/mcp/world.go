@@ -45,10 +45,21 @@ func listToolsExport() []wit.ToolDefinition {
 				IdempotentHint:  optHint(d.Idempotent),
 				OpenWorldHint:   optHint(d.OpenWorld),
 			},
-			Icons: icons(d.Icons),
+			Icons:       icons(d.Icons),
+			TaskSupport: taskSupport(d.TaskSupport),
 		}
 	}
 	return out
+}
+
+func taskSupport(t TaskSupport) wit.TaskSupport {
+	switch t {
+	case TaskOptional:
+		return wit.TaskSupportOptional
+	case TaskRequired:
+		return wit.TaskSupportRequired
+	}
+	return wit.TaskSupportForbidden
 }
 
 func icons(in []Icon) []wit.Icon {

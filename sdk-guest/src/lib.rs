@@ -145,7 +145,7 @@ pub use error::{ToolError, ToolResult};
 pub use host::{log, progress};
 pub use output::{Annotations, Content, Output, ResourceBody, Role};
 pub use router::{Plugin, Router};
-pub use tool::{Hints, Icon, IconTheme, NoArgs, ToolDef};
+pub use tool::{Hints, Icon, IconTheme, NoArgs, TaskSupport, ToolDef};
 
 /// Re-export of `schemars`, for `#[derive(JsonSchema)]` attributes such as
 /// `#[schemars(range(min = 1))]`.
@@ -163,8 +163,8 @@ pub use serde_json;
 /// put `#[serde(crate = "mcp_wasm_sdk::serde")]` on each derived type).
 pub mod prelude {
     pub use crate::{
-        Icon, IconTheme, NoArgs, Output, Plugin, Router, ToolDef, ToolError, ToolResult,
-        export_plugin, log, progress, schemars, serde_json,
+        Icon, IconTheme, NoArgs, Output, Plugin, Router, TaskSupport, ToolDef, ToolError,
+        ToolResult, export_plugin, log, progress, schemars, serde_json,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -299,6 +299,11 @@ pub mod __private {
                 open_world_hint: hints.open_world,
             },
             icons: def.icons().iter().map(icon).collect(),
+            task_support: match def.task_support() {
+                crate::TaskSupport::Forbidden => wit::TaskSupport::Forbidden,
+                crate::TaskSupport::Optional => wit::TaskSupport::Optional,
+                crate::TaskSupport::Required => wit::TaskSupport::Required,
+            },
         }
     }
 

@@ -35,6 +35,31 @@ pub struct ToolDef {
     raw_input_schema: bool,
     output_schema: Option<String>,
     icons: Vec<Icon>,
+    task_support: TaskSupport,
+}
+
+/// Whether a call of a tool may run as a task: the call returns at once with
+/// a task id and the tool goes on running under the plugin's `task_timeout`,
+/// while the client polls for its progress and result (MCP's tasks
+/// extension, from revision 2026-07-28 on). The tool's code is the same
+/// either way.
+///
+/// ```
+/// use mcp_wasm_sdk::{TaskSupport, ToolDef};
+///
+/// let def = ToolDef::new("render", "Renders a long video.").task(TaskSupport::Optional);
+/// assert_eq!(def.task_support(), TaskSupport::Optional);
+/// assert_eq!(ToolDef::new("add", "Adds.").task_support(), TaskSupport::Forbidden);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task when the client supports tasks, an ordinary call otherwise.
+    Optional,
+    /// Only ever a task; a client without tasks support gets an error.
+    Required,
 }
 
 /// An icon a client may show for a tool (MCP clients from revision
@@ -162,7 +187,20 @@ impl ToolDef {
             raw_input_schema: false,
             output_schema: None,
             icons: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         }
+    }
+
+    /// Lets calls of the tool run as tasks (see [`TaskSupport`]); by default
+    /// they never do.
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// Whether calls of the tool may run as tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// Adds an icon clients may show for the tool (none by default; at most

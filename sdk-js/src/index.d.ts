@@ -101,7 +101,18 @@ export interface ToolDefinition<In, Out> {
   annotations?: ToolAnnotations;
   /** Icons for the tool (none by default; at most 8). */
   icons?: Icon[];
+  /**
+   * Whether a call may run as an MCP task, for a client that supports tasks
+   * (default "forbidden"); the handler is the same either way.
+   */
+  taskSupport?: TaskSupport;
 }
+
+/**
+ * Whether a call of a tool may run as a task: never ("forbidden"), when the
+ * client supports tasks ("optional"), or always ("required").
+ */
+export type TaskSupport = "forbidden" | "optional" | "required";
 
 /** One content block; build it with `text`, `image`, `audio`, `resource` or `resourceLink`. */
 export interface Content {

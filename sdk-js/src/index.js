@@ -172,6 +172,9 @@ function callResult(value) {
 
 const registry = new Map();
 
+/** Whether a call of a tool may run as a task: the WIT `task-support` cases. */
+const TASK_SUPPORT = ["forbidden", "optional", "required"];
+
 /**
  * Declares a tool. `inputSchema` is a schema from `s` (the handler's
  * argument type follows from it) or a plain JSON Schema object.
@@ -179,6 +182,10 @@ const registry = new Map();
 export function defineTool(def, handler) {
   if (registry.has(def.name)) throw new Error(`tool ${def.name} is defined twice`);
   const a = def.annotations ?? {};
+  const taskSupport = def.taskSupport ?? "forbidden";
+  if (!TASK_SUPPORT.includes(taskSupport)) {
+    throw new Error(`tool ${def.name}: taskSupport must be one of ${TASK_SUPPORT.join(", ")}, not ${taskSupport}`);
+  }
   registry.set(def.name, {
     handler,
     definition: {
@@ -200,6 +207,7 @@ export function defineTool(def, handler) {
         sizes: i.sizes ?? [],
         theme: i.theme,
       })),
+      taskSupport,
     },
   });
 }

@@ -31,6 +31,11 @@ class Icon:
     theme: Optional[Literal["light", "dark"]] = None
 
 
+# Whether a call of a tool may run as a task (see `tool`).
+TaskSupport = Literal["forbidden", "optional", "required"]
+_TASK_SUPPORT = ("forbidden", "optional", "required")
+
+
 @dataclass
 class ToolSpec:
     """Everything the SDK knows about one declared tool."""
@@ -47,6 +52,7 @@ class ToolSpec:
     fields: list[Field]
     handler: Callable[..., Any]
     icons: Sequence[Icon] = ()
+    task_support: TaskSupport = "forbidden"
 
     def run(self, arguments: str) -> Result:
         """Parses and converts `arguments` (a JSON object), calls the handler
@@ -87,6 +93,7 @@ def tool(
     open_world: Optional[bool] = None,
     output: Any = None,
     icons: Sequence[Icon] = (),
+    task_support: TaskSupport = "forbidden",
     registry: Optional[Registry] = None,
 ) -> Any:
     """Declares `fn` as a tool; use as `@tool` or `@tool(title=..., read_only=True)`.
@@ -99,14 +106,17 @@ def tool(
     leaves the MCP default. The output schema comes from the return
     annotation, or from `output` (a type) for a tool that returns a `Result`
     with structured content. `icons` (none by default, at most 8) are shown by
-    clients that support them. The function itself is returned unchanged.
+    clients that support them. `task_support` ("forbidden" by default,
+    "optional" or "required") lets a call run as an MCP task for clients that
+    support tasks; the function is the same either way. The function itself
+    is returned unchanged.
     """
 
     def declare(fn: Callable[..., Any]) -> Callable[..., Any]:
         (registry or REGISTRY).add(make_spec(
             fn, name=name, title=title, description=description, read_only=read_only,
             destructive=destructive, idempotent=idempotent, open_world=open_world, output=output,
-            icons=icons,
+            icons=icons, task_support=task_support,
         ))
         return fn
 
@@ -117,12 +127,15 @@ def make_spec(fn: Callable[..., Any], *, name: Optional[str] = None, title: Opti
               description: Optional[str] = None, read_only: Optional[bool] = None,
               destructive: Optional[bool] = None, idempotent: Optional[bool] = None,
               open_world: Optional[bool] = None, output: Any = None,
-              icons: Sequence[Icon] = ()) -> ToolSpec:
+              icons: Sequence[Icon] = (), task_support: TaskSupport = "forbidden") -> ToolSpec:
     """The ToolSpec of `fn`. Raises ValueError or TypeError (UnsupportedType)
     for a declaration the host would refuse or the SDK cannot describe."""
     tool_name = name or fn.__name__
     if not _NAME.match(tool_name):
         raise ValueError(f"tool name {tool_name!r} must be 1 to 128 characters of A-Z a-z 0-9 _ . -")
+    if task_support not in _TASK_SUPPORT:
+        raise ValueError(f"tool {tool_name!r}: task_support must be one of {', '.join(map(repr, _TASK_SUPPORT))}, "
+                         f"not {task_support!r}")
     summary, described = docstring.parse(fn.__doc__)
     text = description or summary
     if not text:
@@ -133,5 +146,5 @@ def make_spec(fn: Callable[..., Any], *, name: Optional[str] = None, title: Opti
         name=tool_name, title=title, description=text,
         input_schema=object_schema(fields), output_schema=output_schema(returns),
         read_only=read_only, destructive=destructive, idempotent=idempotent, open_world=open_world,
-        fields=fields, handler=fn, icons=tuple(icons),
+        fields=fields, handler=fn, icons=tuple(icons), task_support=task_support,
     )

@@ -71,10 +71,16 @@ def _definition(spec: ToolSpec) -> wit.ToolDefinition:
             )
             for i in spec.icons
         ],
+        task_support=_TASK_SUPPORT[spec.task_support],
     )
 
 
 _THEMES = {"light": wit.IconTheme.LIGHT, "dark": wit.IconTheme.DARK}
+_TASK_SUPPORT = {
+    "forbidden": wit.TaskSupport.FORBIDDEN,
+    "optional": wit.TaskSupport.OPTIONAL,
+    "required": wit.TaskSupport.REQUIRED,
+}
 
 
 def _schema_text(schema: dict) -> str:

@@ -220,6 +220,8 @@ def test_declaration_mistakes_are_refused_with_a_reason(sdk):
         spec_of(sdk, star)
     with pytest.raises(ValueError, match="must be 1 to 128 characters"):
         spec_of(sdk, undocumented, name="has space", description="x")
+    with pytest.raises(ValueError, match="task_support must be one of"):
+        spec_of(sdk, undocumented, description="x", task_support="sometimes")
     registry = importlib.import_module("mcp_wasm_sdk.tool").Registry()
     sdk.tool(undocumented, description="x", registry=registry)
     with pytest.raises(ValueError, match="two tools are named"):
@@ -323,6 +325,10 @@ def test_the_export_lists_and_calls_tools_and_maps_errors(sdk, world):
     assert (d.name, d.title, d.annotations.title, d.annotations.idempotent_hint) == ("divide", "Divide", "Divide", True)
     assert json.loads(d.input_schema)["required"] == ["a", "b"]
     assert json.loads(d.output_schema)["properties"]["result"] == {"type": "number"}
+    assert d.task_support == world.wit.TaskSupport.FORBIDDEN
+
+    sdk.tool(divide, name="slow_divide", task_support="required", registry=world.registry)
+    assert world.Tools().list_tools()[1].task_support == world.wit.TaskSupport.REQUIRED
 
     result = world.Tools().call_tool("divide", '{"a": 3, "b": 2}')
     assert json.loads(result.structured_content) == {"result": 1.5} and not result.is_error

@@ -87,6 +87,7 @@ def test_definitions(app):
     (icon,) = tool.icons
     assert (icon.src, icon.mime_type, icon.sizes, icon.theme) == (
         "https://mcp-wasm-host.example/icons/count.png", "image/png", ["48x48"], None)
+    assert tool.task_support == importlib.import_module("wit_world.imports.types").TaskSupport.OPTIONAL
 
 
 @pytest.mark.parametrize("text,words,lines,chars", CASES)
@@ -178,6 +179,7 @@ def test_component_lists_tools(runtime):
     assert annotations["open-world-hint"] is False
     (icon,) = fields["icons"]
     assert icon.__dict__["src"] == "https://mcp-wasm-host.example/icons/count.png"
+    assert fields["task-support"] == "optional"
 
 
 def test_component_calls_tool(runtime):
@@ -218,3 +220,13 @@ def test_sdk_client_against_host(component_dir):
     summary = json.loads(out.stdout)
     assert summary["pages"] == 1 and summary["tools"] == 1
     assert summary["structured_content"] == {"words": 3, "lines": 2, "chars": 13}
+
+
+def test_host_inspect_sees_the_task_support(component_dir):
+    assert os.environ.get("MCP_WASM_HOST_BIN"), "set MCP_WASM_HOST_BIN to the mcp-wasm-host binary (scripts/test.sh does)"
+    out = subprocess.run(
+        [os.environ["MCP_WASM_HOST_BIN"], "inspect", "--json", str(component_dir / "textstats.wasm")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["task_support"] == {"word_count": "optional"}

@@ -275,6 +275,7 @@ pub fn check(bytes: &[u8]) {
         output: output.map(std::sync::Arc::new),
         hints: ToolHints::default(),
         icons: Vec::new(),
+        task_support: Default::default(),
     };
     let failure = |cause| {
         let failure = ToolFailure {

@@ -10,11 +10,12 @@ use std::sync::Arc;
 #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); clients still use it
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListPromptsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CreateTaskResult, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, ServerNotification, SubscriptionFilter,
-    ToolListChangedNotification,
+    ToolListChangedNotification, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -23,8 +24,13 @@ use serde_json::json;
 use super::events::{Forwarder, SessionLevel};
 use super::notify::PeerRegistry;
 use super::rounds::{Binding, Round, Rounds};
+use super::task_run::TaskEvents;
+use super::tasks::{Finished, Tasks};
 use super::{convert, cursor};
-use crate::runtime::{CallError, CallEvents, Caller, FailureCause, Runtime};
+use crate::config::TaskSettings;
+use crate::runtime::{
+    CallError, CallEvents, Called, Caller, FailureCause, RunAs, Runtime, TaskSupport,
+};
 
 /// How the server presents its tools.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +39,8 @@ pub struct ServerOptions {
     pub page_size: usize,
     /// How long a 2026-07-28 client may cache a list result (`ttlMs`).
     pub list_ttl: std::time::Duration,
+    /// How tasks are kept.
+    pub tasks: TaskSettings,
 }
 
 /// The `ttlMs` of list results unless the policy file's `[server]
@@ -45,6 +53,7 @@ impl Default for ServerOptions {
         ServerOptions {
             page_size: 50,
             list_ttl: DEFAULT_LIST_TTL,
+            tasks: TaskSettings::default(),
         }
     }
 }
@@ -62,6 +71,8 @@ pub struct McpServer {
     caller: Arc<Caller>,
     /// The 2026-07-28 multi round-trip flow's key and limits.
     rounds: Arc<Rounds>,
+    /// The tasks of every session.
+    tasks: Tasks,
 }
 
 impl McpServer {
@@ -69,11 +80,12 @@ impl McpServer {
     pub fn new(runtime: Arc<Runtime>, options: ServerOptions, rounds: Rounds) -> Self {
         McpServer {
             runtime,
-            options,
             peers: PeerRegistry::default(),
             level: SessionLevel::default(),
             caller: Arc::default(),
             rounds: Arc::new(rounds),
+            tasks: Tasks::new(options.tasks),
+            options,
         }
     }
 
@@ -154,6 +166,7 @@ impl ServerHandler for McpServer {
                 .enable_resources()
                 .enable_prompts()
                 .enable_completions()
+                .enable_tasks()
                 .build(),
         );
         info.server_info = implementation();
@@ -335,6 +348,17 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, McpError> {
         self.runtime.wait_until_loaded().await;
         let version = context.protocol_version();
+        let as_task = match self.dispatch(&request.name, &context)? {
+            Dispatch::Call => None,
+            Dispatch::Task(timeout) => Some(timeout),
+            Dispatch::Refused(why) => {
+                let mut result = convert::error_result(why);
+                if is_2026_07_28_or_later(version.as_ref()) {
+                    server_info_meta(&mut result.meta);
+                }
+                return Ok(result.into());
+            }
+        };
         let level = if logging_is_per_request(version.as_ref()) {
             SessionLevel::for_request(context.meta.log_level())
         } else {
@@ -373,75 +397,253 @@ impl ServerHandler for McpServer {
             Some(round) => round.clone(),
             None => forwarder.clone(),
         };
-        // Dropping the runtime's call future stops the guest and frees its
-        // instance; rmcp sends no response to a cancelled request.
-        let called = tokio::select! {
-            called = self.runtime.call(&request.name, request.arguments, &self.caller, events) => called,
+        let Some(task_timeout) = as_task else {
+            // Dropping the runtime's call future stops the guest and frees
+            // its instance; rmcp sends no response to a cancelled request.
+            let called = tokio::select! {
+                called = self.runtime.call(&request.name, request.arguments, &self.caller, events) => called,
+                () = context.ct.cancelled() => {
+                    tracing::info!(tool = %request.name, "call cancelled");
+                    forwarder.finish().await;
+                    // rmcp drops this: the request's id is no longer pending.
+                    return Ok(convert::error_result("the call was cancelled".into()).into());
+                }
+            };
+            // Every notification of the call is queued before its response.
+            // Over stdio and stateless HTTP they are all written before it;
+            // with HTTP sessions rmcp sends progress on the call's stream but
+            // log messages on the session's GET stream, which has no order
+            // with the response.
+            forwarder.finish().await;
+            return respond(called, version.as_ref(), round.as_deref());
+        };
+
+        // A call that may become a task: it runs as one (under the task
+        // deadline) from the start, and answers directly if it ends, or asks
+        // the client, within the sync window.
+        let task_events = Arc::new(TaskEvents::new(
+            events,
+            context.client_capabilities(),
+            self.tasks.clone(),
+        ));
+        let mut run = {
+            let (runtime, caller, events) = (
+                self.runtime.clone(),
+                self.caller.clone(),
+                task_events.clone() as Arc<dyn CallEvents>,
+            );
+            let (name, arguments) = (request.name.clone(), request.arguments.take());
+            Box::pin(async move {
+                runtime
+                    .call_as(&name, arguments, &caller, events, RunAs::Task)
+                    .await
+            })
+        };
+        let window = self.tasks.settings().sync_window;
+        tokio::select! {
+            biased;
+            () = tokio::time::sleep(window) => {}
+            called = &mut run => {
+                forwarder.finish().await;
+                return respond(called, version.as_ref(), round.as_deref());
+            }
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled");
                 forwarder.finish().await;
-                // rmcp drops this: the request's id is no longer pending.
                 return Ok(convert::error_result("the call was cancelled".into()).into());
             }
-        };
-        // Every notification of the call is queued before its response. Over
-        // stdio and stateless HTTP they are all written before it; with HTTP
-        // sessions rmcp sends progress on the call's stream but log messages
-        // on the session's GET stream, which has no order with the response.
-        forwarder.finish().await;
-        let result = match called.result {
-            Ok(output) => convert::output(&output),
-            Err(CallError::UnknownTool(name)) => {
-                return Err(McpError::invalid_params(
-                    format!("unknown tool {name:?}; tools/list shows the available tools"),
-                    Some(json!({ "tool": name })),
-                ));
-            }
-            Err(e @ CallError::InvalidArguments { .. }) => {
-                if schema_errors_are_results(version.as_ref()) {
-                    convert::error_result(e.to_string())
-                } else {
-                    let CallError::InvalidArguments { problems, .. } = &e else {
-                        unreachable!("matched above")
-                    };
-                    let data = json!({ "problems": problems });
-                    return Err(McpError::invalid_params(e.to_string(), Some(data)));
-                }
-            }
-            Err(CallError::Failed(failure)) if failure.cause == FailureCause::InputDeferred => {
-                // The round's receipt, also when the call cannot go on.
-                let mut response = input_required(round.as_deref());
-                let meta = match &mut response {
-                    CallToolResponse::InputRequired(input) => Some(&mut input.meta),
-                    CallToolResponse::Complete(result) => Some(&mut result.meta),
-                    _ => None,
-                };
-                if let Some(meta) = meta {
-                    convert::receipt_meta(meta, called.receipt.as_ref());
-                    server_info_meta(meta);
-                }
-                return Ok(response);
-            }
-            Err(CallError::Failed(failure)) => match &failure.cause {
-                // 2026-07-28 has an error for it (SEP-2575); before, the
-                // client reads why in the result.
-                FailureCause::MissingClientCapability(kinds) if round.is_some() => {
-                    return Err(McpError::missing_required_client_capability(
-                        convert::capabilities(kinds),
-                    ));
-                }
-                _ => convert::error_result(failure.to_string()),
-            },
-        };
-        let mut result = convert::with_receipt(result, called.receipt.as_ref());
-        if round.is_some() {
-            server_info_meta(&mut result.meta);
         }
-        Ok(result.into())
+        let task = match self.tasks.create(task_timeout) {
+            Ok(task) => task,
+            // The store filled up since the call began: it goes on as an
+            // ordinary call (it already runs under the task deadline).
+            Err(full) => {
+                tracing::info!(tool = %request.name, %full, "the call stays an ordinary call");
+                let called = tokio::select! {
+                    called = run => called,
+                    () = context.ct.cancelled() => {
+                        forwarder.finish().await;
+                        return Ok(convert::error_result("the call was cancelled".into()).into());
+                    }
+                };
+                forwarder.finish().await;
+                return respond(called, version.as_ref(), round.as_deref());
+            }
+        };
+        task_events.become_task(&task.task_id);
+        forwarder.finish().await;
+        tracing::info!(tool = %request.name, task = %task.task_id, "the call goes on as a task");
+        let (version, round) = (version.clone(), round.clone());
+        self.tasks.run(&task.task_id, async move {
+            let called = run.await;
+            match respond(called, version.as_ref(), round.as_deref()) {
+                Ok(CallToolResponse::Complete(result)) => Finished::Completed(result),
+                Ok(_) => Finished::Failed(McpError::internal_error(
+                    "the tool asked the client for input in rounds after it had become a task",
+                    None,
+                )),
+                Err(error) => Finished::Failed(error),
+            }
+        });
+        let mut meta = None;
+        server_info_meta(&mut meta);
+        let mut created = CreateTaskResult::new(task);
+        if let Some(meta) = meta {
+            created = created.with_meta(meta);
+        }
+        Ok(CallToolResponse::Task(created))
+    }
+
+    /// `tasks/get`: the task's state, with its open requests or its result.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let mut result = GetTaskResult::new(self.tasks.get(&request.task_id)?);
+        server_info_meta(&mut result.meta);
+        Ok(result)
+    }
+
+    /// `tasks/update`: the client's answers to a task's open requests.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.update(&request.task_id, request.input_responses)
+    }
+
+    /// `tasks/cancel`: stops the task's guest at once.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.cancel(&request.task_id)
     }
 }
 
+/// How a `tools/call` runs.
+enum Dispatch {
+    /// As an ordinary call.
+    Call,
+    /// As a call that becomes a task, with this deadline.
+    Task(std::time::Duration),
+    /// Not at all: the tool runs only as a task, and cannot be one now.
+    Refused(String),
+}
+
+/// The answer to a run of a tool: its result, the input the guest asks
+/// the client for (2026-07-28), or the JSON-RPC error the revision gives the
+/// failure.
+fn respond(
+    called: Called,
+    version: Option<&ProtocolVersion>,
+    round: Option<&Round>,
+) -> Result<CallToolResponse, McpError> {
+    let result = match called.result {
+        Ok(output) => convert::output(&output),
+        Err(CallError::UnknownTool(name)) => {
+            return Err(McpError::invalid_params(
+                format!("unknown tool {name:?}; tools/list shows the available tools"),
+                Some(json!({ "tool": name })),
+            ));
+        }
+        Err(e @ CallError::InvalidArguments { .. }) => {
+            if schema_errors_are_results(version) {
+                convert::error_result(e.to_string())
+            } else {
+                let CallError::InvalidArguments { problems, .. } = &e else {
+                    unreachable!("matched above")
+                };
+                let data = json!({ "problems": problems });
+                return Err(McpError::invalid_params(e.to_string(), Some(data)));
+            }
+        }
+        Err(CallError::Failed(failure)) if failure.cause == FailureCause::InputDeferred => {
+            // The round's receipt, also when the call cannot go on.
+            let mut response = input_required(round);
+            let meta = match &mut response {
+                CallToolResponse::InputRequired(input) => Some(&mut input.meta),
+                CallToolResponse::Complete(result) => Some(&mut result.meta),
+                _ => None,
+            };
+            if let Some(meta) = meta {
+                convert::receipt_meta(meta, called.receipt.as_ref());
+                server_info_meta(meta);
+            }
+            return Ok(response);
+        }
+        Err(CallError::Failed(failure)) => match &failure.cause {
+            // 2026-07-28 has an error for it (SEP-2575); before, the
+            // client reads why in the result.
+            FailureCause::MissingClientCapability(kinds) if round.is_some() => {
+                return Err(McpError::missing_required_client_capability(
+                    convert::capabilities(kinds),
+                ));
+            }
+            _ => convert::error_result(failure.to_string()),
+        },
+    };
+    let mut result = convert::with_receipt(result, called.receipt.as_ref());
+    if round.is_some() {
+        server_info_meta(&mut result.meta);
+    }
+    Ok(result.into())
+}
+
 impl McpServer {
+    /// Whether a call of `tool` runs as a task, and if so its deadline: at
+    /// 2026-07-28, for a tool that supports tasks, when the request declares
+    /// the tasks extension and the store has room. A tool that runs only as
+    /// a task refuses a client without the extension (`-32021`, or an error
+    /// result before 2026-07-28, which has no tasks).
+    fn dispatch(
+        &self,
+        tool: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Dispatch, McpError> {
+        let catalog = self.runtime.catalog();
+        let Some((info, target)) = catalog.get(tool) else {
+            return Ok(Dispatch::Call);
+        };
+        if info.task_support == TaskSupport::Forbidden {
+            return Ok(Dispatch::Call);
+        }
+        let required = info.task_support == TaskSupport::Required;
+        if !is_2026_07_28_or_later(context.protocol_version().as_ref()) {
+            return Ok(if required {
+                Dispatch::Refused(format!(
+                    "tool {tool:?} runs only as a task, and tasks need a client that speaks protocol revision 2026-07-28 or later with the io.modelcontextprotocol/tasks extension"
+                ))
+            } else {
+                Dispatch::Call
+            });
+        }
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks());
+        if !declared {
+            if required {
+                return Err(McpError::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                ));
+            }
+            return Ok(Dispatch::Call);
+        }
+        if let Err(full) = self.tasks.room() {
+            if required {
+                return Ok(Dispatch::Refused(format!(
+                    "tool {tool:?} runs only as a task, and {full}"
+                )));
+            }
+            tracing::info!(tool, %full, "running the call as an ordinary call");
+            return Ok(Dispatch::Call);
+        }
+        Ok(Dispatch::Task(target.plugin.policy.limits.task_timeout))
+    }
+
     /// A 2026-07-28 list result's caching hints (SEP-2549) and the server's
     /// identity: the lists are the same for every client, so any cache may
     /// keep them for the policy's `list_ttl`. Older revisions get neither.

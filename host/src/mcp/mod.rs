@@ -12,6 +12,8 @@ pub mod jsonrpc;
 pub mod notify;
 pub mod rounds;
 pub mod stdio;
+pub mod task_run;
+pub mod tasks;
 
 pub use handler::{McpServer, ServerOptions};
 pub use notify::PeerRegistry;

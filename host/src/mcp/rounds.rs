@@ -423,7 +423,7 @@ fn request_digest(request: &InputRequest) -> String {
 
 /// A guest's elicitation as an input request. rmcp types the schema
 /// strictly; a schema it cannot type at all cannot be sent.
-fn elicitation_input(request: &ElicitationRequest) -> Result<InputRequest, String> {
+pub(super) fn elicitation_input(request: &ElicitationRequest) -> Result<InputRequest, String> {
     match convert::elicitation_request(request) {
         ServerRequest::ElicitRequest(r) => Ok(InputRequest::Elicitation(r)),
         other => {
@@ -438,9 +438,27 @@ fn elicitation_input(request: &ElicitationRequest) -> Result<InputRequest, Strin
     }
 }
 
-fn sampling_input(request: &SamplingRequest) -> Result<InputRequest, String> {
+pub(super) fn sampling_input(request: &SamplingRequest) -> Result<InputRequest, String> {
     convert::sampling_params(request)
         .map(|params| InputRequest::CreateMessage(CreateMessageRequest::new(params)))
+}
+
+/// The client's answer to a sampling request.
+pub(super) fn read_sampled(value: Value) -> Result<SampledMessage, String> {
+    let result: CreateMessageResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    convert::sampled_message(result).map_err(|e| e.to_string())
+}
+
+/// The client's answer to an elicitation.
+pub(super) fn read_elicited(value: Value) -> Result<Elicitation, String> {
+    let result: ElicitResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    Ok(convert::elicit_result(result))
+}
+
+/// The client's answer to a roots request.
+pub(super) fn read_roots(value: Value) -> Result<Vec<Root>, String> {
+    let result: ListRootsResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    Ok(convert::roots(result))
 }
 
 impl CallEvents for Round {
@@ -465,11 +483,7 @@ impl CallEvents for Round {
             ClientRequestKind::Sampling,
             at.key,
             sampling_input(&request),
-            |v| {
-                let result: CreateMessageResult =
-                    serde_json::from_value(v).map_err(|e| e.to_string())?;
-                convert::sampled_message(result).map_err(|e| e.to_string())
-            },
+            read_sampled,
         );
         Box::pin(std::future::ready(answer))
     }
@@ -483,10 +497,7 @@ impl CallEvents for Round {
             ClientRequestKind::Elicitation,
             at.key,
             elicitation_input(&request),
-            |v| {
-                let result: ElicitResult = serde_json::from_value(v).map_err(|e| e.to_string())?;
-                Ok(convert::elicit_result(result))
-            },
+            read_elicited,
         );
         Box::pin(std::future::ready(answer))
     }
@@ -499,11 +510,7 @@ impl CallEvents for Round {
             ClientRequestKind::Roots,
             at.key,
             Ok(InputRequest::ListRoots(ListRootsRequest::default())),
-            |v| {
-                let result: ListRootsResult =
-                    serde_json::from_value(v).map_err(|e| e.to_string())?;
-                Ok(convert::roots(result))
-            },
+            read_roots,
         );
         Box::pin(std::future::ready(answer))
     }

@@ -73,6 +73,7 @@ pub mod v0_1 {
                     open_world_hint: a.open_world_hint,
                 },
                 icons: Vec::new(),
+                task_support: super::types::TaskSupport::Forbidden,
             }
         }
     }

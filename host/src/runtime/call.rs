@@ -652,6 +652,7 @@ mod tests {
             output: None,
             hints: ToolHints::default(),
             icons: Vec::new(),
+            task_support: Default::default(),
         };
         let result = wit::CallResult {
             content: Vec::new(),

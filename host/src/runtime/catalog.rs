@@ -105,6 +105,7 @@ impl Catalog {
                 output_schema: tool.output.as_ref().map(|s| s.json.clone()),
                 hints: tool.hints.clone(),
                 icons: tool.icons.clone(),
+                task_support: tool.task_support,
             });
             catalog.targets.push(target);
         }

@@ -23,6 +23,10 @@ pub struct Limits {
     pub memories: u32,
     /// Wall-clock time one call may take, waiting for a slot included.
     pub timeout: Duration,
+    /// Wall-clock time one call may take when it runs as a task (MCP's tasks
+    /// extension), waiting for a slot included; fuel and memory are the
+    /// same as for any call.
+    pub task_timeout: Duration,
     /// Calls of this plugin that may run at once; more wait for a slot.
     pub max_concurrent_calls: u32,
     /// The largest arguments object accepted, serialized, in bytes.
@@ -73,6 +77,7 @@ impl Default for Limits {
             tables: 64,
             memories: 16,
             timeout: Duration::from_secs(10),
+            task_timeout: Duration::from_secs(10 * 60),
             max_concurrent_calls: 16,
             max_argument_bytes: 1 << 20,
             max_result_bytes: 8 << 20,

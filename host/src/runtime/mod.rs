@@ -51,7 +51,9 @@ pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;
 pub use inspection::{Inspection, WorldTarget};
 pub use limits::Limits;
-pub use output::{Audience, Content, ContentHints, ResourceBody, ToolHints, ToolInfo, ToolOutput};
+pub use output::{
+    Audience, Content, ContentHints, ResourceBody, TaskSupport, ToolHints, ToolInfo, ToolOutput,
+};
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use rate::{Caller, RateScope};
 pub use receipt::Receipt;
@@ -457,13 +459,27 @@ impl Runtime {
     /// stops the guest and frees its instance. Every call ends with
     /// one audit log line (target `audit`): its [`Receipt`], which is also
     /// returned unless the plugin's policy turns receipts off.
-    #[tracing::instrument(level = "debug", skip(self, arguments, caller, events), fields(plugin))]
     pub async fn call(
         &self,
         name: &str,
         arguments: Option<Map<String, Value>>,
         caller: &Caller,
         events: Arc<dyn CallEvents>,
+    ) -> Called {
+        self.call_as(name, arguments, caller, events, RunAs::Call)
+            .await
+    }
+
+    /// [`Runtime::call`], run as `run_as` says: a task's deadline is the
+    /// plugin's `task_timeout` rather than its `timeout`.
+    #[tracing::instrument(level = "debug", skip(self, arguments, caller, events), fields(plugin))]
+    pub async fn call_as(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        caller: &Caller,
+        events: Arc<dyn CallEvents>,
+        run_as: RunAs,
     ) -> Called {
         let started = std::time::Instant::now();
         let catalog = self.catalog();
@@ -480,7 +496,11 @@ impl Runtime {
         let limits = &plugin.policy.limits;
         let arguments = Arc::new(Value::Object(arguments.unwrap_or_default()));
         let logged_args = limits.audit_arguments.then_some(&*arguments);
-        let deadline = started + limits.timeout;
+        let timeout = match run_as {
+            RunAs::Call => limits.timeout,
+            RunAs::Task => limits.task_timeout,
+        };
+        let deadline = started + timeout;
         let fail = |cause| {
             CallError::Failed(ToolFailure {
                 plugin: plugin.name.to_string(),
@@ -535,9 +555,7 @@ impl Runtime {
             match checked {
                 Ok(problems) => problems,
                 Err(offload::Expired) => {
-                    let cause = FailureCause::Timeout {
-                        limit: limits.timeout,
-                    };
+                    let cause = FailureCause::Timeout { limit: timeout };
                     return end("timeout", None, Err(fail(cause)));
                 }
             }
@@ -562,15 +580,20 @@ impl Runtime {
         let Ok(Ok(_slot)) = tokio::time::timeout_at(deadline.into(), plugin.slots.acquire()).await
         else {
             unfinished.armed = false;
-            let cause = FailureCause::Timeout {
-                limit: limits.timeout,
-            };
+            let cause = FailureCause::Timeout { limit: timeout };
             return end("timeout", None, Err(fail(cause)));
         };
         tracing::debug!(tool = name, "running: got a slot");
         let (result, stats) =
             call::call_tool(&plugin.target(), tool, &json, events, deadline).await;
         unfinished.armed = false;
+        // The deadline was this run's, a task's own when it runs as one.
+        let result = result.map_err(|mut failure| {
+            if let FailureCause::Timeout { limit } = &mut failure.cause {
+                *limit = timeout;
+            }
+            failure
+        });
         let outcome = match &result {
             Ok(out) if out.is_error => "tool_error",
             Ok(_) => "ok",
@@ -586,6 +609,16 @@ impl Runtime {
         }
         end(outcome, Some(stats), result.map_err(CallError::Failed))
     }
+}
+
+/// How a call runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunAs {
+    /// An ordinary call, within the plugin's `timeout`.
+    #[default]
+    Call,
+    /// A task (MCP's tasks extension), within the plugin's `task_timeout`.
+    Task,
 }
 
 /// Writes a call's audit line (outcome `cancelled`) if the call's future is

@@ -40,6 +40,31 @@ pub struct ToolInfo {
     pub hints: ToolHints,
     /// Icons a client may show, in the plugin's order.
     pub icons: Vec<super::icons::Icon>,
+    /// Whether a call may run as a task.
+    pub task_support: TaskSupport,
+}
+
+/// Whether a call of a tool may run as a task (the plugin declares it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Every call is an ordinary call (the default, and every 0.1.x tool).
+    #[default]
+    Forbidden,
+    /// A task when the client supports tasks, an ordinary call otherwise.
+    Optional,
+    /// Only ever a task.
+    Required,
+}
+
+impl TaskSupport {
+    /// The word the WIT, the README and `inspect` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 /// Who a content block is meant for.

@@ -16,6 +16,7 @@ use super::call;
 use super::error::{LoadError, clip};
 use super::exports::Exports;
 use super::icons;
+use super::output::TaskSupport;
 use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
@@ -450,6 +451,11 @@ fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginToo
             title: def.title,
             description: def.description,
             icons: def.icons.into_iter().map(Into::into).collect(),
+            task_support: match def.task_support {
+                wit::TaskSupport::Forbidden => TaskSupport::Forbidden,
+                wit::TaskSupport::Optional => TaskSupport::Optional,
+                wit::TaskSupport::Required => TaskSupport::Required,
+            },
         });
     }
     Ok(tools)
@@ -474,6 +480,7 @@ mod tests {
                 open_world_hint: None,
             },
             icons: Vec::new(),
+            task_support: wit::TaskSupport::Forbidden,
         }
     }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::icons::Icon;
-use super::output::ToolHints;
+use super::output::{TaskSupport, ToolHints};
 use super::schema::Schema;
 
 /// A tool as the plugin defines it, validated.
@@ -24,4 +24,6 @@ pub struct PluginTool {
     pub hints: ToolHints,
     /// Icons a client may show (none for a 0.1.x plugin).
     pub icons: Vec<Icon>,
+    /// Whether a call may run as a task (never for a 0.1.x plugin).
+    pub task_support: TaskSupport,
 }

@@ -448,6 +448,27 @@ pub fn serve_alone(component: &Path, policy: &str) -> (Server, tempfile::TempDir
     (server, dir)
 }
 
+/// `mcp-wasm-host inspect --json COMPONENT` under the built-in policy: the
+/// report, after asserting that the plugin loads.
+pub fn inspect_json(component: &Path) -> Value {
+    let out = Command::new(binary())
+        .arg("inspect")
+        .arg("--json")
+        .arg(component)
+        .current_dir(component.parent().unwrap())
+        .env_remove("MCP_WASM_HOST_CONFIG")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "inspect {} failed:\n{}",
+        component.display(),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// The JSON-RPC messages of an HTTP response body: a JSON body, or the
 /// `data:` lines of an SSE stream.
 pub fn json_rpc_messages(body: &str) -> Vec<Value> {

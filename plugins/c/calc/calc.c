@@ -50,6 +50,8 @@ MCP_TOOLS(
              /* A calculator drawn in SVG, as a data: URI. */
              .icons = MCP_ICONS({.src = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PHJlY3QgeD0iMiIgeT0iMSIgd2lkdGg9IjEyIiBoZWlnaHQ9IjE0IiByeD0iMiIgZmlsbD0ibm9uZSIgc3Ryb2tlPSJjdXJyZW50Q29sb3IiLz48cGF0aCBkPSJNNSA1aDZNNSA5aDJNOSA5aDJNNSAxMmgyTTkgMTJoMiIgc3Ryb2tlPSJjdXJyZW50Q29sb3IiLz48L3N2Zz4=",
                                  .mime_type = "image/svg+xml", .sizes = "any"}),
+             /* A client that supports tasks may run a call as one. */
+             .task_support = MCP_TASK_OPTIONAL,
              .output_schema = MCP_JSON({"type": "object", "required": ["value", "text"],
                                         "properties": {"value": {"type": "number"},
                                                        "text": {"type": "string"}}})),

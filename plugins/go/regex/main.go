@@ -41,7 +41,11 @@ type SplitArgs struct {
 const syntax = " Syntax: RE2, as in Go's regexp (no backreferences or lookaround); matching takes time linear in the text, so no pattern can hang the call."
 
 func init() {
-	mcp.AddTool(computes("regex_find", "Find regex matches", "Finds the matches of a regular expression in a text: each match's text, its start and end (in characters from the start of the text), its line, and the groups that took part (numbered and named)."), find)
+	findTool := computes("regex_find", "Find regex matches", "Finds the matches of a regular expression in a text: each match's text, its start and end (in characters from the start of the text), its line, and the groups that took part (numbered and named).")
+	// Many matches in a long text take a while: a client that supports
+	// tasks may run the call as one.
+	findTool.TaskSupport = mcp.TaskOptional
+	mcp.AddTool(findTool, find)
 	mcp.AddTool(computes("regex_replace", "Replace regex matches", "Replaces the matches of a regular expression in a text and returns the new text and the number of replacements."), replace)
 	mcp.AddTool(computes("regex_split", "Split by regex", "Splits a text around the matches of a regular expression."), split)
 }

@@ -36,7 +36,9 @@ def count(text: str) -> Counts:
 
 
 @tool(title="Word count", read_only=True, destructive=False, idempotent=True, open_world=False, output=Counts,
-      icons=[Icon("https://mcp-wasm-host.example/icons/count.png", mime_type="image/png", sizes=["48x48"])])
+      icons=[Icon("https://mcp-wasm-host.example/icons/count.png", mime_type="image/png", sizes=["48x48"])],
+      # A long text takes a while: a client that supports tasks may run it as one.
+      task_support="optional")
 def word_count(text: Annotated[str, "The text to measure."]) -> Result:
     """Counts the words, lines and characters of a text, like `wc`. Words are runs of non-whitespace
     characters; characters are Unicode code points."""

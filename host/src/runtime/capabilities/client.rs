@@ -488,24 +488,36 @@ impl ClientState {
         outcome
     }
 
-    /// Runs the guest's requests in order: each is keyed, checked and sent
-    /// on its own. If any is answered in a later round, the call ends (a
-    /// trap) once all of them have been handed over, so that the client gets
-    /// them together.
+    /// Runs the guest's requests: each is keyed and checked in order, then
+    /// all are sent at once, so that the client has all of them open
+    /// together (several keys pending in a task, one batch of server
+    /// requests). If any is answered in a later round, the call ends (a
+    /// trap) once all of them have been handed over.
     async fn requests(
         &mut self,
         requests: Vec<(Option<String>, Result<Ask, String>, ClientRequestKind)>,
     ) -> wasmtime::Result<Vec<Result<wit::InputResponse, wit::RequestError>>> {
-        let mut answers = Vec::with_capacity(requests.len());
-        let mut deferred = false;
+        let mut checked = Vec::with_capacity(requests.len());
         for (given, ask, kind) in requests {
-            let answer = match (self.key(kind, given), ask) {
+            checked.push(match (self.key(kind, given), ask) {
                 (Err(problem), _) | (_, Err(problem)) => Err(ClientRequestError::Failed(problem)),
                 (Ok(key), Ok(ask)) => match self.charge(&ask) {
                     Err(problem) => Err(ClientRequestError::Failed(problem)),
-                    Ok(()) => self.send(&key, ask).await,
+                    Ok(()) => Ok((key, ask)),
                 },
-            };
+            });
+        }
+        let this = &*self;
+        let sent = futures::future::join_all(checked.into_iter().map(|c| async move {
+            match c {
+                Ok((key, ask)) => this.send(&key, ask).await,
+                Err(e) => Err(e),
+            }
+        }))
+        .await;
+        let mut answers = Vec::with_capacity(sent.len());
+        let mut deferred = false;
+        for answer in sent {
             deferred |= matches!(answer, Err(ClientRequestError::Deferred));
             answers.push(answer.map_err(request_error));
         }

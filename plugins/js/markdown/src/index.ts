@@ -60,6 +60,8 @@ defineTool(
       descending: s.boolean().optional().describe("Largest first (default: smallest first)."),
     }),
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    // A long table takes a while: a client that supports tasks may run it as one.
+    taskSupport: "optional",
   },
   ({ markdown, column, descending }) => {
     const t = table(markdown);

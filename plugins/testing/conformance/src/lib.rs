@@ -625,7 +625,141 @@ impl Plugin for Conformance {
                 .closed_world(),
                 |args: Value| -> ToolResult { Ok(Output::text(format!("Received: {args}"))) },
             )
+            .tool(
+                ToolDef::new("greet", "Greets someone by name; never a task.")
+                    .read_only()
+                    .closed_world(),
+                |args: GreetArgs| -> ToolResult {
+                    Ok(Output::text(format!("Hello, {}!", args.name)))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "slow_compute",
+                    "Works for `seconds` seconds, then returns; runs as a task for a client \
+                     that supports tasks.",
+                )
+                .read_only()
+                .closed_world()
+                .task(TaskSupport::Optional),
+                |args: SlowArgs| -> ToolResult {
+                    let seconds = args.seconds.min(600);
+                    for step in 0..seconds {
+                        progress(step as f64, Some(seconds as f64), Some("computing"));
+                        thread::sleep(Duration::from_secs(1));
+                    }
+                    let label = args.label.unwrap_or_default();
+                    Ok(Output::text(format!("computed {label} in {seconds} s")))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "failing_job",
+                    "Works for a second, then fails with a tool error; runs only as a task.",
+                )
+                .closed_world()
+                .task(TaskSupport::Required),
+                |_: NoArgs| -> ToolResult {
+                    thread::sleep(TASK_START);
+                    Err(ToolError::Failed("the job failed, as it always does".into()))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "protocol_error_job",
+                    "Works for a second, then needs the client's roots: a client that did \
+                     not declare roots gets the missing-capability protocol error (a \
+                     failed task).",
+                )
+                .closed_world()
+                .task(TaskSupport::Optional),
+                |_: NoArgs| -> ToolResult {
+                    thread::sleep(TASK_START);
+                    client::require(&[RequestKind::Roots]);
+                    Ok(Output::text("the client has roots"))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "confirm_delete",
+                    "Asks the client's user to confirm deleting `filename` (after a \
+                     second, so that it asks as a task), then says what it did.",
+                )
+                .destructive(false)
+                .closed_world()
+                .task(TaskSupport::Optional),
+                |args: DeleteArgs| -> ToolResult {
+                    thread::sleep(TASK_START);
+                    let message = format!("Delete {}?", args.filename);
+                    let answer = client::elicit(&message, CONFIRM_DELETE_FORM)?;
+                    Ok(Output::text(format!("{}: {}", args.filename, describe(&answer))))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "multi_input",
+                    "Asks the client's user two questions at once (after a second, so \
+                     that it asks as a task), then returns both answers.",
+                )
+                .read_only()
+                .closed_world()
+                .task(TaskSupport::Optional),
+                |_: NoArgs| -> ToolResult {
+                    thread::sleep(TASK_START);
+                    Ok(Output::text(ask_all(vec![
+                        ("first", Input::elicit("First name?", CONFIRM_DELETE_FORM)),
+                        ("second", Input::elicit("Second name?", CONFIRM_DELETE_FORM)),
+                    ])))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_tool_with_task",
+                    "Asks the client's user for their name (key `user_name`) at once, \
+                     then works for a second and greets them; runs only as a task.",
+                )
+                .read_only()
+                .closed_world()
+                .task(TaskSupport::Required),
+                |_: NoArgs| -> ToolResult {
+                    let answer = elicit_as("user_name", "What is your name?", NAME_FORM)?;
+                    thread::sleep(TASK_START);
+                    Ok(Output::text(format!("Hello, {}!", name_of(&answer))))
+                },
+            )
     }
+}
+
+/// How long the task fixtures work before they ask or answer: longer than
+/// the sync window of the conformance run's policy (300 ms), so that they
+/// become tasks first.
+const TASK_START: Duration = Duration::from_secs(1);
+
+/// The form of `confirm_delete` and `multi_input`.
+const CONFIRM_DELETE_FORM: &str =
+    r#"{"type":"object","properties":{"confirm":{"type":"boolean"},"name":{"type":"string"}}}"#;
+
+/// Arguments of `greet`.
+#[derive(Deserialize, JsonSchema)]
+struct GreetArgs {
+    /// Who to greet.
+    name: String,
+}
+
+/// Arguments of `slow_compute`.
+#[derive(Deserialize, JsonSchema)]
+struct SlowArgs {
+    /// How long to work, in seconds (at most 600).
+    seconds: u64,
+    /// A label for the result.
+    label: Option<String>,
+}
+
+/// Arguments of `confirm_delete`.
+#[derive(Deserialize, JsonSchema)]
+struct DeleteArgs {
+    /// The file to delete (nothing is deleted).
+    filename: String,
 }
 
 export_plugin!(Conformance);

@@ -1,0 +1,497 @@
+//! The server's task store (MCP's tasks extension, `io.modelcontextprotocol/tasks`,
+//! SEP-2663): each task's state, its open requests to the client, and its
+//! result once it ends, in memory, bounded in count and bytes and dropped
+//! after its TTL. `tasks/get`, `tasks/update` and `tasks/cancel` read and
+//! change it; a task's run reports to it.
+//!
+//! rmcp's own `TaskManager` keeps tasks too, but has no bound on how many
+//! tasks or result bytes it holds, and its cancellation is cooperative; a
+//! task here is the guest's call future, which `tasks/cancel` drops, and
+//! that stops the guest at once.
+
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    CallToolResult, DetailedTask, InputRequest, InputResponses, JsonObject, Task, TaskPayload,
+    TaskStatus,
+};
+use rmcp::task_manager::current_timestamp;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::config::TaskSettings;
+
+/// How a task's run ended.
+#[derive(Debug)]
+pub enum Finished {
+    /// The tool's result (`isError` results included): status `completed`.
+    Completed(CallToolResult),
+    /// The JSON-RPC error the call would have answered with: status
+    /// `failed`.
+    Failed(McpError),
+}
+
+/// Why no task could be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreFull {
+    /// As many tasks as `[server] max_tasks` are kept.
+    #[error(
+        "the server keeps its maximum of {0} tasks (`[server] max_tasks`); try again when some have expired"
+    )]
+    Count(usize),
+    /// The finished tasks' results fill `[server] max_task_store_size`.
+    #[error(
+        "the finished tasks' results fill the server's task store ({0} bytes, `[server] max_task_store_size`); try again when some have expired"
+    )]
+    Bytes(u64),
+}
+
+/// The server's tasks; cheap to clone, the clones share them.
+#[derive(Debug, Clone)]
+pub struct Tasks {
+    settings: TaskSettings,
+    store: Arc<Mutex<Store>>,
+}
+
+#[derive(Debug, Default)]
+struct Store {
+    entries: HashMap<String, Entry>,
+    /// The bytes of every finished task's result or error.
+    stored_bytes: u64,
+}
+
+#[derive(Debug)]
+struct Entry {
+    task: Task,
+    terminal: Option<TaskPayload>,
+    /// The size of `terminal`, as JSON.
+    bytes: u64,
+    /// When the task may be dropped: its `ttlMs` after its creation.
+    expires: Instant,
+    /// Requests to the client the run waits on, by key.
+    pending: BTreeMap<String, (InputRequest, oneshot::Sender<Value>)>,
+    /// Stops the run.
+    abort: Option<tokio::task::AbortHandle>,
+}
+
+impl Entry {
+    fn touch(&mut self) {
+        self.task.last_updated_at = current_timestamp();
+    }
+
+    fn detailed(&self) -> DetailedTask {
+        let payload = match &self.terminal {
+            Some(payload) => payload.clone(),
+            None if !self.pending.is_empty() => TaskPayload::InputRequired {
+                input_requests: self
+                    .pending
+                    .iter()
+                    .map(|(k, (request, _))| (k.clone(), request.clone()))
+                    .collect(),
+            },
+            None => TaskPayload::Working,
+        };
+        DetailedTask::new(self.task.clone(), payload)
+    }
+}
+
+/// `-32602` for a task id the server does not know (SEP-2663).
+fn unknown(task_id: &str) -> McpError {
+    McpError::invalid_params(
+        format!("no task has the id {task_id:?} (it never existed here, or it expired)"),
+        Some(serde_json::json!({ "taskId": task_id })),
+    )
+}
+
+/// The payload's size as JSON, which the store's byte bound counts.
+fn json_size(payload: &TaskPayload) -> u64 {
+    let value = match payload {
+        TaskPayload::Completed { result } => serde_json::to_vec(result),
+        TaskPayload::Failed { error } => serde_json::to_vec(error),
+        _ => Ok(Vec::new()),
+    };
+    value.map_or(0, |v| v.len() as u64)
+}
+
+fn object(value: Result<Value, serde_json::Error>) -> JsonObject {
+    match value {
+        Ok(Value::Object(map)) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+impl Tasks {
+    /// An empty store kept as `settings` say.
+    pub fn new(settings: TaskSettings) -> Tasks {
+        Tasks {
+            settings,
+            store: Arc::default(),
+        }
+    }
+
+    /// How the store is kept.
+    pub fn settings(&self) -> &TaskSettings {
+        &self.settings
+    }
+
+    fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Drops the tasks past their TTL. A run still going then (it cannot
+    /// be: the TTL outlasts the run's deadline) is stopped.
+    fn sweep(store: &mut Store) {
+        let now = Instant::now();
+        let mut freed = 0;
+        store.entries.retain(|_, entry| {
+            if now < entry.expires {
+                return true;
+            }
+            if let Some(abort) = entry.abort.take() {
+                abort.abort();
+            }
+            freed += entry.bytes;
+            false
+        });
+        store.stored_bytes -= freed;
+    }
+
+    /// Whether a new task would fit now.
+    pub fn room(&self) -> Result<(), StoreFull> {
+        let mut store = self.store();
+        Self::sweep(&mut store);
+        self.check_room(&store)
+    }
+
+    fn check_room(&self, store: &Store) -> Result<(), StoreFull> {
+        if store.entries.len() >= self.settings.max_tasks {
+            return Err(StoreFull::Count(self.settings.max_tasks));
+        }
+        if store.stored_bytes >= self.settings.max_store_bytes {
+            return Err(StoreFull::Bytes(self.settings.max_store_bytes));
+        }
+        Ok(())
+    }
+
+    /// Makes a task that stays readable for `run_timeout` (its run's
+    /// deadline) plus `[server] task_result_ttl`, and returns its seed state.
+    /// It is readable through [`Tasks::get`] before this returns.
+    pub fn create(&self, run_timeout: Duration) -> Result<Task, StoreFull> {
+        let ttl = run_timeout.saturating_add(self.settings.result_ttl);
+        let mut id = [0u8; 16];
+        // The id is the key to the task: 128 random bits.
+        if getrandom::fill(&mut id).is_err() {
+            return Err(StoreFull::Count(0));
+        }
+        let now = current_timestamp();
+        let mut task = Task::new(hex::encode(id), TaskStatus::Working, now.clone(), now);
+        task.ttl_ms = Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+        task.poll_interval_ms = Some(
+            u64::try_from(self.settings.poll_interval.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1),
+        );
+        let mut store = self.store();
+        Self::sweep(&mut store);
+        self.check_room(&store)?;
+        store.entries.insert(
+            task.task_id.clone(),
+            Entry {
+                task: task.clone(),
+                terminal: None,
+                bytes: 0,
+                expires: Instant::now() + ttl,
+                pending: BTreeMap::new(),
+                abort: None,
+            },
+        );
+        Ok(task)
+    }
+
+    /// Runs `run` as the task `task_id`'s work; its outcome becomes the
+    /// task's terminal state.
+    pub fn run(&self, task_id: &str, run: impl Future<Output = Finished> + Send + 'static) {
+        let tasks = self.clone();
+        let id = task_id.to_string();
+        let handle = tokio::spawn(async move {
+            let finished = run.await;
+            tasks.finish(&id, finished);
+        });
+        let mut store = self.store();
+        match store.entries.get_mut(task_id) {
+            Some(entry) if entry.terminal.is_none() => entry.abort = Some(handle.abort_handle()),
+            Some(_) => {}
+            None => handle.abort(),
+        }
+    }
+
+    /// Records how the task's run ended, unless it was cancelled first.
+    fn finish(&self, task_id: &str, finished: Finished) {
+        let payload = match finished {
+            Finished::Completed(result) => TaskPayload::Completed {
+                result: object(serde_json::to_value(&result)),
+            },
+            Finished::Failed(error) => TaskPayload::Failed {
+                error: object(serde_json::to_value(&error)),
+            },
+        };
+        let mut store = self.store();
+        let Some(entry) = store.entries.get_mut(task_id) else {
+            return;
+        };
+        if entry.terminal.is_some() {
+            return;
+        }
+        let bytes = json_size(&payload);
+        entry.task.status = payload.status();
+        entry.terminal = Some(payload);
+        entry.bytes = bytes;
+        entry.pending.clear();
+        entry.abort = None;
+        entry.touch();
+        store.stored_bytes += bytes;
+    }
+
+    /// `tasks/get`: the task's state, with its open requests or its result.
+    pub fn get(&self, task_id: &str) -> Result<DetailedTask, McpError> {
+        let mut store = self.store();
+        Self::sweep(&mut store);
+        let entry = store.entries.get(task_id).ok_or_else(|| unknown(task_id))?;
+        Ok(entry.detailed())
+    }
+
+    /// `tasks/update`: hands the client's answers to the run waiting on
+    /// them; answers to requests that are not open are ignored (SEP-2663).
+    pub fn update(&self, task_id: &str, responses: InputResponses) -> Result<(), McpError> {
+        let mut store = self.store();
+        Self::sweep(&mut store);
+        let entry = store
+            .entries
+            .get_mut(task_id)
+            .ok_or_else(|| unknown(task_id))?;
+        for (key, response) in responses {
+            if let Some((_, answer)) = entry.pending.remove(&key) {
+                let _ = answer.send(response);
+            }
+        }
+        entry.touch();
+        Ok(())
+    }
+
+    /// `tasks/cancel`: stops the run at once (its guest with it) and marks
+    /// the task `cancelled`; a task that has ended is left as it is.
+    pub fn cancel(&self, task_id: &str) -> Result<(), McpError> {
+        let mut store = self.store();
+        Self::sweep(&mut store);
+        let entry = store
+            .entries
+            .get_mut(task_id)
+            .ok_or_else(|| unknown(task_id))?;
+        if entry.terminal.is_none() {
+            if let Some(abort) = entry.abort.take() {
+                abort.abort();
+            }
+            entry.terminal = Some(TaskPayload::Cancelled);
+            entry.task.status = TaskStatus::Cancelled;
+            entry.task.status_message = Some("cancelled by the client".into());
+            entry.pending.clear();
+            entry.touch();
+            tracing::info!(task = task_id, "task cancelled");
+        }
+        Ok(())
+    }
+
+    /// Opens a request to the client under `key`; the receiver gets the
+    /// client's answer from `tasks/update`.
+    pub fn ask(
+        &self,
+        task_id: &str,
+        key: &str,
+        request: InputRequest,
+    ) -> Result<oneshot::Receiver<Value>, String> {
+        let mut store = self.store();
+        let entry = store
+            .entries
+            .get_mut(task_id)
+            .filter(|e| e.terminal.is_none())
+            .ok_or_else(|| "the task has ended".to_string())?;
+        if entry.pending.contains_key(key) {
+            return Err(format!("a request with the key {key:?} is already open"));
+        }
+        let (answer, receiver) = oneshot::channel();
+        entry.pending.insert(key.to_string(), (request, answer));
+        entry.task.status = TaskStatus::InputRequired;
+        entry.touch();
+        Ok(receiver)
+    }
+
+    /// Closes the request under `key` (answered, or abandoned).
+    pub fn settle(&self, task_id: &str, key: &str) {
+        let mut store = self.store();
+        if let Some(entry) = store.entries.get_mut(task_id) {
+            entry.pending.remove(key);
+            if entry.terminal.is_none() && entry.pending.is_empty() {
+                entry.task.status = TaskStatus::Working;
+            }
+        }
+    }
+
+    /// Sets the task's status message (the guest's progress).
+    pub fn progress(&self, task_id: &str, message: String) {
+        let mut store = self.store();
+        if let Some(entry) = store.entries.get_mut(task_id)
+            && entry.terminal.is_none()
+        {
+            entry.task.status_message = Some(message);
+            entry.touch();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ContentBlock as Content;
+
+    fn settings(max_tasks: usize, max_store_bytes: u64) -> TaskSettings {
+        TaskSettings {
+            max_tasks,
+            max_store_bytes,
+            ..TaskSettings::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_task_runs_to_its_result_and_unknown_ids_are_invalid_params() {
+        let tasks = Tasks::new(TaskSettings::default());
+        let task = tasks.create(Duration::from_secs(60)).unwrap();
+        assert_eq!(task.task_id.len(), 32);
+        assert!(task.ttl_ms.unwrap() >= 60_000);
+        assert_eq!(
+            tasks.get(&task.task_id).unwrap().status(),
+            TaskStatus::Working
+        );
+        let (go, wait) = oneshot::channel::<()>();
+        tasks.run(&task.task_id, async move {
+            let _ = wait.await;
+            Finished::Completed(CallToolResult::success(vec![Content::text("done")]))
+        });
+        go.send(()).unwrap();
+        let mut status = TaskStatus::Working;
+        for _ in 0..1000 {
+            status = tasks.get(&task.task_id).unwrap().status();
+            if status != TaskStatus::Working {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(status, TaskStatus::Completed);
+        let value = serde_json::to_value(tasks.get(&task.task_id).unwrap()).unwrap();
+        assert_eq!(value["result"]["content"][0]["text"], "done");
+        let e = tasks.get("nope").unwrap_err();
+        assert_eq!(e.code.0, -32602);
+        assert_eq!(tasks.cancel("nope").unwrap_err().code.0, -32602);
+        // Cancelling an ended task changes nothing.
+        tasks.cancel(&task.task_id).unwrap();
+        assert_eq!(
+            tasks.get(&task.task_id).unwrap().status(),
+            TaskStatus::Completed
+        );
+    }
+
+    #[tokio::test]
+    async fn cancel_drops_the_run_and_open_requests() {
+        let tasks = Tasks::new(TaskSettings::default());
+        let task = tasks.create(Duration::from_secs(60)).unwrap();
+        let id = task.task_id.clone();
+        let (dropped_tx, dropped_rx) = oneshot::channel::<()>();
+        struct OnDrop(Option<oneshot::Sender<()>>);
+        impl Drop for OnDrop {
+            fn drop(&mut self) {
+                let _ = self.0.take().map(|s| s.send(()));
+            }
+        }
+        let guard = OnDrop(Some(dropped_tx));
+        tasks.run(&id, async move {
+            let _guard = guard;
+            std::future::pending::<Finished>().await
+        });
+        let answer = tasks
+            .ask(&id, "k", InputRequest::ListRoots(Default::default()))
+            .unwrap();
+        assert_eq!(tasks.get(&id).unwrap().status(), TaskStatus::InputRequired);
+        tasks.cancel(&id).unwrap();
+        // The run's future is dropped: the guest stops.
+        dropped_rx.await.unwrap();
+        assert!(answer.await.is_err());
+        assert_eq!(tasks.get(&id).unwrap().status(), TaskStatus::Cancelled);
+    }
+
+    #[tokio::test]
+    async fn partial_answers_leave_the_other_requests_open() {
+        let tasks = Tasks::new(TaskSettings::default());
+        let id = tasks.create(Duration::from_secs(60)).unwrap().task_id;
+        let a = tasks
+            .ask(&id, "a", InputRequest::ListRoots(Default::default()))
+            .unwrap();
+        let _b = tasks
+            .ask(&id, "b", InputRequest::ListRoots(Default::default()))
+            .unwrap();
+        assert!(
+            tasks
+                .ask(&id, "a", InputRequest::ListRoots(Default::default()))
+                .is_err()
+        );
+        let mut responses = InputResponses::new();
+        responses.insert("a".into(), serde_json::json!({"roots": []}));
+        responses.insert("zzz".into(), serde_json::json!({}));
+        tasks.update(&id, responses).unwrap();
+        assert_eq!(a.await.unwrap(), serde_json::json!({"roots": []}));
+        let value = serde_json::to_value(tasks.get(&id).unwrap()).unwrap();
+        assert_eq!(value["status"], "input_required");
+        let keys: Vec<&String> = value["inputRequests"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["b"]);
+    }
+
+    #[tokio::test]
+    async fn the_store_is_bounded_in_count_and_bytes() {
+        let tasks = Tasks::new(settings(2, 1 << 20));
+        tasks.create(Duration::from_secs(1)).unwrap();
+        tasks.create(Duration::from_secs(1)).unwrap();
+        assert_eq!(tasks.room(), Err(StoreFull::Count(2)));
+        assert!(tasks.create(Duration::from_secs(1)).is_err());
+
+        let tasks = Tasks::new(settings(10, 100));
+        let id = tasks.create(Duration::from_secs(60)).unwrap().task_id;
+        tasks.finish(
+            &id,
+            Finished::Completed(CallToolResult::success(vec![Content::text(
+                "x".repeat(200),
+            )])),
+        );
+        assert_eq!(tasks.room(), Err(StoreFull::Bytes(100)));
+    }
+
+    #[tokio::test]
+    async fn expired_tasks_are_dropped_and_free_their_bytes() {
+        let tasks = Tasks::new(TaskSettings {
+            result_ttl: Duration::from_millis(1),
+            max_store_bytes: 100,
+            ..TaskSettings::default()
+        });
+        let id = tasks.create(Duration::ZERO).unwrap().task_id;
+        tasks.finish(
+            &id,
+            Finished::Completed(CallToolResult::success(vec![Content::text(
+                "x".repeat(200),
+            )])),
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(tasks.get(&id).unwrap_err().code.0, -32602);
+        assert_eq!(tasks.room(), Ok(()));
+    }
+}

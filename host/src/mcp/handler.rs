@@ -472,7 +472,11 @@ impl ServerHandler for McpServer {
         };
         task_events.become_task(&task.task_id);
         forwarder.finish().await;
-        tracing::info!(tool = %request.name, task = %task.task_id, "the call goes on as a task");
+        tracing::info!(
+            tool = %request.name,
+            task = super::tasks::short(&task.task_id),
+            "the call goes on as a task"
+        );
         let (version, round) = (version.clone(), round.clone());
         self.tasks.run(&task.task_id, async move {
             let called = run.await;

@@ -48,6 +48,9 @@ pub enum StoreFull {
         "the finished tasks' results fill the server's task store ({0} bytes, `[server] max_task_store_size`); try again when some have expired"
     )]
     Bytes(u64),
+    /// The system gave no random bytes for the task's id.
+    #[error("the server cannot make a task id: the system gave no random bytes")]
+    NoRandom,
 }
 
 /// The server's tasks; cheap to clone, the clones share them.
@@ -97,6 +100,12 @@ impl Entry {
         };
         DetailedTask::new(self.task.clone(), payload)
     }
+}
+
+/// The start of a task id, enough to tell tasks apart in the server log
+/// without writing down the whole id, which is the key to the task.
+pub fn short(task_id: &str) -> &str {
+    task_id.get(..8).unwrap_or(task_id)
 }
 
 /// `-32602` for a task id the server does not know (SEP-2663).
@@ -185,7 +194,7 @@ impl Tasks {
         let mut id = [0u8; 16];
         // The id is the key to the task: 128 random bits.
         if getrandom::fill(&mut id).is_err() {
-            return Err(StoreFull::Count(0));
+            return Err(StoreFull::NoRandom);
         }
         let now = current_timestamp();
         let mut task = Task::new(hex::encode(id), TaskStatus::Working, now.clone(), now);
@@ -300,7 +309,7 @@ impl Tasks {
             entry.task.status_message = Some("cancelled by the client".into());
             entry.pending.clear();
             entry.touch();
-            tracing::info!(task = task_id, "task cancelled");
+            tracing::info!(task = short(task_id), "task cancelled");
         }
         Ok(())
     }

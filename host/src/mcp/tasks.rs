@@ -110,9 +110,16 @@ pub fn short(task_id: &str) -> &str {
 
 /// `-32602` for a task id the server does not know (SEP-2663).
 fn unknown(task_id: &str) -> McpError {
+    // Echoed clipped: the client chose the id's length.
+    let shown: String = task_id.chars().take(64).collect();
+    let more = if shown.len() < task_id.len() {
+        "…"
+    } else {
+        ""
+    };
     McpError::invalid_params(
-        format!("no task has the id {task_id:?} (it never existed here, or it expired)"),
-        Some(serde_json::json!({ "taskId": task_id })),
+        format!("no task has the id {shown:?}{more} (it never existed here, or it expired)"),
+        Some(serde_json::json!({ "taskId": format!("{shown}{more}") })),
     )
 }
 
@@ -403,6 +410,10 @@ mod tests {
         assert_eq!(value["result"]["content"][0]["text"], "done");
         let e = tasks.get("nope").unwrap_err();
         assert_eq!(e.code.0, -32602);
+        // A long unknown id is not echoed whole.
+        let long = "a".repeat(100_000);
+        let e = tasks.get(&long).unwrap_err();
+        assert!(e.message.len() < 200, "{}", e.message.len());
         assert_eq!(tasks.cancel("nope").unwrap_err().code.0, -32602);
         // Cancelling an ended task changes nothing.
         tasks.cancel(&task.task_id).unwrap();

@@ -51,13 +51,8 @@ fn start(setup: &Setup, args: &[&str]) -> Server {
     Server::start_with_env(setup.plugins.path(), &all, &[("STATE_KEY", KEY)])
 }
 
-/// `_meta` of a 2026-07-28 request from a client with `capabilities`.
 fn meta(capabilities: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": R5,
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "input-required-test", "version": "0"}
-    })
+    common::r5_meta(capabilities)
 }
 
 fn capable() -> Value {

@@ -12,14 +12,8 @@ mod common;
 use common::{Server, plugin_dir};
 use serde_json::{Value, json};
 
-const R5: &str = "2026-07-28";
-
 fn meta(capabilities: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": R5,
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "revision-2026-test", "version": "0"}
-    })
+    common::r5_meta(capabilities)
 }
 
 /// A server on a plugins directory holding `plugins`, with `policy`.

@@ -15,15 +15,10 @@ mod common;
 use common::{Server, plugin_dir, text};
 use serde_json::{Value, json};
 
-const R5: &str = "2026-07-28";
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
 fn meta(capabilities: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": R5,
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "tasks-test", "version": "0"}
-    })
+    common::r5_meta(capabilities)
 }
 
 /// The capabilities of a client that supports tasks and elicitation.
@@ -334,16 +329,7 @@ fn a_typo_among_the_task_keys_is_refused_at_start() {
 
 #[test]
 fn inspect_shows_which_tools_may_run_as_tasks() {
-    let out = std::process::Command::new(common::binary())
-        .args(["inspect", "--json", test_artifacts::CONFORMANCE])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = common::inspect_json(std::path::Path::new(test_artifacts::CONFORMANCE));
     let support = &report["task_support"];
     assert_eq!(support["slow_compute"], "optional", "{support}");
     assert_eq!(support["failing_job"], "required", "{support}");

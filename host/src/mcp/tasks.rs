@@ -69,6 +69,8 @@ struct Store {
 
 #[derive(Debug)]
 struct Entry {
+    /// The task's fields; its status is derived from `terminal` and
+    /// `pending` when it is read.
     task: Task,
     terminal: Option<TaskPayload>,
     /// The size of `terminal`, as JSON.
@@ -176,6 +178,16 @@ impl Tasks {
         store.stored_bytes -= freed;
     }
 
+    /// The task `task_id`, after dropping the expired ones; `-32602` if
+    /// there is none.
+    fn entry<'a>(store: &'a mut Store, task_id: &str) -> Result<&'a mut Entry, McpError> {
+        Self::sweep(store);
+        store
+            .entries
+            .get_mut(task_id)
+            .ok_or_else(|| unknown(task_id))
+    }
+
     /// Whether a new task would fit now.
     pub fn room(&self) -> Result<(), StoreFull> {
         let mut store = self.store();
@@ -263,7 +275,6 @@ impl Tasks {
             return;
         }
         let bytes = json_size(&payload);
-        entry.task.status = payload.status();
         entry.terminal = Some(payload);
         entry.bytes = bytes;
         entry.pending.clear();
@@ -274,21 +285,14 @@ impl Tasks {
 
     /// `tasks/get`: the task's state, with its open requests or its result.
     pub fn get(&self, task_id: &str) -> Result<DetailedTask, McpError> {
-        let mut store = self.store();
-        Self::sweep(&mut store);
-        let entry = store.entries.get(task_id).ok_or_else(|| unknown(task_id))?;
-        Ok(entry.detailed())
+        Ok(Self::entry(&mut self.store(), task_id)?.detailed())
     }
 
     /// `tasks/update`: hands the client's answers to the run waiting on
     /// them; answers to requests that are not open are ignored (SEP-2663).
     pub fn update(&self, task_id: &str, responses: InputResponses) -> Result<(), McpError> {
         let mut store = self.store();
-        Self::sweep(&mut store);
-        let entry = store
-            .entries
-            .get_mut(task_id)
-            .ok_or_else(|| unknown(task_id))?;
+        let entry = Self::entry(&mut store, task_id)?;
         for (key, response) in responses {
             if let Some((_, answer)) = entry.pending.remove(&key) {
                 let _ = answer.send(response);
@@ -302,17 +306,12 @@ impl Tasks {
     /// the task `cancelled`; a task that has ended is left as it is.
     pub fn cancel(&self, task_id: &str) -> Result<(), McpError> {
         let mut store = self.store();
-        Self::sweep(&mut store);
-        let entry = store
-            .entries
-            .get_mut(task_id)
-            .ok_or_else(|| unknown(task_id))?;
+        let entry = Self::entry(&mut store, task_id)?;
         if entry.terminal.is_none() {
             if let Some(abort) = entry.abort.take() {
                 abort.abort();
             }
             entry.terminal = Some(TaskPayload::Cancelled);
-            entry.task.status = TaskStatus::Cancelled;
             entry.task.status_message = Some("cancelled by the client".into());
             entry.pending.clear();
             entry.touch();
@@ -340,7 +339,6 @@ impl Tasks {
         }
         let (answer, receiver) = oneshot::channel();
         entry.pending.insert(key.to_string(), (request, answer));
-        entry.task.status = TaskStatus::InputRequired;
         entry.touch();
         Ok(receiver)
     }
@@ -350,9 +348,6 @@ impl Tasks {
         let mut store = self.store();
         if let Some(entry) = store.entries.get_mut(task_id) {
             entry.pending.remove(key);
-            if entry.terminal.is_none() && entry.pending.is_empty() {
-                entry.task.status = TaskStatus::Working;
-            }
         }
     }
 

@@ -660,3 +660,13 @@ fn node_client(
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     (out.status, stdout, stderr)
 }
+
+/// `_meta` of a 2026-07-28 request (no handshake at that revision) from a
+/// client with `capabilities`.
+pub fn r5_meta(capabilities: Value) -> Value {
+    serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "mcp-wasm-host-tests", "version": "0"}
+    })
+}

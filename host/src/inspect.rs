@@ -105,7 +105,9 @@ impl<'a> Report<'a> {
     /// The report as one JSON object with stable keys: `file`, `plugin`,
     /// `sha256`, `world`, `wit_version`, `host_wit_version`, `supported`, `exports`,
     /// `tools`, `task_support` (the tools that may run as tasks: name →
-    /// `optional` or `required`), `imports`, `policy` and `errors`.
+    /// `optional` or `required`), `resources`, `resource_templates`,
+    /// `prompts`, `views` (tool name → view URI), `imports`, `policy` and
+    /// `errors`.
     pub fn json(&self) -> Result<Value, InspectError> {
         let i = self.inspection;
         let world = i.world.as_ref();
@@ -129,6 +131,17 @@ impl<'a> Report<'a> {
                 .iter()
                 .filter(|t| t.task_support != TaskSupport::Forbidden)
                 .map(|t| (t.name.clone(), json!(t.task_support.as_str())))
+                .collect::<Map<String, Value>>(),
+            "resources": i.served.resources.iter().map(|r| {
+                serde_json::to_value(crate::mcp::served::resource(r)).unwrap_or_default()
+            }).collect::<Vec<_>>(),
+            "resource_templates": i.served.templates.iter().map(|t| {
+                serde_json::to_value(crate::mcp::served::template(t)).unwrap_or_default()
+            }).collect::<Vec<_>>(),
+            "prompts": i.served.prompts.iter().map(|p| {
+                serde_json::to_value(crate::mcp::served::prompt(&p.name, p)).unwrap_or_default()
+            }).collect::<Vec<_>>(),
+            "views": i.served.views.iter().map(|(tool, v)| (tool.clone(), json!(v.resource_uri)))
                 .collect::<Map<String, Value>>(),
             "imports": imports,
             "policy": i.policy.as_ref().map(|p| self.policy_json(p)),
@@ -188,7 +201,55 @@ impl<'a> Report<'a> {
         self.policy_text(&mut out);
         out.push('\n');
         self.tools_text(&mut out)?;
+        self.served_text(&mut out);
         Ok(out)
+    }
+
+    /// The resources, templates and prompts, one line each, after the
+    /// tools; nothing for a plugin that serves none.
+    fn served_text(&self, out: &mut String) {
+        let s = &self.inspection.served;
+        let sections: [(&str, Vec<String>); 3] = [
+            (
+                "resources",
+                s.resources
+                    .iter()
+                    .map(|r| {
+                        let mime = r.mime_type.as_deref().unwrap_or("no MIME type");
+                        let view = if r.view.is_some() {
+                            ", a view (MCP Apps)"
+                        } else {
+                            ""
+                        };
+                        format!("{} ({mime}{view})", r.uri)
+                    })
+                    .collect(),
+            ),
+            (
+                "templates",
+                s.templates.iter().map(|t| t.uri_template.clone()).collect(),
+            ),
+            (
+                "prompts",
+                s.prompts
+                    .iter()
+                    .map(|p| {
+                        let args: Vec<String> = p
+                            .arguments
+                            .iter()
+                            .map(|a| format!("{}{}", a.name, if a.required { "" } else { "?" }))
+                            .collect();
+                        format!("{}({})", p.name, args.join(", "))
+                    })
+                    .collect(),
+            ),
+        ];
+        for (label, items) in sections {
+            if !items.is_empty() {
+                out.push('\n');
+                line(out, 0, TOP, label, &items.join("\n"));
+            }
+        }
     }
 
     fn world_text(&self) -> String {
@@ -405,7 +466,7 @@ impl<'a> Report<'a> {
             let known = ORDER.iter().filter_map(|k| fields.get_key_value(*k));
             let rest = fields
                 .iter()
-                .filter(|(k, _)| *k != "name" && !ORDER.contains(&k.as_str()));
+                .filter(|(k, _)| *k != "name" && *k != "_meta" && !ORDER.contains(&k.as_str()));
             for (key, value) in known.chain(rest) {
                 let label = match key.as_str() {
                     "inputSchema" => "input schema",
@@ -436,6 +497,9 @@ impl<'a> Report<'a> {
             }
             if let Some(info) = i.tools.iter().find(|t| t.name == name) {
                 line(out, 4, INNER, "task support", info.task_support.as_str());
+                if let Some(view) = &info.view {
+                    line(out, 4, INNER, "view", &view.resource_uri);
+                }
             }
         }
         Ok(())

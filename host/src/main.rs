@@ -531,9 +531,38 @@ async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .filter(|t| t.plugin == *plugin.name)
                 .count();
-            if served == plugin.tools.len() {
-                let s = if served == 1 { "" } else { "s" };
-                writeln!(out, "ok   {file_name}  ({served} tool{s})")?;
+            let mine = |p: &Arc<mcp_wasm_host::runtime::plugin::Plugin>| Arc::ptr_eq(p, plugin);
+            let resources = catalog
+                .resources()
+                .iter()
+                .filter(|r| mine(&r.plugin))
+                .count();
+            let templates = catalog
+                .templates()
+                .iter()
+                .filter(|t| mine(&t.plugin))
+                .count();
+            let prompts = catalog.prompts().iter().filter(|p| mine(&p.plugin)).count();
+            let all = &plugin.served;
+            if served == plugin.tools.len()
+                && resources == all.resources.len()
+                && templates == all.templates.len()
+                && prompts == all.prompts.len()
+            {
+                let plural =
+                    |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+                let mut counts = vec![plural(served, "tool")];
+                for (n, what) in [
+                    (resources, "resource"),
+                    (templates, "resource template"),
+                    (prompts, "prompt"),
+                    (all.views.len(), "view"),
+                ] {
+                    if n > 0 {
+                        counts.push(plural(n, what));
+                    }
+                }
+                writeln!(out, "ok   {file_name}  ({})", counts.join(", "))?;
                 continue;
             }
             let needle = format!(" of plugin {:?} left out", &*plugin.name);

@@ -101,7 +101,7 @@ fn inspect_json(cwd: &Path, args: &[&str]) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
-const KEYS: [&str; 13] = [
+const KEYS: [&str; 17] = [
     "errors",
     "exports",
     "file",
@@ -109,10 +109,14 @@ const KEYS: [&str; 13] = [
     "imports",
     "plugin",
     "policy",
+    "prompts",
+    "resource_templates",
+    "resources",
     "sha256",
     "supported",
     "task_support",
     "tools",
+    "views",
     "wit_version",
     "world",
 ];
@@ -155,7 +159,7 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
     };
     assert!(line("plugin").ends_with("hostile"), "{text}");
     assert!(
-        line("world").contains("mcp-wasm-host:plugin/plugin@0.2.0")
+        line("world").contains("mcp-wasm-host:plugin/plugin@0.2.1")
             && line("world").contains("supported"),
         "{text}"
     );
@@ -240,14 +244,19 @@ fn the_json_report_has_stable_keys_and_the_served_tools() {
     assert_eq!(keys(&report), KEYS);
     assert_eq!(report["file"], test_artifacts::ERRORS);
     assert_eq!(report["plugin"], "errors");
-    assert_eq!(report["world"], "mcp-wasm-host:plugin/plugin@0.2.0");
-    assert_eq!(report["wit_version"], "0.2.0");
-    assert_eq!(report["host_wit_version"], "0.2.0");
+    assert_eq!(report["world"], "mcp-wasm-host:plugin/plugin@0.2.1");
+    assert_eq!(report["wit_version"], "0.2.1");
+    assert_eq!(report["host_wit_version"], "0.2.1");
     assert_eq!(report["supported"], true);
     assert_eq!(report["errors"], json!([]));
     assert_eq!(
         report["exports"],
-        json!(["mcp-wasm-host:plugin/tools@0.2.0"])
+        json!([
+            "mcp-wasm-host:plugin/completions@0.2.1",
+            "mcp-wasm-host:plugin/prompts@0.2.1",
+            "mcp-wasm-host:plugin/resources@0.2.1",
+            "mcp-wasm-host:plugin/tools@0.2.1"
+        ])
     );
 
     // The tools are exactly what `tools/list` serves for this plugin alone.
@@ -400,7 +409,7 @@ fn a_plugin_that_does_not_load_exits_1_with_the_error() {
         error.contains("badname.wasm") && error.contains("\"has space!\""),
         "{error}"
     );
-    assert!(text.contains("mcp-wasm-host:plugin/plugin@0.2.0"), "{text}");
+    assert!(text.contains("mcp-wasm-host:plugin/plugin@0.2.1"), "{text}");
     assert!(
         text.contains("tools      none (the plugin does not load)"),
         "{text}"
@@ -411,7 +420,7 @@ fn a_plugin_that_does_not_load_exits_1_with_the_error() {
     assert_eq!(code, Some(1));
     assert_eq!(keys(&report), KEYS);
     assert_eq!(report["tools"], json!([]));
-    assert_eq!(report["world"], "mcp-wasm-host:plugin/plugin@0.2.0");
+    assert_eq!(report["world"], "mcp-wasm-host:plugin/plugin@0.2.1");
     assert!(report["policy"].is_object(), "{report:#}");
     let errors = report["errors"].as_array().unwrap();
     assert_eq!(errors.len(), 1, "{report:#}");

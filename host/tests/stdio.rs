@@ -344,7 +344,7 @@ fn invalid_plugins_are_refused_at_load_naming_the_file_and_problem() {
         "corrupt.wasm: the component is invalid or corrupt",
         "text.wasm: not a WebAssembly file",
         "core.wasm: this is a core WebAssembly module, not a component",
-        "empty.wasm: the component does not target the world `mcp-wasm-host:plugin/plugin@0.2.0`",
+        "empty.wasm: the component does not target the world `mcp-wasm-host:plugin/plugin@0.2.1`",
         "listpanic.wasm: listing its tools failed: plugin \"listpanic\" panicked in tool \"list-tools\": ",
         "the tool table is missing",
     ] {

@@ -134,17 +134,24 @@ extern crate self as mcp_wasm_sdk;
 
 pub mod client;
 mod error;
+#[doc(hidden)]
+pub mod glue;
 mod host;
 #[cfg(feature = "http")]
 pub mod http;
 mod output;
 mod router;
+mod serve;
 mod tool;
 
 pub use error::{ToolError, ToolResult};
 pub use host::{log, progress};
 pub use output::{Annotations, Content, Output, ResourceBody, Role};
 pub use router::{Plugin, Router};
+pub use serve::{
+    Contents, MAX_COMPLETIONS, Messages, Part, PromptArg, PromptDef, PromptResult, ResourceDef,
+    ResourceResult, TemplateDef, VIEW_MIME_TYPE, Vars, View, match_template,
+};
 pub use tool::{Hints, Icon, IconTheme, NoArgs, TaskSupport, ToolDef};
 
 /// Re-export of `schemars`, for `#[derive(JsonSchema)]` attributes such as
@@ -163,8 +170,9 @@ pub use serde_json;
 /// put `#[serde(crate = "mcp_wasm_sdk::serde")]` on each derived type).
 pub mod prelude {
     pub use crate::{
-        Icon, IconTheme, NoArgs, Output, Plugin, Router, TaskSupport, ToolDef, ToolError,
-        ToolResult, export_plugin, log, progress, schemars, serde_json,
+        Contents, Icon, IconTheme, Messages, NoArgs, Output, Plugin, PromptDef, PromptResult,
+        ResourceDef, ResourceResult, Role, Router, TaskSupport, TemplateDef, ToolDef, ToolError,
+        ToolResult, Vars, View, export_plugin, log, progress, schemars, serde_json,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -211,6 +219,68 @@ macro_rules! export_plugin {
                 }
             }
 
+            impl $crate::__private::bindings::exports::mcp_wasm_host::plugin::resources::Guest
+                for __McpWasmSdkExports
+            {
+                fn list_resources() -> $crate::__private::Vec<
+                    $crate::__private::bindings::exports::mcp_wasm_host::plugin::resources::ResourceDefinition,
+                > {
+                    $crate::glue::list_resources::<$plugin>()
+                }
+                fn list_resource_templates() -> $crate::__private::Vec<
+                    $crate::__private::bindings::exports::mcp_wasm_host::plugin::resources::ResourceTemplate,
+                > {
+                    $crate::glue::list_resource_templates::<$plugin>()
+                }
+                fn list_tool_views() -> $crate::__private::Vec<
+                    $crate::__private::bindings::exports::mcp_wasm_host::plugin::resources::ToolView,
+                > {
+                    $crate::glue::list_tool_views::<$plugin>()
+                }
+                fn read_resource(
+                    uri: $crate::__private::String,
+                ) -> ::core::result::Result<
+                    $crate::__private::Vec<
+                        $crate::__private::bindings::exports::mcp_wasm_host::plugin::resources::ResourceContents,
+                    >,
+                    $crate::__private::bindings::mcp_wasm_host::plugin::errors::ServeError,
+                > {
+                    $crate::glue::read_resource::<$plugin>(&uri)
+                }
+            }
+
+            impl $crate::__private::bindings::exports::mcp_wasm_host::plugin::prompts::Guest
+                for __McpWasmSdkExports
+            {
+                fn list_prompts() -> $crate::__private::Vec<
+                    $crate::__private::bindings::exports::mcp_wasm_host::plugin::prompts::PromptDefinition,
+                > {
+                    $crate::glue::list_prompts::<$plugin>()
+                }
+                fn get_prompt(
+                    name: $crate::__private::String,
+                    arguments: $crate::__private::Vec<($crate::__private::String, $crate::__private::String)>,
+                ) -> ::core::result::Result<
+                    $crate::__private::bindings::exports::mcp_wasm_host::plugin::prompts::PromptResult,
+                    $crate::__private::bindings::mcp_wasm_host::plugin::errors::ServeError,
+                > {
+                    $crate::glue::get_prompt::<$plugin>(&name, arguments)
+                }
+            }
+
+            impl $crate::__private::bindings::exports::mcp_wasm_host::plugin::completions::Guest
+                for __McpWasmSdkExports
+            {
+                fn complete(
+                    request: $crate::__private::bindings::exports::mcp_wasm_host::plugin::completions::CompletionRequest,
+                ) -> ::core::result::Result<
+                    $crate::__private::bindings::exports::mcp_wasm_host::plugin::completions::Completion,
+                    $crate::__private::bindings::mcp_wasm_host::plugin::errors::ServeError,
+                > {
+                    $crate::glue::complete::<$plugin>(request)
+                }
+            }
+
             // A native build of the plugin (for its unit tests) has no
             // component exports to link; this keeps its tools from being
             // reported as dead code there.
@@ -246,7 +316,7 @@ pub mod __private {
     pub mod bindings {
         wit_bindgen::generate!({
             path: "../wit",
-            world: "plugin",
+            world: "plugin-full",
             pub_export_macro: true,
             export_macro_name: "__export_plugin_world",
             default_bindings_module: "mcp_wasm_sdk::__private::bindings",
@@ -334,7 +404,8 @@ pub mod __private {
         })
     }
 
-    fn block(content: Content) -> wit::ContentBlock {
+    /// A content block as the WIT's.
+    pub fn block(content: Content) -> wit::ContentBlock {
         match content {
             Content::Text {
                 text,

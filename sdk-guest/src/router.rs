@@ -59,6 +59,7 @@ struct Route {
 #[derive(Default)]
 pub struct Router {
     routes: Vec<Route>,
+    pub(crate) served: crate::serve::Served,
 }
 
 impl fmt::Debug for Router {
@@ -151,6 +152,11 @@ impl Router {
                 def
             })
             .collect()
+    }
+
+    /// The tool definitions as they were added, without their schemas.
+    pub(crate) fn defs(&self) -> impl Iterator<Item = &ToolDef> {
+        self.routes.iter().map(|route| &route.def)
     }
 
     /// Runs the tool `name` with `arguments`, a JSON object serialized as a

@@ -36,6 +36,7 @@ pub struct ToolDef {
     output_schema: Option<String>,
     icons: Vec<Icon>,
     task_support: TaskSupport,
+    view: Option<(String, bool)>,
 }
 
 /// Whether a call of a tool may run as a task: the call returns at once with
@@ -188,7 +189,31 @@ impl ToolDef {
             output_schema: None,
             icons: Vec::new(),
             task_support: TaskSupport::Forbidden,
+            view: None,
         }
+    }
+
+    /// Shows the tool's results in the interactive view at `resource_uri`
+    /// (MCP Apps): a `ui://` resource of this plugin, added with
+    /// [`Router::view`](crate::Router::view). Clients that render views show
+    /// it with the result; the others show the content as usual.
+    pub fn view(mut self, resource_uri: impl Into<String>) -> Self {
+        self.view = Some((resource_uri.into(), true));
+        self
+    }
+
+    /// Like [`ToolDef::view`], for a tool only its view calls: the model
+    /// does not see it (MCP Apps visibility `["app"]`).
+    pub fn view_only(mut self, resource_uri: impl Into<String>) -> Self {
+        self.view = Some((resource_uri.into(), false));
+        self
+    }
+
+    /// The URI of the tool's view, and whether the model may call the tool.
+    pub fn get_view(&self) -> Option<(&str, bool)> {
+        self.view
+            .as_ref()
+            .map(|(uri, model)| (uri.as_str(), *model))
     }
 
     /// Lets calls of the tool run as tasks (see [`TaskSupport`]); by default

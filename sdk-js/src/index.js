@@ -6,8 +6,8 @@
 // definitions run once, when componentize-js pre-initializes the component,
 // so listing the tools costs nothing at load time. Types: index.d.ts.
 
-import { log as hostLog, reportProgress } from "mcp-wasm-host:plugin/host@0.2.0";
-import { createMessage, elicit as hostElicit } from "mcp-wasm-host:plugin/client@0.2.0";
+import { log as hostLog, reportProgress } from "mcp-wasm-host:plugin/host@0.2.1";
+import { createMessage, elicit as hostElicit } from "mcp-wasm-host:plugin/client@0.2.1";
 
 // ---------------------------------------------------------------- schemas
 

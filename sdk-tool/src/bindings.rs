@@ -182,7 +182,7 @@ mod tests {
             "wit_exports imports the hand-written exports package"
         );
         assert!(
-            exports.contains("//go:wasmexport mcp-wasm-host:plugin/tools@0.2.0#call-tool"),
+            exports.contains("//go:wasmexport mcp-wasm-host:plugin/tools@0.2.1#call-tool"),
             "wit_exports exports call-tool"
         );
         let go_mod = std::fs::read_to_string(out.path().join("bindings/go.mod")).unwrap();

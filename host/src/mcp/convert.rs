@@ -56,10 +56,13 @@ pub fn tool(info: &ToolInfo) -> Tool {
     if !info.icons.is_empty() {
         tool = tool.with_icons(info.icons.iter().map(icon).collect());
     }
+    if let Some(view) = &info.view {
+        tool = tool.with_meta(super::served::tool_view_meta(view));
+    }
     tool
 }
 
-fn icon(i: &RuntimeIcon) -> Icon {
+pub(crate) fn icon(i: &RuntimeIcon) -> Icon {
     let mut icon = Icon::new(i.src.clone());
     if let Some(m) = &i.mime_type {
         icon = icon.with_mime_type(m.clone());
@@ -76,7 +79,7 @@ fn icon(i: &RuntimeIcon) -> Icon {
     icon
 }
 
-fn annotations(hints: &Option<ContentHints>) -> Option<Annotations> {
+pub(crate) fn annotations(hints: &Option<ContentHints>) -> Option<Annotations> {
     let h = hints.as_ref()?;
     let mut a = Annotations::default();
     if !h.audience.is_empty() {

@@ -14,16 +14,22 @@ use rmcp::model::{
     CreateTaskResult, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, ServerNotification, SubscriptionFilter,
-    ToolListChangedNotification, UpdateTaskParams,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, UpdateTaskParams,
 };
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+};
+#[allow(deprecated)]
+// resources/subscribe is legacy-only in rmcp (2026-07-28 has subscriptions/listen)
+use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
 use super::events::{Forwarder, SessionLevel};
-use super::notify::PeerRegistry;
+use super::notify::{ListsChanged, PeerRegistry};
 use super::rounds::{Binding, Round, Rounds};
+use super::subscriptions::{Subscriptions, Watched};
 use super::task_run::TaskEvents;
 use super::tasks::{Finished, Tasks};
 use super::{convert, cursor};
@@ -63,16 +69,18 @@ impl Default for ServerOptions {
 /// [`McpServer::session`] makes a server for a new session, with its own.
 #[derive(Debug, Clone)]
 pub struct McpServer {
-    runtime: Arc<Runtime>,
-    options: ServerOptions,
+    pub(super) runtime: Arc<Runtime>,
+    pub(super) options: ServerOptions,
     peers: PeerRegistry,
-    level: SessionLevel,
+    pub(super) level: SessionLevel,
     /// This session's client, for its per-client rate limits.
-    caller: Arc<Caller>,
+    pub(super) caller: Arc<Caller>,
     /// The 2026-07-28 multi round-trip flow's key and limits.
-    rounds: Arc<Rounds>,
+    pub(super) rounds: Arc<Rounds>,
     /// The tasks of every session.
     tasks: Tasks,
+    /// This session's `resources/subscribe` subscriptions.
+    subscriptions: Subscriptions,
 }
 
 impl McpServer {
@@ -85,6 +93,7 @@ impl McpServer {
             caller: Arc::default(),
             rounds: Arc::new(rounds),
             tasks: Tasks::new(options.tasks),
+            subscriptions: Subscriptions::default(),
             options,
         }
     }
@@ -96,6 +105,7 @@ impl McpServer {
         McpServer {
             level: SessionLevel::default(),
             caller: Arc::default(),
+            subscriptions: Subscriptions::default(),
             ..self.clone()
         }
     }
@@ -114,7 +124,7 @@ fn implementation() -> Implementation {
 
 /// `_meta` with `io.modelcontextprotocol/serverInfo`, which 2026-07-28
 /// results carry.
-fn server_info_meta(meta: &mut Option<MetaObject>) {
+pub(super) fn server_info_meta(meta: &mut Option<MetaObject>) {
     if let Ok(info) = serde_json::to_value(implementation()) {
         meta.get_or_insert_default()
             .0
@@ -142,36 +152,39 @@ fn tools_have_icons(version: Option<&ProtocolVersion>) -> bool {
 
 /// From revision 2026-07-28 on there is no session-wide logging level: each
 /// request opts in to log messages in its `_meta` (SEP-2575).
-fn logging_is_per_request(version: Option<&ProtocolVersion>) -> bool {
+pub(super) fn logging_is_per_request(version: Option<&ProtocolVersion>) -> bool {
     is_2026_07_28_or_later(version)
 }
 
 /// From revision 2026-07-28 on a guest's requests to the client go through
 /// `InputRequiredResult` (SEP-2322), not server-to-client requests.
-fn is_2026_07_28_or_later(version: Option<&ProtocolVersion>) -> bool {
+pub(super) fn is_2026_07_28_or_later(version: Option<&ProtocolVersion>) -> bool {
     version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // the logging capability (SEP-2577)
     fn get_info(&self) -> ServerConfig {
-        // Resources, prompts and completions are served empty (plugins offer
-        // tools only), so that clients and caches get a real answer rather
-        // than "method not found".
+        // Resources, prompts and completions are always declared, even with
+        // no plugin serving any, so that clients and caches get a real answer
+        // rather than "method not found", and a plugin added later is seen.
         let mut info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_logging()
                 .enable_resources()
+                .enable_resources_list_changed()
+                .enable_resources_subscribe()
                 .enable_prompts()
+                .enable_prompts_list_changed()
                 .enable_completions()
                 .enable_tasks()
                 .build(),
         );
         info.server_info = implementation();
         info.instructions = Some(
-            "Tools served from sandboxed WebAssembly plugins. A failing tool answers with isError and a message that says why."
+            "Tools, resources and prompts served from sandboxed WebAssembly plugins. A failing tool answers with isError and a message that says why."
                 .into(),
         );
         info
@@ -239,47 +252,77 @@ impl ServerHandler for McpServer {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let mut result = ListResourcesResult::default();
-        self.list_hints(
-            &context,
-            &mut result.ttl_ms,
-            &mut result.cache_scope,
-            &mut result.meta,
-        );
-        Ok(result)
+        self.list_resources_page(request, &context).await
     }
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let mut result = ListResourceTemplatesResult::default();
-        self.list_hints(
-            &context,
-            &mut result.ttl_ms,
-            &mut result.cache_scope,
-            &mut result.meta,
-        );
-        Ok(result)
+        self.list_templates_page(request, &context).await
     }
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let mut result = ListPromptsResult::default();
-        self.list_hints(
-            &context,
-            &mut result.ttl_ms,
-            &mut result.cache_scope,
-            &mut result.meta,
-        );
-        Ok(result)
+        self.list_prompts_page(request, &context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        self.get(request, context).await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        self.complete_argument(request).await
+    }
+
+    /// `resources/subscribe` (up to 2025-11-25): the session hears
+    /// `notifications/resources/updated` when the plugin serving the URI is
+    /// reloaded, replaced or removed.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if self
+            .subscriptions
+            .subscribe(&self.runtime, context.peer.clone(), &request.uri)
+        {
+            Ok(())
+        } else {
+            Err(McpError::invalid_request(
+                format!(
+                    "this session already watches {} resources, the most it may",
+                    super::subscriptions::MAX_SUBSCRIPTIONS
+                ),
+                None,
+            ))
+        }
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
     }
 
     /// The tool as `tools/list` shows it, so that rmcp checks a 2026-07-28
@@ -290,36 +333,48 @@ impl ServerHandler for McpServer {
         catalog.get(name).map(|(info, _)| convert::tool(info))
     }
 
-    /// `resources/read`: plugins serve no resources yet, so every URI is
-    /// unknown (`-32602` with the URI at 2026-07-28, `-32002` before; rmcp
-    /// picks the code).
+    /// `resources/read`: routed to the plugin that serves the URI (an
+    /// unknown URI is `-32602` with the URI at 2026-07-28, `-32002` before;
+    /// rmcp picks the code).
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        Err(McpError::resource_not_found(
-            format!("no resource has the URI {:?}", request.uri),
-            Some(json!({ "uri": request.uri })),
-        ))
+        self.read(request, context).await
     }
 
-    /// `subscriptions/listen` (2026-07-28): only tool list changes are
-    /// offered.
+    /// `subscriptions/listen` (2026-07-28): list changes of tools,
+    /// resources and prompts, and updates of the resources it names.
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
         let mut accepted = SubscriptionFilter::new();
         accepted.tools_list_changed = requested.tools_list_changed.filter(|wanted| *wanted);
+        accepted.resources_list_changed = requested.resources_list_changed.filter(|wanted| *wanted);
+        accepted.prompts_list_changed = requested.prompts_list_changed.filter(|wanted| *wanted);
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .take(super::subscriptions::MAX_SUBSCRIPTIONS)
+                .cloned()
+                .collect()
+        });
         Some(accepted)
     }
 
-    /// Sends `notifications/tools/list_changed` on the subscription each
-    /// time the catalog's tools change, until the client ends it.
+    /// Sends the `list_changed` notifications the subscription accepted,
+    /// and `notifications/resources/updated` for its resources, each time
+    /// the catalog changes, until the client ends it.
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
         let mut changes = self.runtime.subscribe_changes();
-        changes.mark_unchanged();
+        let mut seen = *changes.borrow_and_update();
+        let accepted = subscription.accepted().clone();
+        let mut watched = Watched::new(
+            &self.runtime,
+            accepted.resource_subscriptions.iter().flatten(),
+        );
+        let wanted = |flag: Option<bool>| flag == Some(true);
         loop {
             tokio::select! {
                 () = subscription.cancelled() => return Ok(()),
@@ -327,12 +382,24 @@ impl ServerHandler for McpServer {
                     if changed.is_err() {
                         return Ok(());
                     }
-                    let notification = ServerNotification::ToolListChangedNotification(
-                        ToolListChangedNotification::default(),
-                    );
-                    if subscription.accepted().tools_list_changed == Some(true)
-                        && let Err(error) = subscription.sink().send(notification).await
-                    {
+                    let now = *changes.borrow_and_update();
+                    let lists = ListsChanged::between(&seen, &now);
+                    seen = now;
+                    let sink = subscription.sink();
+                    let mut sent = Ok(());
+                    if lists.tools && wanted(accepted.tools_list_changed) {
+                        sent = sent.and(sink.notify_tool_list_changed().await);
+                    }
+                    if lists.resources && wanted(accepted.resources_list_changed) {
+                        sent = sent.and(sink.notify_resource_list_changed().await);
+                    }
+                    if lists.prompts && wanted(accepted.prompts_list_changed) {
+                        sent = sent.and(sink.notify_prompt_list_changed().await);
+                    }
+                    for uri in watched.updated(&self.runtime) {
+                        sent = sent.and(sink.notify_resource_updated(uri).await);
+                    }
+                    if let Err(error) = sent {
                         tracing::debug!(%error, "the subscription closed");
                         return Ok(());
                     }
@@ -651,7 +718,7 @@ impl McpServer {
     /// A 2026-07-28 list result's caching hints (SEP-2549) and the server's
     /// identity: the lists are the same for every client, so any cache may
     /// keep them for the policy's `list_ttl`. Older revisions get neither.
-    fn list_hints(
+    pub(super) fn list_hints(
         &self,
         context: &RequestContext<RoleServer>,
         ttl_ms: &mut Option<u64>,

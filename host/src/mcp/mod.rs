@@ -11,7 +11,10 @@ pub mod http_body;
 pub mod jsonrpc;
 pub mod notify;
 pub mod rounds;
+pub mod served;
+mod serving;
 pub mod stdio;
+pub mod subscriptions;
 pub mod task_run;
 pub mod tasks;
 

@@ -20,6 +20,7 @@ use super::output::{Content, ToolOutput, cost};
 use super::policy::Policy;
 use super::sandbox::CallState;
 use super::schema::Schema;
+use super::served::Listing;
 use super::tool::PluginTool;
 use super::warm::{PluginIdle, Warm};
 
@@ -201,21 +202,100 @@ async fn instantiate(live: &mut Live, target: &Target<'_>) -> wasmtime::Result<I
     }
 }
 
-/// Calls `list-tools` in a fresh instance, under the plugin's limits,
-/// type-checking the plugin's exports on the way. wasmtime copies the whole
-/// list out of the guest's memory before the host sees any of it, so that
-/// copy is bounded by the plugin's memory limit (and fuel), not by its
-/// tool-list bounds, which are checked after it.
-pub async fn list_tools(target: &Target<'_>) -> Result<Vec<wit::ToolDefinition>, ToolFailure> {
+/// Calls `list-tools`, and the list functions of the optional exports
+/// (resources, templates, views, prompts), in one fresh instance, under the
+/// plugin's limits, type-checking the plugin's exports on the way. wasmtime
+/// copies each whole list out of the guest's memory before the host sees
+/// any of it, so that copy is bounded by the plugin's memory limit (and
+/// fuel), not by its list bounds, which are checked after it.
+pub async fn list_tools(
+    target: &Target<'_>,
+) -> Result<(Vec<wit::ToolDefinition>, Listing), ToolFailure> {
     let deadline = Instant::now() + target.policy.limits.timeout;
     let store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
     let mut live = Live::fresh(store);
     let result = run(&mut live, target, async |store, instance| {
-        target.exports.list_tools(store, &instance).await
+        let tools = target.exports.list_tools(&mut *store, &instance).await?;
+        let served = target.exports.list_served(store, &instance).await?;
+        Ok((tools, served))
     })
     .await;
     finish(&mut live.store);
     result.map_err(|e| describe_error(live.store.data(), e))
+}
+
+/// Runs `f` (one of the optional exports: a resource read, a prompt, a
+/// completion) in a fresh instance, or a warm one, under the same limits,
+/// deadline, policy and failure mapping as a tool call; `label` names the
+/// request in failures and the log. A guest's own error comes back as
+/// [`FailureCause::Guest`], its message clipped and its secrets redacted.
+pub(crate) async fn serve<R>(
+    target: &Target<'_>,
+    label: &str,
+    events: Arc<dyn CallEvents>,
+    deadline: Instant,
+    f: impl AsyncFnOnce(
+        &Exports,
+        &mut Store<CallState>,
+        Instance,
+    ) -> wasmtime::Result<
+        Result<R, super::bindings::mcp_wasm_host::plugin::errors::ServeError>,
+    >,
+) -> (Result<R, ToolFailure>, CallStats) {
+    let mut live = match live(target, label, events, deadline) {
+        Ok(live) => live,
+        Err(failure) => return (Err(failure), CallStats::default()),
+    };
+    let result = run(&mut live, target, async |store, instance| {
+        f(target.exports, store, instance).await
+    })
+    .await;
+    let store = &mut live.store;
+    finish(store);
+    let stats = stats(store, target.policy.limits.fuel);
+    let clean = result.is_ok() && !live.tainted && !store.data().refused_growth();
+    let outcome = match result {
+        Err(e) => Err(describe_error(store.data(), e)),
+        Ok(Err(guest)) => {
+            let (kind, mut message) = super::served::guest_error(guest);
+            if kind == GuestErrorKind::Denied {
+                message = format!("{message} ({})", denied_hint(target.policy));
+            }
+            Err(ToolFailure {
+                plugin: target.plugin.to_string(),
+                tool: label.to_string(),
+                cause: FailureCause::Guest { kind, message },
+            })
+        }
+        Ok(Ok(value)) => Ok(value),
+    };
+    let served = live.served + 1;
+    if clean
+        && target.idle.would_keep(served)
+        && let Some(instance) = live.instance
+    {
+        let mut store = live.store;
+        store.data_mut().end_call();
+        target.idle.keep(
+            Warm {
+                store,
+                instance,
+                served,
+            },
+            served,
+        );
+    }
+    let secrets = &target.policy.grants.secrets;
+    let outcome = match outcome {
+        Err(failure) if !secrets.is_empty() => Err(ToolFailure {
+            cause: failure
+                .cause
+                .map_guest_text(|text| secrets.redact_owned(text)),
+            ..failure
+        }),
+        other => other,
+    };
+    (outcome, stats)
 }
 
 /// Calls `call-tool` for `tool` in a fresh instance, or a warm one when the

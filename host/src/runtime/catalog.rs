@@ -1,5 +1,6 @@
-//! The catalog: every tool of every loaded plugin under the name clients
-//! call it by, in a deterministic order.
+//! The catalog: every tool, resource, resource template and prompt of
+//! every loaded plugin under the name (or URI) clients use, in a
+//! deterministic order.
 //!
 //! Naming rule: a tool keeps the name its plugin gives it, unless two or more
 //! plugins export the same name; then each of them is offered as
@@ -7,7 +8,15 @@
 //! outside `A-Z a-z 0-9 _ -` replaced by `_`. Should a qualified name still
 //! clash, or exceed 128 characters, the tool of the plugin whose file name
 //! sorts later is left out and a warning is logged. Tools are listed sorted
-//! by name (byte order).
+//! by name (byte order). Prompts follow the same rule.
+//!
+//! A resource keeps the URI its plugin gives it; when plugins list the same
+//! URI (or the same URI template), the plugin whose file name sorts first
+//! serves it and the others' entries are left out, with a warning: a URI is
+//! the resource's identity, which clients keep and which tool results and
+//! views refer to, so it is never rewritten. Resources are listed sorted by
+//! URI; templates in plugin order, then the plugin's order, which is also
+//! the order a URI no resource has is matched against them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +24,37 @@ use std::sync::Arc;
 use super::output::ToolInfo;
 use super::plugin::Plugin;
 use super::schema::{check_tool_name, plugin_prefix};
+use super::served::{PromptInfo, ResourceInfo, TemplateInfo, matches_template};
 use super::tool::PluginTool;
+
+/// A resource, and the plugin that serves it.
+#[derive(Debug, Clone)]
+pub struct ResourceEntry {
+    /// The resource as its plugin lists it.
+    pub info: ResourceInfo,
+    /// The plugin.
+    pub plugin: Arc<Plugin>,
+}
+
+/// A resource template, and the plugin that serves it.
+#[derive(Debug, Clone)]
+pub struct TemplateEntry {
+    /// The template as its plugin lists it.
+    pub info: TemplateInfo,
+    /// The plugin.
+    pub plugin: Arc<Plugin>,
+}
+
+/// A prompt under the name clients get it by, and the plugin that serves it.
+#[derive(Debug, Clone)]
+pub struct PromptEntry {
+    /// The name clients use (qualified on a clash, as tools are).
+    pub name: String,
+    /// The prompt as its plugin lists it.
+    pub info: PromptInfo,
+    /// The plugin.
+    pub plugin: Arc<Plugin>,
+}
 
 /// Where a catalog entry's calls go.
 #[derive(Debug, Clone)]
@@ -41,6 +80,11 @@ pub struct Catalog {
     targets: Vec<Target>,
     by_name: HashMap<String, usize>,
     plugins: Vec<Arc<Plugin>>,
+    resources: Vec<ResourceEntry>,
+    by_uri: HashMap<String, usize>,
+    templates: Vec<TemplateEntry>,
+    prompts: Vec<PromptEntry>,
+    by_prompt: HashMap<String, usize>,
 }
 
 impl Catalog {
@@ -106,10 +150,141 @@ impl Catalog {
                 hints: tool.hints.clone(),
                 icons: tool.icons.clone(),
                 task_support: tool.task_support,
+                view: target.plugin.served.views.get(&tool.name).cloned(),
             });
             catalog.targets.push(target);
         }
+        catalog.add_served(&mut skipped);
         (catalog, skipped)
+    }
+
+    /// Adds every plugin's resources, templates and prompts (plugins are
+    /// sorted by path), leaving out what an earlier plugin already serves.
+    fn add_served(&mut self, skipped: &mut Vec<String>) {
+        let mut prompt_exporters: HashMap<&str, usize> = HashMap::new();
+        for plugin in &self.plugins {
+            for prompt in &plugin.served.prompts {
+                *prompt_exporters.entry(prompt.name.as_str()).or_default() += 1;
+            }
+        }
+        let mut uri_owner: HashMap<String, Arc<str>> = HashMap::new();
+        let mut template_owner: HashMap<String, Arc<str>> = HashMap::new();
+        let mut prompts: Vec<PromptEntry> = Vec::new();
+        let mut prompt_owner: HashMap<String, Arc<str>> = HashMap::new();
+        for plugin in &self.plugins {
+            for info in &plugin.served.resources {
+                if let Some(owner) = uri_owner.get(&info.uri) {
+                    skipped.push(format!(
+                        "resource {:?} of plugin {:?} left out: plugin {owner:?} already serves this URI",
+                        info.uri, plugin.name
+                    ));
+                    continue;
+                }
+                uri_owner.insert(info.uri.clone(), plugin.name.clone());
+                self.resources.push(ResourceEntry {
+                    info: info.clone(),
+                    plugin: plugin.clone(),
+                });
+            }
+            for info in &plugin.served.templates {
+                if let Some(owner) = template_owner.get(&info.uri_template) {
+                    skipped.push(format!(
+                        "resource template {:?} of plugin {:?} left out: plugin {owner:?} already serves this template",
+                        info.uri_template, plugin.name
+                    ));
+                    continue;
+                }
+                template_owner.insert(info.uri_template.clone(), plugin.name.clone());
+                self.templates.push(TemplateEntry {
+                    info: info.clone(),
+                    plugin: plugin.clone(),
+                });
+            }
+            for info in &plugin.served.prompts {
+                let name = if prompt_exporters[info.name.as_str()] > 1 {
+                    format!("{}.{}", plugin_prefix(&plugin.name), info.name)
+                } else {
+                    info.name.clone()
+                };
+                if let Err(problem) = check_tool_name(&name) {
+                    skipped.push(format!(
+                        "prompt {:?} of plugin {:?} left out: {problem}",
+                        info.name, plugin.name
+                    ));
+                    continue;
+                }
+                if let Some(owner) = prompt_owner.get(&name) {
+                    skipped.push(format!(
+                        "prompt {:?} of plugin {:?} left out: the name {name:?} is already taken by plugin {owner:?}",
+                        info.name, plugin.name
+                    ));
+                    continue;
+                }
+                prompt_owner.insert(name.clone(), plugin.name.clone());
+                prompts.push(PromptEntry {
+                    name,
+                    info: info.clone(),
+                    plugin: plugin.clone(),
+                });
+            }
+        }
+        self.resources.sort_by(|a, b| a.info.uri.cmp(&b.info.uri));
+        self.by_uri = self
+            .resources
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.info.uri.clone(), i))
+            .collect();
+        prompts.sort_by(|a, b| a.name.cmp(&b.name));
+        self.by_prompt = prompts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), i))
+            .collect();
+        self.prompts = prompts;
+    }
+
+    /// Every resource, sorted by URI.
+    pub fn resources(&self) -> &[ResourceEntry] {
+        &self.resources
+    }
+
+    /// Every resource template, in plugin order.
+    pub fn templates(&self) -> &[TemplateEntry] {
+        &self.templates
+    }
+
+    /// Every prompt, sorted by name.
+    pub fn prompts(&self) -> &[PromptEntry] {
+        &self.prompts
+    }
+
+    /// The prompt clients call `name`.
+    pub fn prompt(&self, name: &str) -> Option<&PromptEntry> {
+        self.by_prompt.get(name).map(|&i| &self.prompts[i])
+    }
+
+    /// The listed resource at `uri`.
+    pub fn resource(&self, uri: &str) -> Option<&ResourceEntry> {
+        self.by_uri.get(uri).map(|&i| &self.resources[i])
+    }
+
+    /// The plugin that serves `uri`: the one that lists it, else the first
+    /// with a template that matches it.
+    pub fn resource_plugin(&self, uri: &str) -> Option<&Arc<Plugin>> {
+        self.resource(uri).map(|r| &r.plugin).or_else(|| {
+            self.templates
+                .iter()
+                .find(|t| matches_template(&t.info.uri_template, uri))
+                .map(|t| &t.plugin)
+        })
+    }
+
+    /// The template with this URI template.
+    pub fn template(&self, uri_template: &str) -> Option<&TemplateEntry> {
+        self.templates
+            .iter()
+            .find(|t| t.info.uri_template == uri_template)
     }
 
     /// Every tool, sorted by name.
@@ -127,5 +302,51 @@ impl Catalog {
     /// The loaded plugins, sorted by file path.
     pub fn plugins(&self) -> &[Arc<Plugin>] {
         &self.plugins
+    }
+}
+
+/// Counters of the catalog's changes, each bumped when its part changed:
+/// what clients are told (`list_changed`, `resources/updated`) follows them.
+/// Several changes may coalesce into one bump.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Generations {
+    /// The tool list.
+    pub tools: u64,
+    /// The resource or template list.
+    pub resources: u64,
+    /// The prompt list.
+    pub prompts: u64,
+    /// The set of plugin versions (any plugin added, removed or replaced),
+    /// after which a subscribed resource may read differently.
+    pub plugins: u64,
+}
+
+impl Generations {
+    /// These counters, each bumped where `new` differs from `old`; `None`
+    /// when nothing differs.
+    pub fn after(self, old: &Catalog, new: &Catalog) -> Option<Generations> {
+        let bump = |n: u64, changed: bool| n + u64::from(changed);
+        let versions = |c: &Catalog| {
+            c.plugins()
+                .iter()
+                .map(|p| (p.path.clone(), p.digest))
+                .collect::<Vec<_>>()
+        };
+        fn resources(c: &Catalog) -> (Vec<&ResourceInfo>, Vec<&TemplateInfo>) {
+            (
+                c.resources().iter().map(|r| &r.info).collect(),
+                c.templates().iter().map(|t| &t.info).collect(),
+            )
+        }
+        fn prompts(c: &Catalog) -> Vec<(&String, &PromptInfo)> {
+            c.prompts().iter().map(|p| (&p.name, &p.info)).collect()
+        }
+        let next = Generations {
+            tools: bump(self.tools, old.tools() != new.tools()),
+            resources: bump(self.resources, resources(old) != resources(new)),
+            prompts: bump(self.prompts, prompts(old) != prompts(new)),
+            plugins: bump(self.plugins, versions(old) != versions(new)),
+        };
+        (next != self).then_some(next)
     }
 }

@@ -117,6 +117,17 @@ pub enum LoadError {
         /// What is wrong.
         problem: String,
     },
+    /// A resource, template, view or prompt the plugin lists breaks the
+    /// rules.
+    #[error("{}: {what}: {problem}", path.display())]
+    InvalidServed {
+        /// The plugin file.
+        path: PathBuf,
+        /// Which entry, e.g. `resource "x://y"`.
+        what: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// The plugin's tool list is over one of its policy's bounds; nothing
     /// of it was parsed or compiled.
     #[error("{}: {what}, over the limit of {limit} ({hint})", path.display())]
@@ -168,6 +179,7 @@ impl LoadError {
             | LoadError::World { path, .. }
             | LoadError::ListTools { path, .. }
             | LoadError::InvalidTool { path, .. }
+            | LoadError::InvalidServed { path, .. }
             | LoadError::ToolListTooLarge { path, .. }
             | LoadError::NoTools { path }
             | LoadError::Policy { path, .. }
@@ -344,18 +356,28 @@ impl FailureCause {
 
 impl ToolFailure {
     fn describe(&self) -> String {
-        let (plugin, tool) = (&self.plugin, &self.tool);
+        let plugin = &self.plugin;
+        // A resource read, prompt or completion is named by its request
+        // (`resources/read URI`); a tool by its name.
+        let tool = if ["resources/", "prompts/", "completion/"]
+            .iter()
+            .any(|p| self.tool.starts_with(p))
+        {
+            self.tool.clone()
+        } else {
+            format!("tool {:?}", self.tool)
+        };
         match &self.cause {
             FailureCause::Panic { message, location } => match location {
                 Some(at) => {
-                    format!("plugin {plugin:?} panicked in tool {tool:?}: {message} at {at}")
+                    format!("plugin {plugin:?} panicked in {tool}: {message} at {at}")
                 }
-                None => format!("plugin {plugin:?} panicked in tool {tool:?}: {message}"),
+                None => format!("plugin {plugin:?} panicked in {tool}: {message}"),
             },
             FailureCause::OutOfMemory(m) => {
-                format!("plugin {plugin:?} ran out of memory in tool {tool:?}: {m}")
+                format!("plugin {plugin:?} ran out of memory in {tool}: {m}")
             }
-            FailureCause::Trap(m) => format!("plugin {plugin:?} trapped in tool {tool:?}: {m}"),
+            FailureCause::Trap(m) => format!("plugin {plugin:?} trapped in {tool}: {m}"),
             FailureCause::Guest { kind, message } => {
                 let what = match kind {
                     GuestErrorKind::InvalidArguments => "rejected its arguments",
@@ -363,27 +385,27 @@ impl ToolFailure {
                     GuestErrorKind::Denied => "was denied access",
                     GuestErrorKind::Failed => "failed",
                 };
-                format!("tool {tool:?} of plugin {plugin:?} {what}: {message}")
+                format!("{tool} of plugin {plugin:?} {what}: {message}")
             }
             FailureCause::BadOutput(m) => {
-                format!("tool {tool:?} of plugin {plugin:?} returned an invalid result: {m}")
+                format!("{tool} of plugin {plugin:?} returned an invalid result: {m}")
             }
             FailureCause::Host(m) => {
-                format!("the host failed while running tool {tool:?} of plugin {plugin:?}: {m}")
+                format!("the host failed while running {tool} of plugin {plugin:?}: {m}")
             }
             FailureCause::OutOfFuel { limit } => format!(
-                "plugin {plugin:?} ran out of fuel in tool {tool:?} (limit {} units)",
+                "plugin {plugin:?} ran out of fuel in {tool} (limit {} units)",
                 count(*limit)
             ),
             FailureCause::Timeout { limit } => {
                 format!(
-                    "tool {tool:?} of plugin {plugin:?} timed out after {}",
+                    "{tool} of plugin {plugin:?} timed out after {}",
                     duration(*limit)
                 )
             }
             FailureCause::MemoryLimit { limit, detail } => {
                 let mut m = format!(
-                    "plugin {plugin:?} exceeded its memory limit of {} in tool {tool:?}",
+                    "plugin {plugin:?} exceeded its memory limit of {} in {tool}",
                     bytes(*limit)
                 );
                 if let Some(d) = detail {
@@ -392,15 +414,15 @@ impl ToolFailure {
                 m
             }
             FailureCause::ArgumentsTooLarge { size, limit } => format!(
-                "the arguments to tool {tool:?} of plugin {plugin:?} are {size} bytes, over its limit of {}",
+                "the arguments to {tool} of plugin {plugin:?} are {size} bytes, over its limit of {}",
                 bytes(*limit)
             ),
             FailureCause::ResultTooLarge { size, limit, hint } => format!(
-                "tool {tool:?} of plugin {plugin:?} returned {size} bytes, over its result limit of {} ({hint})",
+                "{tool} of plugin {plugin:?} returned {size} bytes, over its result limit of {} ({hint})",
                 bytes(*limit)
             ),
             FailureCause::MissingClientCapability(kinds) => format!(
-                "tool {tool:?} of plugin {plugin:?} needs the client to support {}; the client did not declare {}",
+                "{tool} of plugin {plugin:?} needs the client to support {}; the client did not declare {}",
                 kinds
                     .iter()
                     .map(|k| k.to_string())
@@ -413,14 +435,14 @@ impl ToolFailure {
                 }
             ),
             FailureCause::InputDeferred => format!(
-                "tool {tool:?} of plugin {plugin:?} waits for the client's answers to its requests"
+                "{tool} of plugin {plugin:?} waits for the client's answers to its requests"
             ),
             FailureCause::RateLimited {
                 scope,
                 per_minute,
                 retry_after,
             } => format!(
-                "tool {tool:?} of plugin {plugin:?} is limited to {per_minute} calls per minute{}; retry in {:.1} s (policy key `{}`)",
+                "{tool} of plugin {plugin:?} is limited to {per_minute} calls per minute{}; retry in {:.1} s (policy key `{}`)",
                 match scope {
                     super::rate::RateScope::AllClients => "",
                     super::rate::RateScope::EachClient => " for each client",

@@ -12,8 +12,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc};
 use wasmtime::{AsContextMut, Engine};
 
+use super::bindings::exports::mcp_wasm_host::plugin::{
+    completions as wc, prompts as wp, resources as wr,
+};
+use super::bindings::mcp_wasm_host::plugin::errors::ServeError;
 use super::bindings::{SUPPORTED_VERSIONS, WIT_VERSION, types as wit, v0_1};
 use super::sandbox::CallState;
+use super::served::Listing;
 
 /// `call-tool: func(name: string, arguments: string) -> result<call-result, tool-error>`.
 pub(crate) type CallTool<'a> =
@@ -25,12 +30,41 @@ type ListTools = TypedFunc<(), (Vec<wit::ToolDefinition>,)>;
 /// 0.1.x's `list-tools`, whose tool definitions have no icons.
 type ListToolsV0_1 = TypedFunc<(), (Vec<v0_1::types::ToolDefinition>,)>;
 
+/// `read-resource: func(uri: string) -> result<list<resource-contents>, serve-error>`.
+type ReadResource<'a> = TypedFunc<(&'a str,), (Result<Vec<wr::ResourceContents>, ServeError>,)>;
+
+/// `get-prompt: func(name: string, arguments: list<tuple<string, string>>) -> result<prompt-result, serve-error>`.
+type GetPrompt<'a> =
+    TypedFunc<(&'a str, &'a [(String, String)]), (Result<wp::PromptResult, ServeError>,)>;
+
+/// `complete: func(request: completion-request) -> result<completion, serve-error>`.
+type Complete<'a> = TypedFunc<(&'a wc::CompletionRequest,), (Result<wc::Completion, ServeError>,)>;
+
+/// The functions of the optional `resources` export (WIT 0.2.1).
+#[derive(Debug, Clone, Copy)]
+struct ResourcesExport {
+    list_resources: ComponentExportIndex,
+    list_templates: ComponentExportIndex,
+    list_views: ComponentExportIndex,
+    read: ComponentExportIndex,
+}
+
+/// The functions of the optional `prompts` export (WIT 0.2.1).
+#[derive(Debug, Clone, Copy)]
+struct PromptsExport {
+    list: ComponentExportIndex,
+    get: ComponentExportIndex,
+}
+
 /// A component linked against the host, with the indices of the exports the
 /// host calls.
 pub(crate) struct Exports {
     pre: InstancePre<CallState>,
     call_tool: ComponentExportIndex,
     list_tools: ComponentExportIndex,
+    resources: Option<ResourcesExport>,
+    prompts: Option<PromptsExport>,
+    complete: Option<ComponentExportIndex>,
     /// The version of the contract whose `tools` the component exports.
     version: &'static str,
     /// Both exports were type-checked against an instance of `pre`.
@@ -72,10 +106,56 @@ impl Exports {
                 })
         };
         let (call_tool, list_tools) = (function("call-tool")?, function("list-tools")?);
+        // The optional exports of 0.2.1, each found on its own; a 0.1.x
+        // plugin has none.
+        let optional = |name: &str, functions: &[&str]| -> Result<Option<Vec<_>>, String> {
+            if version != WIT_VERSION {
+                return Ok(None);
+            }
+            let interface = format!("mcp-wasm-host:plugin/{name}@{WIT_VERSION}");
+            let Some(instance) = component.get_export_index(None, &interface) else {
+                return Ok(None);
+            };
+            functions
+                .iter()
+                .map(|f| {
+                    component
+                        .get_export_index(Some(&instance), f)
+                        .ok_or_else(|| {
+                            format!("instance export `{interface}` does not have export `{f}`")
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+        };
+        let resources = optional(
+            "resources",
+            &[
+                "list-resources",
+                "list-resource-templates",
+                "list-tool-views",
+                "read-resource",
+            ],
+        )?
+        .map(|f| ResourcesExport {
+            list_resources: f[0],
+            list_templates: f[1],
+            list_views: f[2],
+            read: f[3],
+        });
+        let prompts =
+            optional("prompts", &["list-prompts", "get-prompt"])?.map(|f| PromptsExport {
+                list: f[0],
+                get: f[1],
+            });
+        let complete = optional("completions", &["complete"])?.map(|f| f[0]);
         Ok(Exports {
             pre,
             call_tool,
             list_tools,
+            resources,
+            prompts,
+            complete,
             version,
             checked: AtomicBool::new(false),
         })
@@ -115,6 +195,85 @@ impl Exports {
             defs.into_iter().map(Into::into).collect()
         };
         Ok(defs)
+    }
+
+    /// Calls the list functions of the optional exports of `instance`
+    /// (type-checking them), for the plugin's resources, templates, views
+    /// and prompts.
+    pub(crate) async fn list_served(
+        &self,
+        mut store: impl AsContextMut<Data = CallState>,
+        instance: &Instance,
+    ) -> wasmtime::Result<Listing> {
+        let mut listing = Listing {
+            completes: self.complete.is_some(),
+            ..Listing::default()
+        };
+        if let Some(complete) = self.complete {
+            let _: Complete<'_> = instance.get_typed_func(&mut store, complete)?;
+        }
+        if let Some(r) = self.resources {
+            let _: ReadResource<'_> = instance.get_typed_func(&mut store, r.read)?;
+            let list: TypedFunc<(), (Vec<wr::ResourceDefinition>,)> =
+                instance.get_typed_func(&mut store, r.list_resources)?;
+            listing.resources = list.call_async(&mut store, ()).await?.0;
+            let list: TypedFunc<(), (Vec<wr::ResourceTemplate>,)> =
+                instance.get_typed_func(&mut store, r.list_templates)?;
+            listing.templates = list.call_async(&mut store, ()).await?.0;
+            let list: TypedFunc<(), (Vec<wr::ToolView>,)> =
+                instance.get_typed_func(&mut store, r.list_views)?;
+            listing.views = list.call_async(&mut store, ()).await?.0;
+        }
+        if let Some(p) = self.prompts {
+            let _: GetPrompt<'_> = instance.get_typed_func(&mut store, p.get)?;
+            let list: TypedFunc<(), (Vec<wp::PromptDefinition>,)> =
+                instance.get_typed_func(&mut store, p.list)?;
+            listing.prompts = list.call_async(&mut store, ()).await?.0;
+        }
+        Ok(listing)
+    }
+
+    /// Calls `read-resource` of `instance`.
+    pub(crate) async fn read_resource(
+        &self,
+        mut store: impl AsContextMut<Data = CallState>,
+        instance: &Instance,
+        uri: &str,
+    ) -> wasmtime::Result<Result<Vec<wr::ResourceContents>, ServeError>> {
+        let r = self
+            .resources
+            .ok_or_else(|| wasmtime::format_err!("the plugin does not export `resources`"))?;
+        let read: ReadResource<'_> = instance.get_typed_func(&mut store, r.read)?;
+        Ok(read.call_async(&mut store, (uri,)).await?.0)
+    }
+
+    /// Calls `get-prompt` of `instance`.
+    pub(crate) async fn get_prompt(
+        &self,
+        mut store: impl AsContextMut<Data = CallState>,
+        instance: &Instance,
+        name: &str,
+        arguments: &[(String, String)],
+    ) -> wasmtime::Result<Result<wp::PromptResult, ServeError>> {
+        let p = self
+            .prompts
+            .ok_or_else(|| wasmtime::format_err!("the plugin does not export `prompts`"))?;
+        let get: GetPrompt<'_> = instance.get_typed_func(&mut store, p.get)?;
+        Ok(get.call_async(&mut store, (name, arguments)).await?.0)
+    }
+
+    /// Calls `complete` of `instance`.
+    pub(crate) async fn complete(
+        &self,
+        mut store: impl AsContextMut<Data = CallState>,
+        instance: &Instance,
+        request: &wc::CompletionRequest,
+    ) -> wasmtime::Result<Result<wc::Completion, ServeError>> {
+        let complete = self
+            .complete
+            .ok_or_else(|| wasmtime::format_err!("the plugin does not export `completions`"))?;
+        let f: Complete<'_> = instance.get_typed_func(&mut store, complete)?;
+        Ok(f.call_async(&mut store, (request,)).await?.0)
     }
 
     /// `call-tool` of `instance`, an instance of this component.

@@ -46,6 +46,9 @@ pub struct Inspection {
     /// (names as the plugin gives them), sorted by name. Empty unless the
     /// plugin loaded.
     pub tools: Vec<ToolInfo>,
+    /// What it serves besides tools (resources, templates, views,
+    /// prompts), unless it did not load.
+    pub served: super::served::Served,
     /// Why it would not load; empty when it loads.
     pub errors: Vec<LoadError>,
 }
@@ -63,6 +66,7 @@ impl Inspection {
             exports: Vec::new(),
             policy: None,
             tools: Vec::new(),
+            served: Default::default(),
             errors: Vec::new(),
         }
     }

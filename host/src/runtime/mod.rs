@@ -24,6 +24,8 @@ pub mod rate;
 pub mod receipt;
 pub mod sandbox;
 pub mod schema;
+mod serve;
+pub mod served;
 pub mod stamp;
 pub mod tool;
 pub mod units;
@@ -39,7 +41,7 @@ use wasmtime::Engine;
 use wasmtime::component::Linker;
 
 pub use bindings::WIT_VERSION;
-pub use catalog::Catalog;
+pub use catalog::{Catalog, Generations};
 pub use engine::EngineSettings;
 pub use error::{CallError, FailureCause, GuestErrorKind, LoadError, ToolFailure};
 pub use events::{
@@ -57,6 +59,7 @@ pub use output::{
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use rate::{Caller, RateScope};
 pub use receipt::Receipt;
+pub use serve::ServeError;
 pub use stamp::FileStamp;
 
 use sandbox::CallState;
@@ -127,8 +130,8 @@ pub struct Runtime {
     catalog: RwLock<Arc<Catalog>>,
     /// Serializes every change of the catalog (a read, a load, a swap).
     swap: Mutex<()>,
-    /// Bumped whenever the list of tools changes.
-    changes: channel::Sender<u64>,
+    /// Bumped whenever the catalog's lists or plugin versions change.
+    changes: channel::Sender<Generations>,
     /// Where compiled components are kept between runs, if anywhere.
     cache: Option<Arc<cache::CompileCache>>,
     /// Becomes true when the first load (of a directory or files) is done.
@@ -158,7 +161,7 @@ impl Runtime {
             policies: RwLock::new(policies),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             swap: Mutex::new(()),
-            changes: channel::Sender::new(0),
+            changes: channel::Sender::new(Generations::default()),
             cache: None,
             loaded: channel::Sender::new(false),
             idle: warm::IdlePool::new(warm::IdlePool::capacity_for(settings.max_instances)),
@@ -196,28 +199,31 @@ impl Runtime {
             .unwrap_or_else(PoisonError::into_inner) = policies;
     }
 
-    /// A receiver that sees a new value each time the list of tools changes
-    /// (a plugin added, replaced with different tools, or removed). Values
-    /// are a generation counter; several changes may coalesce into one.
-    pub fn subscribe_changes(&self) -> channel::Receiver<u64> {
+    /// A receiver that sees new counters each time the catalog changes: its
+    /// tools, resources or prompts, or the versions of its plugins (see
+    /// [`catalog::Generations`]); several changes may coalesce into one.
+    pub fn subscribe_changes(&self) -> channel::Receiver<Generations> {
         self.changes.subscribe()
     }
 
-    /// Makes `catalog` the current one and, if its tools differ from the
-    /// previous one's, tells the subscribers. Returns whether they differed.
+    /// Makes `catalog` the current one and, if it differs from the previous
+    /// one, tells the subscribers. Returns whether its tools differed.
     fn swap_in(&self, catalog: Catalog) -> bool {
         let new = Arc::new(catalog);
         let old = std::mem::replace(
             &mut *self.catalog.write().unwrap_or_else(PoisonError::into_inner),
             new.clone(),
         );
-        let changed = old.tools() != new.tools();
+        let tools_changed = old.tools() != new.tools();
         // Before the first load is done nobody has seen a list (tools/list
         // waits for it), so filling the catalog is not a change to announce.
-        if changed && *self.loaded.borrow() {
-            self.changes.send_modify(|generation| *generation += 1);
+        if *self.loaded.borrow() {
+            let current = *self.changes.borrow();
+            if let Some(next) = current.after(&old, &new) {
+                self.changes.send_replace(next);
+            }
         }
-        changed
+        tools_changed
     }
 
     /// Loads the plugin at `path` on its own task (compiling on a blocking
@@ -436,6 +442,7 @@ impl Runtime {
                     .await;
                     match loaded {
                         Ok(plugin) => {
+                            inspection.served = plugin.served.clone();
                             // Alone, a plugin's names (checked at load) are
                             // never qualified, so no tool is left out.
                             let (catalog, _) = Catalog::build(vec![Arc::new(plugin)]);
@@ -623,12 +630,12 @@ pub enum RunAs {
 
 /// Writes a call's audit line (outcome `cancelled`) if the call's future is
 /// dropped before it finished.
-struct Unfinished<'a> {
-    plugin: &'a plugin::Plugin,
-    tool: &'a str,
-    started: std::time::Instant,
-    arguments: Option<&'a Value>,
-    armed: bool,
+pub(crate) struct Unfinished<'a> {
+    pub(crate) plugin: &'a plugin::Plugin,
+    pub(crate) tool: &'a str,
+    pub(crate) started: std::time::Instant,
+    pub(crate) arguments: Option<&'a Value>,
+    pub(crate) armed: bool,
 }
 
 impl Drop for Unfinished<'_> {

@@ -42,6 +42,8 @@ pub struct ToolInfo {
     pub icons: Vec<super::icons::Icon>,
     /// Whether a call may run as a task.
     pub task_support: TaskSupport,
+    /// The interactive view its results show in (MCP Apps), if any.
+    pub view: Option<super::served::ToolView>,
 }
 
 /// Whether a call of a tool may run as a task (the plugin declares it).

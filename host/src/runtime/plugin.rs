@@ -20,6 +20,7 @@ use super::output::TaskSupport;
 use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
+use super::served::{self, Listing, Served};
 use super::stamp::FileStamp;
 use super::tool::PluginTool;
 use super::units::{bytes, count};
@@ -36,6 +37,8 @@ pub struct Plugin {
     pub(crate) exports: Exports,
     /// Its tools, in the order the plugin listed them.
     pub tools: Vec<PluginTool>,
+    /// What it serves besides tools: resources, templates, views, prompts.
+    pub served: Served,
     /// The policy its calls run under.
     pub policy: Arc<Policy>,
     /// One permit per call that may run at once.
@@ -301,27 +304,45 @@ pub(crate) async fn instantiate(
                 lane: &lane,
                 idle: &idle,
             };
-            let defs = runtime
-                .block_on(call::list_tools(&target))
-                .map_err(|failure| LoadError::ListTools {
-                    path: path.clone(),
-                    reason: failure.to_string(),
-                })?;
+            let (defs, listing) =
+                runtime
+                    .block_on(call::list_tools(&target))
+                    .map_err(|failure| LoadError::ListTools {
+                        path: path.clone(),
+                        reason: failure.to_string(),
+                    })?;
             tracing::debug!(
                 tools = defs.len(),
+                resources = listing.resources.len(),
+                prompts = listing.prompts.len(),
                 "listed its tools; checking and compiling them"
             );
-            check_bounds(&path, &policy, &defs)?;
-            Ok((validate(&path, defs)?, exports, idle))
+            check_bounds(&path, &policy, &defs, &listing)?;
+            let serves = !listing.resources.is_empty()
+                || !listing.templates.is_empty()
+                || !listing.prompts.is_empty();
+            let tools = validate(&path, defs, serves)?;
+            let names = tools.iter().map(|t| t.name.as_str()).collect();
+            let served = served::check(listing, &names).map_err(|(what, problem)| {
+                LoadError::InvalidServed {
+                    path: path.clone(),
+                    what,
+                    problem,
+                }
+            })?;
+            Ok((tools, served, exports, idle))
         })
     };
-    let (tools, exports, idle) = listing.await.map_err(|e| LoadError::ListTools {
+    let (tools, served, exports, idle) = listing.await.map_err(|e| LoadError::ListTools {
         path: path.to_owned(),
         reason: format!("the loader task failed: {e}"),
     })??;
     let rate = ToolRates::new(
         policy.limits.rate_limit_per_minute,
-        tools.iter().map(|t| t.name.as_str()),
+        tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(super::serve::REQUESTS),
     );
     Ok(Plugin {
         name,
@@ -329,6 +350,7 @@ pub(crate) async fn instantiate(
         digest: compiled.digest,
         exports,
         tools,
+        served,
         slots: Arc::new(Semaphore::new(
             policy.limits.max_concurrent_calls.max(1) as usize
         )),
@@ -360,6 +382,7 @@ fn check_bounds(
     path: &Path,
     policy: &Policy,
     defs: &[wit::ToolDefinition],
+    listing: &Listing,
 ) -> Result<(), LoadError> {
     let limits = &policy.limits;
     let over = |key: &str, what: String, limit: String| LoadError::ToolListTooLarge {
@@ -396,14 +419,34 @@ fn check_bounds(
             }
         }
     }
-    let total: u64 = defs.iter().map(definition_size).sum();
-    if total > limits.max_tool_list_bytes {
+    let (entries, served_bytes) = listing.size();
+    if entries as u64 > u64::from(limits.max_tools) {
         return Err(over(
-            "max_tool_list_size",
+            "max_tools",
+            format!(
+                "it lists {} resources, templates or prompts of one kind",
+                count(entries as u64)
+            ),
+            count(limits.max_tools.into()),
+        ));
+    }
+    let tools: u64 = defs.iter().map(definition_size).sum();
+    let total = tools + served_bytes;
+    if total > limits.max_tool_list_bytes {
+        let what = if served_bytes == 0 {
             format!(
                 "its tool list (names, titles, descriptions, schemas and icons) is {}",
                 bytes(total)
-            ),
+            )
+        } else {
+            format!(
+                "its tool, resource and prompt lists (names, titles, descriptions, URIs, schemas and icons) are {}",
+                bytes(total)
+            )
+        };
+        return Err(over(
+            "max_tool_list_size",
+            what,
             bytes(limits.max_tool_list_bytes),
         ));
     }
@@ -412,8 +455,12 @@ fn check_bounds(
 
 /// Checks each definition (its name, unique in the plugin; its description;
 /// its schemas, compiled here) in one pass over the list.
-fn validate(path: &Path, defs: Vec<wit::ToolDefinition>) -> Result<Vec<PluginTool>, LoadError> {
-    if defs.is_empty() {
+fn validate(
+    path: &Path,
+    defs: Vec<wit::ToolDefinition>,
+    serves: bool,
+) -> Result<Vec<PluginTool>, LoadError> {
+    if defs.is_empty() && !serves {
         return Err(LoadError::NoTools {
             path: path.to_owned(),
         });
@@ -499,7 +546,13 @@ mod tests {
     const SCHEMA: &str = r#"{"type":"object"}"#;
 
     fn refusal(policy: &Policy, defs: &[wit::ToolDefinition]) -> String {
-        let e = check_bounds(Path::new("plugins/p.wasm"), policy, defs).unwrap_err();
+        let e = check_bounds(
+            Path::new("plugins/p.wasm"),
+            policy,
+            defs,
+            &Listing::default(),
+        )
+        .unwrap_err();
         assert!(matches!(e, LoadError::ToolListTooLarge { .. }), "{e:?}");
         let line = e.to_string();
         assert!(!line.contains('\n'), "one line: {line}");
@@ -509,7 +562,15 @@ mod tests {
     #[test]
     fn each_bound_refuses_the_plugin_naming_the_value_and_the_key() {
         let three: Vec<_> = (0..3).map(|i| def(&format!("t{i}"), SCHEMA)).collect();
-        assert!(check_bounds(Path::new("p.wasm"), &policy(3, 17, 1000), &three).is_ok());
+        assert!(
+            check_bounds(
+                Path::new("p.wasm"),
+                &policy(3, 17, 1000),
+                &three,
+                &Listing::default()
+            )
+            .is_ok()
+        );
         assert_eq!(
             refusal(&policy(2, 1000, 1000), &three),
             "plugins/p.wasm: it lists 3 tools, over the limit of 2 (raise `plugins.p.max_tools` in /etc/mcp-wasm-host.toml)"
@@ -528,7 +589,15 @@ mod tests {
             "{line}"
         );
         // 3 × (2 + 15 + 17) = 102 bytes of names, descriptions and schemas.
-        assert!(check_bounds(Path::new("p.wasm"), &policy(3, 17, 102), &three).is_ok());
+        assert!(
+            check_bounds(
+                Path::new("p.wasm"),
+                &policy(3, 17, 102),
+                &three,
+                &Listing::default()
+            )
+            .is_ok()
+        );
         assert_eq!(
             refusal(&policy(3, 17, 101), &three),
             "plugins/p.wasm: its tool list (names, titles, descriptions, schemas and icons) is 102 bytes, over the limit of 101 bytes (raise `plugins.p.max_tool_list_size` in /etc/mcp-wasm-host.toml)"
@@ -565,7 +634,7 @@ mod tests {
         let long = "n".repeat(1 << 20);
         let line = refusal(&policy(10, 1, 4 << 20), &[def(&long, SCHEMA)]);
         assert!(line.len() < 1024 && line.contains("bytes cut"), "{line}");
-        let e = validate(Path::new("p.wasm"), vec![def(&long, SCHEMA)]).unwrap_err();
+        let e = validate(Path::new("p.wasm"), vec![def(&long, SCHEMA)], false).unwrap_err();
         assert!(e.to_string().len() < 1024, "{e}");
     }
 
@@ -573,11 +642,15 @@ mod tests {
     fn a_repeated_name_is_found_wherever_it_is() {
         let mut defs: Vec<_> = (0..2000).map(|i| def(&format!("t{i}"), SCHEMA)).collect();
         assert_eq!(
-            validate(Path::new("p.wasm"), defs.clone()).unwrap().len(),
+            validate(Path::new("p.wasm"), defs.clone(), false)
+                .unwrap()
+                .len(),
             2000
         );
         defs.push(def("t0", SCHEMA));
-        let e = validate(Path::new("p.wasm"), defs).unwrap_err().to_string();
+        let e = validate(Path::new("p.wasm"), defs, false)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "p.wasm: tool \"t0\": the plugin lists this tool name twice"

@@ -246,9 +246,121 @@ fn wav(millis: u32) -> Vec<u8> {
 
 struct Conformance;
 
+/// The form `test_input_required_result_prompt` asks for.
+const CONTEXT_FORM: &str =
+    r#"{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}"#;
+
+/// The resources, templates, prompts and completions the resources,
+/// prompts and completion scenarios read, get and complete.
+fn served(router: Router) -> Router {
+    router
+        .resource_text(
+            ResourceDef::new("test://static-text", "static-text")
+                .description("A fixed text resource.")
+                .mime_type("text/plain"),
+            "This is the content of the static text resource.",
+        )
+        .resource(
+            ResourceDef::new("test://static-binary", "static-binary")
+                .description("A 2×2 PNG image.")
+                .mime_type("image/png"),
+            |uri: &str, _: &Vars| -> ResourceResult { Ok(Contents::blob(uri, "image/png", PNG)) },
+        )
+        .resource_text(
+            ResourceDef::new("test://watched-resource", "watched-resource")
+                .description("A resource clients subscribe to.")
+                .mime_type("text/plain"),
+            "Watched resource content.",
+        )
+        .template(
+            TemplateDef::new("test://template/{id}/data", "template-data")
+                .description("JSON data for the id in the URI.")
+                .mime_type("application/json"),
+            |uri: &str, vars: &Vars| -> ResourceResult {
+                let id = &vars["id"];
+                let json = mcp_wasm_sdk::serde_json::json!({
+                    "id": id,
+                    "templateTest": true,
+                    "data": format!("Data for ID: {id}"),
+                });
+                Ok(Contents::text(uri, "application/json", json.to_string()))
+            },
+        )
+        .prompt(
+            PromptDef::new("test_simple_prompt", "A prompt without arguments."),
+            |_: &Vars| -> PromptResult {
+                Ok(Messages::new().user(Output::text("This is a simple prompt for testing.")))
+            },
+        )
+        .prompt(
+            PromptDef::new("test_prompt_with_arguments", "A prompt with two arguments.")
+                .argument("arg1", "First test argument", true)
+                .argument("arg2", "Second test argument", true),
+            |args: &Vars| -> PromptResult {
+                Ok(Messages::new().user(Output::text(format!(
+                    "Prompt with arguments: arg1='{}', arg2='{}'",
+                    args["arg1"], args["arg2"]
+                ))))
+            },
+        )
+        .prompt(
+            PromptDef::new(
+                "test_prompt_with_embedded_resource",
+                "A prompt that embeds the resource it is given.",
+            )
+            .argument("resourceUri", "URI of the resource to embed", true),
+            |args: &Vars| -> PromptResult {
+                Ok(Messages::new()
+                    .user(Output::resource_text(
+                        args["resourceUri"].clone(),
+                        "text/plain",
+                        "Embedded resource content for testing.",
+                    ))
+                    .user(Output::text("Please process the embedded resource above.")))
+            },
+        )
+        .prompt(
+            PromptDef::new("test_prompt_with_image", "A prompt with an image."),
+            |_: &Vars| -> PromptResult {
+                Ok(Messages::new()
+                    .user(Output::image(PNG, "image/png"))
+                    .user(Output::text("Please analyze the image above.")))
+            },
+        )
+        .prompt(
+            PromptDef::new(
+                "test_input_required_result_prompt",
+                "A prompt that asks the user for context first.",
+            ),
+            |_: &Vars| -> PromptResult {
+                let answer = elicit_as(
+                    "user_context",
+                    "What context should the prompt use?",
+                    CONTEXT_FORM,
+                )?;
+                let context = answer
+                    .content_json()
+                    .and_then(|c| c.get("context").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_else(|| "none".into());
+                Ok(Messages::new().user(Output::text(format!("Use this context: {context}"))))
+            },
+        )
+        .complete_prompt(
+            "test_prompt_with_arguments",
+            "arg1",
+            |typed: &str, _: &Vars| {
+                ["test", "testValue1", "other"]
+                    .iter()
+                    .filter(|v| v.starts_with(typed))
+                    .map(|v| v.to_string())
+                    .collect()
+            },
+        )
+}
+
 impl Plugin for Conformance {
     fn router() -> Router {
-        Router::new()
+        served(Router::new())
             .tool(
                 ToolDef::new("test_simple_text", "Returns a fixed sentence as text.")
                     .read_only()
@@ -572,6 +684,24 @@ impl Plugin for Conformance {
                 ToolDef::new(
                     "test_trigger_tool_change",
                     "Changes the server's tool list: adds the `fnv` plugin from /staging to \
+                     the plugins directory (mounted at /plugins), or removes it if it is there.",
+                ),
+                |_: NoArgs| -> ToolResult {
+                    let target = std::path::Path::new("/plugins/fnv.wasm");
+                    let added = !target.exists();
+                    if added {
+                        std::fs::copy("/staging/fnv.wasm", target)
+                    } else {
+                        std::fs::remove_file(target).map(|()| 0)
+                    }
+                    .map_err(|e| ToolError::failed(format!("cannot change the plugins: {e}")))?;
+                    Ok(Output::text(if added { "added fnv" } else { "removed fnv" }))
+                },
+            )
+            .tool(
+                ToolDef::new(
+                    "test_trigger_prompt_change",
+                    "Changes the server's prompt (and tool) list: adds the `fnv` plugin from /staging to \
                      the plugins directory (mounted at /plugins), or removes it if it is there.",
                 ),
                 |_: NoArgs| -> ToolResult {

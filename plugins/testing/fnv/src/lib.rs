@@ -23,15 +23,30 @@ struct Fnv;
 
 impl Plugin for Fnv {
     fn router() -> Router {
-        Router::new().tool(
-            ToolDef::new("hash", "FNV-1a 64 of `text`, as 16 hex digits."),
-            |args: HashArgs| -> ToolResult {
-                Ok(Output::text(format!(
-                    "{:016x}",
-                    fnv1a64(args.text.as_bytes())
-                )))
-            },
-        )
+        Router::new()
+            // A prompt and a resource, so that adding or removing this
+            // plugin changes the prompt and resource lists too.
+            .prompt(
+                PromptDef::new("fnv_explain", "Explains what FNV-1a is."),
+                |_: &Vars| -> PromptResult {
+                    Ok(Messages::new().user(Output::text(
+                        "Explain the FNV-1a hash function in two sentences.",
+                    )))
+                },
+            )
+            .resource_text(
+                ResourceDef::new("fnv://offset-basis", "offset-basis").mime_type("text/plain"),
+                "cbf29ce484222325",
+            )
+            .tool(
+                ToolDef::new("hash", "FNV-1a 64 of `text`, as 16 hex digits."),
+                |args: HashArgs| -> ToolResult {
+                    Ok(Output::text(format!(
+                        "{:016x}",
+                        fnv1a64(args.text.as_bytes())
+                    )))
+                },
+            )
     }
 }
 

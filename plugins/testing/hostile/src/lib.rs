@@ -401,6 +401,32 @@ struct Hostile;
 impl Plugin for Hostile {
     fn router() -> Router {
         Router::new()
+            // The same attacks through a resource read, a prompt and a
+            // completion, which run in the same sandbox as a tool call.
+            .resource(
+                ResourceDef::new("hostile://spin", "spin"),
+                |_: &str, _: &Vars| -> ResourceResult { spin() },
+            )
+            .resource(
+                ResourceDef::new("hostile://panic", "panic"),
+                |_: &str, _: &Vars| -> ResourceResult { panic!("the resource exploded") },
+            )
+            .resource(
+                ResourceDef::new("hostile://sleep", "sleep"),
+                |_: &str, _: &Vars| -> ResourceResult { sleep_forever() },
+            )
+            .template(
+                TemplateDef::new("hostile://big/{mib}", "big"),
+                |uri: &str, vars: &Vars| -> ResourceResult {
+                    let mib: usize = vars["mib"].parse().unwrap_or(1).min(64);
+                    Ok(Contents::text(uri, "text/plain", "x".repeat(mib << 20)))
+                },
+            )
+            .prompt(
+                PromptDef::new("hostile_spin", "Loops forever."),
+                |_: &Vars| -> PromptResult { spin() },
+            )
+            .complete_prompt("hostile_spin", "x", |_: &str, _: &Vars| spin())
             .tool(
                 ToolDef::new("spin", "Loops forever without calling the host."),
                 |_: NoArgs| -> ToolResult { spin() },

@@ -1,0 +1,347 @@
+//! The MCP requests for what plugins serve besides tools: `resources/list`,
+//! `resources/templates/list`, `resources/read`, `resources/(un)subscribe`,
+//! `prompts/list`, `prompts/get` and `completion/complete`, each answered
+//! from the runtime's catalog. A read or a prompt runs its guest like a
+//! tool call: its log messages and progress reach the client, and at
+//! 2026-07-28 its requests to the client end it with `InputRequiredResult`
+//! (SEP-2322) until the client has answered them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    InputRequiredResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Reference,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+
+use super::cursor;
+use super::events::{Forwarder, SessionLevel};
+use super::handler::{McpServer, is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
+use super::rounds::{Binding, Round};
+use super::served;
+use crate::runtime::served::CompletionTarget;
+use crate::runtime::{CallEvents, FailureCause, ServeError};
+
+/// The cursor's position of the `index`-th entry of a list that is not
+/// sorted by name (templates): its index, zero-padded so positions sort.
+fn position(index: usize) -> String {
+    format!("{index:012}")
+}
+
+/// The range of a page of `len` entries after `cursor`, and whether more
+/// follow; `names` gives each entry's cursor name (sorted).
+fn page(
+    names: &[&str],
+    request: Option<PaginatedRequestParams>,
+    size: usize,
+) -> Result<(std::ops::Range<usize>, Option<String>), McpError> {
+    let after = request
+        .and_then(|r| r.cursor)
+        .map(|c| cursor::decode(&c))
+        .transpose()
+        .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+    let (range, more) = cursor::page(names, after.as_deref(), size);
+    let next = more.then(|| cursor::encode(names[range.end - 1]));
+    Ok((range, next))
+}
+
+/// A guest run's events, and its round at 2026-07-28.
+struct Run {
+    events: Arc<dyn CallEvents>,
+    forwarder: Arc<Forwarder>,
+    round: Option<Arc<Round>>,
+}
+
+impl McpServer {
+    /// Sets up a read's or a prompt's events: its log messages and progress
+    /// go to the client; at 2026-07-28 its requests are answered from the
+    /// client's `inputResponses` and `requestState`, bound to `what`.
+    fn run_events(
+        &self,
+        context: &RequestContext<RoleServer>,
+        what: &str,
+        plugin_digest: &str,
+        arguments: Option<&JsonObject>,
+        request_state: Option<&str>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<Run, McpError> {
+        let version = context.protocol_version();
+        let level = if logging_is_per_request(version.as_ref()) {
+            SessionLevel::for_request(context.meta.log_level())
+        } else {
+            self.level.clone()
+        };
+        let forwarder = Forwarder::start(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            level,
+        );
+        let round = if is_2026_07_28_or_later(version.as_ref()) {
+            let binding = Binding {
+                tool: what,
+                plugin_digest,
+                arguments,
+            };
+            Some(Arc::new(self.rounds.begin(
+                binding,
+                request_state,
+                responses,
+                context.client_capabilities(),
+                forwarder.clone(),
+            )?))
+        } else {
+            None
+        };
+        let events: Arc<dyn CallEvents> = match &round {
+            Some(round) => round.clone(),
+            None => forwarder.clone(),
+        };
+        Ok(Run {
+            events,
+            forwarder,
+            round,
+        })
+    }
+
+    pub(super) async fn list_resources_page(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        self.runtime.wait_until_loaded().await;
+        let catalog = self.runtime.catalog();
+        let names: Vec<&str> = catalog
+            .resources()
+            .iter()
+            .map(|r| r.info.uri.as_str())
+            .collect();
+        let (range, next) = page(&names, request, self.options.page_size)?;
+        let mut result = ListResourcesResult::with_all_items(
+            catalog.resources()[range]
+                .iter()
+                .map(|r| served::resource(&r.info))
+                .collect(),
+        );
+        result.next_cursor = next;
+        self.list_hints(
+            context,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+            &mut result.meta,
+        );
+        Ok(result)
+    }
+
+    pub(super) async fn list_templates_page(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.runtime.wait_until_loaded().await;
+        let catalog = self.runtime.catalog();
+        let positions: Vec<String> = (0..catalog.templates().len()).map(position).collect();
+        let names: Vec<&str> = positions.iter().map(String::as_str).collect();
+        let (range, next) = page(&names, request, self.options.page_size)?;
+        let mut result = ListResourceTemplatesResult::with_all_items(
+            catalog.templates()[range]
+                .iter()
+                .map(|t| served::template(&t.info))
+                .collect(),
+        );
+        result.next_cursor = next;
+        self.list_hints(
+            context,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+            &mut result.meta,
+        );
+        Ok(result)
+    }
+
+    pub(super) async fn list_prompts_page(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        self.runtime.wait_until_loaded().await;
+        let catalog = self.runtime.catalog();
+        let names: Vec<&str> = catalog.prompts().iter().map(|p| p.name.as_str()).collect();
+        let (range, next) = page(&names, request, self.options.page_size)?;
+        let mut result = ListPromptsResult::with_all_items(
+            catalog.prompts()[range]
+                .iter()
+                .map(|p| served::prompt(&p.name, &p.info))
+                .collect(),
+        );
+        result.next_cursor = next;
+        self.list_hints(
+            context,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+            &mut result.meta,
+        );
+        Ok(result)
+    }
+
+    pub(super) async fn read(
+        &self,
+        mut request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        self.runtime.wait_until_loaded().await;
+        let digest = self
+            .runtime
+            .catalog()
+            .resource_plugin(&request.uri)
+            .map(|p| p.digest.to_string())
+            .unwrap_or_default();
+        let what = format!("resources/read {}", request.uri);
+        let run = self.run_events(
+            &context,
+            &what,
+            &digest,
+            None,
+            request.request_state.as_deref(),
+            request.input_responses.take(),
+        )?;
+        let result = tokio::select! {
+            r = self.runtime.read_resource(&request.uri, &self.caller, run.events.clone()) => r,
+            () = context.ct.cancelled() => {
+                run.forwarder.finish().await;
+                return Err(McpError::internal_error("the read was cancelled", None));
+            }
+        };
+        run.forwarder.finish().await;
+        let parts = match result {
+            Ok(parts) => parts,
+            Err(e) => return self.input_or_error(e, run.round.as_deref()).map(Into::into),
+        };
+        let mut result = ReadResourceResult::new(parts.iter().map(served::part).collect());
+        self.list_hints(
+            &context,
+            &mut result.ttl_ms,
+            &mut result.cache_scope,
+            &mut result.meta,
+        );
+        // A read's contents are the plugin's, the same for every client.
+        Ok(result.into())
+    }
+
+    pub(super) async fn get(
+        &self,
+        mut request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        self.runtime.wait_until_loaded().await;
+        let mut arguments = BTreeMap::new();
+        for (name, value) in request.arguments.iter().flatten() {
+            let Some(value) = value.as_str() else {
+                return Err(McpError::invalid_params(
+                    format!("the prompt argument {name:?} must be a string"),
+                    None,
+                ));
+            };
+            arguments.insert(name.clone(), value.to_owned());
+        }
+        let digest = self
+            .runtime
+            .catalog()
+            .prompt(&request.name)
+            .map(|p| p.plugin.digest.to_string())
+            .unwrap_or_default();
+        let what = format!("prompts/get {}", request.name);
+        let run = self.run_events(
+            &context,
+            &what,
+            &digest,
+            request.arguments.as_ref(),
+            request.request_state.as_deref(),
+            request.input_responses.take(),
+        )?;
+        let result = tokio::select! {
+            r = self.runtime.get_prompt(&request.name, arguments, &self.caller, run.events.clone()) => r,
+            () = context.ct.cancelled() => {
+                run.forwarder.finish().await;
+                return Err(McpError::internal_error("the request was cancelled", None));
+            }
+        };
+        run.forwarder.finish().await;
+        match result {
+            Ok(output) => {
+                let mut result = served::prompt_result(&output);
+                if run.round.is_some() {
+                    server_info_meta(&mut result.meta);
+                }
+                Ok(result.into())
+            }
+            Err(e) => self.input_or_error(e, run.round.as_deref()).map(Into::into),
+        }
+    }
+
+    /// The `InputRequiredResult` of a run that waits for the client, or the
+    /// JSON-RPC error of a failed one.
+    fn input_or_error(
+        &self,
+        error: ServeError,
+        round: Option<&Round>,
+    ) -> Result<InputRequiredResult, McpError> {
+        match (&error, round) {
+            (ServeError::Failed(f), Some(round)) if f.cause == FailureCause::InputDeferred => {
+                let mut input = round
+                    .input_required()
+                    .map_err(|why| McpError::internal_error(why, None))?;
+                server_info_meta(&mut input.meta);
+                Ok(input)
+            }
+            (ServeError::Failed(f), Some(_)) => match &f.cause {
+                FailureCause::MissingClientCapability(kinds) => {
+                    Err(McpError::missing_required_client_capability(
+                        super::convert::capabilities(kinds),
+                    ))
+                }
+                _ => Err(served::error(&error)),
+            },
+            _ => Err(served::error(&error)),
+        }
+    }
+
+    pub(super) async fn complete_argument(
+        &self,
+        request: CompleteRequestParams,
+    ) -> Result<CompleteResult, McpError> {
+        self.runtime.wait_until_loaded().await;
+        let target = match &request.r#ref {
+            Reference::Prompt(p) => CompletionTarget::Prompt(p.name.clone()),
+            Reference::Resource(r) => CompletionTarget::Template(r.uri.clone()),
+            _ => {
+                return Err(McpError::invalid_params(
+                    "completion/complete completes prompt arguments (ref/prompt) and resource template variables (ref/resource)",
+                    None,
+                ));
+            }
+        };
+        let context: BTreeMap<String, String> = request
+            .context
+            .as_ref()
+            .and_then(|c| c.arguments.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        let completion = self
+            .runtime
+            .complete(
+                &target,
+                &request.argument.name,
+                &request.argument.value,
+                context,
+                &self.caller,
+            )
+            .await
+            .map_err(|e| served::error(&e))?;
+        Ok(served::completion(&completion))
+    }
+}

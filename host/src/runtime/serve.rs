@@ -1,0 +1,350 @@
+//! Reading a resource, getting a prompt and completing an argument: each
+//! routed through the catalog to the plugin that serves it, admitted like a
+//! tool call (its rate limits, its argument and result bounds, a slot within
+//! its deadline) and run in its sandbox by [`call::serve`], with an audit
+//! line.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::bindings::exports::mcp_wasm_host::plugin::completions as wc;
+use super::call;
+use super::error::{FailureCause, GuestErrorKind, ToolFailure, clip};
+use super::events::CallEvents;
+use super::output::{ToolOutput, cost};
+use super::plugin::Plugin;
+use super::rate::{Caller, RateScope};
+use super::receipt::Receipt;
+use super::served::{self, Completion, CompletionTarget, PromptOutput, ResourcePart};
+use super::{Runtime, Unfinished};
+
+/// The names the rate limiters of a plugin know these requests by, next to
+/// its tools' names.
+pub(crate) const REQUESTS: [&str; 3] = ["resources/read", "prompts/get", "completion/complete"];
+
+/// Why a resource read, a prompt or a completion has no result.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ServeError {
+    /// No plugin serves this URI, or the plugin that matched it has nothing
+    /// there.
+    #[error("no resource has the URI {0:?}")]
+    ResourceNotFound(String),
+    /// No prompt has this name.
+    #[error("no prompt is called {0:?}")]
+    PromptNotFound(String),
+    /// No resource template has this URI template.
+    #[error("no resource template is {0:?}")]
+    TemplateNotFound(String),
+    /// The arguments cannot be used (a required one is missing, or the
+    /// plugin refused them).
+    #[error("{0}")]
+    InvalidArguments(String),
+    /// The plugin failed, or a limit stopped it.
+    #[error(transparent)]
+    Failed(#[from] ToolFailure),
+}
+
+/// Which request runs, for its label and its audit line.
+struct Request<'a> {
+    plugin: &'a Arc<Plugin>,
+    /// The rate limiter's name for it (one of [`REQUESTS`]).
+    kind: &'static str,
+    /// `kind` and what it is about, for failures and the audit line.
+    label: String,
+    started: Instant,
+}
+
+impl Request<'_> {
+    fn fail(&self, cause: FailureCause) -> ServeError {
+        ServeError::Failed(ToolFailure {
+            plugin: self.plugin.name.to_string(),
+            tool: self.label.clone(),
+            cause,
+        })
+    }
+
+    fn audit(&self, outcome: &'static str, stats: Option<call::CallStats>) {
+        Receipt::new(self.plugin, &self.label, outcome, self.started, stats).audit(None);
+    }
+
+    /// The plugin's and the caller's rate limits, then the arguments'
+    /// size, as for a tool call.
+    fn admit(&self, caller: &Caller, argument_bytes: usize) -> Result<(), ServeError> {
+        let limits = &self.plugin.policy.limits;
+        let quota = match self.plugin.rate.check(self.kind) {
+            Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
+            Ok(()) => caller
+                .check(self.kind, limits.client_rate_limit_per_minute)
+                .err()
+                .map(|wait| {
+                    let per_minute = limits.client_rate_limit_per_minute;
+                    (RateScope::EachClient, per_minute, wait)
+                }),
+        };
+        if let Some((scope, per_minute, retry_after)) = quota {
+            self.audit("rate_limited", None);
+            return Err(self.fail(FailureCause::RateLimited {
+                scope,
+                per_minute,
+                retry_after,
+            }));
+        }
+        if argument_bytes as u64 > limits.max_argument_bytes {
+            self.audit("arguments_too_large", None);
+            return Err(self.fail(FailureCause::ArgumentsTooLarge {
+                size: argument_bytes as u64,
+                limit: limits.max_argument_bytes,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Waits for one of the plugin's slots, then runs `f` in its sandbox;
+    /// the outcome is audited. A guest's `not-found` becomes `not_found`.
+    async fn run<R>(
+        &self,
+        events: Arc<dyn CallEvents>,
+        not_found: impl FnOnce() -> ServeError,
+        f: impl AsyncFnOnce(
+            &super::exports::Exports,
+            &mut wasmtime::Store<super::sandbox::CallState>,
+            wasmtime::component::Instance,
+        ) -> wasmtime::Result<
+            Result<R, super::bindings::mcp_wasm_host::plugin::errors::ServeError>,
+        >,
+    ) -> Result<R, ServeError> {
+        let limits = &self.plugin.policy.limits;
+        let deadline = self.started + limits.timeout;
+        let mut unfinished = Unfinished {
+            plugin: self.plugin,
+            tool: &self.label,
+            started: self.started,
+            arguments: None,
+            armed: true,
+        };
+        let Ok(Ok(_slot)) =
+            tokio::time::timeout_at(deadline.into(), self.plugin.slots.acquire()).await
+        else {
+            unfinished.armed = false;
+            self.audit("timeout", None);
+            return Err(self.fail(FailureCause::Timeout {
+                limit: limits.timeout,
+            }));
+        };
+        let (result, stats) =
+            call::serve(&self.plugin.target(), &self.label, events, deadline, f).await;
+        unfinished.armed = false;
+        let outcome = match &result {
+            Ok(_) => "ok",
+            Err(f) => f.cause.kind(),
+        };
+        self.audit(outcome, Some(stats));
+        match result {
+            Ok(value) => Ok(value),
+            Err(failure) => Err(match &failure.cause {
+                FailureCause::Guest {
+                    kind: GuestErrorKind::UnknownTool,
+                    ..
+                } => not_found(),
+                FailureCause::Guest {
+                    kind: GuestErrorKind::InvalidArguments,
+                    message,
+                } => ServeError::InvalidArguments(format!(
+                    "{} of plugin {:?} rejected its arguments: {message}",
+                    self.label, self.plugin.name
+                )),
+                FailureCause::InputDeferred => ServeError::Failed(failure),
+                _ => {
+                    tracing::warn!("{failure}");
+                    ServeError::Failed(failure)
+                }
+            }),
+        }
+    }
+
+    /// Fails with `max_result_size` when `size` is over it.
+    fn bound(&self, size: u64) -> Result<(), ServeError> {
+        let limit = self.plugin.policy.limits.max_result_bytes;
+        if size > limit {
+            return Err(self.fail(FailureCause::ResultTooLarge {
+                size,
+                limit,
+                hint: self.plugin.policy.raise_hint("max_result_size"),
+            }));
+        }
+        Ok(())
+    }
+}
+
+impl Runtime {
+    /// Reads the resource `uri` from the plugin that lists it (or, failing
+    /// that, the first plugin with a template that matches it).
+    #[tracing::instrument(level = "debug", skip(self, caller, events), fields(plugin))]
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        caller: &Caller,
+        events: Arc<dyn CallEvents>,
+    ) -> Result<Vec<ResourcePart>, ServeError> {
+        let started = Instant::now();
+        let catalog = self.catalog();
+        let not_found = || ServeError::ResourceNotFound(clip(uri.to_string(), 1024));
+        let Some(plugin) = catalog.resource_plugin(uri) else {
+            return Err(not_found());
+        };
+        tracing::Span::current().record("plugin", &*plugin.name);
+        let request = Request {
+            plugin,
+            kind: "resources/read",
+            label: format!("resources/read {}", clip(uri.to_string(), 256)),
+            started,
+        };
+        request.admit(caller, uri.len())?;
+        let contents = request
+            .run(events, not_found, async |exports, store, instance| {
+                exports.read_resource(store, &instance, uri).await
+            })
+            .await?;
+        if contents.is_empty() {
+            return Err(not_found());
+        }
+        let parts = served::parts(contents, &plugin.served);
+        let size: u64 = parts
+            .iter()
+            .map(|p| {
+                cost::string(&p.uri)
+                    + p.mime_type.as_deref().map_or(0, cost::string)
+                    + match &p.body {
+                        super::output::ResourceBody::Text(t) => cost::string(t),
+                        super::output::ResourceBody::Blob(b) => cost::base64(b.len()),
+                    }
+            })
+            .sum();
+        request.bound(size)?;
+        Ok(parts)
+    }
+
+    /// Fills in the prompt clients call `name` with `arguments`; a required
+    /// argument that is missing is refused before the plugin runs.
+    #[tracing::instrument(level = "debug", skip(self, arguments, caller, events), fields(plugin))]
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+        caller: &Caller,
+        events: Arc<dyn CallEvents>,
+    ) -> Result<PromptOutput, ServeError> {
+        let started = Instant::now();
+        let catalog = self.catalog();
+        let Some(entry) = catalog.prompt(name) else {
+            return Err(ServeError::PromptNotFound(clip(name.to_string(), 256)));
+        };
+        tracing::Span::current().record("plugin", &*entry.plugin.name);
+        if let Some(missing) = entry
+            .info
+            .arguments
+            .iter()
+            .find(|a| a.required && !arguments.contains_key(&a.name))
+        {
+            return Err(ServeError::InvalidArguments(format!(
+                "the prompt {name:?} needs the argument {:?}",
+                missing.name
+            )));
+        }
+        let request = Request {
+            plugin: &entry.plugin,
+            kind: "prompts/get",
+            label: format!("prompts/get {name}"),
+            started,
+        };
+        let pairs: Vec<(String, String)> = arguments.into_iter().collect();
+        let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
+        request.admit(caller, size)?;
+        let own_name = entry.info.name.as_str();
+        let not_found = || ServeError::PromptNotFound(name.to_string());
+        let result = request
+            .run(events, not_found, async |exports, store, instance| {
+                exports.get_prompt(store, &instance, own_name, &pairs).await
+            })
+            .await?;
+        let output = served::prompt_output(result);
+        let size = cost::output(&ToolOutput {
+            content: output.messages.iter().map(|(_, c)| c.clone()).collect(),
+            ..ToolOutput::default()
+        });
+        request.bound(size)?;
+        Ok(output)
+    }
+
+    /// Suggests values for `argument` of a prompt or resource template as
+    /// clients name them; a plugin without `completions` suggests none.
+    #[tracing::instrument(level = "debug", skip(self, context, caller), fields(plugin))]
+    pub async fn complete(
+        &self,
+        target: &CompletionTarget,
+        argument: &str,
+        value: &str,
+        context: BTreeMap<String, String>,
+        caller: &Caller,
+    ) -> Result<Completion, ServeError> {
+        let started = Instant::now();
+        let catalog = self.catalog();
+        let (plugin, own) = match target {
+            CompletionTarget::Prompt(name) => {
+                let Some(entry) = catalog.prompt(name) else {
+                    return Err(ServeError::PromptNotFound(clip(name.clone(), 256)));
+                };
+                (
+                    &entry.plugin,
+                    wc::CompletionTarget::Prompt(entry.info.name.clone()),
+                )
+            }
+            CompletionTarget::Template(template) => {
+                let Some(entry) = catalog.template(template) else {
+                    return Err(ServeError::TemplateNotFound(clip(template.clone(), 256)));
+                };
+                (
+                    &entry.plugin,
+                    wc::CompletionTarget::ResourceTemplate(template.clone()),
+                )
+            }
+        };
+        if !plugin.served.completes {
+            return Ok(Completion::default());
+        }
+        tracing::Span::current().record("plugin", &*plugin.name);
+        let request = Request {
+            plugin,
+            kind: "completion/complete",
+            label: format!("completion/complete {argument}"),
+            started,
+        };
+        let wit = wc::CompletionRequest {
+            target: own,
+            argument: argument.to_string(),
+            value: value.to_string(),
+            context: context.into_iter().collect(),
+        };
+        let size = wit.argument.len()
+            + wit.value.len()
+            + wit
+                .context
+                .iter()
+                .map(|(k, v)| k.len() + v.len())
+                .sum::<usize>();
+        request.admit(caller, size)?;
+        let not_found = || match target {
+            CompletionTarget::Prompt(p) => ServeError::PromptNotFound(p.clone()),
+            CompletionTarget::Template(t) => ServeError::TemplateNotFound(t.clone()),
+        };
+        let completion = request
+            .run(
+                Arc::new(super::events::NoEvents),
+                not_found,
+                async |exports, store, instance| exports.complete(store, &instance, &wit).await,
+            )
+            .await?;
+        Ok(served::completion(completion))
+    }
+}

@@ -1,0 +1,627 @@
+//! What a plugin serves besides tools (WIT 0.2.1): resources, resource
+//! templates, interactive views (MCP Apps), prompts and completions — the
+//! runtime's own types, converted from the WIT's, and the checks a plugin's
+//! lists pass when it loads.
+
+use std::collections::{HashMap, HashSet};
+
+use super::bindings::exports::mcp_wasm_host::plugin::{
+    completions as wc, prompts as wp, resources as wr,
+};
+use super::bindings::mcp_wasm_host::plugin::errors::ServeError as WitServeError;
+use super::error::{GuestErrorKind, MAX_MESSAGE, clip};
+use super::icons::{self, Icon};
+use super::output::{Audience, Content, ContentHints, ResourceBody};
+use super::schema::{MAX_TOOL_NAME, check_tool_name};
+
+/// The MIME type of an interactive view (MCP Apps).
+pub const VIEW_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The longest URI or URI template a plugin may list, in bytes.
+pub const MAX_URI: usize = 2048;
+
+/// The most values one completion carries (MCP's limit).
+pub const MAX_COMPLETIONS: usize = 100;
+
+/// Origins an interactive view may reach (MCP Apps `_meta.ui.csp`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ViewCsp {
+    /// For `fetch`, XHR and WebSocket.
+    pub connect_domains: Vec<String>,
+    /// For images, scripts, styles, fonts and media.
+    pub resource_domains: Vec<String>,
+    /// For frames.
+    pub frame_domains: Vec<String>,
+    /// For the document's base URI.
+    pub base_uri_domains: Vec<String>,
+}
+
+/// Browser permissions a view asks for (MCP Apps `_meta.ui.permissions`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ViewPermissions {
+    /// The camera.
+    pub camera: bool,
+    /// The microphone.
+    pub microphone: bool,
+    /// The device's location.
+    pub geolocation: bool,
+    /// Clipboard writes.
+    pub clipboard_write: bool,
+}
+
+/// What makes a resource an interactive view.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ViewSettings {
+    /// Origins it may reach.
+    pub csp: Option<ViewCsp>,
+    /// Permissions it asks for.
+    pub permissions: Option<ViewPermissions>,
+    /// A dedicated origin for it.
+    pub domain: Option<String>,
+    /// Whether the client should draw a border around it.
+    pub prefers_border: Option<bool>,
+}
+
+/// A resource a plugin lists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceInfo {
+    /// Its URI, as the plugin writes it.
+    pub uri: String,
+    /// A programmatic name.
+    pub name: String,
+    /// A display name.
+    pub title: Option<String>,
+    /// What it is.
+    pub description: Option<String>,
+    /// Its MIME type.
+    pub mime_type: Option<String>,
+    /// Its size in bytes.
+    pub size: Option<u64>,
+    /// Hints for the client.
+    pub hints: Option<ContentHints>,
+    /// Icons.
+    pub icons: Vec<Icon>,
+    /// Set for an interactive view.
+    pub view: Option<ViewSettings>,
+}
+
+/// A resource template a plugin lists.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TemplateInfo {
+    /// The URI template (`{name}`: one path segment, `{+name}`: any text).
+    pub uri_template: String,
+    /// A programmatic name.
+    pub name: String,
+    /// A display name.
+    pub title: Option<String>,
+    /// What the resources are.
+    pub description: Option<String>,
+    /// Their MIME type.
+    pub mime_type: Option<String>,
+    /// Hints for the client.
+    pub hints: Option<ContentHints>,
+    /// Icons.
+    pub icons: Vec<Icon>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptArgument {
+    /// Its name.
+    pub name: String,
+    /// A display name.
+    pub title: Option<String>,
+    /// What it is for.
+    pub description: Option<String>,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+/// A prompt a plugin offers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptInfo {
+    /// Its name, as the plugin gives it.
+    pub name: String,
+    /// A display name.
+    pub title: Option<String>,
+    /// What it does.
+    pub description: Option<String>,
+    /// Its arguments, in order.
+    pub arguments: Vec<PromptArgument>,
+    /// Icons.
+    pub icons: Vec<Icon>,
+}
+
+/// The interactive view of a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolView {
+    /// The `ui://` URI of the view.
+    pub resource_uri: String,
+    /// Whether the model may call the tool (else only the view may).
+    pub model_visible: bool,
+}
+
+/// One part of a resource's contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourcePart {
+    /// Its URI.
+    pub uri: String,
+    /// Its MIME type.
+    pub mime_type: Option<String>,
+    /// The text or bytes.
+    pub body: ResourceBody,
+    /// The view settings of the listed resource with this URI, if it is a
+    /// view.
+    pub view: Option<ViewSettings>,
+}
+
+/// A prompt filled in.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PromptOutput {
+    /// A description of this result.
+    pub description: Option<String>,
+    /// Its messages: who speaks and what.
+    pub messages: Vec<(Audience, Content)>,
+}
+
+/// What a completion request completes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompletionTarget {
+    /// An argument of the prompt with this name (as clients see it).
+    Prompt(String),
+    /// A variable of the resource template with this URI template.
+    Template(String),
+}
+
+/// Suggested values.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Completion {
+    /// At most [`MAX_COMPLETIONS`] values.
+    pub values: Vec<String>,
+    /// How many there are in all, if known.
+    pub total: Option<u32>,
+    /// Whether there are more.
+    pub has_more: bool,
+}
+
+/// Everything a plugin serves besides tools, checked.
+#[derive(Debug, Clone, Default)]
+pub struct Served {
+    /// Its resources, in its order.
+    pub resources: Vec<ResourceInfo>,
+    /// Its templates, in its order.
+    pub templates: Vec<TemplateInfo>,
+    /// Its prompts, in its order.
+    pub prompts: Vec<PromptInfo>,
+    /// Its tools' views, by tool name.
+    pub views: HashMap<String, ToolView>,
+    /// Whether it exports `completions`.
+    pub completes: bool,
+}
+
+impl Served {
+    /// Whether the plugin serves nothing but tools.
+    pub fn is_empty(&self) -> bool {
+        self.resources.is_empty() && self.templates.is_empty() && self.prompts.is_empty()
+    }
+
+    /// The listed resource at `uri`.
+    pub fn resource(&self, uri: &str) -> Option<&ResourceInfo> {
+        self.resources.iter().find(|r| r.uri == uri)
+    }
+
+    /// The prompt the plugin calls `name`.
+    pub fn prompt(&self, name: &str) -> Option<&PromptInfo> {
+        self.prompts.iter().find(|p| p.name == name)
+    }
+}
+
+/// The raw lists a plugin returned at load.
+#[derive(Debug, Default)]
+pub(crate) struct Listing {
+    pub resources: Vec<wr::ResourceDefinition>,
+    pub templates: Vec<wr::ResourceTemplate>,
+    pub views: Vec<wr::ToolView>,
+    pub prompts: Vec<wp::PromptDefinition>,
+    pub completes: bool,
+}
+
+impl Listing {
+    /// How many entries, and how many bytes of text, the lists hold (held
+    /// to the plugin's `max_tools` and `max_tool_list_size`).
+    pub fn size(&self) -> (usize, u64) {
+        let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let mut bytes = 0;
+        for r in &self.resources {
+            bytes += r.uri.len() + r.name.len() + opt(&r.title) + opt(&r.description);
+            bytes += opt(&r.mime_type) + icons::size(&r.icons);
+            if let Some(v) = &r.view {
+                bytes += opt(&v.domain);
+                if let Some(c) = &v.csp {
+                    for list in [
+                        &c.connect_domains,
+                        &c.resource_domains,
+                        &c.frame_domains,
+                        &c.base_uri_domains,
+                    ] {
+                        bytes += list.iter().map(String::len).sum::<usize>();
+                    }
+                }
+            }
+        }
+        for t in &self.templates {
+            bytes += t.uri_template.len() + t.name.len() + opt(&t.title) + opt(&t.description);
+            bytes += opt(&t.mime_type) + icons::size(&t.icons);
+        }
+        for v in &self.views {
+            bytes += v.tool.len() + v.resource_uri.len();
+        }
+        for p in &self.prompts {
+            bytes += p.name.len() + opt(&p.title) + opt(&p.description) + icons::size(&p.icons);
+            for a in &p.arguments {
+                bytes += a.name.len() + opt(&a.title) + opt(&a.description);
+            }
+        }
+        let entries = self
+            .resources
+            .len()
+            .max(self.templates.len())
+            .max(self.prompts.len())
+            .max(self.views.len());
+        (entries, bytes as u64)
+    }
+}
+
+/// Why an entry of a plugin's lists is refused: what it is and the problem.
+pub(crate) type Refusal = (String, String);
+
+/// Checks and converts a plugin's lists; `tools` are its tool names.
+pub(crate) fn check(listing: Listing, tools: &HashSet<&str>) -> Result<Served, Refusal> {
+    let mut served = Served {
+        completes: listing.completes,
+        ..Served::default()
+    };
+    let mut uris = HashSet::new();
+    for r in listing.resources {
+        let what = format!("resource {:?}", clip(r.uri.clone(), 256));
+        check_uri(&r.uri).map_err(|p| (what.clone(), p))?;
+        if !uris.insert(r.uri.clone()) {
+            return Err((what, "the plugin lists this URI twice".into()));
+        }
+        if r.name.trim().is_empty() {
+            return Err((what, "its name is empty".into()));
+        }
+        icons::check(&r.icons).map_err(|p| (what.clone(), p))?;
+        if r.view.is_some() {
+            if !r.uri.starts_with("ui://") {
+                return Err((what, "a view's URI must start with `ui://`".into()));
+            }
+            if r.mime_type.as_deref() != Some(VIEW_MIME_TYPE) {
+                return Err((
+                    what,
+                    format!("a view's MIME type must be `{VIEW_MIME_TYPE}`"),
+                ));
+            }
+        }
+        served.resources.push(ResourceInfo {
+            uri: r.uri,
+            name: r.name,
+            title: r.title,
+            description: r.description,
+            mime_type: r.mime_type,
+            size: r.size,
+            hints: r.annotations.map(Into::into),
+            icons: r.icons.into_iter().map(Into::into).collect(),
+            view: r.view.map(view),
+        });
+    }
+    let mut templates = HashSet::new();
+    for t in listing.templates {
+        let what = format!("resource template {:?}", clip(t.uri_template.clone(), 256));
+        check_uri(&t.uri_template).map_err(|p| (what.clone(), p))?;
+        check_template(&t.uri_template).map_err(|p| (what.clone(), p))?;
+        if !templates.insert(t.uri_template.clone()) {
+            return Err((what, "the plugin lists this template twice".into()));
+        }
+        icons::check(&t.icons).map_err(|p| (what.clone(), p))?;
+        served.templates.push(TemplateInfo {
+            uri_template: t.uri_template,
+            name: t.name,
+            title: t.title,
+            description: t.description,
+            mime_type: t.mime_type,
+            hints: t.annotations.map(Into::into),
+            icons: t.icons.into_iter().map(Into::into).collect(),
+        });
+    }
+    let mut names = HashSet::new();
+    for p in listing.prompts {
+        let what = format!("prompt {:?}", clip(p.name.clone(), MAX_TOOL_NAME));
+        check_tool_name(&p.name).map_err(|e| (what.clone(), e))?;
+        if !names.insert(p.name.clone()) {
+            return Err((what, "the plugin lists this prompt name twice".into()));
+        }
+        icons::check(&p.icons).map_err(|e| (what.clone(), e))?;
+        let mut arguments = HashSet::new();
+        for a in &p.arguments {
+            if a.name.is_empty() || !arguments.insert(a.name.as_str()) {
+                return Err((what, format!("argument {:?} is empty or repeated", a.name)));
+            }
+        }
+        served.prompts.push(PromptInfo {
+            name: p.name,
+            title: p.title,
+            description: p.description,
+            arguments: p
+                .arguments
+                .into_iter()
+                .map(|a| PromptArgument {
+                    name: a.name,
+                    title: a.title,
+                    description: a.description,
+                    required: a.required,
+                })
+                .collect(),
+            icons: p.icons.into_iter().map(Into::into).collect(),
+        });
+    }
+    for v in listing.views {
+        let what = format!("the view of tool {:?}", clip(v.tool.clone(), MAX_TOOL_NAME));
+        if !tools.contains(v.tool.as_str()) {
+            return Err((what, "the plugin has no tool of this name".into()));
+        }
+        if served
+            .resource(&v.resource_uri)
+            .and_then(|r| r.view.as_ref())
+            .is_none()
+        {
+            return Err((
+                what,
+                format!(
+                    "{:?} is not a view the plugin lists (a `ui://` resource with view settings)",
+                    clip(v.resource_uri.clone(), 256)
+                ),
+            ));
+        }
+        let view = ToolView {
+            resource_uri: v.resource_uri,
+            model_visible: v.model_visible,
+        };
+        if served.views.insert(v.tool, view).is_some() {
+            return Err((what, "the plugin gives this tool two views".into()));
+        }
+    }
+    Ok(served)
+}
+
+fn view(v: wr::ViewSettings) -> ViewSettings {
+    ViewSettings {
+        csp: v.csp.map(|c| ViewCsp {
+            connect_domains: c.connect_domains,
+            resource_domains: c.resource_domains,
+            frame_domains: c.frame_domains,
+            base_uri_domains: c.base_uri_domains,
+        }),
+        permissions: v.permissions.map(|p| ViewPermissions {
+            camera: p.camera,
+            microphone: p.microphone,
+            geolocation: p.geolocation,
+            clipboard_write: p.clipboard_write,
+        }),
+        domain: v.domain,
+        prefers_border: v.prefers_border,
+    }
+}
+
+/// An absolute URI (a scheme, then `:`), at most [`MAX_URI`] bytes, without
+/// whitespace or control characters.
+fn check_uri(uri: &str) -> Result<(), String> {
+    if uri.len() > MAX_URI {
+        return Err(format!("it is longer than {MAX_URI} bytes"));
+    }
+    let scheme = uri.split_once(':').map(|(s, _)| s).unwrap_or_default();
+    let valid_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !valid_scheme {
+        return Err("it is not an absolute URI (`scheme:…`)".into());
+    }
+    if uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("it contains whitespace or control characters".into());
+    }
+    Ok(())
+}
+
+/// Braces pair up, and each holds a variable name (`+` first for any text).
+fn check_template(template: &str) -> Result<(), String> {
+    let mut rest = template;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest[open..].starts_with('}') {
+            return Err("a `}` has no `{`".into());
+        }
+        let Some(close) = rest[open..].find('}') else {
+            return Err("a `{` is not closed".into());
+        };
+        let name = rest[open + 1..open + close].trim_start_matches('+');
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("{:?} is not a variable name", name));
+        }
+        rest = &rest[open + close + 1..];
+    }
+    Ok(())
+}
+
+/// Whether `uri` matches `template`: `{name}` matches one or more
+/// characters other than `/`, `{+name}` one or more of any; the rest must
+/// match exactly.
+pub fn matches_template(template: &str, uri: &str) -> bool {
+    let Some(open) = template.find('{') else {
+        return template == uri;
+    };
+    let Some(close) = template[open..].find('}').map(|i| open + i) else {
+        return template == uri;
+    };
+    let (literal, rest) = (&template[..open], &template[close + 1..]);
+    let Some(tail) = uri.strip_prefix(literal) else {
+        return false;
+    };
+    let any = template[open + 1..close].starts_with('+');
+    let ends = tail.char_indices().map(|(i, _)| i).skip(1);
+    for end in ends.chain([tail.len()]) {
+        if !any && tail[..end].contains('/') {
+            return false;
+        }
+        if matches_template(rest, &tail[end..]) {
+            return true;
+        }
+    }
+    false
+}
+
+/// A guest's `serve-error` as the runtime's kind of guest error and message.
+pub(crate) fn guest_error(error: WitServeError) -> (GuestErrorKind, String) {
+    let (kind, message) = match error {
+        WitServeError::NotFound(m) => (GuestErrorKind::UnknownTool, m),
+        WitServeError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
+        WitServeError::Denied(m) => (GuestErrorKind::Denied, m),
+        WitServeError::Failed(m) => (GuestErrorKind::Failed, m),
+    };
+    (kind, clip(message, MAX_MESSAGE))
+}
+
+/// A read's parts, each with the view settings of the listed resource of
+/// its URI.
+pub(crate) fn parts(contents: Vec<wr::ResourceContents>, served: &Served) -> Vec<ResourcePart> {
+    contents
+        .into_iter()
+        .map(|c| ResourcePart {
+            view: served.resource(&c.uri).and_then(|r| r.view.clone()),
+            uri: c.uri,
+            mime_type: c.mime_type,
+            body: match c.body {
+                super::bindings::types::ResourceBody::Text(t) => ResourceBody::Text(t),
+                super::bindings::types::ResourceBody::Blob(b) => ResourceBody::Blob(b),
+            },
+        })
+        .collect()
+}
+
+/// A prompt result in the runtime's types.
+pub(crate) fn prompt_output(result: wp::PromptResult) -> PromptOutput {
+    PromptOutput {
+        description: result.description,
+        messages: result
+            .messages
+            .into_iter()
+            .map(|m| {
+                let who = match m.role {
+                    super::bindings::types::Role::User => Audience::User,
+                    super::bindings::types::Role::Assistant => Audience::Assistant,
+                };
+                (who, Content::from(m.content))
+            })
+            .collect(),
+    }
+}
+
+/// A completion in the runtime's types, held to [`MAX_COMPLETIONS`].
+pub(crate) fn completion(c: wc::Completion) -> Completion {
+    let mut values = c.values;
+    let more = values.len() > MAX_COMPLETIONS;
+    values.truncate(MAX_COMPLETIONS);
+    for v in &mut values {
+        *v = clip(std::mem::take(v), 1024);
+    }
+    Completion {
+        values,
+        total: c.total,
+        has_more: c.has_more || more,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_match_a_segment_or_any_text() {
+        assert!(matches_template(
+            "test://template/{id}/data",
+            "test://template/123/data"
+        ));
+        assert!(!matches_template(
+            "test://template/{id}/data",
+            "test://template/1/2/data"
+        ));
+        assert!(!matches_template(
+            "test://template/{id}/data",
+            "test://template//data"
+        ));
+        assert!(matches_template("file:///{+path}", "file:///a/b/c.txt"));
+        assert!(matches_template("x://{a}-{b}", "x://1-2-3"));
+        assert!(!matches_template("x://fixed", "x://other"));
+    }
+
+    #[test]
+    fn uris_and_templates_are_checked() {
+        assert!(check_uri("test://static-text").is_ok());
+        assert!(check_uri("ui://csvview/chart.html").is_ok());
+        assert!(check_uri("no-scheme").is_err());
+        assert!(check_uri("1x://a").is_err());
+        assert!(check_uri("a://b c").is_err());
+        assert!(check_uri(&format!("a://{}", "b".repeat(MAX_URI))).is_err());
+        assert!(check_template("a://{id}/{+rest}").is_ok());
+        assert!(check_template("a://{id").is_err());
+        assert!(check_template("a://id}").is_err());
+        assert!(check_template("a://{}").is_err());
+    }
+
+    fn resource(uri: &str, view: bool) -> wr::ResourceDefinition {
+        wr::ResourceDefinition {
+            uri: uri.into(),
+            name: "n".into(),
+            title: None,
+            description: None,
+            mime_type: view.then(|| VIEW_MIME_TYPE.into()),
+            size: None,
+            annotations: None,
+            icons: Vec::new(),
+            view: view.then_some(wr::ViewSettings {
+                csp: None,
+                permissions: None,
+                domain: None,
+                prefers_border: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_tool_view_must_name_a_listed_view_of_a_listed_tool() {
+        let tools: HashSet<&str> = ["chart"].into();
+        let views = |tool: &str, uri: &str| Listing {
+            resources: vec![resource("ui://p/v.html", true), resource("p://doc", false)],
+            views: vec![wr::ToolView {
+                tool: tool.into(),
+                resource_uri: uri.into(),
+                model_visible: true,
+            }],
+            ..Listing::default()
+        };
+        let ok = check(views("chart", "ui://p/v.html"), &tools).unwrap();
+        assert_eq!(ok.views["chart"].resource_uri, "ui://p/v.html");
+        assert!(check(views("other", "ui://p/v.html"), &tools).is_err());
+        assert!(check(views("chart", "p://doc"), &tools).is_err());
+        let mut bad = resource("p://v.html", true);
+        bad.mime_type = Some(VIEW_MIME_TYPE.into());
+        let refused = check(
+            Listing {
+                resources: vec![bad],
+                ..Listing::default()
+            },
+            &tools,
+        )
+        .unwrap_err();
+        assert!(refused.1.contains("ui://"), "{refused:?}");
+    }
+}

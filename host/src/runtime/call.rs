@@ -216,7 +216,11 @@ pub async fn list_tools(
     let mut live = Live::fresh(store);
     let result = run(&mut live, target, async |store, instance| {
         let tools = target.exports.list_tools(&mut *store, &instance).await?;
-        let served = target.exports.list_served(store, &instance).await?;
+        let fuel = store
+            .engine()
+            .get_consume_fuel()
+            .then_some(target.policy.limits.fuel);
+        let served = target.exports.list_served(store, &instance, fuel).await?;
         Ok((tools, served))
     })
     .await;

@@ -200,11 +200,18 @@ impl Exports {
     /// Calls the list functions of the optional exports of `instance`
     /// (type-checking them), for the plugin's resources, templates, views
     /// and prompts.
+    /// Each list gets a fresh `fuel` budget (when the engine meters fuel),
+    /// as each call does: an SDK may build its whole router for each.
     pub(crate) async fn list_served(
         &self,
         mut store: impl AsContextMut<Data = CallState>,
         instance: &Instance,
+        fuel: Option<u64>,
     ) -> wasmtime::Result<Listing> {
+        let refuel = |store: &mut dyn FnMut(u64) -> wasmtime::Result<()>| match fuel {
+            Some(f) => store(f),
+            None => Ok(()),
+        };
         let mut listing = Listing {
             completes: self.complete.is_some(),
             ..Listing::default()
@@ -214,18 +221,22 @@ impl Exports {
         }
         if let Some(r) = self.resources {
             let _: ReadResource<'_> = instance.get_typed_func(&mut store, r.read)?;
+            refuel(&mut |f| store.as_context_mut().set_fuel(f))?;
             let list: TypedFunc<(), (Vec<wr::ResourceDefinition>,)> =
                 instance.get_typed_func(&mut store, r.list_resources)?;
             listing.resources = list.call_async(&mut store, ()).await?.0;
+            refuel(&mut |f| store.as_context_mut().set_fuel(f))?;
             let list: TypedFunc<(), (Vec<wr::ResourceTemplate>,)> =
                 instance.get_typed_func(&mut store, r.list_templates)?;
             listing.templates = list.call_async(&mut store, ()).await?.0;
+            refuel(&mut |f| store.as_context_mut().set_fuel(f))?;
             let list: TypedFunc<(), (Vec<wr::ToolView>,)> =
                 instance.get_typed_func(&mut store, r.list_views)?;
             listing.views = list.call_async(&mut store, ()).await?.0;
         }
         if let Some(p) = self.prompts {
             let _: GetPrompt<'_> = instance.get_typed_func(&mut store, p.get)?;
+            refuel(&mut |f| store.as_context_mut().set_fuel(f))?;
             let list: TypedFunc<(), (Vec<wp::PromptDefinition>,)> =
                 instance.get_typed_func(&mut store, p.list)?;
             listing.prompts = list.call_async(&mut store, ()).await?.0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C tool plugins under plugins/c/ into WASI 0.2 components with
 # the project's C SDK (sdk-c):
-#   1. sdk-tool writes the C bindings of the `plugin` world (wit-bindgen's
+#   1. sdk-tool writes the C bindings of the `plugin-full` world (wit-bindgen's
 #      C generator);
 #   2. clang-19 compiles plugins/c/NAME/*.c, the SDK and the bindings into a
 #      wasm32-wasi (preview 1) reactor module;
@@ -35,7 +35,7 @@ prepare() {
         clang="$("$repo/scripts/setup-c.sh")"
     fi
     plugins_workdir
-    sdk_tool c-bindings "$repo/wit" "$work/gen" >&2
+    sdk_tool c-bindings "$repo/wit" "$work/gen" --world plugin-full >&2
 }
 
 # build NAME OUTPUT: compiles plugins/c/NAME into the component OUTPUT.
@@ -45,8 +45,8 @@ build() {
     "$clang" --target=wasm32-wasi -mexec-model=reactor -O2 -std=gnu17 \
         -Wall -Wextra -Werror=implicit-function-declaration -Wl,--strip-debug -Wl,-z,stack-size=1048576 \
         -I "$repo/sdk-c/include" -I "$repo/sdk-c/src" -I "$work/gen" \
-        "$src"/*.c "$repo"/sdk-c/src/*.c "$work/gen/plugin.c" \
-        "$work/gen/plugin_component_type.o" -o "$work/$name.core.wasm"
+        "$src"/*.c "$repo"/sdk-c/src/*.c "$work/gen/plugin_full.c" \
+        "$work/gen/plugin_full_component_type.o" -o "$work/$name.core.wasm"
     sdk_tool componentize "$work/$name.core.wasm" "$2" >&2
 }
 

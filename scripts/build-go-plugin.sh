@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Go tool plugins under plugins/go/ into WASI 0.2 components with
 # the project's Go SDK (sdk-go):
-#   1. sdk-tool writes the Go bindings of the `plugin` world (wit-bindgen's
+#   1. sdk-tool writes the Go bindings of the `plugin-full` world (wit-bindgen's
 #      Go generator) and the Go package they import, which it carries in its
 #      own build (the Go module proxy is never asked); a go.work joins them
 #      with sdk-go and the plugins;
@@ -46,7 +46,7 @@ prepare() {
     export GOCACHE="$target/go-cache/build" GOMODCACHE="$target/go-cache/mod"
     export GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local GOTELEMETRY=off GOENV=off GOFLAGS=
     plugins_workdir
-    sdk_tool go-bindings "$repo/wit" "$work/gen" \
+    sdk_tool go-bindings "$repo/wit" "$work/gen" --world plugin-full \
         --module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit \
         --exports github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal >&2
     local plugins=() n
@@ -74,7 +74,7 @@ build() {
     # Go refuses by default.
     (cd "$src" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
         -ldflags='-s -w -checklinkname=0' -o "$work/$name.core.wasm" .)
-    sdk_tool componentize "$work/$name.core.wasm" "$2" --wit "$repo/wit" >&2
+    sdk_tool componentize "$work/$name.core.wasm" "$2" --wit "$repo/wit" --world plugin-full >&2
 }
 
 for name in "${names[@]}"; do

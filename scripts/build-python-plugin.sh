@@ -4,9 +4,12 @@
 #
 #   scripts/build-python-plugin.sh OUT_DIR [NAME...]
 #
-# Each plugin is a directory plugins/python/NAME whose module `app` defines (or
-# imports from the SDK) the `Tools` class of the `plugin` world in wit/; it
-# becomes OUT_DIR/NAME.wasm. Without NAMEs every such directory is built.
+# Each plugin is a directory plugins/python/NAME whose module `app` declares
+# its tools (and any resources, prompts and completions) with the SDK; it
+# becomes OUT_DIR/NAME.wasm, a component of the `plugin-full` world in wit/.
+# componentize-py builds the SDK's module `mcp_wasm_sdk.component`, which
+# imports `app` and takes the world's exports (`Tools`, `Resources`,
+# `Prompts`, `Completions`) from it or, where it defines none, from the SDK. Without NAMEs every such directory is built.
 # The guest SDK, sdk-python/mcp_wasm_sdk, is on every plugin's Python path.
 # componentize-py generates the `wit_world` bindings itself while building,
 # so no generated code is kept in the repository.
@@ -68,8 +71,8 @@ for name in "${names[@]}"; do
 
     start=$(date +%s.%N)
     (cd "$app" && VIRTUAL_ENV="$empty_venv" "$componentize_py" --quiet \
-        -d "$repo/wit" -w plugin \
-        componentize --python-path "$app" --python-path "$sdk" app -o "$wasm")
+        -d "$repo/wit" -w plugin-full \
+        componentize --python-path "$app" --python-path "$sdk" mcp_wasm_sdk.component -o "$wasm")
     end=$(date +%s.%N)
 
     # A component (not a core module) starts with \0asm, version 0x0d, layer 1.

@@ -4,9 +4,11 @@
 //! wit-component and the reactor adapter (cached by a hash of their
 //! inputs); then each test calls the `calc` example over stdio: its listed
 //! schemas, good calls, arguments the schema refuses, expressions the
-//! plugin refuses, tool errors, bounded nesting, and a log line. The SDK's
-//! own unit tests (`sdk-c/tests/sdk_test.c`: the JSON reader, results, UTF-8
-//! repair) are compiled natively with the same clang and run here too.
+//! plugin refuses, tool errors, bounded nesting, a log line, and what it
+//! serves beside its tool (a resource, a prompt and a completion). The
+//! SDK's own unit tests (`sdk-c/tests/sdk_test.c`: the JSON reader, results,
+//! UTF-8 repair, URI templates) are compiled natively with the same clang
+//! and run here too.
 //!
 //! The build needs clang-19: `MCP_WASM_HOST_C` names it
 //! (`MCP_WASM_HOST_C=$(scripts/setup-c.sh)`, as `scripts/test.sh` sets it),
@@ -296,7 +298,7 @@ fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapp
         .arg("-I")
         .arg(sdk.join("src"))
         .arg(sdk.join("tests/sdk_test.c"))
-        .args(["json.c", "result.c", "utf8.c"].map(|f| sdk.join("src").join(f)))
+        .args(["json.c", "result.c", "utf8.c", "serve.c"].map(|f| sdk.join("src").join(f)))
         .arg("-lm")
         .arg("-o")
         .arg(&exe)
@@ -322,5 +324,75 @@ fn the_calc_plugin_lets_evaluate_run_as_a_task_when_the_client_supports_tasks() 
         report["task_support"],
         json!({"evaluate": "optional"}),
         "{report:#}"
+    );
+}
+
+#[test]
+fn the_calc_plugin_serves_its_syntax_resource_and_fills_in_the_word_problem_prompt() {
+    let Some((mut s, _dir)) = serve("calc") else {
+        return;
+    };
+    let listed = s.request("resources/list", json!({}));
+    assert_eq!(
+        listed["result"]["resources"],
+        json!([{"uri": "calc://syntax", "name": "syntax", "title": "calc expression syntax",
+                "description": "The operators, functions and constants evaluate accepts.",
+                "mimeType": "text/markdown"}]),
+        "{listed}"
+    );
+    let templates = s.request("resources/templates/list", json!({}));
+    assert_eq!(
+        templates["result"]["resourceTemplates"],
+        json!([]),
+        "{templates}"
+    );
+    let read = s.request("resources/read", json!({"uri": "calc://syntax"}));
+    let contents = &read["result"]["contents"];
+    assert_eq!(contents.as_array().unwrap().len(), 1, "{read}");
+    assert_eq!(contents[0]["uri"], "calc://syntax");
+    assert_eq!(contents[0]["mimeType"], "text/markdown");
+    assert!(
+        contents[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("2^3^2 is 2^9"),
+        "{read}"
+    );
+    let missing = s.request("resources/read", json!({"uri": "calc://nothing"}));
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+
+    let got = s.request(
+        "prompts/get",
+        json!({"name": "solve_word_problem",
+               "arguments": {"problem": "3 apples at 1.25 each", "precision": "2"}}),
+    );
+    let messages = got["result"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{got}");
+    assert_eq!(messages[0]["role"], "user");
+    let ask = messages[0]["content"]["text"].as_str().unwrap();
+    assert!(ask.contains("with \"precision\": 2,"), "{ask}");
+    assert!(ask.ends_with("\n\n3 apples at 1.25 each"), "{ask}");
+    let refused = s.request(
+        "prompts/get",
+        json!({"name": "solve_word_problem", "arguments": {"problem": "x", "precision": "two"}}),
+    );
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("precision is a whole number"),
+        "{refused}"
+    );
+
+    let completed = s.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "solve_word_problem"},
+               "argument": {"name": "precision", "value": "1"}}),
+    );
+    assert_eq!(
+        completed["result"]["completion"]["values"],
+        json!(["15"]),
+        "{completed}"
     );
 }

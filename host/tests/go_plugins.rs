@@ -5,9 +5,10 @@
 //! their inputs); then each test calls the `regex` example over stdio: its
 //! listed schemas (derived from Go types), good calls, arguments the schema
 //! refuses, arguments the plugin refuses, a tool error, a pattern that
-//! would hang a backtracking engine, and a log line. The SDK's own unit
+//! would hang a backtracking engine, a log line, and what it serves beside
+//! its tools (a resource, a prompt and a completion). The SDK's own unit
 //! tests (`go test` in `sdk-go`: schema derivation, results, errors,
-//! panics) run natively here too.
+//! panics, resources, prompts, completions) run natively here too.
 //!
 //! The build needs Go 1.24 or later: `MCP_WASM_HOST_GO` names it
 //! (`MCP_WASM_HOST_GO=$(scripts/setup-go.sh)`, as `scripts/test.sh` sets
@@ -321,5 +322,69 @@ fn the_regex_plugin_lets_regex_find_alone_run_as_a_task() {
         report["task_support"],
         json!({"regex_find": "optional"}),
         "{report:#}"
+    );
+}
+
+#[test]
+fn the_regex_plugin_serves_its_syntax_resource_and_fills_in_the_explain_prompt() {
+    let Some((mut s, _dir)) = serve("regex") else {
+        return;
+    };
+    let listed = s.request("resources/list", json!({}));
+    assert_eq!(
+        listed["result"]["resources"],
+        json!([{"uri": "regex://syntax", "name": "syntax", "title": "RE2 syntax",
+                "description": "The regular expression syntax regex_find, regex_replace and regex_split accept.",
+                "mimeType": "text/markdown"}]),
+        "{listed}"
+    );
+    let read = s.request("resources/read", json!({"uri": "regex://syntax"}));
+    let contents = &read["result"]["contents"][0];
+    assert_eq!(contents["uri"], "regex://syntax", "{read}");
+    assert_eq!(contents["mimeType"], "text/markdown");
+    assert!(
+        contents["text"]
+            .as_str()
+            .unwrap()
+            .contains("Not supported: backreferences"),
+        "{read}"
+    );
+    let missing = s.request("resources/read", json!({"uri": "regex://nothing"}));
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+
+    let got = s.request(
+        "prompts/get",
+        json!({"name": "explain_pattern", "arguments": {"pattern": "(?P<year>\\d{4})-(\\d\\d)"}}),
+    );
+    let messages = got["result"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{got}");
+    assert_eq!(messages[0]["content"]["resource"]["uri"], "regex://syntax");
+    let ask = messages[1]["content"]["text"].as_str().unwrap();
+    assert!(ask.starts_with("Explain, for a beginner,"), "{ask}");
+    assert!(ask.contains("It has 2 capturing group(s)."), "{ask}");
+    assert!(ask.ends_with("\n\n(?P<year>\\d{4})-(\\d\\d)"), "{ask}");
+    let broken = s.request(
+        "prompts/get",
+        json!({"name": "explain_pattern", "arguments": {"pattern": "a(", "audience": "expert"}}),
+    );
+    let ask = broken["result"]["messages"][1]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(ask.contains("It does not compile in RE2: "), "{ask}");
+    let refused = s.request(
+        "prompts/get",
+        json!({"name": "explain_pattern", "arguments": {"pattern": "a", "audience": "child"}}),
+    );
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+
+    let completed = s.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "explain_pattern"},
+               "argument": {"name": "audience", "value": "e"}}),
+    );
+    assert_eq!(
+        completed["result"]["completion"]["values"],
+        json!(["expert"]),
+        "{completed}"
     );
 }

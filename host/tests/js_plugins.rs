@@ -5,7 +5,8 @@
 //! the `markdown` example's schemas, a good call, arguments the schema
 //! refuses, and a tool error the plugin throws; the `webget` test plugin's
 //! `fetch` reaching the local web server under an allow policy, and denied
-//! without one.
+//! without one; and what `markdown` serves beside its tools (a resource, a
+//! prompt and a completion of its argument).
 //!
 //! The build needs Node: `MCP_WASM_HOST_NODE` names it
 //! (`MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)`, as `scripts/test.sh`
@@ -209,5 +210,74 @@ fn the_markdown_plugin_lets_sort_table_alone_run_as_a_task() {
         report["task_support"],
         json!({"sort_table": "optional"}),
         "{report:#}"
+    );
+}
+
+#[test]
+fn the_markdown_plugin_serves_its_table_syntax_resource_and_fills_in_the_tabulate_prompt() {
+    let Some((mut s, _dir)) = serve("markdown", "") else {
+        return;
+    };
+    let listed = s.request("resources/list", json!({}));
+    assert_eq!(
+        listed["result"]["resources"],
+        json!([{"uri": "markdown://syntax/tables", "name": "table_syntax",
+                "title": "Markdown table syntax",
+                "description": "The pipe-table syntax that format_table writes and parse_table and sort_table read.",
+                "mimeType": "text/markdown"}]),
+        "{listed}"
+    );
+    let read = s.request("resources/read", json!({"uri": "markdown://syntax/tables"}));
+    let contents = &read["result"]["contents"];
+    assert_eq!(contents[0]["uri"], "markdown://syntax/tables", "{read}");
+    assert_eq!(contents[0]["mimeType"], "text/markdown");
+    assert!(
+        contents[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("`---:` right"),
+        "{read}"
+    );
+    let missing = s.request("resources/read", json!({"uri": "markdown://syntax/lists"}));
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+
+    let prompts = s.request("prompts/list", json!({}));
+    let prompt = &prompts["result"]["prompts"][0];
+    assert_eq!(prompt["name"], "tabulate", "{prompts}");
+    assert_eq!(prompt["arguments"][0]["required"], true);
+    let got = s.request(
+        "prompts/get",
+        json!({"name": "tabulate", "arguments": {"data": "apples 3, pears 5", "order": "descending"}}),
+    );
+    let messages = got["result"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{got}");
+    assert_eq!(
+        messages[0]["content"]["resource"]["uri"],
+        "markdown://syntax/tables"
+    );
+    let ask = messages[1]["content"]["text"].as_str().unwrap();
+    assert!(ask.ends_with("\n\napples 3, pears 5"), "{ask}");
+    assert!(ask.contains("sort it descending"), "{ask}");
+    let refused = s.request(
+        "prompts/get",
+        json!({"name": "tabulate", "arguments": {"data": "x", "order": "random"}}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("order is one of"),
+        "{refused}"
+    );
+
+    let completed = s.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "tabulate"},
+               "argument": {"name": "order", "value": "a"}}),
+    );
+    assert_eq!(
+        completed["result"]["completion"]["values"],
+        json!(["as given", "ascending"]),
+        "{completed}"
     );
 }

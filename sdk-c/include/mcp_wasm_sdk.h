@@ -119,6 +119,8 @@ typedef enum mcp_status {
     MCP_DENIED,
     /** Any other failure. */
     MCP_FAILED,
+    /** No such resource or prompt (mcp_not_found; a tool fails as MCP_FAILED). */
+    MCP_NOT_FOUND,
 } mcp_status;
 
 /** One content block of a result (built by the functions below). */
@@ -254,12 +256,14 @@ typedef struct mcp_tool {
     mcp_hint read_only, destructive, idempotent, open_world;
     const mcp_icon *icons;     /* optional: MCP_ICONS(...), at most 8 */
     mcp_task_support task_support; /* optional: MCP_TASK_FORBIDDEN by default */
+    const char *view;          /* optional: the ui:// URI of an MCP_VIEW showing its results */
 } mcp_tool;
 
 /**
  * A tool entry: name, description, input schema (JSON text; MCP_JSON helps),
  * handler, then optional designated fields: .title, .output_schema,
- * .read_only, .destructive, .idempotent, .open_world, .icons, .task_support.
+ * .read_only, .destructive, .idempotent, .open_world, .icons, .task_support,
+ * .view.
  */
 #define MCP_TOOL(name_, description_, input_schema_, handler_, ...)                  \
     {.name = (name_), .description = (description_), .input_schema = (input_schema_), \
@@ -272,6 +276,109 @@ typedef struct mcp_tool {
 
 extern const mcp_tool mcp_tools[];
 extern const size_t mcp_tool_count;
+
+/* ---- Resources, prompts and completions (WIT 0.2.1) -------------------- */
+
+/**
+ * A resource's reader. `uri` is the URI read; `vars` holds a template's
+ * variables (an object of strings; empty for a plain resource). Return the
+ * contents: each text block of the result is a text part, each image or
+ * audio block a binary part. An error result fails the read (MCP_FAILED,
+ * MCP_DENIED, MCP_INVALID_ARGUMENTS; mcp_not_found for a URI that names
+ * nothing).
+ */
+typedef mcp_result (*mcp_resource_reader)(const char *uri, const mcp_value *vars);
+
+/** The MIME type of an interactive view (MCP Apps). */
+#define MCP_VIEW_MIME_TYPE "text/html;profile=mcp-app"
+
+/** One resource, resource template or interactive view. */
+typedef struct mcp_resource {
+    const char *uri;          /* an absolute URI; for a template, the URI template */
+    const char *name;
+    const char *text;         /* the contents, when there is no reader */
+    mcp_resource_reader read; /* optional: the contents from a function */
+    const char *title;        /* optional */
+    const char *description;  /* optional */
+    const char *mime_type;    /* optional */
+    bool is_template;         /* `uri` is a template: {var} one path segment, {+var} any text */
+    bool is_view;             /* an interactive view (MCP_VIEW) */
+    mcp_hint prefers_border;  /* a view's border, for the client */
+    const char *connect_domains;  /* a view's CSP: origins for fetch, space-separated */
+    const char *resource_domains; /* a view's CSP: origins for images, scripts, styles */
+} mcp_resource;
+
+/** A resource whose contents are `text_` (or, with .read, a function's). */
+#define MCP_RESOURCE(uri_, name_, text_, ...) \
+    {.uri = (uri_), .name = (name_), .text = (text_), __VA_ARGS__}
+/** A resource template whose reads `read_` answers. */
+#define MCP_RESOURCE_TEMPLATE(uri_template_, name_, read_, ...) \
+    {.uri = (uri_template_), .name = (name_), .read = (read_), .is_template = true, __VA_ARGS__}
+/** An interactive view: a ui:// resource whose text is the HTML document `html_`. */
+#define MCP_VIEW(uri_, name_, html_, ...)                                                  \
+    {.uri = (uri_), .name = (name_), .text = (html_), .mime_type = MCP_VIEW_MIME_TYPE, \
+     .is_view = true, __VA_ARGS__}
+
+/** The plugin's resources, templates and views; use at most once, at file scope. */
+#define MCP_RESOURCES(...)                                                       \
+    const mcp_resource mcp_resources[] = {__VA_ARGS__};                          \
+    const size_t mcp_resource_count = sizeof(mcp_resources) / sizeof(mcp_resources[0]);
+
+extern const mcp_resource mcp_resources[];
+extern const size_t mcp_resource_count;
+
+/** One argument of a prompt. */
+typedef struct mcp_prompt_argument {
+    const char *name;
+    const char *description;   /* optional */
+    bool required;
+    const char *const *values; /* optional: MCP_VALUES(...), its completions */
+} mcp_prompt_argument;
+
+/** The values an argument completes to, in order; those that start with
+ * what the user typed are offered. */
+#define MCP_VALUES(...) ((const char *const[]){__VA_ARGS__, NULL})
+/** A prompt's arguments. */
+#define MCP_ARGUMENTS(...) ((const mcp_prompt_argument[]){__VA_ARGS__, {0}})
+
+/**
+ * A prompt's handler: `args` is an object of the given arguments (strings;
+ * every required one is present). Each text, image or audio block of the
+ * result is one message from the user; an error result fails the request.
+ */
+typedef mcp_result (*mcp_prompt_handler)(const mcp_value *args);
+
+/** One prompt. */
+typedef struct mcp_prompt {
+    const char *name;        /* 1-128 of A-Z a-z 0-9 _ . - */
+    const char *description;
+    mcp_prompt_handler handler;
+    const char *title;                   /* optional */
+    const mcp_prompt_argument *arguments; /* optional: MCP_ARGUMENTS(...) */
+} mcp_prompt;
+
+/** A prompt entry: name, description, handler, then optional .title, .arguments. */
+#define MCP_PROMPT(name_, description_, handler_, ...) \
+    {.name = (name_), .description = (description_), .handler = (handler_), __VA_ARGS__}
+
+/** The plugin's prompts; use at most once, at file scope. */
+#define MCP_PROMPTS(...)                                  \
+    const mcp_prompt mcp_prompts[] = {__VA_ARGS__};       \
+    const size_t mcp_prompt_count = sizeof(mcp_prompts) / sizeof(mcp_prompts[0]);
+
+extern const mcp_prompt mcp_prompts[];
+extern const size_t mcp_prompt_count;
+
+/** No such resource or prompt (a resource reader's or prompt's error). */
+mcp_result mcp_not_found(const char *fmt, ...) MCP_PRINTF(1, 2);
+
+/**
+ * Whether `uri` matches the URI template `template_` ({var}: one or more
+ * characters but '/'; {+var}: one or more of any). When it does and `vars`
+ * is not NULL, `*vars` gets an object of the variables (free it with
+ * mcp_json_free).
+ */
+bool mcp_match_template(const char *template_, const char *uri, mcp_value **vars);
 
 #ifdef __cplusplus
 }

@@ -131,6 +131,28 @@ static void invalid_utf8_is_repaired_and_valid_utf8_is_kept(void) {
     free(fixed);
 }
 
+static void templates_match_one_segment_or_any_text(void) {
+    mcp_value *vars = NULL;
+    CHECK(mcp_match_template("test://template/{id}/data", "test://template/123/data", &vars));
+    CHECK(strcmp(mcp_get_string(vars, "id", "?"), "123") == 0);
+    mcp_json_free(vars);
+    CHECK(!mcp_match_template("test://template/{id}/data", "test://template/1/2/data", NULL));
+    CHECK(!mcp_match_template("test://template/{id}/data", "test://template//data", NULL));
+    CHECK(mcp_match_template("file:///{+path}", "file:///a/b/c.txt", &vars));
+    CHECK(strcmp(mcp_get_string(vars, "path", "?"), "a/b/c.txt") == 0);
+    mcp_json_free(vars);
+    CHECK(mcp_match_template("x://{a}-{b}", "x://1-2-3", &vars));
+    CHECK(strcmp(mcp_get_string(vars, "a", "?"), "1") == 0);
+    CHECK(strcmp(mcp_get_string(vars, "b", "?"), "2-3") == 0);
+    mcp_json_free(vars);
+    CHECK(mcp_match_template("x://fixed", "x://fixed", &vars) && vars->len == 0);
+    mcp_json_free(vars);
+    CHECK(!mcp_match_template("x://fixed", "x://other", NULL));
+    mcp_result r = mcp_not_found("no %s", "thing");
+    CHECK(r.status == MCP_NOT_FOUND && strcmp(r.message, "no thing") == 0);
+    free(r.message);
+}
+
 int main(void) {
     values_are_read_by_key_with_fallbacks();
     malformed_json_is_refused_with_the_offset();
@@ -138,6 +160,7 @@ int main(void) {
     quote_escapes_what_json_requires();
     json_results_are_checked_and_errors_keep_their_case();
     invalid_utf8_is_repaired_and_valid_utf8_is_kept();
+    templates_match_one_segment_or_any_text();
     if (failures == 0) printf("sdk_test: all checks passed\n");
     return failures == 0 ? 0 : 1;
 }

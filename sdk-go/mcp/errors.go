@@ -25,6 +25,9 @@ const (
 	// kindUnknownTool: the plugin has no tool of that name; only the SDK
 	// returns it.
 	kindUnknownTool
+	// kindNotFound: no such resource or prompt (`not-found` of a
+	// serve-error; `failed` for a tool). NotFound makes it.
+	kindNotFound
 )
 
 // ToolError is an error that chooses its `tool-error` case. Return one

@@ -52,6 +52,11 @@ type Tool struct {
 	Icons []Icon
 	// Whether a call may run as an MCP task (default: TaskForbidden).
 	TaskSupport TaskSupport
+	// The ui:// URI of an interactive view (AddView) that shows the tool's
+	// results; "" for none.
+	View string
+	// With View: only the view may call the tool, not the model.
+	ViewOnly bool
 }
 
 // TaskSupport is whether a call of a tool may run as a task: the call
@@ -196,6 +201,9 @@ func AddTool[In, Out any](tool Tool, handler func(args In) (Out, error)) {
 		}
 	}
 	registry = append(registry, r)
+	if tool.View != "" {
+		toolViews = append(toolViews, toolView{tool: tool.Name, uri: tool.View, modelVisible: !tool.ViewOnly})
+	}
 }
 
 // checkTool checks what a tool declares.

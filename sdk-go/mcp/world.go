@@ -1,7 +1,8 @@
 //go:build wasip1
 
-// The only file that touches the generated bindings of the `plugin` world:
-// the `tools` export over the registry, and the host and client imports.
+// The only file that touches the generated bindings of the `plugin-full`
+// world: the `tools`, `resources`, `prompts` and `completions` exports over
+// the registries, and the host and client imports.
 
 package mcp
 
@@ -10,9 +11,16 @@ import (
 	"io/fs"
 	"syscall"
 
+	completionExports "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal/export_mcp_wasm_host_plugin_completions"
+	promptExports "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal/export_mcp_wasm_host_plugin_prompts"
+	resourceExports "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal/export_mcp_wasm_host_plugin_resources"
 	exports "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal/export_mcp_wasm_host_plugin_tools"
 	client "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_client"
+	witCompletions "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_completions"
+	witErrors "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_errors"
 	host "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_host"
+	witPrompts "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_prompts"
+	witResources "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_resources"
 	wit "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/mcp_wasm_host_plugin_types"
 	// The //go:wasmexport functions of the world; they call exports.
 	_ "github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit/wit_exports"
@@ -26,6 +34,167 @@ const checkEagerly = false
 func init() {
 	exports.List = listToolsExport
 	exports.Call = callToolExport
+	resourceExports.List = listResourcesExport
+	resourceExports.Templates = listTemplatesExport
+	resourceExports.Views = listViewsExport
+	resourceExports.Read = readResourceExport
+	promptExports.List = listPromptsExport
+	promptExports.Get = getPromptExport
+	completionExports.Do = completeExport
+}
+
+func listResourcesExport() []witResources.ResourceDefinition {
+	out := make([]witResources.ResourceDefinition, 0, len(resources))
+	for _, r := range resources {
+		d := witResources.ResourceDefinition{
+			Uri:         utf8Text(r.def.URI),
+			Name:        utf8Text(r.def.Name),
+			Title:       optString(r.def.Title),
+			Description: optString(r.def.Description),
+			MimeType:    optString(r.def.MIMEType),
+			Annotations: annotations(r.def.Annotations),
+			Icons:       icons(r.def.Icons),
+		}
+		if r.def.Size > 0 {
+			d.Size = witTypes.Some(r.def.Size)
+		}
+		if r.view != nil {
+			d.View = witTypes.Some(viewSettings(r.view))
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func viewSettings(v *View) witResources.ViewSettings {
+	s := witResources.ViewSettings{Domain: optString(v.Domain), PrefersBorder: optHint(v.PrefersBorder)}
+	if c := v.CSP; c != nil {
+		s.Csp = witTypes.Some(witResources.ViewCsp{
+			ConnectDomains: c.ConnectDomains, ResourceDomains: c.ResourceDomains,
+			FrameDomains: c.FrameDomains, BaseUriDomains: c.BaseURIDomains,
+		})
+	}
+	if p := v.Permissions; p != nil {
+		s.Permissions = witTypes.Some(witResources.ViewPermissions{
+			Camera: p.Camera, Microphone: p.Microphone, Geolocation: p.Geolocation, ClipboardWrite: p.ClipboardWrite,
+		})
+	}
+	return s
+}
+
+func listTemplatesExport() []witResources.ResourceTemplate {
+	out := make([]witResources.ResourceTemplate, 0, len(templates))
+	for _, t := range templates {
+		out = append(out, witResources.ResourceTemplate{
+			UriTemplate: utf8Text(t.def.URITemplate),
+			Name:        utf8Text(t.def.Name),
+			Title:       optString(t.def.Title),
+			Description: optString(t.def.Description),
+			MimeType:    optString(t.def.MIMEType),
+			Annotations: annotations(t.def.Annotations),
+			Icons:       icons(t.def.Icons),
+		})
+	}
+	return out
+}
+
+func listViewsExport() []witResources.ToolView {
+	out := make([]witResources.ToolView, 0, len(toolViews))
+	for _, v := range toolViews {
+		out = append(out, witResources.ToolView{Tool: v.tool, ResourceUri: utf8Text(v.uri), ModelVisible: v.modelVisible})
+	}
+	return out
+}
+
+func readResourceExport(uri string) witTypes.Result[[]witResources.ResourceContents, witResources.ServeError] {
+	parts, err := readResource(uri)
+	if err != nil {
+		return witTypes.Err[[]witResources.ResourceContents](serveError(err))
+	}
+	out := make([]witResources.ResourceContents, 0, len(parts))
+	for _, p := range parts {
+		body := wit.MakeResourceBodyText(utf8Text(p.Text))
+		if p.Blob != nil {
+			body = wit.MakeResourceBodyBlob(p.Blob)
+		}
+		out = append(out, witResources.ResourceContents{Uri: utf8Text(p.URI), MimeType: optString(p.MIMEType), Body: body})
+	}
+	return witTypes.Ok[[]witResources.ResourceContents, witResources.ServeError](out)
+}
+
+func listPromptsExport() []witPrompts.PromptDefinition {
+	out := make([]witPrompts.PromptDefinition, 0, len(prompts))
+	for _, p := range prompts {
+		d := witPrompts.PromptDefinition{
+			Name:        p.def.Name,
+			Title:       optString(p.def.Title),
+			Description: optString(p.def.Description),
+			Icons:       icons(p.def.Icons),
+		}
+		for _, a := range p.def.Arguments {
+			d.Arguments = append(d.Arguments, witPrompts.PromptArgument{
+				Name: utf8Text(a.Name), Title: optString(a.Title), Description: optString(a.Description), Required: a.Required,
+			})
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func getPromptExport(name string, arguments []witTypes.Tuple2[string, string]) witTypes.Result[witPrompts.PromptResult, witPrompts.ServeError] {
+	args := make(map[string]string, len(arguments))
+	for _, a := range arguments {
+		args[a.F0] = a.F1
+	}
+	result, err := getPrompt(name, args)
+	if err != nil {
+		return witTypes.Err[witPrompts.PromptResult](serveError(err))
+	}
+	out := witPrompts.PromptResult{Description: optString(result.Description)}
+	for _, m := range result.Messages {
+		out.Messages = append(out.Messages, witPrompts.PromptMessage{Role: role(m.Role), Content: contentBlock(m.Content)})
+	}
+	return witTypes.Ok[witPrompts.PromptResult, witPrompts.ServeError](out)
+}
+
+func completeExport(request witCompletions.CompletionRequest) witTypes.Result[witCompletions.Completion, witCompletions.ServeError] {
+	context := make(map[string]string, len(request.Context))
+	for _, c := range request.Context {
+		context[c.F0] = c.F1
+	}
+	template := request.Target.Tag() == witCompletions.CompletionTargetResourceTemplate
+	target := ""
+	if template {
+		target = request.Target.ResourceTemplate()
+	} else {
+		target = request.Target.Prompt()
+	}
+	values, total, err := complete(template, target, request.Argument, request.Value, context)
+	if err != nil {
+		return witTypes.Err[witCompletions.Completion](serveError(err))
+	}
+	out := witCompletions.Completion{Values: make([]string, 0, len(values)), HasMore: total > len(values)}
+	for _, v := range values {
+		out.Values = append(out.Values, utf8Text(v))
+	}
+	if total > 0 {
+		out.Total = witTypes.Some(uint32(total))
+	}
+	return witTypes.Ok[witCompletions.Completion, witCompletions.ServeError](out)
+}
+
+func serveError(err error) witErrors.ServeError {
+	kind, message := classify(err)
+	message = utf8Text(message)
+	switch kind {
+	case kindNotFound:
+		return witErrors.MakeServeErrorNotFound(message)
+	case KindInvalidArguments:
+		return witErrors.MakeServeErrorInvalidArguments(message)
+	case KindDenied:
+		return witErrors.MakeServeErrorDenied(message)
+	}
+	return witErrors.MakeServeErrorFailed(message)
 }
 
 func listToolsExport() []wit.ToolDefinition {

@@ -3,7 +3,8 @@
 //
 // Bundles ENTRY (TypeScript or JavaScript) and mcp-wasm-sdk with esbuild into
 // the single ES module componentize-js needs, then makes it a component of
-// the `plugin` world. The WIT directory is `--wit DIR`, else
+// the `plugin-full` world (tools, and resources, prompts and completions,
+// which are empty unless the plugin defines some). The WIT directory is `--wit DIR`, else
 // $MCP_WASM_HOST_WIT, else the first `wit/plugin.wit` found walking up from
 // ENTRY's directory, else the copy this package ships (`wit/`, or the
 // repository's when the package is used from its source tree).
@@ -17,7 +18,7 @@ import { parseArgs } from "node:util";
 const here = dirname(fileURLToPath(import.meta.url));
 const sdkRoot = resolve(here, "..");
 const sdkIndex = join(sdkRoot, "src", "index.js");
-const WORLD = "plugin";
+const WORLD = "plugin-full";
 const usage = "usage: mcp-wasm-sdk build ENTRY -o OUT.wasm [--wit DIR]";
 
 function fail(message) {
@@ -40,14 +41,14 @@ function findWit(entry, given) {
   return resolve(wit);
 }
 
-/** One ES module: the user's code, the SDK, and the `tools` export. */
+/** One ES module: the user's code, the SDK, and the world's four exports. */
 async function bundle(entry, out) {
   const esbuild = await import("esbuild");
   await esbuild.build({
     stdin: {
       // The SDK is imported by path and aliased, so the plugin's
       // `import ... from "mcp-wasm-sdk"` is the same module instance.
-      contents: `import ${JSON.stringify(entry)};\nexport { tools } from "mcp-wasm-sdk";\n`,
+      contents: `import ${JSON.stringify(entry)};\nexport { tools, resources, prompts, completions } from "mcp-wasm-sdk";\n`,
       resolveDir: dirname(entry),
       sourcefile: "mcp-wasm-sdk-entry.js",
       loader: "js",

@@ -106,6 +106,10 @@ export interface ToolDefinition<In, Out> {
    * (default "forbidden"); the handler is the same either way.
    */
   taskSupport?: TaskSupport;
+  /** The `ui://` URI of an interactive view (`defineView`) that shows the tool's results. */
+  view?: string;
+  /** With `view`: only the view may call the tool, not the model (default false). */
+  viewOnly?: boolean;
 }
 
 /**
@@ -186,7 +190,11 @@ export declare function result(parts: {
 
 /** A failure the model sees as the call's result. */
 export declare class ToolError extends Error {
-  readonly kind: "invalid-arguments" | "denied" | "failed";
+  readonly kind: "invalid-arguments" | "denied" | "failed" | "not-found";
+}
+/** No such resource or prompt (a tool that throws it fails as `failed`). */
+export declare class NotFound extends ToolError {
+  constructor(message: string);
 }
 /** The arguments matched the schema but cannot be used. */
 export declare class InvalidArguments extends ToolError {
@@ -264,3 +272,113 @@ export declare const tools: {
   listTools(): unknown[];
   callTool(name: string, args: string): Promise<unknown>;
 };
+
+// ------------------------------------- resources, prompts and completions
+
+/** A resource's contents: text, bytes, or a list of parts (each may name its own URI and MIME type). */
+export type ResourcePart = string | Uint8Array | { text: string; uri?: string; mimeType?: string } | { blob: Uint8Array | string; uri?: string; mimeType?: string };
+export type ResourceContents = ResourcePart | ResourcePart[];
+
+export interface ResourceDefinition {
+  /** An absolute URI (at most 2048 bytes), unique in the plugin; put the plugin's name in it. */
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: ContentAnnotations;
+  icons?: Icon[];
+  /** Fixed text contents (instead of a handler). */
+  text?: string;
+  /** Fixed binary contents (instead of a handler). */
+  blob?: Uint8Array | string;
+}
+
+/** Declares a resource: `resources/list` lists it, `resources/read` returns `def.text`, `def.blob` or what `handler` returns. */
+export declare function defineResource(
+  def: ResourceDefinition,
+  handler?: (uri: string) => ResourceContents | Promise<ResourceContents>,
+): void;
+
+export interface ViewDefinition {
+  /** A `ui://` URI, unique in the plugin. */
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  /** The HTML document (instead of a handler). */
+  html?: string;
+  /** Origins the view may reach. */
+  csp?: { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[]; baseUriDomains?: string[] };
+  /** Browser permissions it asks for. */
+  permissions?: { camera?: boolean; microphone?: boolean; geolocation?: boolean; clipboardWrite?: boolean };
+  domain?: string;
+  prefersBorder?: boolean;
+}
+
+/** Declares an interactive view (MCP Apps): a resource of MIME type `text/html;profile=mcp-app`. */
+export declare function defineView(def: ViewDefinition, handler?: (uri: string) => string | Promise<string>): void;
+
+export interface ResourceTemplateDefinition {
+  /** `{name}` matches one path segment, `{+name}` any text: `notes://note/{id}`. */
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: ContentAnnotations;
+  icons?: Icon[];
+}
+
+/** Declares a resource template; a read of a URI it matches calls `handler(uri, variables)`. */
+export declare function defineResourceTemplate(
+  def: ResourceTemplateDefinition,
+  handler: (uri: string, variables: { [name: string]: string }) => ResourceContents | Promise<ResourceContents>,
+): void;
+
+/** The variables of `uri` if it matches `template`, else undefined. */
+export declare function matchTemplate(template: string, uri: string): { [name: string]: string } | undefined;
+
+export interface PromptDefinition {
+  /** 1 to 128 characters of `A-Z a-z 0-9 _ . -`, unique in the plugin. */
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; title?: string; description?: string; required?: boolean }[];
+  icons?: Icon[];
+}
+
+/** One message of a prompt: a string or block from the user, or a role and its content. */
+export type PromptMessage = string | Content | { role: "user" | "assistant"; content: string | Content };
+export type PromptReturned = string | Content | PromptMessage[] | { description?: string; messages: PromptMessage[] };
+
+/**
+ * Declares a prompt. The host refuses a request without a required
+ * argument; `handler` gets the arguments by name.
+ */
+export declare function definePrompt(
+  def: PromptDefinition,
+  handler: (args: { [name: string]: string }) => PromptReturned | Promise<PromptReturned>,
+): void;
+
+/**
+ * Declares the suggestions for an argument of a prompt, or a variable of a
+ * resource template: `handler(value, context)` returns values, best first
+ * (the SDK sends at most 100 and sets `hasMore`).
+ */
+export declare function defineCompletion(
+  target: { prompt: string } | { resourceTemplate: string },
+  argument: string,
+  handler: (value: string, context: { [name: string]: string }) => string[] | Promise<string[]>,
+): void;
+
+/** The world's other exports (the build exports them; plugins need not touch them). */
+export declare const resources: { [f: string]: (...args: any[]) => unknown };
+export declare const prompts: { [f: string]: (...args: any[]) => unknown };
+export declare const completions: { [f: string]: (...args: any[]) => unknown };
+
+/** The MIME type of an interactive view (MCP Apps). */
+export declare const VIEW_MIME_TYPE: "text/html;profile=mcp-app";
+/** The most values a completion sends. */
+export declare const MAX_COMPLETIONS: 100;

@@ -1,10 +1,12 @@
 // mcp-wasm-sdk: write MCP tools for mcp-wasm-host in TypeScript or JavaScript.
 //
-// A plugin calls `defineTool` at the top level of its module; the build
-// (`mcp-wasm-sdk build`) bundles it with this file and exports `tools`, the
-// `mcp-wasm-host:plugin/tools` interface of the WIT world, from it. The
-// definitions run once, when componentize-js pre-initializes the component,
-// so listing the tools costs nothing at load time. Types: index.d.ts.
+// A plugin calls `defineTool` (and `defineResource`, `defineResourceTemplate`,
+// `defineView`, `definePrompt`, `defineCompletion`) at the top level of its
+// module; the build (`mcp-wasm-sdk build`) bundles it with this file and
+// exports `tools`, `resources`, `prompts` and `completions`, the interfaces
+// of the WIT world `plugin-full`, from it. The definitions run once, when
+// componentize-js pre-initializes the component, so listing them costs
+// nothing at load time. Types: index.d.ts.
 
 import { log as hostLog, reportProgress } from "mcp-wasm-host:plugin/host@0.2.1";
 import { createMessage, elicit as hostElicit } from "mcp-wasm-host:plugin/client@0.2.1";
@@ -78,6 +80,13 @@ export class Denied extends ToolError {
     this.name = "Denied";
   }
 }
+/** No such resource or prompt (a tool that throws it fails as `failed`). */
+export class NotFound extends ToolError {
+  constructor(message) {
+    super("not-found", message);
+    this.name = "NotFound";
+  }
+}
 /** Any other failure. */
 export class Failed extends ToolError {
   constructor(message) {
@@ -88,6 +97,7 @@ export class Failed extends ToolError {
 
 /** The WIT `tool-error` for anything a handler threw. */
 function toolError(thrown) {
+  if (thrown instanceof NotFound) return { tag: "failed", val: thrown.message };
   if (thrown instanceof ToolError) return { tag: thrown.kind, val: thrown.message };
   if (thrown instanceof Error) {
     const name = thrown.name && thrown.name !== "Error" ? `${thrown.name}: ` : "";
@@ -186,6 +196,7 @@ export function defineTool(def, handler) {
   if (!TASK_SUPPORT.includes(taskSupport)) {
     throw new Error(`tool ${def.name}: taskSupport must be one of ${TASK_SUPPORT.join(", ")}, not ${taskSupport}`);
   }
+  if (def.view !== undefined) toolViews.push({ tool: def.name, resourceUri: def.view, modelVisible: !def.viewOnly });
   registry.set(def.name, {
     handler,
     definition: {
@@ -201,12 +212,7 @@ export function defineTool(def, handler) {
         idempotentHint: a.idempotentHint,
         openWorldHint: a.openWorldHint,
       },
-      icons: (def.icons ?? []).map((i) => ({
-        src: i.src,
-        mimeType: i.mimeType,
-        sizes: i.sizes ?? [],
-        theme: i.theme,
-      })),
+      icons: icons(def.icons),
       taskSupport,
     },
   });
@@ -226,6 +232,267 @@ export const tools = {
       return callResult(await tool.handler(JSON.parse(args)));
     } catch (e) {
       throw toolError(e);
+    }
+  },
+};
+
+const icons = (list) =>
+  (list ?? []).map((i) => ({ src: i.src, mimeType: i.mimeType, sizes: i.sizes ?? [], theme: i.theme }));
+
+// ------------------------------------- resources, prompts and completions
+
+const resourceRegistry = new Map();
+const templateRegistry = new Map();
+const promptRegistry = new Map();
+const completionRegistry = new Map();
+const toolViews = [];
+
+/** The MIME type of an interactive view (MCP Apps). */
+export const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
+/** The most values a completion sends; the rest set `hasMore`. */
+export const MAX_COMPLETIONS = 100;
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** The WIT `serve-error` for anything a handler threw. */
+function serveError(thrown) {
+  if (thrown instanceof ToolError) return { tag: thrown.kind, val: thrown.message };
+  return toolError(thrown);
+}
+
+const body = (b) =>
+  typeof b === "string"
+    ? { tag: "text", val: b }
+    : b instanceof Uint8Array
+      ? { tag: "blob", val: b }
+      : "blob" in b
+        ? { tag: "blob", val: bytes(b.blob) }
+        : { tag: "text", val: String(b.text) };
+
+/** A resource's contents for what its handler returned. */
+function contents(uri, mimeType, value) {
+  const parts = Array.isArray(value) ? value : [value];
+  if (parts.length === 0) throw new Failed(`resource ${uri}: a handler returns at least one part`);
+  return parts.map((p) =>
+    typeof p === "string" || p instanceof Uint8Array
+      ? { uri, mimeType, body: body(p) }
+      : { uri: p.uri ?? uri, mimeType: p.mimeType ?? mimeType, body: body(p) },
+  );
+}
+
+function addResource(def, view, handler) {
+  if (typeof def.uri !== "string" || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(def.uri) || def.uri.length > 2048) {
+    throw new Error(`resource ${def.uri}: the URI must be absolute, at most 2048 bytes`);
+  }
+  if (resourceRegistry.has(def.uri)) throw new Error(`resource ${def.uri} is defined twice`);
+  if (!def.name) throw new Error(`resource ${def.uri} needs a name`);
+  const fixed = "text" in def ? def.text : "blob" in def ? { blob: def.blob } : undefined;
+  if (handler === undefined && fixed === undefined) {
+    throw new Error(`resource ${def.uri}: give \`text\`, \`blob\` or a handler`);
+  }
+  resourceRegistry.set(def.uri, {
+    handler: handler ?? (() => fixed),
+    definition: {
+      uri: def.uri,
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      mimeType: def.mimeType,
+      size: def.size === undefined ? undefined : BigInt(def.size),
+      annotations: annotations(def.annotations),
+      icons: icons(def.icons),
+      view,
+    },
+  });
+}
+
+/**
+ * Declares the resource `def.uri`: its contents are `def.text`, `def.blob`,
+ * or what `handler(uri)` returns (a string, bytes, `{ text }`, `{ blob }`,
+ * or a list of parts).
+ */
+export function defineResource(def, handler) {
+  addResource(def, undefined, handler);
+}
+
+/**
+ * Declares an interactive view (MCP Apps): the `ui://` resource `def.uri`,
+ * of MIME type `text/html;profile=mcp-app`, whose text is `def.html` or
+ * what `handler(uri)` returns. A tool shows its results in it with
+ * `defineTool({ ..., view: uri })`.
+ */
+export function defineView(def, handler) {
+  if (typeof def.uri !== "string" || !def.uri.startsWith("ui://")) {
+    throw new Error(`view ${def.uri}: an interactive view's URI starts with ui://`);
+  }
+  const csp = def.csp && {
+    connectDomains: def.csp.connectDomains ?? [],
+    resourceDomains: def.csp.resourceDomains ?? [],
+    frameDomains: def.csp.frameDomains ?? [],
+    baseUriDomains: def.csp.baseUriDomains ?? [],
+  };
+  const p = def.permissions;
+  const permissions = p && {
+    camera: !!p.camera,
+    microphone: !!p.microphone,
+    geolocation: !!p.geolocation,
+    clipboardWrite: !!p.clipboardWrite,
+  };
+  const view = { csp, permissions, domain: def.domain, prefersBorder: def.prefersBorder };
+  addResource({ ...def, mimeType: VIEW_MIME_TYPE, text: def.html }, view, handler);
+}
+
+/**
+ * Declares a family of resources whose URIs follow `def.uriTemplate`
+ * (`{name}` matches one path segment, `{+name}` any text); a read of a
+ * matching URI calls `handler(uri, variables)`.
+ */
+export function defineResourceTemplate(def, handler) {
+  if (templateRegistry.has(def.uriTemplate)) throw new Error(`resource template ${def.uriTemplate} is defined twice`);
+  templateRegistry.set(def.uriTemplate, {
+    handler,
+    definition: {
+      uriTemplate: def.uriTemplate,
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      mimeType: def.mimeType,
+      annotations: annotations(def.annotations),
+      icons: icons(def.icons),
+    },
+  });
+}
+
+/**
+ * The variables of `uri` if it matches `template` (`{name}`: one or more
+ * characters other than `/`; `{+name}`: one or more of any), else undefined.
+ */
+export function matchTemplate(template, uri) {
+  const names = [];
+  const escape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  let pattern = "";
+  let at = 0;
+  for (const m of template.matchAll(/\{(\+?)([A-Za-z0-9_.]+)\}/g)) {
+    pattern += escape(template.slice(at, m.index)) + (m[1] ? "([\\s\\S]+?)" : "([^/]+?)");
+    names.push(m[2]);
+    at = m.index + m[0].length;
+  }
+  pattern += escape(template.slice(at));
+  const found = new RegExp(`^${pattern}$`).exec(uri);
+  return found ? Object.fromEntries(names.map((n, i) => [n, found[i + 1]])) : undefined;
+}
+
+/**
+ * Declares a prompt. `def.arguments` lists its arguments (`required`
+ * defaults to false); `handler(args)` returns a string (one user message),
+ * a list of messages (each a string, a content block, or `{ role, content }`),
+ * or `{ description, messages }`.
+ */
+export function definePrompt(def, handler) {
+  if (!NAME.test(def.name ?? "")) throw new Error(`prompt name ${def.name} must be 1 to 128 of A-Z a-z 0-9 _ . -`);
+  if (promptRegistry.has(def.name)) throw new Error(`prompt ${def.name} is defined twice`);
+  promptRegistry.set(def.name, {
+    handler,
+    definition: {
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      arguments: (def.arguments ?? []).map((a) => ({
+        name: a.name,
+        title: a.title,
+        description: a.description,
+        required: !!a.required,
+      })),
+      icons: icons(def.icons),
+    },
+  });
+}
+
+const promptMessage = (m) => {
+  const { role, content } =
+    typeof m === "string" || isBlock(m) ? { role: "user", content: m } : { role: m.role ?? "user", content: m.content };
+  if (role !== "user" && role !== "assistant") throw new Failed(`a prompt message's role is user or assistant, not ${role}`);
+  const b = typeof content === "string" ? text(content) : content;
+  if (!isBlock(b)) throw new Failed("a prompt message's content is a string or a content block");
+  return { role, content: { tag: b.tag, val: b.val } };
+};
+
+/**
+ * Declares the suggestions for an argument: of the prompt `target.prompt`,
+ * or a variable of the template `target.resourceTemplate`.
+ * `handler(value, context)` gets what the user typed so far and the other
+ * arguments already filled in, and returns the values, best first.
+ */
+export function defineCompletion(target, argument, handler) {
+  const key = target.prompt !== undefined ? `prompt\0${target.prompt}` : `resource-template\0${target.resourceTemplate}`;
+  if (target.prompt === undefined && target.resourceTemplate === undefined) {
+    throw new Error("defineCompletion: the target is { prompt } or { resourceTemplate }");
+  }
+  completionRegistry.set(`${key}\0${argument}`, handler);
+}
+
+/** The world's `resources` export; `mcp-wasm-sdk build` exports it. */
+export const resources = {
+  listResources() {
+    return [...resourceRegistry.values()].map((r) => r.definition);
+  },
+  listResourceTemplates() {
+    return [...templateRegistry.values()].map((t) => t.definition);
+  },
+  listToolViews() {
+    return toolViews;
+  },
+  async readResource(uri) {
+    try {
+      const r = resourceRegistry.get(uri);
+      if (r) return contents(uri, r.definition.mimeType, await r.handler(uri));
+      for (const t of templateRegistry.values()) {
+        const vars = matchTemplate(t.definition.uriTemplate, uri);
+        if (vars) return contents(uri, t.definition.mimeType, await t.handler(uri, vars));
+      }
+    } catch (e) {
+      throw serveError(e);
+    }
+    throw { tag: "not-found", val: `no resource has the URI ${uri}` };
+  },
+};
+
+/** The world's `prompts` export; `mcp-wasm-sdk build` exports it. */
+export const prompts = {
+  listPrompts() {
+    return [...promptRegistry.values()].map((p) => p.definition);
+  },
+  async getPrompt(name, args) {
+    const p = promptRegistry.get(name);
+    if (!p) throw { tag: "not-found", val: `no prompt is called ${name}` };
+    const given = Object.fromEntries(args);
+    for (const a of p.definition.arguments) {
+      if (a.required && !(a.name in given)) throw { tag: "invalid-arguments", val: `the argument ${a.name} is required` };
+    }
+    try {
+      const value = await p.handler(given);
+      const shaped =
+        typeof value === "string" || isBlock(value)
+          ? { messages: [value] }
+          : Array.isArray(value)
+            ? { messages: value }
+            : value;
+      return { description: shaped.description, messages: shaped.messages.map(promptMessage) };
+    } catch (e) {
+      throw serveError(e);
+    }
+  },
+};
+
+/** The world's `completions` export; `mcp-wasm-sdk build` exports it. */
+export const completions = {
+  async complete(request) {
+    const handler = completionRegistry.get(`${request.target.tag}\0${request.target.val}\0${request.argument}`);
+    if (!handler) return { values: [], total: undefined, hasMore: false };
+    try {
+      const values = (await handler(request.value, Object.fromEntries(request.context))).map(String);
+      return { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS };
+    } catch (e) {
+      throw serveError(e);
     }
   },
 };

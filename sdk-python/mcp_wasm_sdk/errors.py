@@ -21,6 +21,13 @@ class Denied(ToolError):
     kind = "denied"
 
 
+class NotFound(ToolError):
+    """No such resource or prompt (`not-found`, for resources and prompts;
+    a tool that raises it fails as `failed`)."""
+
+    kind = "not-found"
+
+
 class Failed(ToolError):
     """Any other failure the model should see (`failed`)."""
 

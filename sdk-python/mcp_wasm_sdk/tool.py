@@ -94,6 +94,7 @@ def tool(
     output: Any = None,
     icons: Sequence[Icon] = (),
     task_support: TaskSupport = "forbidden",
+    view: Optional[str] = None,
     registry: Optional[Registry] = None,
 ) -> Any:
     """Declares `fn` as a tool; use as `@tool` or `@tool(title=..., read_only=True)`.
@@ -108,16 +109,21 @@ def tool(
     with structured content. `icons` (none by default, at most 8) are shown by
     clients that support them. `task_support` ("forbidden" by default,
     "optional" or "required") lets a call run as an MCP task for clients that
-    support tasks; the function is the same either way. The function itself
-    is returned unchanged.
+    support tasks; the function is the same either way. `view` names the
+    `ui://` URI of an interactive view (declared with `view(...)`) that shows
+    the tool's results. The function itself is returned unchanged.
     """
 
     def declare(fn: Callable[..., Any]) -> Callable[..., Any]:
-        (registry or REGISTRY).add(make_spec(
+        spec = make_spec(
             fn, name=name, title=title, description=description, read_only=read_only,
             destructive=destructive, idempotent=idempotent, open_world=open_world, output=output,
             icons=icons, task_support=task_support,
-        ))
+        )
+        (registry or REGISTRY).add(spec)
+        if view is not None:
+            from .serve import tool_view
+            tool_view(spec.name, view)
         return fn
 
     return declare(fn) if fn is not None else declare

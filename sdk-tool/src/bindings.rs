@@ -140,28 +140,36 @@ mod tests {
     }
 
     #[test]
-    fn the_plugin_world_becomes_a_c_header_a_source_and_a_type_object() {
+    fn the_plugin_full_world_becomes_a_c_header_a_source_and_a_type_object() {
         let out = tempfile::tempdir().unwrap();
-        let written = c(&repo_wit(), "plugin", out.path()).unwrap();
+        let written = c(&repo_wit(), "plugin-full", out.path()).unwrap();
         assert_eq!(
             relative(out.path(), &written),
-            ["plugin.c", "plugin.h", "plugin_component_type.o"]
+            [
+                "plugin_full.c",
+                "plugin_full.h",
+                "plugin_full_component_type.o"
+            ]
         );
-        let header = std::fs::read_to_string(out.path().join("plugin.h")).unwrap();
-        assert!(
-            header.contains("exports_mcp_wasm_host_plugin_tools_call_tool"),
-            "the header declares the call-tool export"
-        );
+        let header = std::fs::read_to_string(out.path().join("plugin_full.h")).unwrap();
+        for export in [
+            "exports_mcp_wasm_host_plugin_tools_call_tool",
+            "exports_mcp_wasm_host_plugin_resources_read_resource",
+            "exports_mcp_wasm_host_plugin_prompts_get_prompt",
+            "exports_mcp_wasm_host_plugin_completions_complete",
+        ] {
+            assert!(header.contains(export), "the header declares {export}");
+        }
     }
 
     #[test]
-    fn the_plugin_world_becomes_a_go_module_that_calls_the_named_exports_package() {
+    fn the_plugin_full_world_becomes_a_go_module_that_calls_the_named_exports_packages() {
         let out = tempfile::tempdir().unwrap();
         let modules = GoModules {
             bindings: "example.com/sdk/wit",
             exports: "example.com/sdk/internal",
         };
-        let written = go(&repo_wit(), "plugin", &modules, out.path()).unwrap();
+        let written = go(&repo_wit(), "plugin-full", &modules, out.path()).unwrap();
         let names = relative(out.path(), &written);
         for want in [
             "bindings/go.mod",
@@ -184,6 +192,14 @@ mod tests {
         assert!(
             exports.contains("//go:wasmexport mcp-wasm-host:plugin/tools@0.2.1#call-tool"),
             "wit_exports exports call-tool"
+        );
+        assert!(
+            exports.contains(r#""example.com/sdk/internal/export_mcp_wasm_host_plugin_resources""#),
+            "wit_exports imports the resources exports package"
+        );
+        assert!(
+            exports.contains("//go:wasmexport mcp-wasm-host:plugin/prompts@0.2.1#get-prompt"),
+            "wit_exports exports get-prompt"
         );
         let go_mod = std::fs::read_to_string(out.path().join("bindings/go.mod")).unwrap();
         assert!(

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! mcp-wasm-sdk-tool c-bindings WIT_DIR OUT_DIR [--world WORLD]
-//!     writes WORLD.h, WORLD.c and WORLD_component_type.o (world: plugin)
+//!     writes WORLD.h, WORLD.c and WORLD_component_type.o (world: plugin-full,
+//!     so plugin_full.h, ...)
 //! mcp-wasm-sdk-tool go-bindings WIT_DIR OUT_DIR --module PATH --exports PATH [--world WORLD]
 //!     writes OUT_DIR/bindings, the Go module PATH with the world's
 //!     packages, and OUT_DIR/go-pkg, the runtime package they import
@@ -26,8 +27,9 @@ const USAGE: &str = "usage:
   mcp-wasm-sdk-tool go-bindings WIT_DIR OUT_DIR --module PATH --exports PATH [--world WORLD]
   mcp-wasm-sdk-tool componentize CORE_MODULE.wasm OUT.wasm [--wit WIT_DIR [--world WORLD]]";
 
-/// The world every subcommand uses unless `--world` names another.
-const DEFAULT_WORLD: &str = "plugin";
+/// The world every subcommand uses unless `--world` names another: the one
+/// the SDKs target, whose optional exports are empty when unused.
+const DEFAULT_WORLD: &str = "plugin-full";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

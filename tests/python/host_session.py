@@ -4,7 +4,8 @@
 `config`, lists the tools and makes `calls` (a list of (name, arguments)),
 collecting the log messages the client receives, and returns
 `Session(tools, results, logs)`. Optional `sampling` and `elicitation`
-callbacks answer the server's requests to the client.
+callbacks answer the server's requests to the client. `with_session(plugins,
+config, body)` runs `body(session)` on a session instead.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -52,6 +53,24 @@ def run_session(plugins: Path, config: Path, calls: list[tuple[str, dict]], **ca
                     tools = {t.name: t for t in (await session.list_tools()).tools}
                     results = [await session.call_tool(name, args) for name, args in calls]
         return Session(tools, results, logs)
+
+    return anyio.run(run)
+
+
+def with_session(plugins: Path, config: Path, body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+    """Serves `plugins` under the policy file `config` and returns what
+    `body(session)` returns, run on an initialized session."""
+    params = StdioServerParameters(
+        command=host_bin(),
+        args=["serve", "--plugins", str(plugins), "--config", str(config), "--no-cache"],
+    )
+
+    async def run() -> Any:
+        with anyio.fail_after(120):
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await body(session)
 
     return anyio.run(run)
 

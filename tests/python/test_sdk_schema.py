@@ -1,7 +1,8 @@
 """Unit tests of the Python guest SDK (sdk-python/mcp_wasm_sdk) in plain CPython:
 schema derivation from type hints and docstrings, argument conversion,
-result shaping and error mapping, and the world's `Tools` export against
-componentize-py's stub bindings (with the host and client imports replaced)."""
+result shaping and error mapping, and the world's exports (`Tools`,
+`Resources`, `Prompts`, `Completions`) against componentize-py's stub
+bindings (with the host and client imports replaced)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
 @pytest.fixture(scope="module")
 def sdk(tmp_path_factory):
     stubs = tmp_path_factory.mktemp("stubs")
-    subprocess.run([str(COMPONENTIZE_PY), "-q", "-d", str(REPO / "wit"), "-w", "plugin", "bindings", str(stubs)],
+    subprocess.run([str(COMPONENTIZE_PY), "-q", "-d", str(REPO / "wit"), "-w", "plugin-full", "bindings", str(stubs)],
                    check=True)
     paths = [str(stubs), str(REPO / "sdk-python")]
     sys.path[:0] = paths
@@ -386,3 +387,155 @@ def test_sample_and_elicit_return_plain_python_values(sdk, world, monkeypatch):
     with pytest.raises(sdk.ClientError) as e:
         sdk.sample("hi")
     assert e.value.kind == "denied"
+
+
+# --- resources, prompts and completions (WIT 0.2.1) -------------------------------------
+
+@pytest.fixture
+def served(sdk, world, monkeypatch):
+    serve = importlib.import_module("mcp_wasm_sdk.serve")
+    served = serve.Served()
+    monkeypatch.setattr(serve, "SERVED", served)
+    return served
+
+
+def test_a_plugin_that_declares_nothing_serves_empty_lists(sdk, world, served):
+    assert world.Resources().list_resources() == []
+    assert world.Resources().list_resource_templates() == []
+    assert world.Resources().list_tool_views() == []
+    assert world.Prompts().list_prompts() == []
+    c = world.wcompletions
+    request = c.CompletionRequest(c.CompletionTarget_Prompt("p"), "a", "x", [])
+    assert world.Completions().complete(request) == c.Completion([], None, False)
+    for call, name in [(lambda: world.Resources().read_resource("x://nothing"), "ServeError_NotFound"),
+                       (lambda: world.Prompts().get_prompt("nope", []), "ServeError_NotFound")]:
+        with pytest.raises(world.Err) as e:
+            call()
+        assert type(e.value.value).__name__ == name
+
+
+def test_resources_templates_and_views_are_listed_and_read(sdk, world, served):
+    sdk.static_resource("notes://readme", name="readme", description="Read me.", mime_type="text/plain",
+                        text="hello")
+
+    @sdk.static_resource("notes://logo", mime_type="image/png")
+    def logo() -> bytes:
+        """The logo."""
+        return b"\x89PNG"
+
+    @sdk.resource_template("notes://note/{id}/{+rest}", mime_type="text/plain")
+    def note(id: str, rest: str, uri: str) -> str:
+        """One note."""
+        return f"{id}|{rest}|{uri}"
+
+    sdk.view("ui://notes/board", name="board", html="<p>board</p>", prefers_border=True,
+             csp=sdk.ViewCsp(connect_domains=["https://api.example.com"]))
+
+    @sdk.tool(view="ui://notes/board", registry=world.registry)
+    def show() -> str:
+        """Shows the board."""
+        return "ok"
+
+    listed = world.Resources().list_resources()
+    assert [(r.uri, r.name, r.description, r.mime_type) for r in listed] == [
+        ("notes://readme", "readme", "Read me.", "text/plain"),
+        ("notes://logo", "logo", "The logo.", "image/png"),
+        ("ui://notes/board", "board", None, "text/html;profile=mcp-app"),
+    ]
+    assert listed[0].view is None
+    assert listed[2].view.prefers_border is True
+    assert listed[2].view.csp.connect_domains == ["https://api.example.com"]
+    (t,) = world.Resources().list_resource_templates()
+    assert (t.uri_template, t.name, t.description) == ("notes://note/{id}/{+rest}", "note", "One note.")
+    (v,) = world.Resources().list_tool_views()
+    assert (v.tool, v.resource_uri, v.model_visible) == ("show", "ui://notes/board", True)
+
+    (part,) = world.Resources().read_resource("notes://readme")
+    assert (part.uri, part.mime_type, part.body) == ("notes://readme", "text/plain", world.wit.ResourceBody_Text("hello"))
+    (part,) = world.Resources().read_resource("notes://logo")
+    assert part.body == world.wit.ResourceBody_Blob(b"\x89PNG")
+    (part,) = world.Resources().read_resource("notes://note/7/a/b")
+    assert part.body.value == "7|a/b|notes://note/7/a/b"
+    with pytest.raises(world.Err) as e:
+        world.Resources().read_resource("notes://note//x")  # {id} matches one or more characters
+    assert type(e.value.value).__name__ == "ServeError_NotFound"
+
+
+def test_templates_match_one_segment_or_any_text(sdk):
+    match = importlib.import_module("mcp_wasm_sdk.serve").match_template
+    assert match("test://template/{id}/data", "test://template/123/data") == {"id": "123"}
+    assert match("test://template/{id}/data", "test://template/1/2/data") is None
+    assert match("file:///{+path}", "file:///a/b/c.txt") == {"path": "a/b/c.txt"}
+    assert match("x://{a}-{b}", "x://1-2-3") == {"a": "1", "b": "2-3"}
+    assert match("x://fixed", "x://fixed") == {} and match("x://fixed", "x://other") is None
+
+
+def test_a_prompt_takes_its_arguments_from_the_function_and_fills_them_in(sdk, world, served):
+    @sdk.prompt(title="Review")
+    def review(code: str, focus: str = "bugs"):
+        """Asks for a review.
+
+        Args:
+            code: The code.
+            focus: What to look for.
+        """
+        if focus == "none":
+            raise sdk.InvalidArguments("focus on something")
+        return [("assistant", "I will look."), sdk.resource("x://code", code), f"Review for {focus}: {code}"]
+
+    (p,) = world.Prompts().list_prompts()
+    assert (p.name, p.title, p.description) == ("review", "Review", "Asks for a review.")
+    assert [(a.name, a.description, a.required) for a in p.arguments] == [
+        ("code", "The code.", True), ("focus", "What to look for.", False)]
+
+    result = world.Prompts().get_prompt("review", [("code", "x = 1")])
+    assert [m.role for m in result.messages] == [world.wit.Role.ASSISTANT, world.wit.Role.USER, world.wit.Role.USER]
+    assert result.messages[2].content.value.text == "Review for bugs: x = 1"
+    assert result.messages[1].content.value.body.value == "x = 1"
+    for arguments, message in [([], "the argument 'code' is required"),
+                               ([("code", "x"), ("other", "y")], "prompt 'review' takes no argument 'other'"),
+                               ([("code", "x"), ("focus", "none")], "focus on something")]:
+        with pytest.raises(world.Err) as e:
+            world.Prompts().get_prompt("review", arguments)
+        assert (type(e.value.value).__name__, e.value.value.value) == ("ServeError_InvalidArguments", message)
+
+    @sdk.prompt
+    def shaped() -> Any:
+        """A described result."""
+        return sdk.PromptResult(["hi"], description="for you")
+
+    assert world.Prompts().get_prompt("shaped", []).description == "for you"
+
+
+def test_completions_are_truncated_to_100_and_say_there_are_more(sdk, world, served):
+    @sdk.completion(prompt="review", argument="focus")
+    def focus(value: str, context: dict) -> list:
+        return [f"{value}{i}{context.get('code', '')}" for i in range(150)]
+
+    @sdk.completion(template="notes://note/{id}", argument="id")
+    def ids(value: str, context: dict) -> list:
+        return ["7"]
+
+    c = world.wcompletions
+    got = world.Completions().complete(c.CompletionRequest(c.CompletionTarget_Prompt("review"), "focus", "f",
+                                                           [("code", "!")]))
+    assert (len(got.values), got.values[0], got.total, got.has_more) == (100, "f0!", 150, True)
+    got = world.Completions().complete(c.CompletionRequest(c.CompletionTarget_ResourceTemplate("notes://note/{id}"),
+                                                           "id", "", []))
+    assert (got.values, got.total, got.has_more) == (["7"], 1, False)
+    got = world.Completions().complete(c.CompletionRequest(c.CompletionTarget_Prompt("review"), "code", "", []))
+    assert got.values == [] and not got.has_more
+
+
+def test_declaration_mistakes_of_resources_and_prompts_are_refused(sdk, served):
+    sdk.static_resource("x://a", name="a", text="1")
+    with pytest.raises(ValueError, match="two resources"):
+        sdk.static_resource("x://a", name="a", text="2")
+    with pytest.raises(ValueError, match="absolute URI"):
+        sdk.static_resource("relative", name="r", text="x")
+    with pytest.raises(ValueError, match="ui://"):
+        sdk.view("https://x/view", name="v", html="<p>")
+    with pytest.raises(ValueError, match="prompt name"):
+        sdk.prompt(lambda: "x", name="bad name")
+    with pytest.raises(ValueError, match="prompt= or template="):
+        sdk.completion(argument="a")

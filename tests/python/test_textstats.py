@@ -23,10 +23,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from host_session import with_session
+
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN_DIR = REPO / "plugins" / "python" / "textstats"
 COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
 TOOLS_INTERFACE = "mcp-wasm-host:plugin/tools@0.2.1"
+RESOURCES_INTERFACE = "mcp-wasm-host:plugin/resources@0.2.1"
+PROMPTS_INTERFACE = "mcp-wasm-host:plugin/prompts@0.2.1"
 HOST_INTERFACE = "mcp-wasm-host:plugin/host@0.2.1"
 CLIENT_INTERFACE = "mcp-wasm-host:plugin/client@0.2.1"
 
@@ -47,7 +51,7 @@ CASES = [
 def app(tmp_path_factory):
     stubs = tmp_path_factory.mktemp("stubs")
     subprocess.run(
-        [str(COMPONENTIZE_PY), "-q", "-d", str(REPO / "wit"), "-w", "plugin", "bindings", str(stubs)],
+        [str(COMPONENTIZE_PY), "-q", "-d", str(REPO / "wit"), "-w", "plugin-full", "bindings", str(stubs)],
         check=True,
     )
     paths = [str(stubs), str(PLUGIN_DIR), str(REPO / "sdk-python")]
@@ -58,6 +62,8 @@ def app(tmp_path_factory):
         app.host = importlib.import_module("wit_world.imports.host")
         app.LogLevel = importlib.import_module("wit_world.imports.types").LogLevel
         app.Err = importlib.import_module("componentize_py_types").Err
+        # The module the build componentizes: `app`'s exports, or the SDK's.
+        app.component = importlib.import_module("mcp_wasm_sdk.component")
         yield app
     finally:
         for p in paths:
@@ -118,6 +124,39 @@ def test_errors(app, logs):
     assert logs == []
 
 
+def test_the_metrics_resource_is_listed_and_read(app):
+    resources = app.component.Resources()
+    (r,) = resources.list_resources()
+    assert (r.uri, r.name, r.mime_type, r.view) == ("textstats://metrics", "metrics", "text/markdown", None)
+    assert resources.list_resource_templates() == [] and resources.list_tool_views() == []
+    (part,) = resources.read_resource("textstats://metrics")
+    assert part.mime_type == "text/markdown"
+    assert "Unicode code points" in part.body.value
+    with pytest.raises(app.Err) as e:
+        resources.read_resource("textstats://nothing")
+    assert type(e.value.value).__name__ == "ServeError_NotFound"
+
+
+def test_the_summarize_prompt_fills_in_the_counts_and_completes_its_style(app):
+    prompts = app.component.Prompts()
+    (p,) = prompts.list_prompts()
+    assert p.name == "summarize_text_stats"
+    assert [(a.name, a.required) for a in p.arguments] == [("text", True), ("style", False)]
+    result = prompts.get_prompt("summarize_text_stats", [("text", "one two\nthree"), ("style", "detailed")])
+    metrics, ask = result.messages
+    assert metrics.content.value.uri == "textstats://metrics"
+    assert "In a short paragraph" in ask.content.value.text
+    assert "words: 3, lines: 2, chars: 13" in ask.content.value.text
+    with pytest.raises(app.Err) as e:
+        prompts.get_prompt("summarize_text_stats", [("text", "x"), ("style", "loud")])
+    assert type(e.value.value).__name__ == "ServeError_InvalidArguments"
+
+    c = importlib.import_module("wit_world.exports.completions")
+    got = app.component.Completions().complete(
+        c.CompletionRequest(c.CompletionTarget_Prompt("summarize_text_stats"), "style", "d", []))
+    assert (got.values, got.has_more) == (["detailed"], False)
+
+
 # --- the component, in wasmtime-py -------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -152,13 +191,14 @@ def runtime(component_dir):
         for name in ("create-message", "elicit", "list-roots", "request-inputs", "require"):
             client.add_func(name, lambda store, *args: pytest.fail("unexpected request to the client"))
 
-    def call(function, *args):
-        """Calls a `tools` export in a fresh instance, as the host does."""
+    def call(function, *args, interface=TOOLS_INTERFACE):
+        """Calls a function of an export (`tools` unless `interface` names
+        another) in a fresh instance, as the host does."""
         store = wasmtime.Store(engine)
         store.set_wasi(wasmtime.WasiConfig())
         instance = linker.instantiate(store, component)
-        tools = instance.get_export_index(store, TOOLS_INTERFACE)
-        func = instance.get_func(store, instance.get_export_index(store, function, tools))
+        exported = instance.get_export_index(store, interface)
+        func = instance.get_func(store, instance.get_export_index(store, function, exported))
         result = func(store, *args)
         func.post_return(store)
         return result
@@ -195,6 +235,18 @@ def test_component_calls_tool(runtime):
     assert [level for level, _ in logs] == ["info"] * len(CASES)
 
 
+def test_component_serves_the_metrics_resource_and_the_prompt(runtime):
+    call, _ = runtime
+    (resource,) = call("list-resources", interface=RESOURCES_INTERFACE)
+    assert resource.__dict__["uri"] == "textstats://metrics"
+    (part,) = call("read-resource", "textstats://metrics", interface=RESOURCES_INTERFACE)
+    assert "Unicode code points" in part.__dict__["body"]  # text(string): wasmtime-py gives the str
+    (prompt,) = call("list-prompts", interface=PROMPTS_INTERFACE)
+    assert prompt.__dict__["name"] == "summarize_text_stats"
+    result = call("get-prompt", "summarize_text_stats", [("text", "a b")], interface=PROMPTS_INTERFACE)
+    assert "words: 2, lines: 1, chars: 3" in result.__dict__["messages"][1].__dict__["content"].payload.text
+
+
 def test_component_errors(runtime):
     call, _ = runtime
     error = call("call-tool", "nope", "{}")
@@ -220,6 +272,29 @@ def test_sdk_client_against_host(component_dir):
     summary = json.loads(out.stdout)
     assert summary["pages"] == 1 and summary["tools"] == 1
     assert summary["structured_content"] == {"words": 3, "lines": 2, "chars": 13}
+
+
+def test_host_serves_the_metrics_resource_and_fills_in_the_prompt(component_dir):
+    async def session_body(session):
+        listed = (await session.list_resources()).resources
+        read = (await session.read_resource("textstats://metrics")).contents
+        prompts = (await session.list_prompts()).prompts
+        got = await session.get_prompt("summarize_text_stats", {"text": "one two\nthree"})
+        return listed, read, prompts, got
+
+    config = component_dir / "empty-policy.toml"
+    config.write_text("")
+    listed, read, prompts, got = with_session(component_dir, config, session_body)
+    assert [(str(r.uri), r.name, r.mime_type) for r in listed] == [("textstats://metrics", "metrics", "text/markdown")]
+    (part,) = read
+    assert str(part.uri) == "textstats://metrics" and "Unicode code points" in part.text
+    (prompt,) = prompts
+    assert prompt.name == "summarize_text_stats"
+    assert [(a.name, a.required) for a in prompt.arguments] == [("text", True), ("style", False)]
+    metrics, ask = got.messages
+    assert metrics.role == "user" and str(metrics.content.resource.uri) == "textstats://metrics"
+    assert ask.content.text.startswith("In one sentence")
+    assert "words: 3, lines: 2, chars: 13" in ask.content.text and ask.content.text.endswith("one two\nthree")
 
 
 def test_host_inspect_sees_the_task_support(component_dir):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds this module into dist/@NAME@.wasm, a WebAssembly component, with
 # mainline Go and the Go SDK of the mcp-wasm-host checkout named in config.sh:
-#   1. the SDK's tool writes the Go bindings of the `plugin` world (and the
+#   1. the SDK's tool writes the Go bindings of the `plugin-full` world (and the
 #      package they import); a go.work joins them, the SDK and this module;
 #   2. the module is built natively and run once, so a tool that cannot be
 #      served (a bad name, a type without a schema) fails the build;
@@ -21,7 +21,7 @@ rm -rf "$work"
 mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 
-"${tool[@]}" go-bindings "$sdk/wit" "$work/gen" \
+"${tool[@]}" go-bindings "$sdk/wit" "$work/gen" --world plugin-full \
     --module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit \
     --exports github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal
 export GOWORK="$work/go.work"
@@ -37,4 +37,4 @@ CGO_ENABLED=0 "$go" build -trimpath -buildvcs=false -o "$work/check" .
 GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath -buildvcs=false \
     -ldflags='-s -w -checklinkname=0' -o "$work/@NAME@.core.wasm" .
 mkdir -p dist
-"${tool[@]}" componentize "$work/@NAME@.core.wasm" "dist/@NAME@.wasm" --wit "$sdk/wit"
+"${tool[@]}" componentize "$work/@NAME@.core.wasm" "dist/@NAME@.wasm" --wit "$sdk/wit" --world plugin-full

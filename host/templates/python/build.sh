@@ -25,7 +25,9 @@ empty="$(mktemp -d)"
 trap 'rm -rf "$empty"' EXIT
 mkdir -p "$empty/lib/site-packages" "$here/dist"
 cd "$here"
-VIRTUAL_ENV="$empty" "$componentize_py" --quiet -d "$sdk/wit" -w plugin \
-    componentize --python-path "$here/src" --python-path "$sdk/sdk-python" app \
+# The SDK's entry module imports src/app.py and takes the world's exports
+# from it (or the SDK's own, which serve no resources or prompts).
+VIRTUAL_ENV="$empty" "$componentize_py" --quiet -d "$sdk/wit" -w plugin-full \
+    componentize --python-path "$here/src" --python-path "$sdk/sdk-python" mcp_wasm_sdk.component \
     -o "dist/@NAME@.wasm"
 echo "build.sh: dist/@NAME@.wasm" >&2

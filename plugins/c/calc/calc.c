@@ -1,4 +1,6 @@
-/* calc: a safe arithmetic evaluator for models, which are bad at arithmetic. */
+/* calc: a safe arithmetic evaluator for models, which are bad at arithmetic.
+ * It also serves its expression syntax (calc://syntax) and a prompt,
+ * solve_word_problem. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,4 +57,58 @@ MCP_TOOLS(
              .output_schema = MCP_JSON({"type": "object", "required": ["value", "text"],
                                         "properties": {"value": {"type": "number"},
                                                        "text": {"type": "string"}}})),
+)
+
+/* What calc serves beside its tool: the expression syntax as a resource,
+ * and a prompt that has the model solve a word problem with `evaluate`. */
+
+#define SYNTAX_URI "calc://syntax"
+
+static const char syntax[] =
+    "# calc expressions\n"
+    "\n"
+    "| kind | what evaluate accepts |\n"
+    "|---|---|\n"
+    "| numbers | 12, 3.5, 1e-3 |\n"
+    "| operators | + - * / % and ^ (power, right-associative: 2^3^2 is 2^9), unary minus |\n"
+    "| functions | sqrt abs min max round floor ceil ln log10 exp sin cos tan (radians) |\n"
+    "| constants | pi, e |\n"
+    "\n"
+    "Parentheses group; nesting is bounded. Division by zero and a square root of a\n"
+    "negative number are errors, not infinities. `precision` rounds the result to\n"
+    "that many decimals.\n";
+
+static mcp_result solve(const mcp_value *args) {
+    const char *problem = mcp_get_string(args, "problem", "");
+    const char *precision = mcp_get_string(args, "precision", NULL);
+    if (problem[0] == '\0') return mcp_invalid_arguments("the problem is empty");
+    char rounding[64] = "";
+    if (precision != NULL) {
+        char *end;
+        long digits = strtol(precision, &end, 10);
+        if (*precision == '\0' || *end != '\0' || digits < 0 || digits > 15)
+            return mcp_invalid_arguments("precision is a whole number from 0 to 15, not \"%s\"",
+                                         precision);
+        snprintf(rounding, sizeof rounding, " with \"precision\": %ld", digits);
+    }
+    return mcp_text("Solve this problem with the calculator: write it as one arithmetic expression "
+                    "(the syntax is in the resource %s), call the evaluate tool with it%s, and "
+                    "answer with the value and the expression you used.\n\n%s",
+                    SYNTAX_URI, rounding, problem);
+}
+
+MCP_RESOURCES(
+    MCP_RESOURCE(SYNTAX_URI, "syntax", syntax, .title = "calc expression syntax",
+                 .description = "The operators, functions and constants evaluate accepts.",
+                 .mime_type = "text/markdown"),
+)
+
+MCP_PROMPTS(
+    MCP_PROMPT("solve_word_problem",
+               "Asks the model to turn a word problem into one expression and compute it with evaluate.",
+               solve, .title = "Solve a word problem",
+               .arguments = MCP_ARGUMENTS(
+                   {.name = "problem", .description = "The problem, in words.", .required = true},
+                   {.name = "precision", .description = "Decimals to round the answer to (0 to 15).",
+                    .values = MCP_VALUES("0", "2", "4", "15")})),
 )

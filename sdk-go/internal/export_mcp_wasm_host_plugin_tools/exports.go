@@ -1,7 +1,7 @@
 //go:build wasip1
 
 // Package export_mcp_wasm_host_plugin_tools implements the `tools`
-// interface the plugin world exports: the generated wit_exports package
+// interface the plugin-full world exports: the generated wit_exports package
 // calls ListTools and CallTool, which call the functions package mcp sets
 // here (package mcp imports wit_exports, so wit_exports cannot import it).
 package export_mcp_wasm_host_plugin_tools

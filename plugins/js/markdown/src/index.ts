@@ -1,6 +1,8 @@
 // Markdown tables for a model: build one from rows, read one back as JSON,
-// and sort one by a column, with every column aligned.
-import { defineTool, s, InvalidArguments } from "mcp-wasm-sdk";
+// and sort one by a column, with every column aligned. It also serves the
+// table syntax its tools read (resource `markdown://syntax/tables`) and a
+// prompt, `tabulate`, that asks the model to put data into a table.
+import { defineCompletion, definePrompt, defineResource, defineTool, resource, s, InvalidArguments } from "mcp-wasm-sdk";
 import { parse, render, type Table } from "./table";
 
 const alignment = s.enum(["left", "center", "right", "none"]);
@@ -74,3 +76,52 @@ defineTool(
     return render(t);
   },
 );
+
+const SYNTAX_URI = "markdown://syntax/tables";
+const SYNTAX = `# Markdown tables, as these tools read and write them
+
+A table is a header line, a delimiter line, then one line per row:
+
+| name  | qty | note        |
+| :---- | --: | :---------: |
+| apple |   3 | ripe        |
+
+* Cells are separated by \`|\`; the outer pipes are optional.
+* The delimiter line has one \`---\` per column: \`:---\` aligns left,
+  \`---:\` right, \`:---:\` center, plain \`---\` leaves it to the reader.
+* A \`|\` inside a cell is written \`\\|\`.
+* \`parse_table\` and \`sort_table\` read the first such table in a text.
+`;
+
+defineResource({
+  uri: SYNTAX_URI,
+  name: "table_syntax",
+  title: "Markdown table syntax",
+  description: "The pipe-table syntax that format_table writes and parse_table and sort_table read.",
+  mimeType: "text/markdown",
+  text: SYNTAX,
+});
+
+const ORDERS = ["as given", "ascending", "descending"];
+
+definePrompt(
+  {
+    name: "tabulate",
+    title: "Put data into a Markdown table",
+    description: "Asks the model to turn loose data (a list, CSV, prose) into a Markdown table with format_table.",
+    arguments: [
+      { name: "data", description: "The data to tabulate.", required: true },
+      { name: "order", description: "How to order the rows: as given, ascending or descending by the first column." },
+    ],
+  },
+  ({ data, order = "as given" }) => {
+    if (!ORDERS.includes(order)) throw new InvalidArguments(`order is one of ${ORDERS.join(", ")}, not ${order}`);
+    const sorting = order === "as given" ? "Keep the rows in the order given." : `Then sort it ${order} by the first column with sort_table.`;
+    return [
+      { role: "user", content: resource(SYNTAX_URI, { text: SYNTAX }, { mimeType: "text/markdown" }) },
+      `Turn this data into a Markdown table: choose column headers, call format_table with the rows, and show the result. ${sorting}\n\n${data}`,
+    ];
+  },
+);
+
+defineCompletion({ prompt: "tabulate" }, "order", (value) => ORDERS.filter((o) => o.startsWith(value)));

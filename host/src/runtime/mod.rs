@@ -577,7 +577,7 @@ impl Runtime {
 
         // From here on the call awaits; if its future is dropped (the client
         // cancelled it), the guard writes the audit line.
-        let mut unfinished = Unfinished {
+        let mut unfinished = receipt::Unfinished {
             plugin,
             tool: name,
             started,
@@ -618,6 +618,42 @@ impl Runtime {
     }
 }
 
+impl Runtime {
+    /// Reads the resource `uri` from the plugin that serves it (see
+    /// [`serve::read_resource`]).
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        caller: &Caller,
+        events: Arc<dyn CallEvents>,
+    ) -> Result<Vec<served::ResourcePart>, ServeError> {
+        serve::read_resource(&self.catalog(), uri, caller, events).await
+    }
+
+    /// Fills in the prompt clients call `name` (see [`serve::get_prompt`]).
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: std::collections::BTreeMap<String, String>,
+        caller: &Caller,
+        events: Arc<dyn CallEvents>,
+    ) -> Result<served::PromptOutput, ServeError> {
+        serve::get_prompt(&self.catalog(), name, arguments, caller, events).await
+    }
+
+    /// Suggests values for an argument (see [`serve::complete`]).
+    pub async fn complete(
+        &self,
+        target: &served::CompletionTarget,
+        argument: &str,
+        value: &str,
+        context: std::collections::BTreeMap<String, String>,
+        caller: &Caller,
+    ) -> Result<served::Completion, ServeError> {
+        serve::complete(&self.catalog(), target, argument, value, context, caller).await
+    }
+}
+
 /// How a call runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RunAs {
@@ -628,27 +664,8 @@ pub enum RunAs {
     Task,
 }
 
-/// Writes a call's audit line (outcome `cancelled`) if the call's future is
-/// dropped before it finished.
-pub(crate) struct Unfinished<'a> {
-    pub(crate) plugin: &'a plugin::Plugin,
-    pub(crate) tool: &'a str,
-    pub(crate) started: std::time::Instant,
-    pub(crate) arguments: Option<&'a Value>,
-    pub(crate) armed: bool,
-}
-
-impl Drop for Unfinished<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            Receipt::new(self.plugin, self.tool, "cancelled", self.started, None)
-                .audit(logged(self.plugin, self.arguments));
-        }
-    }
-}
-
 /// The arguments as the audit line shows them, when the plugin's policy
 /// asks for them: any secret of the plugin's redacted.
-fn logged(plugin: &plugin::Plugin, arguments: Option<&Value>) -> Option<String> {
+pub(crate) fn logged(plugin: &plugin::Plugin, arguments: Option<&Value>) -> Option<String> {
     arguments.map(|a| plugin.policy.grants.secrets.redact_owned(a.to_string()))
 }

@@ -43,7 +43,16 @@ pub struct ToolInfo {
     /// Whether a call may run as a task.
     pub task_support: TaskSupport,
     /// The interactive view its results show in (MCP Apps), if any.
-    pub view: Option<super::served::ToolView>,
+    pub view: Option<ToolView>,
+}
+
+/// The interactive view of a tool (MCP Apps).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolView {
+    /// The `ui://` URI of the view.
+    pub resource_uri: String,
+    /// Whether the model may call the tool (else only the view may).
+    pub model_visible: bool,
 }
 
 /// Whether a call of a tool may run as a task (the plugin declares it).

@@ -342,7 +342,7 @@ pub(crate) async fn instantiate(
         tools
             .iter()
             .map(|t| t.name.as_str())
-            .chain(super::serve::REQUESTS),
+            .chain(super::rate::REQUESTS),
     );
     Ok(Plugin {
         name,

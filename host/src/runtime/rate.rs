@@ -10,6 +10,10 @@ use std::time::Duration;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
+/// The names the rate limiters of a plugin know these requests by, next to
+/// its tools' names.
+pub(crate) const REQUESTS: [&str; 3] = ["resources/read", "prompts/get", "completion/complete"];
+
 /// Whose quota a refused call ran out of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RateScope {

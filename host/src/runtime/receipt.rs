@@ -114,3 +114,28 @@ fn audit_line(
         "call"
     );
 }
+
+/// Writes a call's audit line (outcome `cancelled`) if the call's future is
+/// dropped before it finished.
+pub(crate) struct Unfinished<'a> {
+    pub(crate) plugin: &'a Plugin,
+    pub(crate) tool: &'a str,
+    pub(crate) started: Instant,
+    pub(crate) arguments: Option<&'a serde_json::Value>,
+    pub(crate) armed: bool,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let arguments = self.arguments.map(|a| {
+                self.plugin
+                    .policy
+                    .grants
+                    .secrets
+                    .redact_owned(a.to_string())
+            });
+            Receipt::new(self.plugin, self.tool, "cancelled", self.started, None).audit(arguments);
+        }
+    }
+}

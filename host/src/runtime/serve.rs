@@ -10,18 +10,15 @@ use std::time::Instant;
 
 use super::bindings::exports::mcp_wasm_host::plugin::completions as wc;
 use super::call;
+use super::catalog::Catalog;
 use super::error::{FailureCause, GuestErrorKind, ToolFailure, clip};
 use super::events::CallEvents;
 use super::output::{ToolOutput, cost};
 use super::plugin::Plugin;
 use super::rate::{Caller, RateScope};
 use super::receipt::Receipt;
+use super::receipt::Unfinished;
 use super::served::{self, Completion, CompletionTarget, PromptOutput, ResourcePart};
-use super::{Runtime, Unfinished};
-
-/// The names the rate limiters of a plugin know these requests by, next to
-/// its tools' names.
-pub(crate) const REQUESTS: [&str; 3] = ["resources/read", "prompts/get", "completion/complete"];
 
 /// Why a resource read, a prompt or a completion has no result.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -48,7 +45,7 @@ pub enum ServeError {
 /// Which request runs, for its label and its audit line.
 struct Request<'a> {
     plugin: &'a Arc<Plugin>,
-    /// The rate limiter's name for it (one of [`REQUESTS`]).
+    /// The rate limiter's name for it (one of [`super::rate::REQUESTS`]).
     kind: &'static str,
     /// `kind` and what it is about, for failures and the audit line.
     label: String,
@@ -177,174 +174,173 @@ impl Request<'_> {
     }
 }
 
-impl Runtime {
-    /// Reads the resource `uri` from the plugin that lists it (or, failing
-    /// that, the first plugin with a template that matches it).
-    #[tracing::instrument(level = "debug", skip(self, caller, events), fields(plugin))]
-    pub async fn read_resource(
-        &self,
-        uri: &str,
-        caller: &Caller,
-        events: Arc<dyn CallEvents>,
-    ) -> Result<Vec<ResourcePart>, ServeError> {
-        let started = Instant::now();
-        let catalog = self.catalog();
-        let not_found = || ServeError::ResourceNotFound(clip(uri.to_string(), 1024));
-        let Some(plugin) = catalog.resource_plugin(uri) else {
-            return Err(not_found());
-        };
-        tracing::Span::current().record("plugin", &*plugin.name);
-        let request = Request {
-            plugin,
-            kind: "resources/read",
-            label: format!("resources/read {}", clip(uri.to_string(), 256)),
-            started,
-        };
-        request.admit(caller, uri.len())?;
-        let contents = request
-            .run(events, not_found, async |exports, store, instance| {
-                exports.read_resource(store, &instance, uri).await
-            })
-            .await?;
-        if contents.is_empty() {
-            return Err(not_found());
-        }
-        let parts = served::parts(contents, &plugin.served);
-        let size: u64 = parts
-            .iter()
-            .map(|p| {
-                cost::string(&p.uri)
-                    + p.mime_type.as_deref().map_or(0, cost::string)
-                    + match &p.body {
-                        super::output::ResourceBody::Text(t) => cost::string(t),
-                        super::output::ResourceBody::Blob(b) => cost::base64(b.len()),
-                    }
-            })
-            .sum();
-        request.bound(size)?;
-        Ok(parts)
+/// Reads the resource `uri` from the plugin that lists it (or, failing
+/// that, the first plugin with a template that matches it).
+#[tracing::instrument(level = "debug", skip(catalog, caller, events), fields(plugin))]
+pub(crate) async fn read_resource(
+    catalog: &Catalog,
+    uri: &str,
+    caller: &Caller,
+    events: Arc<dyn CallEvents>,
+) -> Result<Vec<ResourcePart>, ServeError> {
+    let started = Instant::now();
+    let not_found = || ServeError::ResourceNotFound(clip(uri.to_string(), 1024));
+    let Some(plugin) = catalog.resource_plugin(uri) else {
+        return Err(not_found());
+    };
+    tracing::Span::current().record("plugin", &*plugin.name);
+    let request = Request {
+        plugin,
+        kind: "resources/read",
+        label: format!("resources/read {}", clip(uri.to_string(), 256)),
+        started,
+    };
+    request.admit(caller, uri.len())?;
+    let contents = request
+        .run(events, not_found, async |exports, store, instance| {
+            exports.read_resource(store, &instance, uri).await
+        })
+        .await?;
+    if contents.is_empty() {
+        return Err(not_found());
     }
+    let parts = served::parts(contents, &plugin.served);
+    let size: u64 = parts
+        .iter()
+        .map(|p| {
+            cost::string(&p.uri)
+                + p.mime_type.as_deref().map_or(0, cost::string)
+                + match &p.body {
+                    super::output::ResourceBody::Text(t) => cost::string(t),
+                    super::output::ResourceBody::Blob(b) => cost::base64(b.len()),
+                }
+        })
+        .sum();
+    request.bound(size)?;
+    Ok(parts)
+}
 
-    /// Fills in the prompt clients call `name` with `arguments`; a required
-    /// argument that is missing is refused before the plugin runs.
-    #[tracing::instrument(level = "debug", skip(self, arguments, caller, events), fields(plugin))]
-    pub async fn get_prompt(
-        &self,
-        name: &str,
-        arguments: BTreeMap<String, String>,
-        caller: &Caller,
-        events: Arc<dyn CallEvents>,
-    ) -> Result<PromptOutput, ServeError> {
-        let started = Instant::now();
-        let catalog = self.catalog();
-        let Some(entry) = catalog.prompt(name) else {
-            return Err(ServeError::PromptNotFound(clip(name.to_string(), 256)));
-        };
-        tracing::Span::current().record("plugin", &*entry.plugin.name);
-        if let Some(missing) = entry
-            .info
-            .arguments
-            .iter()
-            .find(|a| a.required && !arguments.contains_key(&a.name))
-        {
-            return Err(ServeError::InvalidArguments(format!(
-                "the prompt {name:?} needs the argument {:?}",
-                missing.name
-            )));
-        }
-        let request = Request {
-            plugin: &entry.plugin,
-            kind: "prompts/get",
-            label: format!("prompts/get {name}"),
-            started,
-        };
-        let pairs: Vec<(String, String)> = arguments.into_iter().collect();
-        let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
-        request.admit(caller, size)?;
-        let own_name = entry.info.name.as_str();
-        let not_found = || ServeError::PromptNotFound(name.to_string());
-        let result = request
-            .run(events, not_found, async |exports, store, instance| {
-                exports.get_prompt(store, &instance, own_name, &pairs).await
-            })
-            .await?;
-        let output = served::prompt_output(result);
-        let size = cost::output(&ToolOutput {
-            content: output.messages.iter().map(|(_, c)| c.clone()).collect(),
-            ..ToolOutput::default()
-        });
-        request.bound(size)?;
-        Ok(output)
+/// Fills in the prompt clients call `name` with `arguments`; a required
+/// argument that is missing is refused before the plugin runs.
+#[tracing::instrument(
+    level = "debug",
+    skip(catalog, arguments, caller, events),
+    fields(plugin)
+)]
+pub(crate) async fn get_prompt(
+    catalog: &Catalog,
+    name: &str,
+    arguments: BTreeMap<String, String>,
+    caller: &Caller,
+    events: Arc<dyn CallEvents>,
+) -> Result<PromptOutput, ServeError> {
+    let started = Instant::now();
+    let Some(entry) = catalog.prompt(name) else {
+        return Err(ServeError::PromptNotFound(clip(name.to_string(), 256)));
+    };
+    tracing::Span::current().record("plugin", &*entry.plugin.name);
+    if let Some(missing) = entry
+        .info
+        .arguments
+        .iter()
+        .find(|a| a.required && !arguments.contains_key(&a.name))
+    {
+        return Err(ServeError::InvalidArguments(format!(
+            "the prompt {name:?} needs the argument {:?}",
+            missing.name
+        )));
     }
+    let request = Request {
+        plugin: &entry.plugin,
+        kind: "prompts/get",
+        label: format!("prompts/get {name}"),
+        started,
+    };
+    let pairs: Vec<(String, String)> = arguments.into_iter().collect();
+    let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
+    request.admit(caller, size)?;
+    let own_name = entry.info.name.as_str();
+    let not_found = || ServeError::PromptNotFound(name.to_string());
+    let result = request
+        .run(events, not_found, async |exports, store, instance| {
+            exports.get_prompt(store, &instance, own_name, &pairs).await
+        })
+        .await?;
+    let output = served::prompt_output(result);
+    let size = cost::output(&ToolOutput {
+        content: output.messages.iter().map(|(_, c)| c.clone()).collect(),
+        ..ToolOutput::default()
+    });
+    request.bound(size)?;
+    Ok(output)
+}
 
-    /// Suggests values for `argument` of a prompt or resource template as
-    /// clients name them; a plugin without `completions` suggests none.
-    #[tracing::instrument(level = "debug", skip(self, context, caller), fields(plugin))]
-    pub async fn complete(
-        &self,
-        target: &CompletionTarget,
-        argument: &str,
-        value: &str,
-        context: BTreeMap<String, String>,
-        caller: &Caller,
-    ) -> Result<Completion, ServeError> {
-        let started = Instant::now();
-        let catalog = self.catalog();
-        let (plugin, own) = match target {
-            CompletionTarget::Prompt(name) => {
-                let Some(entry) = catalog.prompt(name) else {
-                    return Err(ServeError::PromptNotFound(clip(name.clone(), 256)));
-                };
-                (
-                    &entry.plugin,
-                    wc::CompletionTarget::Prompt(entry.info.name.clone()),
-                )
-            }
-            CompletionTarget::Template(template) => {
-                let Some(entry) = catalog.template(template) else {
-                    return Err(ServeError::TemplateNotFound(clip(template.clone(), 256)));
-                };
-                (
-                    &entry.plugin,
-                    wc::CompletionTarget::ResourceTemplate(template.clone()),
-                )
-            }
-        };
-        if !plugin.served.completes {
-            return Ok(Completion::default());
-        }
-        tracing::Span::current().record("plugin", &*plugin.name);
-        let request = Request {
-            plugin,
-            kind: "completion/complete",
-            label: format!("completion/complete {argument}"),
-            started,
-        };
-        let wit = wc::CompletionRequest {
-            target: own,
-            argument: argument.to_string(),
-            value: value.to_string(),
-            context: context.into_iter().collect(),
-        };
-        let size = wit.argument.len()
-            + wit.value.len()
-            + wit
-                .context
-                .iter()
-                .map(|(k, v)| k.len() + v.len())
-                .sum::<usize>();
-        request.admit(caller, size)?;
-        let not_found = || match target {
-            CompletionTarget::Prompt(p) => ServeError::PromptNotFound(p.clone()),
-            CompletionTarget::Template(t) => ServeError::TemplateNotFound(t.clone()),
-        };
-        let completion = request
-            .run(
-                Arc::new(super::events::NoEvents),
-                not_found,
-                async |exports, store, instance| exports.complete(store, &instance, &wit).await,
+/// Suggests values for `argument` of a prompt or resource template as
+/// clients name them; a plugin without `completions` suggests none.
+#[tracing::instrument(level = "debug", skip(catalog, context, caller), fields(plugin))]
+pub(crate) async fn complete(
+    catalog: &Catalog,
+    target: &CompletionTarget,
+    argument: &str,
+    value: &str,
+    context: BTreeMap<String, String>,
+    caller: &Caller,
+) -> Result<Completion, ServeError> {
+    let started = Instant::now();
+    let (plugin, own) = match target {
+        CompletionTarget::Prompt(name) => {
+            let Some(entry) = catalog.prompt(name) else {
+                return Err(ServeError::PromptNotFound(clip(name.clone(), 256)));
+            };
+            (
+                &entry.plugin,
+                wc::CompletionTarget::Prompt(entry.info.name.clone()),
             )
-            .await?;
-        Ok(served::completion(completion))
+        }
+        CompletionTarget::Template(template) => {
+            let Some(entry) = catalog.template(template) else {
+                return Err(ServeError::TemplateNotFound(clip(template.clone(), 256)));
+            };
+            (
+                &entry.plugin,
+                wc::CompletionTarget::ResourceTemplate(template.clone()),
+            )
+        }
+    };
+    if !plugin.served.completes {
+        return Ok(Completion::default());
     }
+    tracing::Span::current().record("plugin", &*plugin.name);
+    let request = Request {
+        plugin,
+        kind: "completion/complete",
+        label: format!("completion/complete {argument}"),
+        started,
+    };
+    let wit = wc::CompletionRequest {
+        target: own,
+        argument: argument.to_string(),
+        value: value.to_string(),
+        context: context.into_iter().collect(),
+    };
+    let size = wit.argument.len()
+        + wit.value.len()
+        + wit
+            .context
+            .iter()
+            .map(|(k, v)| k.len() + v.len())
+            .sum::<usize>();
+    request.admit(caller, size)?;
+    let not_found = || match target {
+        CompletionTarget::Prompt(p) => ServeError::PromptNotFound(p.clone()),
+        CompletionTarget::Template(t) => ServeError::TemplateNotFound(t.clone()),
+    };
+    let completion = request
+        .run(
+            Arc::new(super::events::NoEvents),
+            not_found,
+            async |exports, store, instance| exports.complete(store, &instance, &wit).await,
+        )
+        .await?;
+    Ok(served::completion(completion))
 }

@@ -11,6 +11,7 @@ use super::bindings::exports::mcp_wasm_host::plugin::{
 use super::bindings::mcp_wasm_host::plugin::errors::ServeError as WitServeError;
 use super::error::{GuestErrorKind, MAX_MESSAGE, clip};
 use super::icons::{self, Icon};
+pub use super::output::ToolView;
 use super::output::{Audience, Content, ContentHints, ResourceBody};
 use super::schema::{MAX_TOOL_NAME, check_tool_name};
 
@@ -130,15 +131,6 @@ pub struct PromptInfo {
     pub arguments: Vec<PromptArgument>,
     /// Icons.
     pub icons: Vec<Icon>,
-}
-
-/// The interactive view of a tool.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolView {
-    /// The `ui://` URI of the view.
-    pub resource_uri: String,
-    /// Whether the model may call the tool (else only the view may).
-    pub model_visible: bool,
 }
 
 /// One part of a resource's contents.

@@ -273,33 +273,7 @@ pub(crate) async fn serve<R>(
         }
         Ok(Ok(value)) => Ok(value),
     };
-    let served = live.served + 1;
-    if clean
-        && target.idle.would_keep(served)
-        && let Some(instance) = live.instance
-    {
-        let mut store = live.store;
-        store.data_mut().end_call();
-        target.idle.keep(
-            Warm {
-                store,
-                instance,
-                served,
-            },
-            served,
-        );
-    }
-    let secrets = &target.policy.grants.secrets;
-    let outcome = match outcome {
-        Err(failure) if !secrets.is_empty() => Err(ToolFailure {
-            cause: failure
-                .cause
-                .map_guest_text(|text| secrets.redact_owned(text)),
-            ..failure
-        }),
-        other => other,
-    };
-    (outcome, stats)
+    (settle(live, target, clean, outcome), stats)
 }
 
 /// Calls `call-tool` for `tool` in a fresh instance, or a warm one when the
@@ -363,6 +337,19 @@ pub async fn call_tool(
                 }
             }),
     };
+    (settle(live, target, clean, outcome), stats)
+}
+
+/// Ends a call: its instance is kept for the plugin's next call only when
+/// the run was `clean` and the guest returned cleanly (a result that passed
+/// every check, or its own error), and any secret of the plugin is redacted
+/// from the guest's text in a failure.
+fn settle<R>(
+    live: Live,
+    target: &Target<'_>,
+    clean: bool,
+    outcome: Result<R, ToolFailure>,
+) -> Result<R, ToolFailure> {
     let served = live.served + 1;
     if clean
         && target.idle.would_keep(served)
@@ -383,7 +370,7 @@ pub async fn call_tool(
         );
     }
     let secrets = &target.policy.grants.secrets;
-    let outcome = match outcome {
+    match outcome {
         Err(failure) if !secrets.is_empty() => Err(ToolFailure {
             cause: failure
                 .cause
@@ -391,8 +378,7 @@ pub async fn call_tool(
             ..failure
         }),
         other => other,
-    };
-    (outcome, stats)
+    }
 }
 
 /// A guest's `tool-error` as the runtime's kind of guest error and message.

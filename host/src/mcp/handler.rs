@@ -26,9 +26,10 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
-use super::events::{Forwarder, SessionLevel};
+use super::events::SessionLevel;
 use super::notify::{ListsChanged, PeerRegistry};
-use super::rounds::{Binding, Round, Rounds};
+use super::rounds::{Round, Rounds};
+use super::serving::Run;
 use super::subscriptions::{Subscriptions, Watched};
 use super::task_run::TaskEvents;
 use super::tasks::{Finished, Tasks};
@@ -426,44 +427,26 @@ impl ServerHandler for McpServer {
                 return Ok(result.into());
             }
         };
-        let level = if logging_is_per_request(version.as_ref()) {
-            SessionLevel::for_request(context.meta.log_level())
-        } else {
-            self.level.clone()
-        };
-        let forwarder = Forwarder::start(
-            context.peer.clone(),
-            context.meta.get_progress_token(),
-            level,
-        );
         // At 2026-07-28 the guest's requests are answered from the client's
         // inputResponses and requestState, or end the call to be asked.
-        let round = if is_2026_07_28_or_later(version.as_ref()) {
-            let digest = self
-                .runtime
-                .catalog()
-                .get(&request.name)
-                .map(|(_, target)| target.plugin.digest.to_string())
-                .unwrap_or_default();
-            let binding = Binding {
-                tool: &request.name,
-                plugin_digest: &digest,
-                arguments: request.arguments.as_ref(),
-            };
-            Some(Arc::new(self.rounds.begin(
-                binding,
-                request.request_state.as_deref(),
-                request.input_responses.take(),
-                context.client_capabilities(),
-                forwarder.clone(),
-            )?))
-        } else {
-            None
-        };
-        let events: Arc<dyn CallEvents> = match &round {
-            Some(round) => round.clone(),
-            None => forwarder.clone(),
-        };
+        let Run {
+            events,
+            forwarder,
+            round,
+        } = self.run_events(
+            &context,
+            &request.name,
+            || {
+                self.runtime
+                    .catalog()
+                    .get(&request.name)
+                    .map(|(_, target)| target.plugin.digest.to_string())
+                    .unwrap_or_default()
+            },
+            request.arguments.as_ref(),
+            request.request_state.as_deref(),
+            request.input_responses.take(),
+        )?;
         let Some(task_timeout) = as_task else {
             // Dropping the runtime's call future stops the guest and frees
             // its instance; rmcp sends no response to a cancelled request.

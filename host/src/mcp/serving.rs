@@ -50,21 +50,26 @@ fn page(
 }
 
 /// A guest run's events, and its round at 2026-07-28.
-struct Run {
-    events: Arc<dyn CallEvents>,
-    forwarder: Arc<Forwarder>,
-    round: Option<Arc<Round>>,
+pub(super) struct Run {
+    /// Where the guest's events go: the round, or the forwarder.
+    pub events: Arc<dyn CallEvents>,
+    /// The client's log messages and progress.
+    pub forwarder: Arc<Forwarder>,
+    /// The 2026-07-28 round, if the request is at that revision.
+    pub round: Option<Arc<Round>>,
 }
 
 impl McpServer {
-    /// Sets up a read's or a prompt's events: its log messages and progress
-    /// go to the client; at 2026-07-28 its requests are answered from the
-    /// client's `inputResponses` and `requestState`, bound to `what`.
-    fn run_events(
+    /// Sets up a guest run's events (a tool call, a read, a prompt): its log
+    /// messages and progress go to the client; at 2026-07-28 its requests
+    /// are answered from the client's `inputResponses` and `requestState`,
+    /// bound to `what` and the digest of the plugin serving it (looked up
+    /// only then).
+    pub(super) fn run_events(
         &self,
         context: &RequestContext<RoleServer>,
         what: &str,
-        plugin_digest: &str,
+        plugin_digest: impl FnOnce() -> String,
         arguments: Option<&JsonObject>,
         request_state: Option<&str>,
         responses: Option<rmcp::model::InputResponses>,
@@ -81,9 +86,10 @@ impl McpServer {
             level,
         );
         let round = if is_2026_07_28_or_later(version.as_ref()) {
+            let digest = plugin_digest();
             let binding = Binding {
                 tool: what,
-                plugin_digest,
+                plugin_digest: &digest,
                 arguments,
             };
             Some(Arc::new(self.rounds.begin(
@@ -193,17 +199,18 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         self.runtime.wait_until_loaded().await;
-        let digest = self
-            .runtime
-            .catalog()
-            .resource_plugin(&request.uri)
-            .map(|p| p.digest.to_string())
-            .unwrap_or_default();
         let what = format!("resources/read {}", request.uri);
+        let digest = || {
+            self.runtime
+                .catalog()
+                .resource_plugin(&request.uri)
+                .map(|p| p.digest.to_string())
+                .unwrap_or_default()
+        };
         let run = self.run_events(
             &context,
             &what,
-            &digest,
+            digest,
             None,
             request.request_state.as_deref(),
             request.input_responses.take(),
@@ -247,17 +254,18 @@ impl McpServer {
             };
             arguments.insert(name.clone(), value.to_owned());
         }
-        let digest = self
-            .runtime
-            .catalog()
-            .prompt(&request.name)
-            .map(|p| p.plugin.digest.to_string())
-            .unwrap_or_default();
         let what = format!("prompts/get {}", request.name);
+        let digest = || {
+            self.runtime
+                .catalog()
+                .prompt(&request.name)
+                .map(|p| p.plugin.digest.to_string())
+                .unwrap_or_default()
+        };
         let run = self.run_events(
             &context,
             &what,
-            &digest,
+            digest,
             request.arguments.as_ref(),
             request.request_state.as_deref(),
             request.input_responses.take(),

@@ -278,18 +278,24 @@ pub fn resolve(spec: &SecretsSpec, base: &Path) -> Result<SecretsPolicy, KeyProb
     })
 }
 
-/// The file's text without its final line break, if only its owner may
-/// read it.
+/// The file's text without its final line break, if no one but its owner
+/// may read it, or, for a file owned by root, its owner and group.
+///
+/// The second case is the rule PostgreSQL applies to its key file, and the
+/// way Kubernetes mounts a Secret volume for a non-root container: the files
+/// belong to root, their group is the pod's `fsGroup`, and their mode is
+/// `0440`. Others may never read, and the group may never write.
 fn read_private(path: &Path) -> Result<String, String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let mode = meta.permissions().mode() & 0o777;
-        if mode & 0o077 != 0 {
+        let allowed = if meta.uid() == 0 { 0o740 } else { 0o700 };
+        if mode & !allowed != 0 {
             return Err(format!(
-                "{} has mode {mode:04o}; a secret's file must be readable by its owner only (run `chmod 600 {}`)",
+                "{} has mode {mode:04o}; a secret's file must be readable by its owner only, or by its owner and group when root owns it (run `chmod 600 {}`)",
                 path.display(),
                 path.display()
             ));
@@ -544,6 +550,34 @@ mod tests {
             e.problem.contains("0644") && e.problem.contains("chmod 600"),
             "{e}"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_group_may_read_a_file_only_when_root_owns_it_and_never_write_it() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("token");
+        std::fs::write(&file, "x").unwrap();
+        let spec = spec("A = { file = \"token\", expose = true }");
+        let root_owned = std::fs::metadata(&file).unwrap().uid() == 0;
+        for (mode, by_root, by_others) in [
+            (0o400, true, true),
+            (0o600, true, true),
+            (0o440, true, false),
+            (0o640, true, false),
+            (0o660, false, false),
+            (0o604, false, false),
+            (0o644, false, false),
+        ] {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+            let accepted = resolve(&spec, dir.path()).is_ok();
+            let expected = if root_owned { by_root } else { by_others };
+            assert_eq!(
+                accepted, expected,
+                "mode {mode:04o}, root-owned: {root_owned}"
+            );
+        }
     }
 
     #[test]

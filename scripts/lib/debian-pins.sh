@@ -38,6 +38,19 @@ install_pinned() {
     if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >&2; then
         echo "$who: apt-get install failed; updating the package lists and retrying" >&2
         "${sudo[@]}" apt-get update >&2
-        "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >&2
+        local resolved=() pin
+        for pin in "${missing[@]}"; do
+            name="${pin%%=*}"
+            want="${pin#*=}"
+            if apt-cache madison "$name" | awk -F'|' '{gsub(/ /, "", $2); print $2}' \
+                | grep -qxF -- "$want"; then
+                resolved+=("$pin")
+            else
+                echo "$who: WARNING: $pin is no longer in the Debian archive;" \
+                    "installing its current version instead (update the pin in $list)" >&2
+                resolved+=("$name")
+            fi
+        done
+        "${sudo[@]}" apt-get install -y --no-install-recommends "${resolved[@]}" >&2
     fi
 }

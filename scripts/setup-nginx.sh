@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs Debian's nginx at the versions pinned in
+# tests/replicas/debian-packages.txt; the replica test (host/tests/replicas.rs)
+# starts it on 127.0.0.1 with a configuration of its own, as the load
+# balancer in front of three `serve --http --stateless` replicas. Idempotent:
+# when dpkg-query shows every package installed at its pinned version,
+# apt-get is not run. The package's own service is not started: a
+# policy-rc.d that refuses every start is in place while it installs.
+#
+# Prints the path of the nginx binary on stdout (everything else goes to
+# stderr), so callers can do:
+#   MCP_WASM_HOST_NGINX="$(scripts/setup-nginx.sh)"
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+list="$repo/tests/replicas/debian-packages.txt"
+
+# Debian's maintainer scripts start services through invoke-rc.d, which asks
+# /usr/sbin/policy-rc.d first; exit code 101 means "not allowed".
+policy=/usr/sbin/policy-rc.d
+placed=""
+if [[ ! -e "$policy" && "$(id -u)" == 0 ]]; then
+    printf '#!/bin/sh\nexit 101\n' > "$policy"
+    chmod 755 "$policy"
+    placed=1
+fi
+cleanup() { [[ -z "$placed" ]] || rm -f "$policy"; }
+trap cleanup EXIT
+
+# shellcheck source=lib/debian-pins.sh
+. "$repo/scripts/lib/debian-pins.sh"
+install_pinned setup-nginx "$list"
+
+nginx=/usr/sbin/nginx
+if ! "$nginx" -v >/dev/null 2>&1; then
+    echo "setup-nginx: $nginx does not run after installing ${pins[*]}" >&2
+    exit 1
+fi
+echo "$nginx"

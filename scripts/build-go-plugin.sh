@@ -31,7 +31,7 @@ set -euo pipefail
 # shellcheck source=lib/compiled-plugins.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/compiled-plugins.sh"
 plugins_setup build-go-plugin go go.mod MCP_WASM_HOST_GO_CACHE "$@"
-target="${CARGO_TARGET_DIR:-$repo/target}"
+target="$(cargo_target_dir)"
 
 # prepare: once per run, and only when something must be built: Go, the
 # bindings and the go.work.

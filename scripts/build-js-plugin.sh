@@ -30,7 +30,9 @@ out_dir="$(cd "$out_dir" && pwd)"
 # Where the NAME directories are: plugins/js, or $MCP_WASM_HOST_PLUGIN_SRC
 # (the `languages` benchmark builds its probes from host/benches/guests/js).
 src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/js}" && pwd)"
-cache="${MCP_WASM_HOST_JS_CACHE:-$repo/target/js-plugins-cache}"
+# shellcheck source=lib/target-dir.sh
+. "$repo/scripts/lib/target-dir.sh"
+cache="${MCP_WASM_HOST_JS_CACHE:-$(cargo_target_dir)/js-plugins-cache}"
 mkdir -p "$cache"
 
 node="$("$repo/scripts/setup-node.sh")"

@@ -5,6 +5,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# shellcheck source=lib/target-dir.sh
+. "$root/scripts/lib/target-dir.sh"
 cargo build -p test-artifacts >&2
-echo "$root/target/plugins/examples"
-echo "$root/target/plugins/testing"
+target="$(cargo_target_dir)"
+echo "$target/plugins/examples"
+echo "$target/plugins/testing"

@@ -37,10 +37,13 @@ conf_dir="$repo/tests/conformance"
 policy="$conf_dir/mcp-wasm-host.toml"
 baseline="$conf_dir/expected-failures.yml"
 suite_js="$conf_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-out="${CONFORMANCE_OUT:-$repo/target/conformance}"
-host_bin="$repo/target/debug/mcp-wasm-host"
-plugin="$repo/target/plugins/testing/conformance.wasm"
-fnv_plugin="$repo/target/plugins/testing/fnv.wasm"
+# shellcheck source=lib/target-dir.sh
+. "$repo/scripts/lib/target-dir.sh"
+target="$(cargo_target_dir)"
+out="${CONFORMANCE_OUT:-$target/conformance}"
+host_bin="$target/debug/mcp-wasm-host"
+plugin="$target/plugins/testing/conformance.wasm"
+fnv_plugin="$target/plugins/testing/fnv.wasm"
 # Seconds to wait for the server's URL and for the plugin to load, and for
 # the whole suite (it runs ~30 scenarios of a few seconds at most each).
 start_timeout="${CONFORMANCE_START_TIMEOUT:-120}"

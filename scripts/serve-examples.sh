@@ -8,5 +8,8 @@ cd "$repo"
 if command -v rustup >/dev/null 2>&1; then
     rustup target add wasm32-wasip2 >&2 2>/dev/null || true
 fi
+# shellcheck source=lib/target-dir.sh
+. "$repo/scripts/lib/target-dir.sh"
 cargo build --release --quiet -p mcp-wasm-host -p test-artifacts >&2
-exec "$repo/target/release/mcp-wasm-host" serve --plugins "$repo/target/plugins/examples" "$@"
+target="$(cargo_target_dir)"
+exec "$target/release/mcp-wasm-host" serve --plugins "$target/plugins/examples" "$@"

@@ -19,6 +19,8 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
+# shellcheck source=lib/target-dir.sh
+. "$repo/scripts/lib/target-dir.sh"
 
 if command -v rustup >/dev/null 2>&1; then
     rustup target add wasm32-wasip2 >&2
@@ -43,14 +45,14 @@ cargo test --workspace --locked
 echo "== fuzz (scripts/fuzz.sh)" >&2
 scripts/fuzz.sh
 
-# `cargo test` built target/debug/mcp-wasm-host (its integration tests run
-# it) and every guest plugin. A plain `cargo build` here would build the host
+# `cargo test` built TARGET_DIR/debug/mcp-wasm-host (its integration tests
+# run it) and every guest plugin. A plain `cargo build` here would build the host
 # again, with the features of its normal dependencies only (several minutes),
 # so the later steps use what the tests used.
 export MCP_WASM_HOST_BUILT=1
 
 echo "== pytest tests/python" >&2
-MCP_WASM_HOST_BIN="$repo/target/debug/mcp-wasm-host" \
+MCP_WASM_HOST_BIN="$(cargo_target_dir)/debug/mcp-wasm-host" \
     "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python
 
 echo "== MCP conformance suite (scripts/conformance.sh)" >&2

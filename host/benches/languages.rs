@@ -117,7 +117,13 @@ fn build(language: &Language, out: &Path) -> Result<(PathBuf, Duration), String>
             "--profile",
             "guest",
         ];
-        let target_dir = root.join("target/wasm-plugins");
+        // The guest build's own target directory, beside the host's
+        // (tests/artifacts/build.rs).
+        let target_dir = Path::new(env!("CARGO_BIN_EXE_mcp-wasm-host"))
+            .ancestors()
+            .nth(2)
+            .expect("the binary is TARGET_DIR/PROFILE/mcp-wasm-host")
+            .join("wasm-plugins");
         let clean = Command::new(&cargo)
             .arg("clean")
             .args(common)

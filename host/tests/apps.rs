@@ -53,7 +53,7 @@ fn chromium() -> Option<OsString> {
 
 /// `target/apps`, where the host pages and the screenshot go.
 fn out_dir() -> PathBuf {
-    let dir = common::workspace_root().join("target/apps");
+    let dir = common::target_dir().join("apps");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

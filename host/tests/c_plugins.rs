@@ -53,7 +53,7 @@ fn built() -> Option<&'static Path> {
                 return None;
             };
             let root = common::workspace_root();
-            let out = root.join("target/c-plugins");
+            let out = common::target_dir().join("c-plugins");
             let run = Command::new(root.join("scripts/build-c-plugin.sh"))
                 .arg(&out)
                 .env("MCP_WASM_HOST_C", clang)

@@ -33,9 +33,7 @@ fn go() -> Option<OsString> {
 
 /// The directory cargo builds into, where Go's caches live too.
 fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::workspace_root().join("target"))
+    common::target_dir()
 }
 
 /// The directory of built components, or `None` (after saying why) when

@@ -410,7 +410,7 @@ fn refused_start(args: &[&str], env: &[(&str, &str)]) -> String {
         .args(args)
         .env(
             "MCP_WASM_HOST_CACHE_DIR",
-            common::workspace_root().join("target/test-cache"),
+            common::target_dir().join("test-cache"),
         )
         .env_remove("MCP_TEST_TOKEN");
     for (k, v) in env {

@@ -38,7 +38,7 @@ fn built() -> Option<&'static Path> {
                 return None;
             };
             let root = common::workspace_root();
-            let out = root.join("target/js-plugins");
+            let out = common::target_dir().join("js-plugins");
             let node_dir = Path::new(&node).parent().unwrap();
             let path = std::env::join_paths(
                 std::iter::once(node_dir.to_path_buf())

@@ -254,7 +254,7 @@ fn build_and_test(lang: &str, toolchain: Toolchain) {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let root = common::workspace_root();
-    let parent = root.join("target/new-projects").join(lang);
+    let parent = common::target_dir().join("new-projects").join(lang);
     let name = format!("demo-{lang}");
     let project = parent.join(&name);
     if parent.exists() {
@@ -273,7 +273,7 @@ fn build_and_test(lang: &str, toolchain: Toolchain) {
             .args(["-e", "-c", script])
             .current_dir(&project)
             .env("MCP_WASM_HOST_BIN", common::binary())
-            .env("MCP_WASM_HOST_CACHE_DIR", root.join("target/test-cache"))
+            .env("MCP_WASM_HOST_CACHE_DIR", common::target_dir().join("test-cache"))
             .env_remove("CARGO_TARGET_DIR")
             .envs(toolchain.env.iter().map(|(k, v)| (k, v)));
         if let Some(dir) = &toolchain.path {
@@ -329,7 +329,7 @@ fn inputs_digest(project: &Path, root: &Path, sdk_inputs: &[&str]) -> String {
 /// Replaces `component` with the one built earlier from the same inputs,
 /// or keeps it for later runs (dropping those of older inputs).
 fn settle_component(lang: &str, component: &Path, digest: &str) {
-    let dir = common::workspace_root().join("target/new-projects/components");
+    let dir = common::target_dir().join("new-projects/components");
     std::fs::create_dir_all(&dir).unwrap();
     let kept = dir.join(format!("{lang}-{digest}.wasm"));
     if kept.is_file() {
@@ -355,7 +355,7 @@ fn settle_component(lang: &str, component: &Path, digest: &str) {
 
 #[test]
 fn a_new_rust_project_builds_and_passes_its_test() {
-    let target = common::workspace_root().join("target/new-projects/cargo");
+    let target = common::target_dir().join("new-projects/cargo");
     build_and_test(
         "rust",
         Toolchain {
@@ -438,7 +438,7 @@ fn a_new_go_project_builds_and_passes_its_test() {
         eprintln!("skipped go: MCP_WASM_HOST_GO is unset (scripts/test.sh sets it)");
         return;
     };
-    let cache = common::workspace_root().join("target/go-cache/build");
+    let cache = common::target_dir().join("go-cache/build");
     build_and_test(
         "go",
         Toolchain {

@@ -91,7 +91,7 @@ fn python_sdk_speaks_every_revision_over_stdio() {
     let dir = plugins();
     let cache = format!(
         "--server-arg=--cache-dir={}",
-        common::workspace_root().join("target/test-cache").display()
+        common::target_dir().join("test-cache").display()
     );
     let summary = common::run_python_client(
         "revisions_client.py",

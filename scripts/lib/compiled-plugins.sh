@@ -9,8 +9,8 @@
 #       host/benches/guests/LANG), src_rel (src_root relative to the
 #       repository, for plugins_hash) and names (every NAME directory
 #       holding a file matching MARKER when no NAME is given). Messages start with PREFIX; $CACHE_VAR, if set, overrides
-#       the cache directory (target/LANG-plugins-cache, in $CARGO_TARGET_DIR
-#       if set).
+#       the cache directory (LANG-plugins-cache in cargo's target
+#       directory).
 #   plugins_hash PATH...
 #       one hash over the path and contents of every file under the PATHs
 #       (relative to the repository).
@@ -38,7 +38,9 @@ plugins_setup() {
     shift
     mkdir -p "$out_dir"
     out_dir="$(cd "$out_dir" && pwd)"
-    cache="${!cache_var:-${CARGO_TARGET_DIR:-$repo/target}/$lang-plugins-cache}"
+    # shellcheck source=target-dir.sh
+    . "$repo/scripts/lib/target-dir.sh"
+    cache="${!cache_var:-$(cargo_target_dir)/$lang-plugins-cache}"
     mkdir -p "$cache"
     src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/$lang}" && pwd)"
     src_rel="$(realpath --relative-to="$repo" "$src_root")"

@@ -1,10 +1,13 @@
 //! Builds every guest plugin under `plugins/examples/*` and `plugins/testing/*`
 //! for `wasm32-wasip2`, copies the components to
-//! `target/plugins/{examples,testing}/<name>.wasm`, and writes their paths to
-//! `$OUT_DIR/plugins.rs` for `src/lib.rs` to include.
+//! `TARGET_DIR/plugins/{examples,testing}/<name>.wasm`, and writes their paths
+//! to `$OUT_DIR/plugins.rs` for `src/lib.rs` to include.
 //!
-//! The nested cargo uses its own target directory, `target/wasm-plugins`, so
-//! that `cargo test`, `bench` and `clippy` share one incremental guest build.
+//! `TARGET_DIR` is the target directory cargo is building in (`target/`, or
+//! wherever `CARGO_TARGET_DIR` or `build.target-dir` put it), found from
+//! `OUT_DIR`. The nested cargo uses its own target directory beside the
+//! host's, `TARGET_DIR/wasm-plugins`, so that `cargo test`, `bench` and
+//! `clippy` share one incremental guest build.
 
 use std::env;
 use std::fmt::Write as _;
@@ -65,7 +68,7 @@ fn main() {
         .canonicalize()
         .expect("the workspace root exists");
     let plugins_dir = workspace.join("plugins");
-    let target_dir = workspace.join("target");
+    let target_dir = cargo_target_dir();
     let wasm_target_dir = target_dir.join("wasm-plugins");
     let out_root = target_dir.join("plugins");
 
@@ -129,6 +132,26 @@ fn main() {
 
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
     fs::write(out_dir.join("plugins.rs"), generated).expect("write plugins.rs");
+}
+
+/// The target directory of the build running this script: `OUT_DIR` is
+/// `TARGET_DIR[/TRIPLE]/PROFILE/build/PACKAGE-HASH/out`.
+fn cargo_target_dir() -> PathBuf {
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR"));
+    let profile_parent = out_dir
+        .ancestors()
+        .nth(4)
+        .expect("OUT_DIR is TARGET_DIR/PROFILE/build/PACKAGE-HASH/out")
+        .to_path_buf();
+    // With an explicit `--target TRIPLE`, the profile directories are under
+    // TARGET_DIR/TRIPLE.
+    match env::var("TARGET") {
+        Ok(triple) if profile_parent.file_name() == Some(triple.as_ref()) => profile_parent
+            .parent()
+            .expect("TARGET_DIR/TRIPLE has a parent")
+            .to_path_buf(),
+        _ => profile_parent,
+    }
 }
 
 /// The plugin crates directly under `dir`, sorted by name.

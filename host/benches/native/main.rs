@@ -258,8 +258,11 @@ fn main() -> ExitCode {
         .and_then(|i| args.get(i + 1))
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-            workspace.join("target/bench/native.svg")
+            let target = Path::new(env!("CARGO_BIN_EXE_mcp-wasm-host"))
+                .ancestors()
+                .nth(2)
+                .expect("the binary is TARGET_DIR/PROFILE/mcp-wasm-host");
+            target.join("bench/native.svg")
         });
     let plan = Plan::new(quick);
     println!(

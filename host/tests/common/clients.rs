@@ -119,7 +119,7 @@ pub fn check_ts_progress(r: &Value, ctx: &str) {
 /// `plugins` with pages of `page_size`, expecting `tools` tools; returns its
 /// summary.
 pub fn ts_client_over_stdio(script: &str, plugins: &Path, page_size: &str, tools: u64) -> Value {
-    let cache = super::workspace_root().join("target/test-cache");
+    let cache = super::target_dir().join("test-cache");
     let server: [&OsStr; 9] = [
         "--stdio".as_ref(),
         super::binary().as_ref(),

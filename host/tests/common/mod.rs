@@ -65,7 +65,7 @@ impl Server {
             // (a test's own --cache-dir still wins).
             .env(
                 "MCP_WASM_HOST_CACHE_DIR",
-                workspace_root().join("target/test-cache"),
+                target_dir().join("test-cache"),
             )
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
@@ -385,6 +385,17 @@ pub fn run_python_client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
     serde_json::from_str(stdout.trim()).unwrap()
 }
 
+/// The target directory cargo built the binary under test in (`target/`,
+/// or wherever `CARGO_TARGET_DIR` put it): where tests keep what they build
+/// and cache.
+pub fn target_dir() -> PathBuf {
+    Path::new(binary())
+        .ancestors()
+        .nth(2)
+        .expect("the binary is TARGET_DIR/PROFILE/mcp-wasm-host")
+        .to_path_buf()
+}
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -512,7 +523,7 @@ impl HttpServer {
             .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
             .env(
                 "MCP_WASM_HOST_CACHE_DIR",
-                workspace_root().join("target/test-cache"),
+                target_dir().join("test-cache"),
             )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -1,0 +1,182 @@
+"""The Kubernetes files in deploy/: valid against the Kubernetes schemas, and
+true to the server they deploy.
+
+Every resource kustomization.yaml lists is validated with
+kubernetes-validate (the Kubernetes API's published JSON schemas, bundled
+with the package, so no cluster and no network) in strict mode, which also
+refuses fields the schema does not know. Then the Deployment is checked
+against the real binary: every flag it passes exists in `serve --help`,
+the probes and the scrape annotations point at the server's endpoints and
+ports, the grace period outlasts the shutdown timeout, and the memory limit
+covers what the engine lets the guests take.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import kubernetes_validate
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+DEPLOY = REPO / "deploy"
+# The Kubernetes release the files are checked against: the newest the
+# pinned kubernetes-validate knows.
+K8S_VERSION = kubernetes_validate.utils.latest_version()
+
+
+def kustomization() -> dict:
+    return yaml.safe_load((DEPLOY / "kustomization.yaml").read_text())
+
+
+def resources() -> list[tuple[str, dict]]:
+    out = []
+    for name in kustomization()["resources"]:
+        for doc in yaml.safe_load_all((DEPLOY / name).read_text()):
+            if doc is not None:
+                out.append((name, doc))
+    return out
+
+
+def resource(kind: str) -> dict:
+    found = [doc for _, doc in resources() if doc["kind"] == kind]
+    assert len(found) == 1, f"expected one {kind} in deploy/, found {len(found)}"
+    return found[0]
+
+
+def server_binary() -> Path:
+    explicit = os.environ.get("MCP_WASM_HOST_BIN")
+    path = Path(explicit) if explicit else REPO / "target" / "debug" / "mcp-wasm-host"
+    if not path.is_file():
+        pytest.fail(f"{path} does not exist: build it with `cargo build -p mcp-wasm-host` or set MCP_WASM_HOST_BIN")
+    return path
+
+
+def container() -> dict:
+    (c,) = resource("Deployment")["spec"]["template"]["spec"]["containers"]
+    return c
+
+
+def flag_value(args: list[str], flag: str) -> str:
+    assert flag in args, f"the Deployment does not pass {flag}"
+    return args[args.index(flag) + 1]
+
+
+MIB = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024}
+
+
+def mebibytes(quantity: str) -> float:
+    m = re.fullmatch(r"(\d+)(Ki|Mi|Gi)", quantity)
+    assert m, f"unexpected quantity {quantity}"
+    return int(m.group(1)) * MIB[m.group(2)]
+
+
+def test_every_file_is_listed_and_every_resource_is_valid_kubernetes():
+    listed = set(kustomization()["resources"])
+    on_disk = {p.name for p in DEPLOY.glob("*.yaml")} - {"kustomization.yaml"}
+    assert listed == on_disk, f"deploy/ and kustomization.yaml disagree: {sorted(listed ^ on_disk)}"
+    kinds = []
+    for name, doc in resources():
+        kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
+        kinds.append(doc["kind"])
+    assert sorted(kinds) == sorted(
+        ["ServiceAccount", "ConfigMap", "Secret", "Deployment", "Service", "PodDisruptionBudget"]
+    )
+
+
+@pytest.mark.parametrize(
+    "break_it",
+    [
+        lambda d: d["spec"].__setitem__("replicas", "three"),
+        lambda d: d["spec"]["template"]["spec"]["containers"][0].__setitem__("readinessProbe", {"httpGet": {}}),
+        lambda d: d["spec"]["template"]["spec"].__setitem__("terminationGracePeriod", 45),
+    ],
+    ids=["wrong type", "missing required field", "unknown field"],
+)
+def test_the_validator_refuses_a_broken_deployment(break_it):
+    broken = copy.deepcopy(resource("Deployment"))
+    break_it(broken)
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, K8S_VERSION, strict=True)
+
+
+def test_the_deployment_passes_only_flags_the_server_has():
+    help_text = subprocess.run(
+        [server_binary(), "serve", "--help"], check=True, capture_output=True, text=True
+    ).stdout
+    known = set(re.findall(r"--[a-z][a-z0-9-]+", help_text))
+    c = container()
+    assert c["args"][0] == "serve"
+    passed = [a for a in c["args"] if a.startswith("--")]
+    assert passed, "no flags"
+    unknown = [a for a in passed if a not in known]
+    assert not unknown, f"flags `serve` does not have: {unknown}"
+    # Replicas behind a Service must not depend on sessions, and share the
+    # key that signs 2026-07-28 request state.
+    assert "--stateless" in c["args"]
+    assert "--request-state-key-file" in c["args"]
+
+
+def test_probes_and_scraping_point_at_the_servers_endpoints():
+    c = container()
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+    listen = flag_value(c["args"], "--http")
+    assert int(listen.rsplit(":", 1)[1]) == ports["http"]
+    assert c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
+    assert c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    metrics = flag_value(c["args"], "--metrics-addr")
+    annotations = resource("Deployment")["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert annotations["prometheus.io/path"] == "/metrics"
+    assert int(annotations["prometheus.io/port"]) == int(metrics.rsplit(":", 1)[1]) == ports["metrics"]
+    service = resource("Service")
+    assert service["spec"]["ports"][0]["targetPort"] == "http"
+    labels = resource("Deployment")["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= labels.items()
+
+
+def test_the_grace_period_outlasts_the_shutdown_timeout():
+    spec = resource("Deployment")["spec"]["template"]["spec"]
+    timeout = flag_value(container()["args"], "--shutdown-timeout")
+    m = re.fullmatch(r"(\d+)s", timeout)
+    assert m, timeout
+    assert spec["terminationGracePeriodSeconds"] > int(m.group(1))
+
+
+def test_the_memory_limit_covers_every_instance_at_its_policy_limit():
+    import tomllib
+
+    c = container()
+    instances = int(flag_value(c["args"], "--max-instances"))
+    policy = tomllib.loads(resource("ConfigMap")["data"]["mcp-wasm-host.toml"])
+    m = re.fullmatch(r"(\d+) MiB", policy["defaults"]["memory"])
+    assert m, policy["defaults"]["memory"]
+    guests = instances * int(m.group(1))
+    limit = mebibytes(c["resources"]["limits"]["memory"])
+    request = mebibytes(c["resources"]["requests"]["memory"])
+    # The host itself: about 30 MiB resident plus compiled code and buffers.
+    assert limit >= guests + 256, f"limit {limit} MiB < {instances} x {m.group(1)} MiB + 256 MiB"
+    assert request <= limit
+
+
+def test_secrets_are_mounted_as_files_the_policy_reads():
+    spec = resource("Deployment")["spec"]["template"]["spec"]
+    (volume,) = [v for v in spec["volumes"] if "secret" in v]
+    (mount,) = [m for m in container()["volumeMounts"] if m["name"] == volume["name"]]
+    assert mount["readOnly"] is True
+    assert volume["secret"]["defaultMode"] == 0o400
+    keys = set(resource("Secret")["stringData"])
+    policy = resource("ConfigMap")["data"]["mcp-wasm-host.toml"]
+    files = re.findall(r'file = "([^"]+)"', policy)
+    assert files, "the policy reads no secret file"
+    for f in files:
+        assert f.startswith(mount["mountPath"] + "/") and f.rsplit("/", 1)[1] in keys, f
+    args = container()["args"]
+    for flag in ("--auth-token-file", "--request-state-key-file"):
+        path = flag_value(args, flag)
+        assert path.startswith(mount["mountPath"] + "/") and path.rsplit("/", 1)[1] in keys, path

@@ -10,6 +10,8 @@
 //!   serves them over the transports. It knows nothing of wasmtime.
 //! - [`inspect`] presents what the runtime reads from one plugin file, for
 //!   the `inspect` command.
+//! - [`telemetry`] holds the Prometheus metrics the runtime feeds through
+//!   its observer seam, and the health endpoints.
 //! - [`cli`] holds the commands that do not serve, such as `new`, which
 //!   writes a plugin project from the templates in `host/templates/`.
 
@@ -18,6 +20,7 @@ pub mod config;
 pub mod inspect;
 pub mod mcp;
 pub mod runtime;
+pub mod telemetry;
 
 // The fuzz targets' checks (`fuzz/`); built for them and for the unit test
 // that replays their saved inputs.

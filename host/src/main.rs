@@ -17,6 +17,7 @@ use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
 use mcp_wasm_host::runtime::watch::{self, PolicyFile, WatchOptions};
 use mcp_wasm_host::runtime::{EngineSettings, Policies, Policy, PolicySource, Runtime};
+use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics, trace::Tracing};
 use tracing_subscriber::EnvFilter;
 
 /// Serve MCP tools from sandboxed WebAssembly components.
@@ -130,6 +131,35 @@ struct ServeArgs {
     rounds: RoundsArgs,
     #[command(flatten)]
     http: HttpArgs,
+    #[command(flatten)]
+    telemetry: TelemetryArgs,
+}
+
+/// Metrics, health checks and shutdown.
+#[derive(Debug, clap::Args)]
+struct TelemetryArgs {
+    /// Serve `/metrics`, `/healthz` and `/readyz` on their own listener at
+    /// ADDR (`IP:PORT`, `localhost:PORT` or `PORT`), without the bearer
+    /// token, in stdio mode too. Without it, `--http` serves them next to
+    /// `/mcp`. The URL is logged as `metrics listening on URL`.
+    #[arg(long, value_name = "ADDR", value_parser = parse_http_addr)]
+    metrics_addr: Option<std::net::SocketAddr>,
+    /// Allow `--metrics-addr` on an address other than loopback (the
+    /// endpoint has no authentication).
+    #[arg(long, requires = "metrics_addr")]
+    metrics_allow_remote: bool,
+    /// On SIGTERM or Ctrl-C, how many seconds the HTTP requests in flight
+    /// may take to finish (no new connections are accepted and `/readyz`
+    /// answers 503 meanwhile) before the server exits anyway.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    shutdown_timeout: u64,
+    /// Export traces over OTLP/HTTP (protobuf) to this collector, e.g.
+    /// `http://127.0.0.1:4318` (`/v1/traces` is added). Without it, the
+    /// standard `OTEL_EXPORTER_OTLP_ENDPOINT` and
+    /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` variables turn the export on;
+    /// with neither, no traces are made.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
 }
 
 /// The 2026-07-28 multi round-trip requests (a guest's requests to the
@@ -245,7 +275,9 @@ impl HttpArgs {
     }
 }
 
-fn init_logging(cli: &Cli) -> anyhow::Result<()> {
+/// Starts the log output on stderr and, for `serve` with an OTLP endpoint,
+/// the trace export (returned, to be shut down at exit).
+fn init_logging(cli: &Cli) -> anyhow::Result<Option<Tracing>> {
     let default = match cli.command {
         Command::Serve(_) => "info",
         Command::Inspect(_) | Command::Check(_) | Command::New(_) => "warn",
@@ -255,15 +287,37 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
         _ => EnvFilter::try_new(cli.log.as_deref().unwrap_or(default)),
     }
     .context("invalid log filter")?;
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false);
-    match cli.log_format {
-        LogFormat::Text => builder.init(),
-        LogFormat::Json => builder.json().init(),
-    }
-    Ok(())
+    let traces = match &cli.command {
+        Command::Serve(args) => Tracing::from_config(args.telemetry.otlp_endpoint.as_deref())?,
+        _ => None,
+    };
+    let Some(traces) = traces else {
+        let builder = fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(false);
+        match cli.log_format {
+            LogFormat::Text => builder.init(),
+            LogFormat::Json => builder.json().init(),
+        }
+        return Ok(None);
+    };
+    // The log filter applies to the log lines only: the trace layer has
+    // its own (this crate's spans), so spans below the log level still
+    // reach the traces.
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    use tracing_subscriber::{Layer as _, fmt};
+    let lines = fmt::layer().with_writer(std::io::stderr).with_ansi(false);
+    let lines = match cli.log_format {
+        LogFormat::Text => lines.with_filter(filter).boxed(),
+        LogFormat::Json => lines.json().with_filter(filter).boxed(),
+    };
+    tracing_subscriber::registry()
+        .with(lines)
+        .with(traces.layer())
+        .init();
+    Ok(Some(traces))
 }
 
 /// The policy file: `explicit`, else `./mcp-wasm-host.toml` if it exists,
@@ -284,8 +338,24 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let max_memory = settings.max_memory_bytes as u64;
     let config = Arc::new(load_config(args.config.as_deref(), max_memory)?);
-    let runtime =
-        Arc::new(Runtime::new(&settings, config.clone())?.with_cache(open_cache(&args.cache)));
+    // Metrics cost a little on every call: counted only when served.
+    let metrics = (args.http.http.is_some() || args.telemetry.metrics_addr.is_some())
+        .then(|| Arc::new(Metrics::new()));
+    let health = Health::new();
+    let mut runtime = Runtime::new(&settings, config.clone())?.with_cache(open_cache(&args.cache));
+    if let Some(metrics) = &metrics {
+        runtime = runtime.with_observer(metrics.clone());
+    }
+    let runtime = Arc::new(runtime);
+    if let (Some(addr), Some(metrics)) = (args.telemetry.metrics_addr, &metrics) {
+        let routes = metrics.routes().merge(health.routes());
+        let local =
+            telemetry::spawn_listener(addr, args.telemetry.metrics_allow_remote, routes).await?;
+        tracing::info!(
+            "metrics listening on http://{local}{}",
+            telemetry::metrics::PATH
+        );
+    }
     // A missing or unreadable directory stops the server at once; the
     // plugins themselves load in the background so that `initialize` is
     // answered promptly (tools/list and tools/call wait for the load).
@@ -294,6 +364,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let watcher = Arc::new(std::sync::Mutex::new(None));
     {
         let (runtime, config, watcher) = (runtime.clone(), config.clone(), watcher.clone());
+        let health = health.clone();
         let (dir, no_watch) = (args.plugins.clone(), args.no_watch);
         tokio::spawn(async move {
             // Watch first, so no change made while loading is missed; the
@@ -305,6 +376,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = started;
             }
             let report = runtime.load_files(&files).await;
+            health.set_loaded();
             for failure in &report.failed {
                 tracing::error!("skipped plugin: {failure}");
             }
@@ -344,17 +416,31 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         stdio::serve(server).await?;
         return Ok(());
     };
-    let options = args.http.options(addr)?;
+    let mut options = args.http.options(addr)?;
+    let drain = mcp_wasm_host::mcp::drain::Drain::new();
+    options.drain = Some(drain.clone());
+    if let Some(metrics) = &metrics {
+        if !options.stateless {
+            options.sessions = Some(metrics.session_count());
+        }
+        if args.telemetry.metrics_addr.is_none() {
+            options.routes = Some(metrics.routes());
+            options.public_routes = Some(health.routes());
+        }
+    }
     if let Some(token) = &options.auth {
         tracing::info!(from = token.source(), "HTTP requests need the bearer token");
     }
     let (stateless, also_stdio) = (options.stateless, args.http.stdio);
     let listener = http::bind(options).await?;
-    let shutdown = tokio_util::sync::CancellationToken::new();
+    let (stop_accepting, end_sessions) = (
+        tokio_util::sync::CancellationToken::new(),
+        tokio_util::sync::CancellationToken::new(),
+    );
     let http_server = tokio::spawn(listener_task(
         listener,
         server.session(),
-        shutdown.clone(),
+        (stop_accepting.clone(), end_sessions.clone()),
         stateless,
     ));
     if also_stdio {
@@ -365,8 +451,24 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     } else {
         shutdown_signal().await;
     }
-    tracing::info!("shutting down");
-    shutdown.cancel();
+    // Not ready first, then no new connections; the requests in flight
+    // finish (within the bound) before the sessions end.
+    health.set_draining();
+    stop_accepting.cancel();
+    let bound = std::time::Duration::from_secs(args.telemetry.shutdown_timeout);
+    tracing::info!(
+        in_flight = drain.in_flight(),
+        "shutting down: not accepting connections; waiting up to {} s for the requests in flight",
+        bound.as_secs()
+    );
+    if tokio::time::timeout(bound, drain.idle()).await.is_err() {
+        tracing::warn!(
+            in_flight = drain.in_flight(),
+            "requests still in flight after {} s; exiting anyway",
+            bound.as_secs()
+        );
+    }
+    end_sessions.cancel();
     // Open SSE streams end with the sessions; don't wait on a stuck client.
     match tokio::time::timeout(std::time::Duration::from_secs(5), http_server).await {
         Ok(Ok(result)) => result?,
@@ -379,7 +481,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 async fn listener_task(
     listener: http::HttpListener,
     server: McpServer,
-    shutdown: tokio_util::sync::CancellationToken,
+    (stop_accepting, end_sessions): (
+        tokio_util::sync::CancellationToken,
+        tokio_util::sync::CancellationToken,
+    ),
     stateless: bool,
 ) -> Result<(), http::HttpError> {
     tracing::info!(
@@ -387,7 +492,9 @@ async fn listener_task(
         "listening on {}",
         listener.url()
     );
-    listener.serve(server, shutdown).await
+    listener
+        .serve_draining(server, stop_accepting, end_sessions)
+        .await
 }
 
 /// Resolves on Ctrl-C or SIGTERM.
@@ -618,7 +725,7 @@ fn new_project(args: &NewArgs) -> ExitCode {
 
 fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
-    init_logging(&cli)?;
+    let traces = init_logging(&cli)?;
     let runtime = || {
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -626,7 +733,14 @@ fn main() -> anyhow::Result<ExitCode> {
             .context("cannot start the async runtime")
     };
     match cli.command {
-        Command::Serve(args) => runtime()?.block_on(serve(args)).map(|()| ExitCode::SUCCESS),
+        Command::Serve(args) => {
+            let served = runtime()?.block_on(serve(args));
+            // What the spans of the last calls hold is exported before exit.
+            if let Some(traces) = traces {
+                traces.shutdown();
+            }
+            served.map(|()| ExitCode::SUCCESS)
+        }
         Command::Inspect(args) => runtime()?.block_on(inspect(args)),
         Command::Check(args) => runtime()?.block_on(check(args)),
         Command::New(args) => Ok(new_project(&args)),

@@ -411,10 +411,116 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        use tracing::Instrument as _;
+        let span = call_span(&request, &context);
+        self.call_tool_in(request, context, &span)
+            .instrument(span.clone())
+            .await
+    }
+
+    /// `tasks/get`: the task's state, with its open requests or its result.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let mut result = GetTaskResult::new(self.tasks.get(&request.task_id)?);
+        server_info_meta(&mut result.meta);
+        Ok(result)
+    }
+
+    /// `tasks/update`: the client's answers to a task's open requests.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.update(&request.task_id, request.input_responses)
+    }
+
+    /// `tasks/cancel`: stops the task's guest at once.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.cancel(&request.task_id)
+    }
+}
+
+/// How a `tools/call` runs.
+enum Dispatch {
+    /// As an ordinary call.
+    Call,
+    /// As a call that becomes a task, with this deadline.
+    Task(std::time::Duration),
+    /// Not at all: the tool runs only as a task, and cannot be one now.
+    Refused(String),
+}
+
+/// The span of one `tools/call`: disabled unless traces are exported (it is
+/// at `debug`, which the trace layer enables), so it costs nothing
+/// otherwise. It continues the trace of the request's `traceparent`: from
+/// `_meta` (2026-07-28), or else from the HTTP request's headers.
+fn call_span(
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> tracing::Span {
+    let span = tracing::debug_span!(
+        "tools/call",
+        otel.kind = "server",
+        tool = %request.name,
+        plugin = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    let from_meta = request
+        .meta
+        .as_ref()
+        .and_then(|m| m.get_traceparent().map(|p| (p, m.get_tracestate())))
+        .or_else(|| {
+            context
+                .meta
+                .get_traceparent()
+                .map(|p| (p, context.meta.get_tracestate()))
+        });
+    let parts = context.extensions.get::<http::request::Parts>();
+    let header = |name: &str| {
+        parts
+            .and_then(|p| p.headers.get(name))
+            .and_then(|v| v.to_str().ok())
+    };
+    let parent = from_meta.or_else(|| header("traceparent").map(|p| (p, header("tracestate"))));
+    if let Some((traceparent, tracestate)) = parent {
+        crate::telemetry::trace::continue_trace(&span, traceparent, tracestate);
+    }
+    span
+}
+
+/// Records how a call ended on its span.
+fn record(span: &tracing::Span, called: &Called) {
+    if let Some(plugin) = &called.plugin {
+        span.record("plugin", &**plugin);
+    }
+    span.record("outcome", called.outcome);
+}
+
+impl McpServer {
+    /// `tools/call` within its span (see [`call_span`]), which learns the
+    /// plugin and the outcome when the call ends.
+    async fn call_tool_in(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        span: &tracing::Span,
+    ) -> Result<CallToolResponse, McpError> {
         self.runtime.wait_until_loaded().await;
+
         let version = context.protocol_version();
         let as_task = match self.dispatch(&request.name, &context)? {
             Dispatch::Call => None,
@@ -465,6 +571,7 @@ impl ServerHandler for McpServer {
             // log messages on the session's GET stream, which has no order
             // with the response.
             forwarder.finish().await;
+            record(span, &called);
             return respond(called, version.as_ref(), round.as_deref());
         };
 
@@ -495,6 +602,7 @@ impl ServerHandler for McpServer {
             () = tokio::time::sleep(window) => {}
             called = &mut run => {
                 forwarder.finish().await;
+                record(span, &called);
                 return respond(called, version.as_ref(), round.as_deref());
             }
             () = context.ct.cancelled() => {
@@ -517,6 +625,7 @@ impl ServerHandler for McpServer {
                     }
                 };
                 forwarder.finish().await;
+                record(span, &called);
                 return respond(called, version.as_ref(), round.as_deref());
             }
         };
@@ -547,45 +656,6 @@ impl ServerHandler for McpServer {
         }
         Ok(CallToolResponse::Task(created))
     }
-
-    /// `tasks/get`: the task's state, with its open requests or its result.
-    async fn get_task(
-        &self,
-        request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<GetTaskResult, McpError> {
-        let mut result = GetTaskResult::new(self.tasks.get(&request.task_id)?);
-        server_info_meta(&mut result.meta);
-        Ok(result)
-    }
-
-    /// `tasks/update`: the client's answers to a task's open requests.
-    async fn update_task(
-        &self,
-        request: UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        self.tasks.update(&request.task_id, request.input_responses)
-    }
-
-    /// `tasks/cancel`: stops the task's guest at once.
-    async fn cancel_task(
-        &self,
-        request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        self.tasks.cancel(&request.task_id)
-    }
-}
-
-/// How a `tools/call` runs.
-enum Dispatch {
-    /// As an ordinary call.
-    Call,
-    /// As a call that becomes a task, with this deadline.
-    Task(std::time::Duration),
-    /// Not at all: the tool runs only as a task, and cannot be one now.
-    Refused(String),
 }
 
 /// The answer to a run of a tool: its result, the input the guest asks

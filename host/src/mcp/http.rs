@@ -5,7 +5,9 @@
 //! balancer, `TCP_NODELAY` on every accepted connection, and the checks of
 //! [`super::http_body`]: a JSON-RPC error for every POST body that is not a
 //! message rmcp handles, one request per id in flight in a session, and
-//! `404` for a `DELETE` of an unknown session.
+//! `404` for a `DELETE` of an unknown session. Routes from outside MCP
+//! (metrics, health checks) may be served next to `/mcp`, and a graceful
+//! shutdown stops accepting connections before it ends the sessions.
 //!
 //! Without `TCP_NODELAY`, Nagle's algorithm and delayed ACKs stall most
 //! small responses by about 40 ms, which caps a client at a few dozen calls
@@ -25,8 +27,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::auth::{self, BearerToken};
+use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
 use super::jsonrpc;
+use crate::telemetry::metrics::SessionCount;
 
 /// The path of the MCP endpoint.
 pub const PATH: &str = "/mcp";
@@ -60,6 +64,16 @@ pub struct HttpOptions {
     /// More browser origins to accept (`scheme://host[:port|:*]`), besides
     /// loopback pages; `*` accepts any.
     pub allowed_origins: Vec<String>,
+    /// More routes served next to `/mcp` (metrics), behind the same bearer
+    /// token.
+    pub routes: Option<Router>,
+    /// More routes served next to `/mcp` without the bearer token (health
+    /// checks).
+    pub public_routes: Option<Router>,
+    /// Counts the requests in flight, for a graceful shutdown.
+    pub drain: Option<Drain>,
+    /// Told how to count the open sessions (not in stateless mode).
+    pub sessions: Option<SessionCount>,
 }
 
 impl HttpOptions {
@@ -74,6 +88,10 @@ impl HttpOptions {
             stateless: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
+            routes: None,
+            public_routes: None,
+            drain: None,
+            sessions: None,
         }
     }
 
@@ -196,6 +214,22 @@ impl HttpListener {
         server: McpServer,
         shutdown: CancellationToken,
     ) -> Result<(), HttpError> {
+        self.serve_draining(server, shutdown.clone(), shutdown)
+            .await
+    }
+
+    /// Serves `server` until `stop_accepting` is cancelled, then stops
+    /// accepting connections and lets the open ones finish their requests;
+    /// `end_sessions` ends the sessions (and their event streams), after
+    /// which this returns. A graceful shutdown cancels the first, waits for
+    /// [`HttpOptions::drain`] to be idle, then cancels the second.
+    pub async fn serve_draining(
+        self,
+        server: McpServer,
+        stop_accepting: CancellationToken,
+        end_sessions: CancellationToken,
+    ) -> Result<(), HttpError> {
+        let shutdown = end_sessions;
         let config = self.options.rmcp_config(&shutdown);
         let factory = move || Ok(server.session());
         let (router, check) = if self.options.stateless {
@@ -207,6 +241,10 @@ impl HttpListener {
             (router(factory, sessions, config), check)
         } else {
             let sessions = Arc::new(LocalSessionManager::default());
+            if let Some(count) = &self.options.sessions {
+                let sessions = sessions.clone();
+                count.count_with(move || sessions.sessions.try_read().ok().map(|s| s.len()));
+            }
             let check = BodyCheck {
                 in_flight: Some(InFlight::default()),
                 budget: BodyBudget::default(),
@@ -223,11 +261,23 @@ impl HttpListener {
             check,
             http_body::check_post_body,
         ));
+        let router = match self.options.drain.clone() {
+            Some(drain) => router.layer(axum::middleware::from_fn_with_state(drain, drain::track)),
+            None => router,
+        };
+        let router = match self.options.routes.clone() {
+            Some(routes) => router.merge(routes),
+            None => router,
+        };
         let router = match &self.options.auth {
             Some(token) => router.layer(axum::middleware::from_fn_with_state(
                 token.clone(),
                 auth::require_bearer,
             )),
+            None => router,
+        };
+        let router = match self.options.public_routes.clone() {
+            Some(routes) => router.merge(routes),
             None => router,
         };
         let listener = self.listener.tap_io(|tcp| {
@@ -236,7 +286,7 @@ impl HttpListener {
             }
         });
         axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown.cancelled_owned())
+            .with_graceful_shutdown(stop_accepting.cancelled_owned())
             .await
             .map_err(HttpError::Serve)
     }

@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod convert;
 pub mod cursor;
+pub mod drain;
 pub mod events;
 pub mod handler;
 pub mod http;

@@ -333,6 +333,21 @@ impl FailureCause {
         }
     }
 
+    /// The policy key of the limit that stopped the call, if a limit did
+    /// (`fuel`, `memory`, `timeout`, `rate_limit`, `client_rate_limit`,
+    /// `max_argument_size`, `max_result_size`).
+    pub fn limit(&self) -> Option<&'static str> {
+        match self {
+            FailureCause::OutOfFuel { .. } => Some("fuel"),
+            FailureCause::MemoryLimit { .. } | FailureCause::OutOfMemory(_) => Some("memory"),
+            FailureCause::Timeout { .. } => Some("timeout"),
+            FailureCause::ArgumentsTooLarge { .. } => Some("max_argument_size"),
+            FailureCause::ResultTooLarge { .. } => Some("max_result_size"),
+            FailureCause::RateLimited { scope, .. } => Some(scope.key()),
+            _ => None,
+        }
+    }
+
     /// A short machine-readable name for the audit log.
     pub fn kind(&self) -> &'static str {
         match self {

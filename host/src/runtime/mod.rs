@@ -16,6 +16,7 @@ pub mod imports;
 pub mod inspection;
 pub mod limits;
 pub mod log_budget;
+pub mod observe;
 pub mod offload;
 pub mod output;
 pub mod plugin;
@@ -53,6 +54,7 @@ pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;
 pub use inspection::{Inspection, WorldTarget};
 pub use limits::Limits;
+pub use observe::{CallEnd, NoObserver, Observer, Phase};
 pub use output::{
     Audience, Content, ContentHints, ResourceBody, TaskSupport, ToolHints, ToolInfo, ToolOutput,
 };
@@ -109,6 +111,11 @@ pub struct Called {
     /// What the call consumed and how it ended; `None` for an unknown tool
     /// or when the plugin's policy turns receipts off (`receipts = false`).
     pub receipt: Option<Receipt>,
+    /// The plugin that served it (`None` for an unknown tool).
+    pub plugin: Option<Arc<str>>,
+    /// How it ended, as its audit line says (`unknown_tool` for an unknown
+    /// tool).
+    pub outcome: &'static str,
 }
 
 /// Errors creating a runtime.
@@ -138,6 +145,8 @@ pub struct Runtime {
     loaded: channel::Sender<bool>,
     /// Every plugin's idle warm instances.
     idle: Arc<warm::IdlePool>,
+    /// Who counts what the runtime does.
+    observer: Arc<dyn Observer>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -165,12 +174,20 @@ impl Runtime {
             cache: None,
             loaded: channel::Sender::new(false),
             idle: warm::IdlePool::new(warm::IdlePool::capacity_for(settings.max_instances)),
+            observer: Arc::new(NoObserver),
         })
     }
 
     /// Keeps compiled components in `cache` (none: compile every time).
     pub fn with_cache(mut self, cache: Option<cache::CompileCache>) -> Self {
         self.cache = cache.map(Arc::new);
+        self
+    }
+
+    /// Reports every call's end, the calls waiting and running, and the
+    /// loads and reloads of plugins to `observer` (by default nobody).
+    pub fn with_observer(mut self, observer: Arc<dyn Observer>) -> Self {
+        self.observer = observer;
         self
     }
 
@@ -215,6 +232,7 @@ impl Runtime {
             new.clone(),
         );
         let tools_changed = old.tools() != new.tools();
+        self.observer.plugins_loaded(new.plugins().len());
         // Before the first load is done nobody has seen a list (tools/list
         // waits for it), so filling the catalog is not a change to announce.
         if *self.loaded.borrow() {
@@ -278,7 +296,11 @@ impl Runtime {
         }
         let plugin = match loaded {
             Ok(plugin) => plugin,
-            Err(e) => return ReloadOutcome::Failed(e),
+            Err(e) => {
+                self.observer.load_failed();
+                self.observer.reloaded(false);
+                return ReloadOutcome::Failed(e);
+            }
         };
         let (name, tools) = (plugin.name.to_string(), plugin.tools.len());
         let current = self.catalog();
@@ -289,6 +311,7 @@ impl Runtime {
         plugins.push(Arc::new(plugin));
         let (catalog, skipped_tools) = Catalog::build(plugins);
         let list_changed = self.swap_in(catalog);
+        self.observer.reloaded(true);
         ReloadOutcome::Loaded {
             plugin: name,
             tools,
@@ -340,6 +363,7 @@ impl Runtime {
         let (catalog, skipped) = Catalog::build(plugins);
         report.skipped_tools = skipped;
         self.swap_in(catalog);
+        self.observer.reloaded(report.failed.is_empty());
         report
     }
 
@@ -404,6 +428,9 @@ impl Runtime {
                     reason: format!("the loader task failed: {join}"),
                 }),
             }
+        }
+        for _ in &report.failed {
+            self.observer.load_failed();
         }
         (report, plugins)
     }
@@ -492,9 +519,12 @@ impl Runtime {
         let catalog = self.catalog();
         let Some((_, target)) = catalog.get(name) else {
             receipt::audit_unknown(name, started);
+            self.observer.unknown_tool();
             return Called {
                 result: Err(CallError::UnknownTool(name.to_string())),
                 receipt: None,
+                plugin: None,
+                outcome: "unknown_tool",
             };
         };
         let plugin = &target.plugin;
@@ -516,14 +546,24 @@ impl Runtime {
             })
         };
         // Every way the call ends from here: its receipt, audited.
-        let end = |outcome, stats, result| {
-            let receipt = Receipt::new(plugin, name, outcome, started, stats);
-            receipt.audit(logged(plugin, logged_args));
-            Called {
-                result,
-                receipt: limits.receipts.then_some(receipt),
-            }
-        };
+        let observer = &*self.observer;
+        let end =
+            |outcome, stats: Option<call::CallStats>, result: Result<ToolOutput, CallError>| {
+                let ran = stats.is_some();
+                let receipt = Receipt::new(plugin, name, outcome, started, stats);
+                receipt.audit(logged(plugin, logged_args));
+                let limit = match &result {
+                    Err(CallError::Failed(failure)) => failure.cause.limit(),
+                    _ => None,
+                };
+                observer.call_ended(&receipt.observed(&tool.name, limit, ran));
+                Called {
+                    result,
+                    receipt: limits.receipts.then_some(receipt),
+                    plugin: Some(plugin.name.clone()),
+                    outcome,
+                }
+            };
 
         let quota = match plugin.rate.check(&tool.name) {
             Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
@@ -580,19 +620,25 @@ impl Runtime {
         let mut unfinished = receipt::Unfinished {
             plugin,
             tool: name,
+            label: &tool.name,
+            observer,
             started,
             arguments: logged_args,
             armed: true,
         };
-        let Ok(Ok(_slot)) = tokio::time::timeout_at(deadline.into(), plugin.slots.acquire()).await
-        else {
+        let waiting = observe::InPhase::enter(observer, &plugin.name, Phase::Waiting);
+        let slot = tokio::time::timeout_at(deadline.into(), plugin.slots.acquire()).await;
+        drop(waiting);
+        let Ok(Ok(_slot)) = slot else {
             unfinished.armed = false;
             let cause = FailureCause::Timeout { limit: timeout };
             return end("timeout", None, Err(fail(cause)));
         };
         tracing::debug!(tool = name, "running: got a slot");
+        let running = observe::InPhase::enter(observer, &plugin.name, Phase::Running);
         let (result, stats) =
             call::call_tool(&plugin.target(), tool, &json, events, deadline).await;
+        drop(running);
         unfinished.armed = false;
         // The deadline was this run's, a task's own when it runs as one.
         let result = result.map_err(|mut failure| {
@@ -627,7 +673,7 @@ impl Runtime {
         caller: &Caller,
         events: Arc<dyn CallEvents>,
     ) -> Result<Vec<served::ResourcePart>, ServeError> {
-        serve::read_resource(&self.catalog(), uri, caller, events).await
+        serve::read_resource(&self.catalog(), uri, caller, events, &*self.observer).await
     }
 
     /// Fills in the prompt clients call `name` (see [`serve::get_prompt`]).
@@ -638,7 +684,15 @@ impl Runtime {
         caller: &Caller,
         events: Arc<dyn CallEvents>,
     ) -> Result<served::PromptOutput, ServeError> {
-        serve::get_prompt(&self.catalog(), name, arguments, caller, events).await
+        serve::get_prompt(
+            &self.catalog(),
+            name,
+            arguments,
+            caller,
+            events,
+            &*self.observer,
+        )
+        .await
     }
 
     /// Suggests values for an argument (see [`serve::complete`]).
@@ -650,7 +704,16 @@ impl Runtime {
         context: std::collections::BTreeMap<String, String>,
         caller: &Caller,
     ) -> Result<served::Completion, ServeError> {
-        serve::complete(&self.catalog(), target, argument, value, context, caller).await
+        serve::complete(
+            &self.catalog(),
+            target,
+            argument,
+            value,
+            context,
+            caller,
+            &*self.observer,
+        )
+        .await
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::cache::Sha256Digest;
 use super::call::CallStats;
+use super::observe::{CallEnd, Observer};
 use super::plugin::Plugin;
 
 /// What one call consumed and how it ended.
@@ -69,6 +70,25 @@ impl Receipt {
         );
     }
 
+    /// The call's end as the [`Observer`] sees it: `tool` is the name the
+    /// catalog knows it by, `limit` the policy key of the limit that stopped
+    /// it, and `ran` whether guest code ran (so fuel and memory count).
+    pub(crate) fn observed<'a>(
+        &'a self,
+        tool: &'a str,
+        limit: Option<&'static str>,
+        ran: bool,
+    ) -> CallEnd<'a> {
+        CallEnd {
+            plugin: &self.plugin,
+            tool,
+            outcome: self.outcome,
+            limit,
+            duration: self.duration,
+            usage: ran.then_some((self.fuel_used, self.peak_memory)),
+        }
+    }
+
     /// The wall time in milliseconds, to the microsecond.
     pub fn wall_time_ms(&self) -> f64 {
         self.duration.as_micros() as f64 / 1000.0
@@ -120,6 +140,9 @@ fn audit_line(
 pub(crate) struct Unfinished<'a> {
     pub(crate) plugin: &'a Plugin,
     pub(crate) tool: &'a str,
+    /// The name the observer counts the call under (see [`CallEnd::tool`]).
+    pub(crate) label: &'a str,
+    pub(crate) observer: &'a dyn Observer,
     pub(crate) started: Instant,
     pub(crate) arguments: Option<&'a serde_json::Value>,
     pub(crate) armed: bool,
@@ -135,7 +158,10 @@ impl Drop for Unfinished<'_> {
                     .secrets
                     .redact_owned(a.to_string())
             });
-            Receipt::new(self.plugin, self.tool, "cancelled", self.started, None).audit(arguments);
+            let receipt = Receipt::new(self.plugin, self.tool, "cancelled", self.started, None);
+            receipt.audit(arguments);
+            self.observer
+                .call_ended(&receipt.observed(self.label, None, false));
         }
     }
 }

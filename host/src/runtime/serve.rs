@@ -13,6 +13,7 @@ use super::call;
 use super::catalog::Catalog;
 use super::error::{FailureCause, GuestErrorKind, ToolFailure, clip};
 use super::events::CallEvents;
+use super::observe::{InPhase, Observer, Phase};
 use super::output::{ToolOutput, cost};
 use super::plugin::Plugin;
 use super::rate::{Caller, RateScope};
@@ -50,6 +51,7 @@ struct Request<'a> {
     /// `kind` and what it is about, for failures and the audit line.
     label: String,
     started: Instant,
+    observer: &'a dyn Observer,
 }
 
 impl Request<'_> {
@@ -61,8 +63,17 @@ impl Request<'_> {
         })
     }
 
-    fn audit(&self, outcome: &'static str, stats: Option<call::CallStats>) {
-        Receipt::new(self.plugin, &self.label, outcome, self.started, stats).audit(None);
+    fn audit(
+        &self,
+        outcome: &'static str,
+        limit: Option<&'static str>,
+        stats: Option<call::CallStats>,
+    ) {
+        let ran = stats.is_some();
+        let receipt = Receipt::new(self.plugin, &self.label, outcome, self.started, stats);
+        receipt.audit(None);
+        self.observer
+            .call_ended(&receipt.observed(self.kind, limit, ran));
     }
 
     /// The plugin's and the caller's rate limits, then the arguments'
@@ -80,7 +91,7 @@ impl Request<'_> {
                 }),
         };
         if let Some((scope, per_minute, retry_after)) = quota {
-            self.audit("rate_limited", None);
+            self.audit("rate_limited", Some(scope.key()), None);
             return Err(self.fail(FailureCause::RateLimited {
                 scope,
                 per_minute,
@@ -88,7 +99,7 @@ impl Request<'_> {
             }));
         }
         if argument_bytes as u64 > limits.max_argument_bytes {
-            self.audit("arguments_too_large", None);
+            self.audit("arguments_too_large", Some("max_argument_size"), None);
             return Err(self.fail(FailureCause::ArgumentsTooLarge {
                 size: argument_bytes as u64,
                 limit: limits.max_argument_bytes,
@@ -116,27 +127,32 @@ impl Request<'_> {
         let mut unfinished = Unfinished {
             plugin: self.plugin,
             tool: &self.label,
+            label: self.kind,
+            observer: self.observer,
             started: self.started,
             arguments: None,
             armed: true,
         };
-        let Ok(Ok(_slot)) =
-            tokio::time::timeout_at(deadline.into(), self.plugin.slots.acquire()).await
-        else {
+        let waiting = InPhase::enter(self.observer, &self.plugin.name, Phase::Waiting);
+        let slot = tokio::time::timeout_at(deadline.into(), self.plugin.slots.acquire()).await;
+        drop(waiting);
+        let Ok(Ok(_slot)) = slot else {
             unfinished.armed = false;
-            self.audit("timeout", None);
+            self.audit("timeout", Some("timeout"), None);
             return Err(self.fail(FailureCause::Timeout {
                 limit: limits.timeout,
             }));
         };
+        let running = InPhase::enter(self.observer, &self.plugin.name, Phase::Running);
         let (result, stats) =
             call::serve(&self.plugin.target(), &self.label, events, deadline, f).await;
+        drop(running);
         unfinished.armed = false;
-        let outcome = match &result {
-            Ok(_) => "ok",
-            Err(f) => f.cause.kind(),
+        let (outcome, limit) = match &result {
+            Ok(_) => ("ok", None),
+            Err(f) => (f.cause.kind(), f.cause.limit()),
         };
-        self.audit(outcome, Some(stats));
+        self.audit(outcome, limit, Some(stats));
         match result {
             Ok(value) => Ok(value),
             Err(failure) => Err(match &failure.cause {
@@ -176,12 +192,17 @@ impl Request<'_> {
 
 /// Reads the resource `uri` from the plugin that lists it (or, failing
 /// that, the first plugin with a template that matches it).
-#[tracing::instrument(level = "debug", skip(catalog, caller, events), fields(plugin))]
+#[tracing::instrument(
+    level = "debug",
+    skip(catalog, caller, events, observer),
+    fields(plugin)
+)]
 pub(crate) async fn read_resource(
     catalog: &Catalog,
     uri: &str,
     caller: &Caller,
     events: Arc<dyn CallEvents>,
+    observer: &dyn Observer,
 ) -> Result<Vec<ResourcePart>, ServeError> {
     let started = Instant::now();
     let not_found = || ServeError::ResourceNotFound(clip(uri.to_string(), 1024));
@@ -194,6 +215,7 @@ pub(crate) async fn read_resource(
         kind: "resources/read",
         label: format!("resources/read {}", clip(uri.to_string(), 256)),
         started,
+        observer,
     };
     request.admit(caller, uri.len())?;
     let contents = request
@@ -224,7 +246,7 @@ pub(crate) async fn read_resource(
 /// argument that is missing is refused before the plugin runs.
 #[tracing::instrument(
     level = "debug",
-    skip(catalog, arguments, caller, events),
+    skip(catalog, arguments, caller, events, observer),
     fields(plugin)
 )]
 pub(crate) async fn get_prompt(
@@ -233,6 +255,7 @@ pub(crate) async fn get_prompt(
     arguments: BTreeMap<String, String>,
     caller: &Caller,
     events: Arc<dyn CallEvents>,
+    observer: &dyn Observer,
 ) -> Result<PromptOutput, ServeError> {
     let started = Instant::now();
     let Some(entry) = catalog.prompt(name) else {
@@ -255,6 +278,7 @@ pub(crate) async fn get_prompt(
         kind: "prompts/get",
         label: format!("prompts/get {name}"),
         started,
+        observer,
     };
     let pairs: Vec<(String, String)> = arguments.into_iter().collect();
     let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
@@ -277,7 +301,11 @@ pub(crate) async fn get_prompt(
 
 /// Suggests values for `argument` of a prompt or resource template as
 /// clients name them; a plugin without `completions` suggests none.
-#[tracing::instrument(level = "debug", skip(catalog, context, caller), fields(plugin))]
+#[tracing::instrument(
+    level = "debug",
+    skip(catalog, context, caller, observer),
+    fields(plugin)
+)]
 pub(crate) async fn complete(
     catalog: &Catalog,
     target: &CompletionTarget,
@@ -285,6 +313,7 @@ pub(crate) async fn complete(
     value: &str,
     context: BTreeMap<String, String>,
     caller: &Caller,
+    observer: &dyn Observer,
 ) -> Result<Completion, ServeError> {
     let started = Instant::now();
     let (plugin, own) = match target {
@@ -316,6 +345,7 @@ pub(crate) async fn complete(
         kind: "completion/complete",
         label: format!("completion/complete {argument}"),
         started,
+        observer,
     };
     let wit = wc::CompletionRequest {
         target: own,

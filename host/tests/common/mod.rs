@@ -591,6 +591,16 @@ impl HttpServer {
         wait_for_text(&self.stderr, needle);
     }
 
+    /// The server's process id (to send it a signal).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the server to exit; its status.
+    pub fn wait(&mut self) -> std::process::ExitStatus {
+        self.child.wait().unwrap()
+    }
+
     /// The `host:port` the server listens on.
     pub fn authority(&self) -> &str {
         self.url

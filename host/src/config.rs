@@ -25,6 +25,7 @@ use crate::runtime::capabilities::{self, GrantSpecs, Grants, KnownKey, ResolveCt
 use crate::runtime::limits::MAX_REUSE_INSTANCES;
 use crate::runtime::units::count;
 use crate::runtime::{Limits, Policies, Policy};
+use crate::source::SourceRef;
 
 /// The default file name, looked for in the current directory.
 pub const DEFAULT_FILE: &str = "mcp-wasm-host.toml";
@@ -118,6 +119,9 @@ struct ServerSpec {
     max_tasks: Option<usize>,
     /// The most bytes the finished tasks' results may hold together.
     max_task_store_size: Option<ByteSize>,
+    /// Registries (`host` or `host:port`) reached over plain HTTP besides
+    /// the loopback ones.
+    plain_http_registries: Option<Vec<String>>,
 }
 
 /// Declares [`SectionSpec`] with one optional field per limit key, and
@@ -130,6 +134,8 @@ macro_rules! section_spec {
         struct SectionSpec {
             $($key: Option<$ty>,)*
             sha256: Option<String>,
+            source: Option<String>,
+            signature_keys: Option<Vec<String>>,
             grants: GrantSpecs,
         }
 
@@ -147,6 +153,8 @@ macro_rules! section_spec {
                 match key {
                     $(stringify!($key) => self.$key = Some(map.next_value()?),)*
                     "sha256" => self.sha256 = Some(map.next_value()?),
+                    "source" => self.source = Some(map.next_value()?),
+                    "signature_keys" => self.signature_keys = Some(map.next_value()?),
                     _ => return Ok(false),
                 }
                 Ok(true)
@@ -185,7 +193,7 @@ section_spec! {
 fn section_keys() -> &'static [&'static str] {
     static ALL: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
         let mut all = LIMIT_KEYS.to_vec();
-        all.push("sha256");
+        all.extend(["sha256", "source", "signature_keys"]);
         all.extend(capabilities::keys());
         all
     });
@@ -272,6 +280,12 @@ impl Config {
             return Err(invalid(
                 "defaults.sha256".into(),
                 "a digest pins one plugin file; set it in [plugins.NAME]",
+            ));
+        }
+        if d.source.is_some() {
+            return Err(invalid(
+                "defaults.source".into(),
+                "a source names one plugin; set it in [plugins.NAME]",
             ));
         }
         check_section("defaults", d, max_memory).map_err(|(k, p)| invalid(k, &p))?;
@@ -361,6 +375,88 @@ impl Config {
     pub fn max_memory(&self) -> u64 {
         self.max_memory
     }
+
+    /// The plugins the file names a `source` for, in name order.
+    pub fn sources(&self) -> Vec<PluginSource> {
+        self.plugins
+            .iter()
+            .filter_map(|(name, section)| {
+                // Checked by `parse`.
+                let source = SourceRef::parse(section.source.as_deref()?).ok()?;
+                Some(PluginSource {
+                    name: name.clone(),
+                    source,
+                    sha256: section
+                        .sha256
+                        .as_deref()
+                        .and_then(|h| Sha256Digest::from_hex(h).ok()),
+                    keys: self.signature_keys(name),
+                    section: format!("plugins.{name}"),
+                })
+            })
+            .collect()
+    }
+
+    /// The public keys a plugin's signature must verify with (none: no
+    /// signature is required), and the key that lists them: the plugin's
+    /// own `signature_keys`, else `[defaults]`'s. Paths are relative to the
+    /// policy file's directory.
+    pub fn signature_keys(&self, plugin: &str) -> Option<SignatureKeys> {
+        let (key, paths) = match self
+            .plugins
+            .get(plugin)
+            .and_then(|s| s.signature_keys.as_ref())
+        {
+            Some(paths) => (format!("plugins.{plugin}.signature_keys"), paths),
+            None => (
+                "defaults.signature_keys".to_string(),
+                self.defaults.signature_keys.as_ref()?,
+            ),
+        };
+        Some(SignatureKeys {
+            policy_key: key,
+            config_file: self.path.clone(),
+            paths: paths.iter().map(|p| self.base.join(p)).collect(),
+        })
+    }
+
+    /// `[server] plain_http_registries`: registries reached over plain HTTP
+    /// besides the loopback ones.
+    pub fn plain_http_registries(&self) -> &[String] {
+        self.server.plain_http_registries.as_deref().unwrap_or(&[])
+    }
+
+    /// The file's directory, which relative paths in it start from.
+    pub fn base_dir(&self) -> &Path {
+        &self.base
+    }
+}
+
+/// A plugin the policy file names a source for (`[plugins.NAME] source`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PluginSource {
+    /// The section's NAME: the plugin is served under it.
+    pub name: String,
+    /// Where it comes from.
+    pub source: SourceRef,
+    /// The digest the section pins the component to, if any.
+    pub sha256: Option<Sha256Digest>,
+    /// The keys its signature must verify with, if the policy requires one.
+    pub keys: Option<SignatureKeys>,
+    /// `plugins.NAME`, for messages.
+    pub section: String,
+}
+
+/// The public keys a policy requires a signature from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SignatureKeys {
+    /// The policy key that lists them, e.g. `plugins.text.signature_keys`.
+    pub policy_key: String,
+    /// The policy file.
+    pub config_file: PathBuf,
+    /// The key files (PEM SPKI, as `cosign.pub`), resolved against the
+    /// policy file's directory.
+    pub paths: Vec<PathBuf>,
 }
 
 fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (String, String)> {
@@ -410,6 +506,23 @@ fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (
     }
     if let Some(Err(problem)) = s.sha256.as_deref().map(Sha256Digest::from_hex) {
         return err("sha256", problem);
+    }
+    if let Some(Err(problem)) = s.source.as_deref().map(SourceRef::parse) {
+        return err("source", problem.to_string());
+    }
+    if let Some(SourceRef::Https(_)) = s.source.as_deref().and_then(|t| SourceRef::parse(t).ok())
+        && s.sha256.is_none()
+    {
+        return err(
+            "source",
+            "an https:// source needs the file's digest: set `sha256` in the same section".into(),
+        );
+    }
+    if s.signature_keys
+        .as_ref()
+        .is_some_and(|k| k.iter().any(String::is_empty))
+    {
+        return err("signature_keys", "a key path is empty".into());
     }
     Ok(())
 }
@@ -671,6 +784,58 @@ write = true
                 e.contains("line 2") && e.contains("reuse_instance"),
                 "{text}: {e}"
             );
+        }
+    }
+
+    #[test]
+    fn sources_and_signature_keys_are_read_and_checked() {
+        let config = parse(
+            "[server]\nplain_http_registries = [\"registry.internal:5000\"]\n[defaults]\nsignature_keys = [\"keys/team.pub\"]\n[plugins.a]\nsource = \"oci://127.0.0.1:5000/plugins/a:v1\"\n[plugins.b]\nsource = \"oci://registry.internal:5000/b:v2\"\nsignature_keys = [\"b.pub\"]\n[plugins.c]\nfuel = 5\n",
+        )
+        .unwrap();
+        assert_eq!(config.plain_http_registries(), ["registry.internal:5000"]);
+        let sources = config.sources();
+        let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let a = sources[0].keys.as_ref().unwrap();
+        assert_eq!(a.policy_key, "defaults.signature_keys");
+        assert_eq!(a.paths, [Path::new("/etc/keys/team.pub")]);
+        let b = sources[1].keys.as_ref().unwrap();
+        assert_eq!(b.policy_key, "plugins.b.signature_keys");
+        assert_eq!(b.paths, [Path::new("/etc/b.pub")]);
+        assert_eq!(
+            sources[0].source.to_string(),
+            "oci://127.0.0.1:5000/plugins/a:v1"
+        );
+        assert!(config.policy_for("a").is_ok());
+        for (text, key, problem) in [
+            (
+                "[defaults]\nsource = \"oci://r/a:v1\"\n",
+                "`defaults.source`",
+                "[plugins.NAME]",
+            ),
+            (
+                "[plugins.a]\nsource = \"oci://r/a\"\n",
+                "`plugins.a.source`",
+                "name a tag",
+            ),
+            (
+                "[plugins.a]\nsource = \"https://example.com/a.wasm\"\n",
+                "`plugins.a.source`",
+                "set `sha256`",
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains(problem), "{text}: {e}");
+        }
+        for (text, key) in [
+            ("[plugins.a]\nsorce = \"oci://r/a:v1\"\n", "sorce"),
+            ("[defaults]\nsignature_key = [\"k.pub\"]\n", "signature_key"),
+            ("[server]\nplain_http = [\"r\"]\n", "plain_http"),
+            ("[plugins.a]\nsource = 5\n", "source"),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains("line ") && e.contains(key), "{text}: {e}");
         }
     }
 

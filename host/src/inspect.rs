@@ -36,6 +36,20 @@ pub enum InspectError {
 pub struct Report<'a> {
     inspection: &'a Inspection,
     config: Option<&'a Path>,
+    source: Option<SourceInfo>,
+}
+
+/// Where a fetched plugin came from (`inspect oci://…`).
+#[derive(Debug, Clone, Default)]
+pub struct SourceInfo {
+    /// The reference or URL, as given.
+    pub reference: String,
+    /// The manifest digest the reference resolved to (OCI only).
+    pub digest: Option<String>,
+    /// The public key whose signature verified, if one was required.
+    pub signed_by: Option<String>,
+    /// The registry could not be reached: the cache's copy was used.
+    pub offline: bool,
 }
 
 /// Width of the first column of the top-level lines.
@@ -51,7 +65,17 @@ impl<'a> Report<'a> {
     /// The report on `inspection`, whose policy came from the file `config`
     /// (`None`: the built-in defaults).
     pub fn new(inspection: &'a Inspection, config: Option<&'a Path>) -> Self {
-        Report { inspection, config }
+        Report {
+            inspection,
+            config,
+            source: None,
+        }
+    }
+
+    /// The same report, saying where the plugin was fetched from.
+    pub fn with_source(mut self, source: SourceInfo) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// The process exit code the report calls for: 0 when the plugin loads,
@@ -106,8 +130,10 @@ impl<'a> Report<'a> {
     /// `sha256`, `world`, `wit_version`, `host_wit_version`, `supported`, `exports`,
     /// `tools`, `task_support` (the tools that may run as tasks: name →
     /// `optional` or `required`), `resources`, `resource_templates`,
-    /// `prompts`, `views` (tool name → view URI), `imports`, `policy` and
-    /// `errors`.
+    /// `prompts`, `views` (tool name → view URI), `imports`, `policy`,
+    /// `errors` and `source` (`null` for a file; for a fetched plugin its
+    /// `reference`, the manifest `digest` it resolved to, `signed_by` and
+    /// `offline`).
     pub fn json(&self) -> Result<Value, InspectError> {
         let i = self.inspection;
         let world = i.world.as_ref();
@@ -120,6 +146,12 @@ impl<'a> Report<'a> {
             "file": i.path.display().to_string(),
             "plugin": i.plugin,
             "sha256": i.sha256.map(|d| d.to_string()),
+            "source": self.source.as_ref().map(|s| json!({
+                "reference": s.reference,
+                "digest": s.digest,
+                "signed_by": s.signed_by,
+                "offline": s.offline,
+            })),
             "world": world.map(|w| w.world()),
             "wit_version": world.and_then(|w| w.version.clone()),
             "host_wit_version": WIT_VERSION,
@@ -187,6 +219,20 @@ impl<'a> Report<'a> {
         let mut out = String::new();
         line(&mut out, 0, TOP, "plugin", &i.plugin);
         line(&mut out, 0, TOP, "file", &i.path.display().to_string());
+        if let Some(source) = &self.source {
+            line(&mut out, 0, TOP, "source", &source.reference);
+            if let Some(digest) = &source.digest {
+                let offline = if source.offline {
+                    " (the registry cannot be reached: cached copy)"
+                } else {
+                    ""
+                };
+                line(&mut out, 0, TOP, "digest", &format!("{digest}{offline}"));
+            }
+            if let Some(key) = &source.signed_by {
+                line(&mut out, 0, TOP, "signed_by", key);
+            }
+        }
         if let Some(digest) = &i.sha256 {
             line(&mut out, 0, TOP, "sha256", &digest.to_string());
         }

@@ -12,6 +12,9 @@
 //!   the `inspect` command.
 //! - [`telemetry`] holds the Prometheus metrics the runtime feeds through
 //!   its observer seam, and the health endpoints.
+//! - [`source`] fetches plugins named by an OCI reference or a URL
+//!   (`source` in the policy file, `pull`, `push`, `sign`) and checks their
+//!   digests and signatures; the runtime loads what it fetched as files.
 //! - [`cli`] holds the commands that do not serve, such as `new`, which
 //!   writes a plugin project from the templates in `host/templates/`.
 
@@ -21,6 +24,7 @@ pub mod inspect;
 pub mod mcp;
 pub mod runtime;
 pub mod telemetry;
+pub mod source;
 
 // The fuzz targets' checks (`fuzz/`); built for them and for the unit test
 // that replays their saved inputs.

@@ -7,17 +7,22 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_wasm_host::cli::new::NewArgs;
+use mcp_wasm_host::config::SignatureKeys;
 use mcp_wasm_host::config::{self, Config, ConfigError, TaskSettings};
-use mcp_wasm_host::inspect::Report;
+use mcp_wasm_host::inspect::{Report, SourceInfo};
 use mcp_wasm_host::mcp::auth::BearerToken;
 use mcp_wasm_host::mcp::handler::DEFAULT_LIST_TTL;
 use mcp_wasm_host::mcp::http::{self, HttpOptions};
 use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
+use mcp_wasm_host::runtime::cache::Sha256Digest;
 use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
-use mcp_wasm_host::runtime::watch::{self, PolicyFile, WatchOptions};
+use mcp_wasm_host::runtime::watch::{self, PolicyFile, PolicyUpdate, WatchOptions};
 use mcp_wasm_host::runtime::{EngineSettings, Policies, Policy, PolicySource, Runtime};
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics, trace::Tracing};
+use mcp_wasm_host::source::oci::Registry;
+use mcp_wasm_host::source::signature::{self, PrivateKey};
+use mcp_wasm_host::source::{Fetcher, OciRef, SourceRef};
 use tracing_subscriber::EnvFilter;
 
 /// Serve MCP tools from sandboxed WebAssembly components.
@@ -63,6 +68,78 @@ enum Command {
     /// mcp-wasm-host checkout (`--sdk`). Exits with 66 when there is no SDK
     /// checkout, 73 when the directory is not empty, 74 when writing fails.
     New(NewArgs),
+    /// Fetch a plugin from an OCI registry (`oci://REGISTRY/REPO:TAG` or
+    /// `oci://REGISTRY/REPO@sha256:HEX`) or a URL (with `--sha256`),
+    /// check its digests (and its signature with `--key`), and write it to
+    /// DIR/NAME.wasm.
+    Pull(PullArgs),
+    /// Publish a component to an OCI registry in the wasm artifact layout
+    /// (config `application/vnd.wasm.config.v0+json`, one `application/wasm`
+    /// layer) and print its manifest digest.
+    Push(PushArgs),
+    /// Sign the manifest a reference resolves to with a P-256 private key
+    /// (PKCS#8 PEM) and push the signature as cosign does (`sha256-HEX.sig`).
+    Sign(SignArgs),
+    /// Write a new P-256 key pair for `sign`: PREFIX.key (PKCS#8 PEM, mode
+    /// 0600) and PREFIX.pub (SPKI PEM, as cosign.pub, for `signature_keys`).
+    Keygen(KeygenArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct PullArgs {
+    /// `oci://REGISTRY/REPO:TAG`, `oci://REGISTRY/REPO@sha256:HEX`, or an
+    /// `https://` URL.
+    reference: String,
+    /// The directory to write NAME.wasm into.
+    #[arg(long, default_value = "plugins")]
+    dir: PathBuf,
+    /// The plugin name (the file's stem); default: the repository's last
+    /// path segment, or the URL's file stem.
+    #[arg(long)]
+    name: Option<String>,
+    /// The component's SHA-256 (required for a URL).
+    #[arg(long, value_name = "HEX")]
+    sha256: Option<String>,
+    /// Require a signature that verifies with this public key (PEM SPKI,
+    /// as cosign.pub; may be repeated: one of them must verify).
+    #[arg(long = "key", value_name = "FILE")]
+    keys: Vec<PathBuf>,
+    /// Reach this registry (`host` or `host:port`) over plain HTTP too
+    /// (loopback registries always are; may be repeated).
+    #[arg(long = "plain-http", value_name = "REGISTRY")]
+    plain_http: Vec<String>,
+    #[command(flatten)]
+    cache: CacheArgs,
+}
+
+#[derive(Debug, clap::Args)]
+struct PushArgs {
+    /// The component (`*.wasm`).
+    file: PathBuf,
+    /// `oci://REGISTRY/REPO:TAG`.
+    reference: String,
+    /// Reach this registry over plain HTTP too (as for `pull`).
+    #[arg(long = "plain-http", value_name = "REGISTRY")]
+    plain_http: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+struct SignArgs {
+    /// The private key (unencrypted PKCS#8 PEM, as `keygen` writes).
+    #[arg(long, value_name = "FILE")]
+    key: PathBuf,
+    /// `oci://REGISTRY/REPO:TAG` or `oci://REGISTRY/REPO@sha256:HEX`.
+    reference: String,
+    /// Reach this registry over plain HTTP too (as for `pull`).
+    #[arg(long = "plain-http", value_name = "REGISTRY")]
+    plain_http: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+struct KeygenArgs {
+    /// Write PREFIX.key and PREFIX.pub (neither may exist).
+    #[arg(long, default_value = "cosign", value_name = "PREFIX")]
+    out: PathBuf,
 }
 
 /// Where compiled plugins are cached between runs.
@@ -92,8 +169,15 @@ struct CheckArgs {
 
 #[derive(Debug, clap::Args)]
 struct InspectArgs {
-    /// The plugin component (`*.wasm`).
+    /// The plugin component (`*.wasm`), or a source to fetch it from
+    /// (`oci://REGISTRY/REPO:TAG`, `oci://…@sha256:HEX`, `https://…`): the
+    /// report then shows the digest the reference resolved to. A source the
+    /// policy file names is inspected under that section's name and
+    /// signature keys.
     file: PathBuf,
+    /// Reach this registry over plain HTTP too (as for `pull`).
+    #[arg(long = "plain-http", value_name = "REGISTRY")]
+    plain_http: Vec<String>,
     /// The policy file, as for `serve`. Without it, `./mcp-wasm-host.toml`
     /// is used if it exists, and the built-in defaults otherwise.
     #[arg(long, env = "MCP_WASM_HOST_CONFIG")]
@@ -280,7 +364,13 @@ impl HttpArgs {
 fn init_logging(cli: &Cli) -> anyhow::Result<Option<Tracing>> {
     let default = match cli.command {
         Command::Serve(_) => "info",
-        Command::Inspect(_) | Command::Check(_) | Command::New(_) => "warn",
+        Command::Inspect(_)
+        | Command::Check(_)
+        | Command::New(_)
+        | Command::Pull(_)
+        | Command::Push(_)
+        | Command::Sign(_)
+        | Command::Keygen(_) => "warn",
     };
     let filter = match std::env::var("RUST_LOG") {
         Ok(v) if !v.is_empty() => EnvFilter::try_new(v),
@@ -361,16 +451,29 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // answered promptly (tools/list and tools/call wait for the load).
     let files = Runtime::plugin_files(&args.plugins)
         .with_context(|| format!("cannot load plugins from {}", args.plugins.display()))?;
+    let fetcher = source_fetcher(&args.cache, &config);
     let watcher = Arc::new(std::sync::Mutex::new(None));
     {
         let (runtime, config, watcher) = (runtime.clone(), config.clone(), watcher.clone());
         let health = health.clone();
         let (dir, no_watch) = (args.plugins.clone(), args.no_watch);
         tokio::spawn(async move {
+            // The policy's sources are fetched (or taken from the cache)
+            // before anything loads, so their names are claimed first.
+            let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
+            let mut files = files;
+            files.extend(resolution.files());
             // Watch first, so no change made while loading is missed; the
             // runtime serializes reloads with this load.
             if !no_watch {
-                let started = start_watcher(&runtime, &dir, &config, max_memory);
+                let started = start_watcher(
+                    &runtime,
+                    &dir,
+                    &config,
+                    max_memory,
+                    fetcher,
+                    resolution.files(),
+                );
                 *watcher
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = started;
@@ -378,7 +481,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             let report = runtime.load_files(&files).await;
             health.set_loaded();
             for failure in &report.failed {
-                tracing::error!("skipped plugin: {failure}");
+                match resolution.source_of(failure.path()) {
+                    Some(s) => tracing::error!(
+                        "skipped plugin {} (source {}): {failure}",
+                        s.name,
+                        s.fetched.source
+                    ),
+                    None => tracing::error!("skipped plugin: {failure}"),
+                }
             }
             for skipped in &report.skipped_tools {
                 tracing::warn!("{skipped}");
@@ -533,15 +643,29 @@ fn start_watcher(
     dir: &Path,
     config: &Config,
     max_memory: u64,
+    fetcher: Option<Fetcher>,
+    extra_files: Vec<PathBuf>,
 ) -> Option<watch::DirWatcher> {
     let mut options = WatchOptions::new(dir);
+    options.extra_files = extra_files;
     if !config.is_builtin() {
+        let weak = Arc::downgrade(runtime);
         options.policy = Some(PolicyFile {
             path: config.path().to_owned(),
             load: Box::new(move |path| {
-                Config::load(path, max_memory)
-                    .map(|c| Arc::new(c) as PolicySource)
-                    .map_err(|e| e.to_string())
+                let (weak, fetcher) = (weak.clone(), fetcher.clone());
+                Box::pin(async move {
+                    let config = Config::load(&path, max_memory).map_err(|e| e.to_string())?;
+                    let Some(runtime) = weak.upgrade() else {
+                        return Err("the server is shutting down".to_string());
+                    };
+                    let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
+                    Ok(PolicyUpdate {
+                        extra_files: resolution.files(),
+                        claims: resolution.claims,
+                        policies: Arc::new(config) as PolicySource,
+                    })
+                })
             }),
         });
     }
@@ -552,6 +676,223 @@ fn start_watcher(
             None
         }
     }
+}
+
+/// Where fetched plugins are kept: the cache directory (`--no-cache` turns
+/// off only the compile cache). `None` (with a warning) when there is none
+/// and the policy names sources.
+fn source_fetcher(args: &CacheArgs, config: &Config) -> Option<Fetcher> {
+    let dir = args.cache_dir.clone().or_else(CompileCache::default_dir);
+    match dir {
+        Some(dir) => Some(Fetcher::new(&dir, config.plain_http_registries())),
+        None => {
+            if !config.sources().is_empty() {
+                tracing::warn!(
+                    "{}; plugins with a `source` cannot be fetched",
+                    CacheError::NoDefaultDir
+                );
+            }
+            None
+        }
+    }
+}
+
+/// Fetches the policy's sources and claims their names in `runtime`; logs
+/// each failure. A failed source keeps the version already served, if any.
+async fn resolve_sources(
+    fetcher: Option<&Fetcher>,
+    config: &Config,
+    runtime: &Runtime,
+) -> mcp_wasm_host::source::Resolution {
+    let catalog = runtime.catalog();
+    let Some(fetcher) = fetcher else {
+        return Default::default();
+    };
+    let managed = fetcher.store().plugins_dir();
+    let resolution = mcp_wasm_host::source::resolve_all(fetcher, config, |name| {
+        catalog
+            .plugins()
+            .iter()
+            .filter(|p| &*p.name == name && p.path.starts_with(&managed))
+            .map(|p| p.path.clone())
+            .collect()
+    })
+    .await;
+    for (name, e) in &resolution.failed {
+        tracing::error!(
+            "skipped plugin {name}: `plugins.{name}.source` in {}: {e}",
+            config.path().display()
+        );
+    }
+    runtime.set_claims(resolution.claims.clone());
+    resolution
+}
+
+/// The directory `pull` keeps its fetches in.
+fn cache_dir(args: &CacheArgs) -> anyhow::Result<PathBuf> {
+    args.cache_dir
+        .clone()
+        .or_else(CompileCache::default_dir)
+        .ok_or_else(|| CacheError::NoDefaultDir.into())
+}
+
+fn parse_source(text: &str) -> anyhow::Result<SourceRef> {
+    Ok(SourceRef::parse(text)?)
+}
+
+fn oci_ref(text: &str) -> anyhow::Result<OciRef> {
+    match parse_source(text)? {
+        SourceRef::Oci(r) => Ok(r),
+        SourceRef::Https(_) => anyhow::bail!("{text}: push and sign need an oci:// reference"),
+    }
+}
+
+/// `pull`: fetches, checks and writes DIR/NAME.wasm.
+async fn pull(args: PullArgs) -> anyhow::Result<ExitCode> {
+    let source = parse_source(&args.reference)?;
+    let pinned = args
+        .sha256
+        .as_deref()
+        .map(Sha256Digest::from_hex)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--sha256: {e}"))?;
+    if matches!(source, SourceRef::Https(_)) && pinned.is_none() {
+        anyhow::bail!("{}: a URL needs --sha256 HEX", args.reference);
+    }
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => default_name(&source),
+    };
+    let keys = (!args.keys.is_empty()).then(|| SignatureKeys {
+        policy_key: "--key".into(),
+        config_file: PathBuf::from("the command line"),
+        paths: args.keys.clone(),
+    });
+    let fetcher = Fetcher::new(&cache_dir(&args.cache)?, &args.plain_http);
+    let fetched = fetcher.fetch(&source, pinned, keys.as_ref()).await?;
+    if let Some(pin) = pinned
+        && pin != fetched.sha256
+    {
+        anyhow::bail!(
+            "{}: digest mismatch: --sha256 is {pin}, the component's is {}",
+            args.reference,
+            fetched.sha256
+        );
+    }
+    let bytes = fetcher
+        .store()
+        .blob(&fetched.sha256)
+        .context("the fetched component vanished from the cache")?;
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("cannot create {}", args.dir.display()))?;
+    let target = args.dir.join(format!("{name}.wasm"));
+    let tmp = args.dir.join(format!(".{name}.wasm.part"));
+    std::fs::write(&tmp, &bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, &target).with_context(|| format!("cannot write {}", target.display()))?;
+    if fetched.offline {
+        eprintln!(
+            "warning: the registry cannot be reached; used the cached copy of {}",
+            args.reference
+        );
+    }
+    let digest = fetched
+        .manifest_digest
+        .map(|d| format!(" {d}"))
+        .unwrap_or_default();
+    let signed = fetched
+        .signed_by
+        .map(|k| format!(", signed by {}", k.display()))
+        .unwrap_or_default();
+    println!(
+        "{}{digest} -> {} (sha256 {}{signed})",
+        args.reference,
+        target.display(),
+        fetched.sha256
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The plugin name a source gets by default.
+fn default_name(source: &SourceRef) -> String {
+    let last = match source {
+        SourceRef::Oci(r) => r
+            .repository
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        SourceRef::Https(url) => url
+            .split(['?', '#'])
+            .next()
+            .and_then(|u| u.rsplit('/').next())
+            .unwrap_or_default()
+            .trim_end_matches(".wasm")
+            .to_string(),
+    };
+    if last.is_empty() {
+        "plugin".into()
+    } else {
+        last
+    }
+}
+
+/// `push`: publishes a component.
+async fn push(args: PushArgs) -> anyhow::Result<ExitCode> {
+    let r = oci_ref(&args.reference)?;
+    anyhow::ensure!(
+        r.tag.is_some() && r.digest.is_none(),
+        "{}: push to a tag (oci://REGISTRY/REPO:TAG)",
+        args.reference
+    );
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    anyhow::ensure!(
+        bytes.len() >= 8 && &bytes[..4] == b"\0asm" && bytes[4..8] == [0x0d, 0x00, 0x01, 0x00],
+        "{}: not a WebAssembly component",
+        args.file.display()
+    );
+    let registry = Registry::for_ref(&r, &args.plain_http);
+    let digest = registry.push_component(&r, &bytes).await?;
+    println!("{} {digest}", args.reference);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `sign`: signs what a reference resolves to and pushes the signature.
+async fn sign(args: SignArgs) -> anyhow::Result<ExitCode> {
+    let r = oci_ref(&args.reference)?;
+    let key = PrivateKey::read(&args.key)?;
+    let registry = Registry::for_ref(&r, &args.plain_http);
+    let digest = match &r.digest {
+        Some(d) => d.clone(),
+        None => registry.resolve(&r).await?,
+    };
+    let payload = signature::payload(&r.repository_name(), &digest);
+    let signed = key.sign(&payload);
+    let tag = signature::signature_tag(&digest);
+    registry.push_signature(&r, &tag, &payload, &signed).await?;
+    println!(
+        "{} {digest} signed ({}:{tag})",
+        args.reference,
+        r.repository_name()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `keygen`: writes a key pair.
+fn keygen(args: &KeygenArgs) -> anyhow::Result<ExitCode> {
+    let with = |ext: &str| {
+        let mut path = args.out.clone().into_os_string();
+        path.push(ext);
+        PathBuf::from(path)
+    };
+    let (private, public) = (with(".key"), with(".pub"));
+    PrivateKey::generate()?.write(&private, &public)?;
+    println!(
+        "private key {} (keep it secret), public key {}",
+        private.display(),
+        public.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Gives every plugin the same error: the policy file did not load.
@@ -572,17 +913,53 @@ async fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
         max_instances: 2,
         ..EngineSettings::default()
     };
+    let mut loaded = None;
     let (policies, config_file): (PolicySource, Option<PathBuf>) =
         match load_config(args.config.as_deref(), settings.max_memory_bytes as u64) {
             Ok(config) => {
                 let file = (!config.is_builtin()).then(|| config.path().to_owned());
-                (Arc::new(config), file)
+                let config = Arc::new(config);
+                loaded = Some(config.clone());
+                (config, file)
             }
             Err(e) => (Arc::new(BrokenConfig(e.to_string())), None),
         };
+    let text = args.file.to_string_lossy().into_owned();
+    let mut file = args.file.clone();
+    let mut source_info = None;
+    if ["oci://", "https://", "http://"]
+        .iter()
+        .any(|p| text.starts_with(p))
+    {
+        let source = parse_source(&text)?;
+        let section = loaded
+            .as_ref()
+            .and_then(|c| c.sources().into_iter().find(|s| s.source == source));
+        let name = section
+            .as_ref()
+            .map_or_else(|| default_name(&source), |s| s.name.clone());
+        let mut plain_http = args.plain_http.clone();
+        if let Some(config) = &loaded {
+            plain_http.extend(config.plain_http_registries().iter().cloned());
+        }
+        let fetcher = Fetcher::new(&cache_dir(&args.cache)?, &plain_http);
+        let keys = section.as_ref().and_then(|s| s.keys.clone());
+        let pinned = section.as_ref().and_then(|s| s.sha256);
+        let fetched = fetcher.fetch(&source, pinned, keys.as_ref()).await?;
+        file = fetcher.store().plugin_file(&fetched.sha256, &name)?;
+        source_info = Some(SourceInfo {
+            reference: text.clone(),
+            digest: fetched.manifest_digest.clone(),
+            signed_by: fetched.signed_by.map(|p| p.display().to_string()),
+            offline: fetched.offline,
+        });
+    }
     let runtime = Runtime::new(&settings, policies)?.with_cache(open_cache(&args.cache));
-    let inspection = runtime.inspect(&args.file).await;
-    let report = Report::new(&inspection, config_file.as_deref());
+    let inspection = runtime.inspect(&file).await;
+    let mut report = Report::new(&inspection, config_file.as_deref());
+    if let Some(info) = source_info {
+        report = report.with_source(info);
+    }
     report.write(args.json, &mut std::io::stdout().lock())?;
     Ok(ExitCode::from(report.exit_code()))
 }
@@ -744,5 +1121,9 @@ fn main() -> anyhow::Result<ExitCode> {
         Command::Inspect(args) => runtime()?.block_on(inspect(args)),
         Command::Check(args) => runtime()?.block_on(check(args)),
         Command::New(args) => Ok(new_project(&args)),
+        Command::Pull(args) => runtime()?.block_on(pull(args)),
+        Command::Push(args) => runtime()?.block_on(push(args)),
+        Command::Sign(args) => runtime()?.block_on(sign(args)),
+        Command::Keygen(args) => keygen(&args),
     }
 }

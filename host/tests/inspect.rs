@@ -101,7 +101,7 @@ fn inspect_json(cwd: &Path, args: &[&str]) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 18] = [
     "errors",
     "exports",
     "file",
@@ -113,6 +113,7 @@ const KEYS: [&str; 17] = [
     "resource_templates",
     "resources",
     "sha256",
+    "source",
     "supported",
     "task_support",
     "tools",

@@ -148,6 +148,14 @@ pub enum LoadError {
         /// The plugin file.
         path: PathBuf,
     },
+    /// Another source claims the plugin's name (see [`super::claims`]).
+    #[error("{}: not loaded: {reason}", path.display())]
+    NameTaken {
+        /// The plugin file.
+        path: PathBuf,
+        /// Who took the name, and what to do.
+        reason: String,
+    },
     /// The plugin's policy could not be applied.
     #[error("{}: its policy cannot be applied: {reason}", path.display())]
     Policy {
@@ -183,6 +191,7 @@ impl LoadError {
             | LoadError::ToolListTooLarge { path, .. }
             | LoadError::NoTools { path }
             | LoadError::Policy { path, .. }
+            | LoadError::NameTaken { path, .. }
             | LoadError::Directory { path, .. } => path,
         }
     }

@@ -7,6 +7,7 @@ pub(crate) mod call;
 pub mod capabilities;
 pub mod capture;
 pub mod catalog;
+pub mod claims;
 pub mod engine;
 pub mod error;
 pub mod events;
@@ -147,6 +148,8 @@ pub struct Runtime {
     idle: Arc<warm::IdlePool>,
     /// Who counts what the runtime does.
     observer: Arc<dyn Observer>,
+    /// Plugin names only some paths may serve.
+    claims: RwLock<claims::NameClaims>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -175,6 +178,7 @@ impl Runtime {
             loaded: channel::Sender::new(false),
             idle: warm::IdlePool::new(warm::IdlePool::capacity_for(settings.max_instances)),
             observer: Arc::new(NoObserver),
+            claims: RwLock::new(claims::NameClaims::default()),
         })
     }
 
@@ -214,6 +218,20 @@ impl Runtime {
             .policies
             .write()
             .unwrap_or_else(PoisonError::into_inner) = policies;
+    }
+
+    /// Replaces the claimed plugin names: from now on a file whose plugin
+    /// takes a claimed name loads only from a path its claim lists, and a
+    /// reload drops the plugins the claims no longer keep.
+    pub fn set_claims(&self, claims: claims::NameClaims) {
+        *self.claims.write().unwrap_or_else(PoisonError::into_inner) = claims;
+    }
+
+    fn claims(&self) -> claims::NameClaims {
+        self.claims
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// A receiver that sees new counters each time the catalog changes: its
@@ -258,6 +276,9 @@ impl Runtime {
             self.idle.clone(),
             path.to_owned(),
         );
+        if let Some(reason) = self.claims().refusal(&plugin::plugin_name(&path), &path) {
+            return tokio::spawn(async move { Err(LoadError::NameTaken { path, reason }) });
+        }
         tokio::spawn(async move {
             plugin::load(&engine, cache.as_ref(), &linker, &*policies, &idle, &path).await
         })
@@ -347,16 +368,18 @@ impl Runtime {
 
     /// Loads `files` again in parallel (under the current policies, after
     /// [`Runtime::set_policies`]) and swaps in a catalog of what loaded. A
-    /// file that fails keeps its previous version if one was loaded; a
-    /// plugin whose file is not in `files` is dropped.
+    /// file that fails keeps its previous version if one was loaded, and so
+    /// does a plugin whose file is not in `files`, unless the claims
+    /// ([`Runtime::set_claims`]) no longer keep it.
     #[tracing::instrument(skip(self, files), fields(files = files.len()))]
     pub async fn reload_files(&self, files: &[PathBuf]) -> LoadReport {
         let _swap = self.swap.lock().await;
         let current = self.catalog();
         let (mut report, mut plugins) = self.load_parallel(files).await;
         let loaded: Vec<PathBuf> = plugins.iter().map(|p| p.path.clone()).collect();
+        let claims = self.claims();
         for old in current.plugins() {
-            if !loaded.contains(&old.path) {
+            if !loaded.contains(&old.path) && claims.keeps(&old.name, &old.path) {
                 plugins.push(old.clone());
             }
         }

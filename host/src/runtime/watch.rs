@@ -23,11 +23,44 @@ use notify::RecursiveMode;
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 use tokio::sync::mpsc;
 
+use super::claims::NameClaims;
+use super::events::BoxFuture;
 use super::stamp::FileStamp;
 use super::{PolicySource, ReloadOutcome, Runtime};
 
-/// Reads the policy file again.
-pub type PolicyLoader = Box<dyn Fn(&Path) -> Result<PolicySource, String> + Send + Sync>;
+/// What reading the policy file again gives.
+pub struct PolicyUpdate {
+    /// The new policies.
+    pub policies: PolicySource,
+    /// Plugin files to load besides the directory's (fetched ones).
+    pub extra_files: Vec<PathBuf>,
+    /// The plugin names those files claim.
+    pub claims: NameClaims,
+}
+
+impl std::fmt::Debug for PolicyUpdate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyUpdate")
+            .field("extra_files", &self.extra_files)
+            .field("claims", &self.claims)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PolicyUpdate {
+    /// Just new policies: no other files, no claims.
+    pub fn policies(policies: PolicySource) -> Self {
+        PolicyUpdate {
+            policies,
+            extra_files: Vec::new(),
+            claims: NameClaims::default(),
+        }
+    }
+}
+
+/// Reads the policy file again (and fetches what it names).
+pub type PolicyLoader =
+    Box<dyn Fn(PathBuf) -> BoxFuture<'static, Result<PolicyUpdate, String>> + Send + Sync>;
 
 /// A policy file to watch, and how to read it.
 pub struct PolicyFile {
@@ -53,6 +86,9 @@ pub struct WatchOptions {
     pub dir: PathBuf,
     /// The policy file, if the server has one.
     pub policy: Option<PolicyFile>,
+    /// Plugin files loaded besides the directory's at start (see
+    /// [`PolicyUpdate::extra_files`]).
+    pub extra_files: Vec<PathBuf>,
     /// How long a path must be quiet before its events are reported.
     pub debounce: Duration,
     /// The time between the two looks at a file that must agree before it
@@ -67,6 +103,7 @@ impl WatchOptions {
         WatchOptions {
             dir: dir.into(),
             policy: None,
+            extra_files: Vec::new(),
             debounce: Duration::from_millis(250),
             settle: Duration::from_millis(200),
         }
@@ -152,6 +189,7 @@ pub fn watch(runtime: Arc<Runtime>, options: WatchOptions) -> Result<DirWatcher,
                 policy: policy_key,
             },
             policy: options.policy,
+            extra_files: options.extra_files,
             settle: options.settle,
             pending: BTreeSet::new(),
             policy_pending: false,
@@ -225,6 +263,8 @@ struct Watch {
     runtime: Arc<Runtime>,
     classifier: Classifier,
     policy: Option<PolicyFile>,
+    /// The files loaded besides the directory's.
+    extra_files: Vec<PathBuf>,
     settle: Duration,
     /// Plugin files that changed and are not handled yet.
     pending: BTreeSet<PathBuf>,
@@ -350,8 +390,8 @@ impl Watch {
         let Some(file) = &self.policy else {
             return;
         };
-        let policies = match (file.load)(&file.path) {
-            Ok(p) => p,
+        let update = match (file.load)(file.path.clone()).await {
+            Ok(update) => update,
             Err(e) => {
                 tracing::error!(
                     "{}: policy file not reloaded, the previous policy stays: {e}",
@@ -360,7 +400,10 @@ impl Watch {
                 return;
             }
         };
-        self.runtime.set_policies(policies);
+        let path = file.path.clone();
+        self.runtime.set_policies(update.policies);
+        self.runtime.set_claims(update.claims);
+        self.extra_files = update.extra_files;
         let files = match Runtime::plugin_files(&self.classifier.dir) {
             Ok(files) => files,
             Err(e) => {
@@ -371,6 +414,7 @@ impl Watch {
         let files: Vec<PathBuf> = files
             .into_iter()
             .filter(|f| !self.pending.contains(f))
+            .chain(self.extra_files.iter().cloned())
             .collect();
         let report = self.runtime.reload_files(&files).await;
         for failure in &report.failed {
@@ -382,7 +426,7 @@ impl Watch {
             tracing::warn!("{skipped}");
         }
         tracing::info!(
-            file = %file.path.display(),
+            file = %path.display(),
             plugins = report.loaded.len(),
             failed = report.failed.len(),
             "policy file reloaded"

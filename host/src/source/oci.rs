@@ -1,0 +1,390 @@
+//! The registry side: resolving tags, pulling and pushing manifests and
+//! blobs with `oci-client` (rustls on ring), and the artifact layout of a
+//! WebAssembly component (the CNCF wasm OCI artifact layout, as
+//! wasm-pkg-tools and Wassette write it): an OCI image manifest whose
+//! config has the media type [`WASM_CONFIG`] and whose one layer, of media
+//! type [`WASM_LAYER`], is the component.
+//!
+//! Plain HTTP is used for loopback registries (`localhost`, `127.0.0.0/8`,
+//! `::1`) and those listed in `[server] plain_http_registries`; HTTPS for
+//! every other. Access is anonymous, or HTTP basic auth when
+//! `MCP_WASM_HOST_REGISTRY_USERNAME` and `MCP_WASM_HOST_REGISTRY_PASSWORD`
+//! are set (the password is never logged).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use oci_client::Client;
+use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
+use oci_client::errors::{OciDistributionError, OciErrorCode};
+use oci_client::manifest::{
+    IMAGE_MANIFEST_MEDIA_TYPE, OCI_IMAGE_MEDIA_TYPE, OciDescriptor, OciImageManifest,
+};
+use oci_client::secrets::RegistryAuth;
+use serde_json::json;
+
+use super::reference::{OciRef, is_loopback};
+use super::signature::{PAYLOAD_MEDIA_TYPE, SIGNATURE_ANNOTATION};
+
+/// The config media type of a wasm component artifact.
+pub const WASM_CONFIG: &str = "application/vnd.wasm.config.v0+json";
+/// The layer media type of a wasm component.
+pub const WASM_LAYER: &str = "application/wasm";
+/// The layer media type older tools (wasm-to-oci) used; accepted when
+/// pulling.
+const WASM_LAYER_LEGACY: &str = "application/vnd.wasm.content.layer.v1+wasm";
+
+/// The environment variables basic auth is read from.
+pub const USERNAME_ENV: &str = "MCP_WASM_HOST_REGISTRY_USERNAME";
+/// See [`USERNAME_ENV`].
+pub const PASSWORD_ENV: &str = "MCP_WASM_HOST_REGISTRY_PASSWORD";
+
+/// Why a registry operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OciError {
+    /// The registry could not be reached (connection refused, timed out).
+    #[error("the registry {registry} cannot be reached: {reason}")]
+    Unreachable {
+        /// `host:port`.
+        registry: String,
+        /// What failed.
+        reason: String,
+    },
+    /// The registry has no such manifest.
+    #[error("{reference}: not found in the registry")]
+    NotFound {
+        /// The reference.
+        reference: String,
+    },
+    /// Bytes did not have the digest they were asked for by.
+    #[error("{what}: digest mismatch: expected {expected}, got {actual}")]
+    Digest {
+        /// What was fetched.
+        what: String,
+        /// The digest asked for.
+        expected: String,
+        /// The digest of what came.
+        actual: String,
+    },
+    /// Anything else the registry or the artifact got wrong.
+    #[error("{reference}: {reason}")]
+    Other {
+        /// The reference.
+        reference: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// A client for the registry of one reference.
+pub struct Registry {
+    client: Client,
+    auth: RegistryAuth,
+    registry: String,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("registry", &self.registry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    /// A client for `r`'s registry; plain HTTP for a loopback registry or
+    /// one of `plain_http` (`host` or `host:port`).
+    pub fn for_ref(r: &OciRef, plain_http: &[String]) -> Self {
+        // reqwest is built without a crypto provider: the host's rustls
+        // uses ring. Fails only if one is installed already, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let plain =
+            is_loopback(r.host()) || plain_http.iter().any(|p| p == &r.registry || p == r.host());
+        let config = ClientConfig {
+            protocol: if plain {
+                ClientProtocol::Http
+            } else {
+                ClientProtocol::Https
+            },
+            connect_timeout: Some(Duration::from_secs(10)),
+            read_timeout: Some(Duration::from_secs(60)),
+            ..ClientConfig::default()
+        };
+        let auth = match (std::env::var(USERNAME_ENV), std::env::var(PASSWORD_ENV)) {
+            (Ok(user), Ok(password)) if !user.is_empty() => RegistryAuth::Basic(user, password),
+            _ => RegistryAuth::Anonymous,
+        };
+        Registry {
+            client: Client::new(config),
+            auth,
+            registry: r.registry.clone(),
+        }
+    }
+
+    fn error(&self, reference: &OciRef, e: OciDistributionError) -> OciError {
+        let reference = reference.to_string();
+        match e {
+            OciDistributionError::RequestError(e) if e.is_connect() || e.is_timeout() => {
+                OciError::Unreachable {
+                    registry: self.registry.clone(),
+                    reason: error_chain(&e),
+                }
+            }
+            OciDistributionError::ImageManifestNotFoundError(_) => OciError::NotFound { reference },
+            OciDistributionError::ServerError { code: 404, .. } => OciError::NotFound { reference },
+            OciDistributionError::RegistryError { envelope, .. }
+                if envelope.errors.iter().any(|e| {
+                    matches!(
+                        e.code,
+                        OciErrorCode::ManifestUnknown
+                            | OciErrorCode::NameUnknown
+                            | OciErrorCode::BlobUnknown
+                    )
+                }) =>
+            {
+                OciError::NotFound { reference }
+            }
+            OciDistributionError::DigestError(d) => OciError::Other {
+                reference,
+                reason: format!("digest mismatch: {d}"),
+            },
+            e => OciError::Other {
+                reference,
+                reason: error_chain(&e),
+            },
+        }
+    }
+
+    /// The digest the tag of `r` points at now.
+    pub async fn resolve(&self, r: &OciRef) -> Result<String, OciError> {
+        self.client
+            .fetch_manifest_digest(&r.client_ref(), &self.auth)
+            .await
+            .map_err(|e| self.error(r, e))
+    }
+
+    /// The manifest `r` names by digest, checked against that digest.
+    pub async fn manifest(&self, r: &OciRef, digest: &str) -> Result<Vec<u8>, OciError> {
+        let at = r.at_digest(digest);
+        let (bytes, _) = self
+            .client
+            .pull_manifest_raw(
+                &at.client_ref(),
+                &self.auth,
+                &[OCI_IMAGE_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE],
+            )
+            .await
+            .map_err(|e| self.error(&at, e))?;
+        check_digest(&at.to_string(), digest, &bytes)?;
+        Ok(bytes.to_vec())
+    }
+
+    /// The blob `digest` of `r`'s repository, checked against its digest.
+    pub async fn blob(&self, r: &OciRef, digest: &str) -> Result<Vec<u8>, OciError> {
+        let descriptor = OciDescriptor {
+            digest: digest.to_string(),
+            ..OciDescriptor::default()
+        };
+        let mut out = Vec::new();
+        self.client
+            .pull_blob(&r.client_ref(), &descriptor, &mut out)
+            .await
+            .map_err(|e| self.error(r, e))?;
+        check_digest(
+            &format!("{}@{digest} (blob)", r.repository_name()),
+            digest,
+            &out,
+        )?;
+        Ok(out)
+    }
+
+    /// Pushes `component` to `r` in the wasm artifact layout; returns the
+    /// manifest's digest.
+    pub async fn push_component(&self, r: &OciRef, component: &[u8]) -> Result<String, OciError> {
+        let layer = ImageLayer::new(component.to_vec(), WASM_LAYER.to_string(), None);
+        let config = json!({
+            "architecture": "wasm",
+            "os": "wasip2",
+            "layerDigests": [layer.sha256_digest()],
+        });
+        let config = Config::new(
+            serde_json::to_vec(&config).unwrap_or_default(),
+            WASM_CONFIG.to_string(),
+            None,
+        );
+        let manifest = OciImageManifest::build(std::slice::from_ref(&layer), &config, None);
+        self.client
+            .push(
+                &r.client_ref(),
+                &[layer],
+                config,
+                &self.auth,
+                Some(manifest),
+            )
+            .await
+            .map_err(|e| self.error(r, e))?;
+        self.resolve(r).await
+    }
+
+    /// Adds a signature layer (`payload`, signed `signature`) to the
+    /// signature manifest tagged `tag` in `r`'s repository, keeping the
+    /// signatures it already holds.
+    pub async fn push_signature(
+        &self,
+        r: &OciRef,
+        tag: &str,
+        payload: &[u8],
+        signature: &str,
+    ) -> Result<(), OciError> {
+        let at = r.at_tag(tag);
+        let mut layers = match self.resolve(&at).await {
+            Ok(digest) => {
+                let bytes = self.manifest(&at, &digest).await?;
+                let existing: OciImageManifest =
+                    serde_json::from_slice(&bytes).map_err(|e| OciError::Other {
+                        reference: at.to_string(),
+                        reason: format!("the signature manifest is not an image manifest: {e}"),
+                    })?;
+                existing.layers
+            }
+            Err(OciError::NotFound { .. }) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let layer = ImageLayer::new(
+            payload.to_vec(),
+            PAYLOAD_MEDIA_TYPE.to_string(),
+            Some(BTreeMap::from([(
+                SIGNATURE_ANNOTATION.to_string(),
+                signature.to_string(),
+            )])),
+        );
+        let digest = layer.sha256_digest();
+        layers.retain(|l| l.digest != digest || l.annotations != layer.annotations);
+        self.client
+            .push_blob(&at.client_ref(), layer.data.clone(), &digest)
+            .await
+            .map_err(|e| self.error(&at, e))?;
+        layers.push(OciDescriptor {
+            media_type: PAYLOAD_MEDIA_TYPE.to_string(),
+            digest,
+            size: payload.len() as i64,
+            urls: None,
+            annotations: layer.annotations.clone(),
+            artifact_type: None,
+        });
+        let diff_ids: Vec<&str> = layers.iter().map(|l| l.digest.as_str()).collect();
+        let config = Config::oci_v1(
+            serde_json::to_vec(&json!({
+                "architecture": "",
+                "config": {},
+                "created": "0001-01-01T00:00:00Z",
+                "history": [{"created": "0001-01-01T00:00:00Z"}],
+                "os": "",
+                "rootfs": {"type": "layers", "diff_ids": diff_ids},
+            }))
+            .unwrap_or_default(),
+            None,
+        );
+        let config_digest = config.sha256_digest();
+        self.client
+            .push_blob(&at.client_ref(), config.data.clone(), &config_digest)
+            .await
+            .map_err(|e| self.error(&at, e))?;
+        let manifest = OciImageManifest {
+            schema_version: 2,
+            media_type: Some(OCI_IMAGE_MEDIA_TYPE.to_string()),
+            config: OciDescriptor {
+                media_type: config.media_type.clone(),
+                digest: config_digest,
+                size: config.data.len() as i64,
+                urls: None,
+                annotations: None,
+                artifact_type: None,
+            },
+            layers,
+            ..OciImageManifest::default()
+        };
+        self.client
+            .push_manifest(&at.client_ref(), &manifest.into())
+            .await
+            .map_err(|e| self.error(&at, e))?;
+        Ok(())
+    }
+}
+
+/// The component layer of a wasm artifact manifest: its digest.
+pub fn component_layer(reference: &str, manifest: &[u8]) -> Result<String, OciError> {
+    let other = |reason: String| OciError::Other {
+        reference: reference.to_string(),
+        reason,
+    };
+    let manifest: OciImageManifest = serde_json::from_slice(manifest)
+        .map_err(|e| other(format!("not an OCI image manifest: {e}")))?;
+    let wasm: Vec<&OciDescriptor> = manifest
+        .layers
+        .iter()
+        .filter(|l| l.media_type == WASM_LAYER || l.media_type == WASM_LAYER_LEGACY)
+        .collect();
+    match wasm.as_slice() {
+        [one] => Ok(one.digest.clone()),
+        [] => Err(other(format!(
+            "not a WebAssembly component artifact: no layer of media type {WASM_LAYER} (config {})",
+            manifest.config.media_type
+        ))),
+        _ => Err(other(format!(
+            "{} layers of media type {WASM_LAYER}; expected one",
+            wasm.len()
+        ))),
+    }
+}
+
+/// The signature layers of a signature manifest: (payload digest,
+/// base64 signature).
+pub fn signature_layers(manifest: &[u8]) -> Vec<(String, String)> {
+    let Ok(manifest) = serde_json::from_slice::<OciImageManifest>(manifest) else {
+        return Vec::new();
+    };
+    manifest
+        .layers
+        .into_iter()
+        .filter(|l| l.media_type == PAYLOAD_MEDIA_TYPE)
+        .filter_map(|l| {
+            let signature = l.annotations.as_ref()?.get(SIGNATURE_ANNOTATION)?.clone();
+            Some((l.digest, signature))
+        })
+        .collect()
+}
+
+/// Checks that `bytes` have `digest` (`sha256:HEX`).
+pub fn check_digest(what: &str, digest: &str, bytes: &[u8]) -> Result<(), OciError> {
+    let actual = format!("sha256:{}", crate::runtime::cache::Sha256Digest::of(bytes));
+    if !digest.starts_with("sha256:") {
+        return Err(OciError::Other {
+            reference: what.to_string(),
+            reason: format!("unsupported digest {digest} (only sha256)"),
+        });
+    }
+    if actual != digest {
+        return Err(OciError::Digest {
+            what: what.to_string(),
+            expected: digest.to_string(),
+            actual,
+        });
+    }
+    Ok(())
+}
+
+/// An error and its sources, on one line.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}

@@ -32,10 +32,10 @@ use store::Store;
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     /// The registry refused or failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Registry(#[from] OciError),
     /// The URL could not be fetched.
-    #[error("{0}")]
+    #[error(transparent)]
     Https(#[from] https::HttpsError),
     /// Offline, and the cache has no copy.
     #[error("{reference}: {reason}, and the cache has no copy of it")]

@@ -1,6 +1,7 @@
 //! The WebAssembly runtime: the engine, plugin loading, the sandbox and the
 //! calls. It speaks only its own types and knows nothing of MCP.
 
+pub mod access;
 pub(crate) mod bindings;
 pub mod cache;
 pub(crate) mod call;
@@ -40,6 +41,7 @@ use tokio::sync::{Mutex, watch as channel};
 use wasmtime::Engine;
 use wasmtime::component::Linker;
 
+pub use access::{Access, Denied, Principal};
 pub use bindings::WIT_VERSION;
 pub use catalog::{Catalog, Generations};
 pub use engine::EngineSettings;
@@ -491,7 +493,7 @@ impl Runtime {
         let started = std::time::Instant::now();
         let catalog = self.catalog();
         let Some((_, target)) = catalog.get(name) else {
-            receipt::audit_unknown(name, started);
+            receipt::audit_unknown(name, started, caller.subject());
             return Called {
                 result: Err(CallError::UnknownTool(name.to_string())),
                 receipt: None,
@@ -517,7 +519,7 @@ impl Runtime {
         };
         // Every way the call ends from here: its receipt, audited.
         let end = |outcome, stats, result| {
-            let receipt = Receipt::new(plugin, name, outcome, started, stats);
+            let receipt = Receipt::new(plugin, name, outcome, started, stats, caller.subject());
             receipt.audit(logged(plugin, logged_args));
             Called {
                 result,
@@ -582,6 +584,7 @@ impl Runtime {
             tool: name,
             started,
             arguments: logged_args,
+            subject: caller.subject(),
             armed: true,
         };
         let Ok(Ok(_slot)) = tokio::time::timeout_at(deadline.into(), plugin.slots.acquire()).await

@@ -2,7 +2,8 @@
 //! time), which plugin file served it (its name and SHA-256) and how it
 //! ended. The same record is the call's audit log line (target `audit`) and,
 //! unless the plugin's policy turns receipts off, goes back with the result.
-//! It never holds the arguments or anything else the caller sent.
+//! It never holds the arguments or anything else the caller sent; the audit
+//! line names the caller's authenticated subject (never a token).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,6 +31,9 @@ pub struct Receipt {
     pub fuel_used: u64,
     /// The largest linear memory the guest reached, in bytes.
     pub peak_memory: u64,
+    /// Who called (the authenticated subject), for the audit line; not
+    /// sent back with the result.
+    pub subject: Option<Arc<str>>,
 }
 
 impl Receipt {
@@ -41,6 +45,7 @@ impl Receipt {
         outcome: &'static str,
         started: Instant,
         stats: Option<CallStats>,
+        subject: Option<&Arc<str>>,
     ) -> Self {
         let stats = stats.unwrap_or_default();
         Receipt {
@@ -51,6 +56,7 @@ impl Receipt {
             duration: started.elapsed(),
             fuel_used: stats.fuel_used,
             peak_memory: stats.peak_memory as u64,
+            subject: subject.cloned(),
         }
     }
 
@@ -65,6 +71,7 @@ impl Receipt {
             self.duration,
             self.fuel_used,
             self.peak_memory,
+            self.subject.as_deref(),
             arguments,
         );
     }
@@ -76,7 +83,7 @@ impl Receipt {
 }
 
 /// The audit line of a call no plugin served (an unknown tool).
-pub(crate) fn audit_unknown(tool: &str, started: Instant) {
+pub(crate) fn audit_unknown(tool: &str, started: Instant, subject: Option<&Arc<str>>) {
     audit_line(
         None,
         None,
@@ -85,6 +92,7 @@ pub(crate) fn audit_unknown(tool: &str, started: Instant) {
         started.elapsed(),
         0,
         0,
+        subject.map(|s| &**s),
         None,
     );
 }
@@ -99,6 +107,7 @@ fn audit_line(
     duration: Duration,
     fuel_used: u64,
     peak_memory: u64,
+    subject: Option<&str>,
     arguments: Option<String>,
 ) {
     tracing::info!(
@@ -110,6 +119,7 @@ fn audit_line(
         duration_us = duration.as_micros() as u64,
         fuel_used,
         peak_memory,
+        subject,
         arguments,
         "call"
     );
@@ -122,6 +132,7 @@ pub(crate) struct Unfinished<'a> {
     pub(crate) tool: &'a str,
     pub(crate) started: Instant,
     pub(crate) arguments: Option<&'a serde_json::Value>,
+    pub(crate) subject: Option<&'a Arc<str>>,
     pub(crate) armed: bool,
 }
 
@@ -135,7 +146,15 @@ impl Drop for Unfinished<'_> {
                     .secrets
                     .redact_owned(a.to_string())
             });
-            Receipt::new(self.plugin, self.tool, "cancelled", self.started, None).audit(arguments);
+            Receipt::new(
+                self.plugin,
+                self.tool,
+                "cancelled",
+                self.started,
+                None,
+                self.subject,
+            )
+            .audit(arguments);
         }
     }
 }

@@ -50,6 +50,8 @@ struct Request<'a> {
     /// `kind` and what it is about, for failures and the audit line.
     label: String,
     started: Instant,
+    /// Who asked, for the audit line.
+    subject: Option<&'a Arc<str>>,
 }
 
 impl Request<'_> {
@@ -62,7 +64,15 @@ impl Request<'_> {
     }
 
     fn audit(&self, outcome: &'static str, stats: Option<call::CallStats>) {
-        Receipt::new(self.plugin, &self.label, outcome, self.started, stats).audit(None);
+        Receipt::new(
+            self.plugin,
+            &self.label,
+            outcome,
+            self.started,
+            stats,
+            self.subject,
+        )
+        .audit(None);
     }
 
     /// The plugin's and the caller's rate limits, then the arguments'
@@ -118,6 +128,7 @@ impl Request<'_> {
             tool: &self.label,
             started: self.started,
             arguments: None,
+            subject: self.subject,
             armed: true,
         };
         let Ok(Ok(_slot)) =
@@ -194,6 +205,7 @@ pub(crate) async fn read_resource(
         kind: "resources/read",
         label: format!("resources/read {}", clip(uri.to_string(), 256)),
         started,
+        subject: caller.subject(),
     };
     request.admit(caller, uri.len())?;
     let contents = request
@@ -255,6 +267,7 @@ pub(crate) async fn get_prompt(
         kind: "prompts/get",
         label: format!("prompts/get {name}"),
         started,
+        subject: caller.subject(),
     };
     let pairs: Vec<(String, String)> = arguments.into_iter().collect();
     let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
@@ -316,6 +329,7 @@ pub(crate) async fn complete(
         kind: "completion/complete",
         label: format!("completion/complete {argument}"),
         started,
+        subject: caller.subject(),
     };
     let wit = wc::CompletionRequest {
         target: own,

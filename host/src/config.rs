@@ -122,6 +122,152 @@ struct ServerSpec {
     /// Registries (`host` or `host:port`) reached over plain HTTP besides
     /// the loopback ones.
     plain_http_registries: Option<Vec<String>>,
+    /// `[server.oauth]`: the HTTP transport is an OAuth 2.1 resource server.
+    oauth: Option<OAuthSpec>,
+}
+
+/// `[server.oauth]` as written (see docs/authorization.md).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OAuthSpec {
+    /// The authorization server's issuer identifier (the tokens' `iss`).
+    issuer: String,
+    /// This server's canonical URI (the tokens' `aud`, the metadata's
+    /// `resource`).
+    audience: String,
+    /// Where the issuer publishes its signing keys.
+    jwks_uri: String,
+    /// The signature algorithms accepted.
+    algorithms: Option<Vec<String>>,
+    /// Clock skew allowed on `exp` and `nbf`.
+    leeway: Option<humantime_serde::Serde<Duration>>,
+    /// How long a fetched JWKS is used before it is fetched again.
+    jwks_ttl: Option<humantime_serde::Serde<Duration>>,
+    /// The least time between two fetches of the JWKS.
+    jwks_refetch_interval: Option<humantime_serde::Serde<Duration>>,
+    /// How long one fetch of the JWKS may take.
+    jwks_timeout: Option<humantime_serde::Serde<Duration>>,
+    /// The largest JWKS document accepted.
+    max_jwks_size: Option<ByteSize>,
+}
+
+/// The HTTP transport as an OAuth 2.1 resource server: `[server.oauth]`,
+/// checked, with its defaults filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthSettings {
+    /// The tokens' required `iss`, and the metadata's authorization server.
+    pub issuer: String,
+    /// The tokens' required `aud`: this server's canonical URI.
+    pub audience: String,
+    /// The issuer's JWKS (https, or http on a loopback address).
+    pub jwks_uri: http::Uri,
+    /// The signature algorithms accepted (never `none` or HMAC).
+    pub algorithms: Vec<jsonwebtoken::Algorithm>,
+    /// Clock skew allowed on `exp` and `nbf`.
+    pub leeway: Duration,
+    /// How long a fetched JWKS is used before it is fetched again.
+    pub jwks_ttl: Duration,
+    /// The least time between two fetches (an unknown `kid` fetches anew
+    /// at most this often).
+    pub jwks_refetch_interval: Duration,
+    /// How long one fetch may take, connecting included.
+    pub jwks_timeout: Duration,
+    /// The largest JWKS document accepted, in bytes.
+    pub max_jwks_bytes: u64,
+    /// Every scope the policy names, for the metadata's `scopes_supported`.
+    pub scopes_supported: Vec<String>,
+}
+
+impl OAuthSettings {
+    /// The default leeway on `exp` and `nbf`.
+    pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+    /// The most leeway allowed.
+    pub const MAX_LEEWAY: Duration = Duration::from_secs(300);
+    /// The default JWKS lifetime.
+    pub const DEFAULT_JWKS_TTL: Duration = Duration::from_secs(600);
+    /// The default least time between JWKS fetches.
+    pub const DEFAULT_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
+    /// The default JWKS fetch timeout.
+    pub const DEFAULT_JWKS_TIMEOUT: Duration = Duration::from_secs(5);
+    /// The default bound on the JWKS document.
+    pub const DEFAULT_MAX_JWKS_BYTES: u64 = 256 << 10;
+    /// The algorithms accepted unless `algorithms` says otherwise.
+    pub const DEFAULT_ALGORITHMS: [jsonwebtoken::Algorithm; 2] = [
+        jsonwebtoken::Algorithm::RS256,
+        jsonwebtoken::Algorithm::ES256,
+    ];
+}
+
+/// Whether `host` (from a URI) names the loopback interface.
+fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `text` as an absolute `https` URI (or `http` to a loopback host).
+fn secure_uri(text: &str) -> Result<http::Uri, String> {
+    let uri: http::Uri = text
+        .parse()
+        .map_err(|e| format!("{text:?} is not a URI: {e}"))?;
+    let host = uri
+        .host()
+        .ok_or_else(|| format!("{text:?} is not an absolute URI"))?;
+    match uri.scheme_str() {
+        Some("https") => Ok(uri),
+        Some("http") if is_loopback_host(host) => Ok(uri),
+        Some("http") => Err(format!(
+            "{text:?} uses http: only https is allowed (http only to a loopback address, for tests)"
+        )),
+        _ => Err(format!("{text:?} is not an https URI")),
+    }
+}
+
+/// The algorithms `[server.oauth] algorithms` names, or why one is refused.
+fn algorithms(names: Option<&[String]>) -> Result<Vec<jsonwebtoken::Algorithm>, String> {
+    use jsonwebtoken::AlgorithmFamily;
+    let Some(names) = names else {
+        return Ok(OAuthSettings::DEFAULT_ALGORITHMS.to_vec());
+    };
+    if names.is_empty() {
+        return Err("list at least one signature algorithm, e.g. [\"RS256\"]".into());
+    }
+    names
+        .iter()
+        .map(|name| {
+            if name.eq_ignore_ascii_case("none") {
+                return Err("`none` is refused: an unsigned token proves nothing".into());
+            }
+            let alg: jsonwebtoken::Algorithm = name.parse().map_err(|_| {
+                format!("{name:?} is not a JWS algorithm (RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA)")
+            })?;
+            if alg.family() == AlgorithmFamily::Hmac {
+                return Err(format!(
+                    "{name} is refused: an HMAC token is checked with a shared secret, not the issuer's public keys"
+                ));
+            }
+            Ok(alg)
+        })
+        .collect()
+}
+
+/// A scope as RFC 6749 allows it: printable ASCII without space, double
+/// quote or backslash.
+fn check_scope(scope: &str) -> Result<(), String> {
+    if scope.is_empty() {
+        return Err("a scope cannot be empty".into());
+    }
+    if let Some(bad) = scope
+        .chars()
+        .find(|&c| !c.is_ascii_graphic() || c == '"' || c == '\\')
+    {
+        return Err(format!(
+            "the scope {scope:?} contains {bad:?}, which a scope cannot have"
+        ));
+    }
+    Ok(())
 }
 
 /// Declares [`SectionSpec`] with one optional field per limit key, and
@@ -186,6 +332,8 @@ section_spec! {
     max_schema_size: ByteSize,
     max_tool_list_size: ByteSize,
     reuse_instances: u32,
+    scopes: Vec<String>,
+    tool_scopes: BTreeMap<String, Vec<String>>,
 }
 
 /// Every key a section may hold: the limits, `sha256`, and the
@@ -289,6 +437,12 @@ impl Config {
             ));
         }
         check_section("defaults", d, max_memory).map_err(|(k, p)| invalid(k, &p))?;
+        if d.tool_scopes.is_some() {
+            return Err(invalid(
+                "defaults.tool_scopes".into(),
+                "a tool's scopes are set per plugin, in [plugins.NAME.tool_scopes]",
+            ));
+        }
         let s = &spec.server;
         if s.task_result_ttl.is_some_and(|t| t.is_zero()) {
             return Err(invalid(
@@ -304,6 +458,9 @@ impl Config {
         }
         if s.max_tasks == Some(0) {
             return Err(invalid("server.max_tasks".into(), "must be at least 1"));
+        }
+        if let Some(oauth) = &s.oauth {
+            check_oauth(oauth).map_err(|(k, p)| invalid(format!("server.oauth.{k}"), &p))?;
         }
         for (name, section) in &spec.plugins {
             let prefix = format!("plugins.{name}");
@@ -348,6 +505,44 @@ impl Config {
                 .max_task_store_size
                 .map_or(defaults.max_store_bytes, |b| b.as_u64()),
         }
+    }
+
+    /// `[server.oauth]`, if the file has it: the HTTP transport then takes
+    /// only the issuer's access tokens, and the plugins' `scopes` apply.
+    pub fn oauth(&self) -> Option<OAuthSettings> {
+        let spec = self.server.oauth.as_ref()?;
+        let duration =
+            |d: Option<humantime_serde::Serde<Duration>>, default| d.map_or(default, |d| *d);
+        let mut scopes: Vec<String> = std::iter::once(&self.defaults)
+            .chain(self.plugins.values())
+            .flat_map(|s| {
+                s.scopes
+                    .iter()
+                    .flatten()
+                    .chain(s.tool_scopes.iter().flat_map(|t| t.values().flatten()))
+            })
+            .cloned()
+            .collect();
+        scopes.sort();
+        scopes.dedup();
+        Some(OAuthSettings {
+            issuer: spec.issuer.clone(),
+            audience: spec.audience.clone(),
+            // Checked when the file was parsed.
+            jwks_uri: secure_uri(&spec.jwks_uri).ok()?,
+            algorithms: algorithms(spec.algorithms.as_deref()).ok()?,
+            leeway: duration(spec.leeway, OAuthSettings::DEFAULT_LEEWAY),
+            jwks_ttl: duration(spec.jwks_ttl, OAuthSettings::DEFAULT_JWKS_TTL),
+            jwks_refetch_interval: duration(
+                spec.jwks_refetch_interval,
+                OAuthSettings::DEFAULT_REFETCH_INTERVAL,
+            ),
+            jwks_timeout: duration(spec.jwks_timeout, OAuthSettings::DEFAULT_JWKS_TIMEOUT),
+            max_jwks_bytes: spec
+                .max_jwks_size
+                .map_or(OAuthSettings::DEFAULT_MAX_JWKS_BYTES, |b| b.as_u64()),
+            scopes_supported: scopes,
+        })
     }
 
     /// The file this configuration came from.
@@ -459,8 +654,50 @@ pub struct SignatureKeys {
     pub paths: Vec<PathBuf>,
 }
 
+fn check_oauth(o: &OAuthSpec) -> Result<(), (String, String)> {
+    let err = |key: &str, problem: String| Err((key.to_string(), problem));
+    for (key, value) in [("issuer", &o.issuer), ("audience", &o.audience)] {
+        if let Err(problem) = secure_uri(value) {
+            return err(key, problem);
+        }
+    }
+    if let Err(problem) = secure_uri(&o.jwks_uri) {
+        return err("jwks_uri", problem);
+    }
+    if let Err(problem) = algorithms(o.algorithms.as_deref()) {
+        return err("algorithms", problem);
+    }
+    if o.leeway.is_some_and(|l| *l > OAuthSettings::MAX_LEEWAY) {
+        return err("leeway", "must be at most 5m".into());
+    }
+    if o.jwks_ttl.is_some_and(|t| t.is_zero()) {
+        return err("jwks_ttl", "must be longer than zero".into());
+    }
+    if o.jwks_timeout.is_some_and(|t| t.is_zero()) {
+        return err("jwks_timeout", "must be longer than zero".into());
+    }
+    if let Some(size) = o.max_jwks_size
+        && (size.as_u64() == 0 || size.as_u64() > 16 << 20)
+    {
+        return err("max_jwks_size", format!("{size} is outside 1 B ..= 16 MiB"));
+    }
+    Ok(())
+}
+
 fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (String, String)> {
     let err = |key: &str, problem: String| Err((format!("{prefix}.{key}"), problem));
+    for scope in s.scopes.iter().flatten() {
+        if let Err(problem) = check_scope(scope) {
+            return err("scopes", problem);
+        }
+    }
+    for (tool, scopes) in s.tool_scopes.iter().flatten() {
+        for scope in scopes {
+            if let Err(problem) = check_scope(scope) {
+                return err(&format!("tool_scopes.{tool}"), problem);
+            }
+        }
+    }
     if s.fuel == Some(0) {
         return err("fuel", "must be at least 1".into());
     }
@@ -581,9 +818,14 @@ impl Policies for Config {
             ..Policy::default()
         };
         apply(&mut policy.limits, &self.defaults);
+        policy.access.scopes = self.defaults.scopes.clone().unwrap_or_default();
         let section = self.plugins.get(plugin);
         if let Some(section) = section {
             apply(&mut policy.limits, section);
+            if let Some(scopes) = &section.scopes {
+                policy.access.scopes = scopes.clone();
+            }
+            policy.access.tool_scopes = section.tool_scopes.clone().unwrap_or_default();
             // Checked when the file was parsed.
             policy.sha256 = section
                 .sha256
@@ -970,6 +1212,124 @@ write = true
             let policy = config.policy_for("a").unwrap();
             assert_eq!(policy.grants.secrets.injections().count(), 1, "{allow}");
         }
+    }
+
+    const OAUTH: &str = "[server.oauth]\nissuer = \"https://idp.example.com/\"\naudience = \"https://mcp.example.com/mcp\"\njwks_uri = \"https://idp.example.com/jwks\"\n";
+
+    #[test]
+    fn the_oauth_section_fills_in_defaults_and_collects_the_scopes() {
+        assert_eq!(parse("").unwrap().oauth(), None);
+        let config = parse(&format!(
+            "{OAUTH}[defaults]\nscopes = [\"mcp\"]\n[plugins.calc]\nscopes = [\"calc\"]\n[plugins.calc.tool_scopes]\ndivide = [\"calc.admin\", \"mcp\"]\n[plugins.other]\nfuel = 5\n"
+        ))
+        .unwrap();
+        let oauth = config.oauth().unwrap();
+        assert_eq!(oauth.issuer, "https://idp.example.com/");
+        assert_eq!(oauth.jwks_uri.to_string(), "https://idp.example.com/jwks");
+        assert_eq!(oauth.algorithms, OAuthSettings::DEFAULT_ALGORITHMS);
+        assert_eq!(oauth.leeway, OAuthSettings::DEFAULT_LEEWAY);
+        assert_eq!(oauth.scopes_supported, ["calc", "calc.admin", "mcp"]);
+        let calc = config.policy_for("calc").unwrap().access;
+        assert_eq!(calc.scopes, ["calc"]);
+        assert_eq!(calc.tool_scopes["divide"], ["calc.admin", "mcp"]);
+        let other = config.policy_for("other").unwrap().access;
+        assert_eq!(
+            (other.scopes, other.tool_scopes.len()),
+            (vec!["mcp".to_string()], 0)
+        );
+        let config = parse(&format!(
+            "{OAUTH}algorithms = [\"ES256\", \"EdDSA\"]\nleeway = \"5s\"\njwks_refetch_interval = \"0s\"\nmax_jwks_size = \"8 KiB\"\n"
+        ))
+        .unwrap();
+        let oauth = config.oauth().unwrap();
+        assert_eq!(
+            oauth.algorithms,
+            [
+                jsonwebtoken::Algorithm::ES256,
+                jsonwebtoken::Algorithm::EdDSA
+            ]
+        );
+        assert_eq!(oauth.leeway, Duration::from_secs(5));
+        assert_eq!(oauth.jwks_refetch_interval, Duration::ZERO);
+        assert_eq!(oauth.max_jwks_bytes, 8 << 10);
+    }
+
+    #[test]
+    fn the_oauth_section_refuses_typos_weak_algorithms_and_plain_http() {
+        let e = parse(&format!("{OAUTH}jwks_url = \"x\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 5") && e.contains("jwks_url"), "{e}");
+        let e = parse("[server.oauth]\nissuer = \"https://a\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("audience"), "{e}");
+        for (extra, key, why) in [
+            (
+                "algorithms = [\"HS256\"]\n",
+                "server.oauth.algorithms",
+                "HMAC",
+            ),
+            (
+                "algorithms = [\"none\"]\n",
+                "server.oauth.algorithms",
+                "unsigned",
+            ),
+            (
+                "algorithms = [\"RS1\"]\n",
+                "server.oauth.algorithms",
+                "not a JWS algorithm",
+            ),
+            (
+                "algorithms = []\n",
+                "server.oauth.algorithms",
+                "at least one",
+            ),
+            ("leeway = \"1h\"\n", "server.oauth.leeway", "at most"),
+            (
+                "jwks_ttl = \"0s\"\n",
+                "server.oauth.jwks_ttl",
+                "longer than zero",
+            ),
+            (
+                "max_jwks_size = \"1 GiB\"\n",
+                "server.oauth.max_jwks_size",
+                "16 MiB",
+            ),
+        ] {
+            let e = parse(&format!("{OAUTH}{extra}")).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains(why), "{extra}: {e}");
+        }
+        let plain = OAUTH.replace(
+            "https://idp.example.com/jwks",
+            "http://idp.example.com/jwks",
+        );
+        let e = parse(&plain).unwrap_err().to_string();
+        assert!(
+            e.contains("server.oauth.jwks_uri") && e.contains("loopback"),
+            "{e}"
+        );
+        let loopback = OAUTH.replace("https://idp.example.com/jwks", "http://127.0.0.1:9/jwks");
+        assert!(parse(&loopback).unwrap().oauth().is_some());
+        let e = parse("[plugins.a]\nscopes = [\"two words\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("plugins.a.scopes") && e.contains("' '"), "{e}");
+        let e = parse("[defaults.tool_scopes]\nx = [\"a\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("defaults.tool_scopes") && e.contains("per plugin"),
+            "{e}"
+        );
+        let e = parse("[plugins.a]\nscope = [\"x\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("scope"), "{e}");
+        let e = parse("[plugins.a]\nscopes = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2") && e.contains("scopes"), "{e}");
     }
 
     #[test]

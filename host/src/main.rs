@@ -13,6 +13,7 @@ use mcp_wasm_host::inspect::{Report, SourceInfo};
 use mcp_wasm_host::mcp::auth::BearerToken;
 use mcp_wasm_host::mcp::handler::DEFAULT_LIST_TTL;
 use mcp_wasm_host::mcp::http::{self, HttpOptions};
+use mcp_wasm_host::mcp::oauth::OAuth;
 use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::cache::Sha256Digest;
@@ -522,7 +523,13 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         },
         rounds,
     );
+    let oauth = config.oauth();
     let Some(addr) = args.http.http else {
+        if oauth.is_some() {
+            tracing::warn!(
+                "[server.oauth] applies to the HTTP transport only; stdio serves every tool to its one client"
+            );
+        }
         stdio::serve(server).await?;
         return Ok(());
     };
@@ -540,6 +547,25 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     if let Some(token) = &options.auth {
         tracing::info!(from = token.source(), "HTTP requests need the bearer token");
+    }
+    if let Some(settings) = oauth {
+        if options.auth.is_some() {
+            anyhow::bail!(
+                "{}: [server.oauth] and --auth-token-env/--auth-token-file both set how HTTP requests authenticate; use one",
+                config.path().display()
+            );
+        }
+        if settings.scopes_supported.is_empty() {
+            tracing::warn!(
+                "[server.oauth] is set but no plugin has `scopes`: every access token is refused with 403; set `scopes` in [defaults] or [plugins.NAME]"
+            );
+        }
+        tracing::info!(
+            issuer = settings.issuer,
+            audience = settings.audience,
+            "HTTP requests need an access token of the issuer"
+        );
+        options.oauth = Some(Arc::new(OAuth::new(settings)));
     }
     let (stateless, also_stdio) = (options.stateless, args.http.stdio);
     let listener = http::bind(options).await?;

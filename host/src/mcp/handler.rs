@@ -224,11 +224,23 @@ impl ServerHandler for McpServer {
             .map(|c| cursor::decode(&c))
             .transpose()
             .map_err(|e| McpError::invalid_params(e.to_string(), None))?;
+        let gate = self.gate(&context)?;
         let catalog = self.runtime.catalog();
-        let names: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        // Only the tools this caller may use, before paging, so that
+        // cursors stay stable for it.
+        let visible: Vec<&crate::runtime::ToolInfo> = catalog
+            .tools()
+            .iter()
+            .filter(|t| {
+                catalog
+                    .get(&t.name)
+                    .is_some_and(|(_, target)| gate.sees_tool(target))
+            })
+            .collect();
+        let names: Vec<&str> = visible.iter().map(|t| t.name.as_str()).collect();
         let (range, more) = cursor::page(&names, after.as_deref(), self.options.page_size);
         let mut result = ListToolsResult::with_all_items(
-            catalog.tools()[range.clone()]
+            visible[range.clone()]
                 .iter()
                 .map(|info| {
                     let mut tool = convert::tool(info);
@@ -286,9 +298,9 @@ impl ServerHandler for McpServer {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        self.complete_argument(request).await
+        self.complete_argument(request, &context).await
     }
 
     /// `resources/subscribe` (up to 2025-11-25): the session hears
@@ -520,7 +532,12 @@ impl McpServer {
         span: &tracing::Span,
     ) -> Result<CallToolResponse, McpError> {
         self.runtime.wait_until_loaded().await;
-
+        let gate = self.gate(&context)?;
+        if let Some((_, target)) = self.runtime.catalog().get(&request.name)
+            && let Err(denied) = gate.tool(target)
+        {
+            return Err(gate.refusal(&format!("tool {:?}", request.name), &denied));
+        }
         let version = context.protocol_version();
         let as_task = match self.dispatch(&request.name, &context)? {
             Dispatch::Call => None,

@@ -5,9 +5,11 @@
 //! balancer, `TCP_NODELAY` on every accepted connection, and the checks of
 //! [`super::http_body`]: a JSON-RPC error for every POST body that is not a
 //! message rmcp handles, one request per id in flight in a session, and
-//! `404` for a `DELETE` of an unknown session. Routes from outside MCP
-//! (metrics, health checks) may be served next to `/mcp`, and a graceful
-//! shutdown stops accepting connections before it ends the sessions.
+//! `404` for a `DELETE` of an unknown session. With `[server.oauth]` it is
+//! an OAuth 2.1 resource server instead (see [`super::oauth`]). Routes from
+//! outside MCP (metrics, health checks) may be served next to `/mcp`, and a
+//! graceful shutdown stops accepting connections before it ends the
+//! sessions.
 //!
 //! Without `TCP_NODELAY`, Nagle's algorithm and delayed ACKs stall most
 //! small responses by about 40 ms, which caps a client at a few dozen calls
@@ -30,6 +32,7 @@ use super::auth::{self, BearerToken};
 use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
 use super::jsonrpc;
+use super::oauth::{self, OAuth};
 use crate::telemetry::metrics::SessionCount;
 
 /// The path of the MCP endpoint.
@@ -55,6 +58,9 @@ pub struct HttpOptions {
     pub allow_remote: bool,
     /// The bearer token every request must carry, if any.
     pub auth: Option<BearerToken>,
+    /// The OAuth resource server whose access tokens every request must
+    /// carry, if any (`[server.oauth]`).
+    pub oauth: Option<Arc<OAuth>>,
     /// Serve every request on its own, with no `Mcp-Session-Id`, so that
     /// replicas behind a load balancer need no shared state.
     pub stateless: bool,
@@ -85,6 +91,7 @@ impl HttpOptions {
             addr,
             allow_remote: false,
             auth: None,
+            oauth: None,
             stateless: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
@@ -176,7 +183,7 @@ pub async fn bind(options: HttpOptions) -> Result<HttpListener, HttpError> {
         if !options.allow_remote {
             return Err(HttpError::NotLoopback(addr));
         }
-        if options.auth.is_none() {
+        if options.auth.is_none() && options.oauth.is_none() {
             tracing::warn!(
                 %addr,
                 "serving MCP on a non-loopback address without authentication: anyone who can reach it can call every tool; set --auth-token-env or --auth-token-file"
@@ -276,6 +283,18 @@ impl HttpListener {
             )),
             None => router,
         };
+        // The metadata is public: its routes join after the token layers.
+        let router = match &self.options.oauth {
+            Some(oauth) => router
+                .layer(axum::middleware::from_fn_with_state(
+                    oauth.clone(),
+                    oauth::require_token,
+                ))
+                .merge(oauth.routes(PATH)),
+            None => router,
+        };
+        // So are the health checks, which a load balancer's probes call
+        // without credentials.
         let router = match self.options.public_routes.clone() {
             Some(routes) => router.merge(routes),
             None => router,

@@ -1,6 +1,7 @@
 //! The MCP side: maps the runtime's tools and results to the Model Context
 //! Protocol with `rmcp`, and serves them. Nothing here knows wasmtime.
 
+mod access;
 pub mod auth;
 pub mod convert;
 pub mod cursor;
@@ -11,6 +12,7 @@ pub mod http;
 pub mod http_body;
 pub mod jsonrpc;
 pub mod notify;
+pub mod oauth;
 pub mod rounds;
 pub mod served;
 mod serving;

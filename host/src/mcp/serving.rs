@@ -119,15 +119,17 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         self.runtime.wait_until_loaded().await;
+        let gate = self.gate(context)?;
         let catalog = self.runtime.catalog();
-        let names: Vec<&str> = catalog
+        let visible: Vec<_> = catalog
             .resources()
             .iter()
-            .map(|r| r.info.uri.as_str())
+            .filter(|r| gate.sees(&r.plugin))
             .collect();
+        let names: Vec<&str> = visible.iter().map(|r| r.info.uri.as_str()).collect();
         let (range, next) = page(&names, request, self.options.page_size)?;
         let mut result = ListResourcesResult::with_all_items(
-            catalog.resources()[range]
+            visible[range]
                 .iter()
                 .map(|r| served::resource(&r.info))
                 .collect(),
@@ -148,12 +150,18 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         self.runtime.wait_until_loaded().await;
+        let gate = self.gate(context)?;
         let catalog = self.runtime.catalog();
-        let positions: Vec<String> = (0..catalog.templates().len()).map(position).collect();
+        let visible: Vec<_> = catalog
+            .templates()
+            .iter()
+            .filter(|t| gate.sees(&t.plugin))
+            .collect();
+        let positions: Vec<String> = (0..visible.len()).map(position).collect();
         let names: Vec<&str> = positions.iter().map(String::as_str).collect();
         let (range, next) = page(&names, request, self.options.page_size)?;
         let mut result = ListResourceTemplatesResult::with_all_items(
-            catalog.templates()[range]
+            visible[range]
                 .iter()
                 .map(|t| served::template(&t.info))
                 .collect(),
@@ -174,11 +182,17 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         self.runtime.wait_until_loaded().await;
+        let gate = self.gate(context)?;
         let catalog = self.runtime.catalog();
-        let names: Vec<&str> = catalog.prompts().iter().map(|p| p.name.as_str()).collect();
+        let visible: Vec<_> = catalog
+            .prompts()
+            .iter()
+            .filter(|p| gate.sees(&p.plugin))
+            .collect();
+        let names: Vec<&str> = visible.iter().map(|p| p.name.as_str()).collect();
         let (range, next) = page(&names, request, self.options.page_size)?;
         let mut result = ListPromptsResult::with_all_items(
-            catalog.prompts()[range]
+            visible[range]
                 .iter()
                 .map(|p| served::prompt(&p.name, &p.info))
                 .collect(),
@@ -199,6 +213,12 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         self.runtime.wait_until_loaded().await;
+        let gate = self.gate(&context)?;
+        if let Some(plugin) = self.runtime.catalog().resource_plugin(&request.uri)
+            && let Err(denied) = gate.plugin(plugin)
+        {
+            return Err(gate.refusal(&format!("resource {:?}", request.uri), &denied));
+        }
         let what = format!("resources/read {}", request.uri);
         let digest = || {
             self.runtime
@@ -244,6 +264,12 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         self.runtime.wait_until_loaded().await;
+        let gate = self.gate(&context)?;
+        if let Some(prompt) = self.runtime.catalog().prompt(&request.name)
+            && let Err(denied) = gate.plugin(&prompt.plugin)
+        {
+            return Err(gate.refusal(&format!("prompt {:?}", request.name), &denied));
+        }
         let mut arguments = BTreeMap::new();
         for (name, value) in request.arguments.iter().flatten() {
             let Some(value) = value.as_str() else {
@@ -320,8 +346,10 @@ impl McpServer {
     pub(super) async fn complete_argument(
         &self,
         request: CompleteRequestParams,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         self.runtime.wait_until_loaded().await;
+        let gate = self.gate(context)?;
         let target = match &request.r#ref {
             Reference::Prompt(p) => CompletionTarget::Prompt(p.name.clone()),
             Reference::Resource(r) => CompletionTarget::Template(r.uri.clone()),
@@ -332,6 +360,16 @@ impl McpServer {
                 ));
             }
         };
+        let catalog = self.runtime.catalog();
+        let plugin = match &target {
+            CompletionTarget::Prompt(name) => catalog.prompt(name).map(|p| &p.plugin),
+            CompletionTarget::Template(uri) => catalog.template(uri).map(|t| &t.plugin),
+        };
+        if let Some(plugin) = plugin
+            && let Err(denied) = gate.plugin(plugin)
+        {
+            return Err(gate.refusal("completion/complete", &denied));
+        }
         let context: BTreeMap<String, String> = request
             .context
             .as_ref()

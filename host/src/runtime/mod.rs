@@ -1,6 +1,7 @@
 //! The WebAssembly runtime: the engine, plugin loading, the sandbox and the
 //! calls. It speaks only its own types and knows nothing of MCP.
 
+pub mod access;
 pub(crate) mod bindings;
 pub mod cache;
 pub(crate) mod call;
@@ -42,6 +43,7 @@ use tokio::sync::{Mutex, watch as channel};
 use wasmtime::Engine;
 use wasmtime::component::Linker;
 
+pub use access::{Access, Denied, Principal};
 pub use bindings::WIT_VERSION;
 pub use catalog::{Catalog, Generations};
 pub use engine::EngineSettings;
@@ -541,7 +543,7 @@ impl Runtime {
         let started = std::time::Instant::now();
         let catalog = self.catalog();
         let Some((_, target)) = catalog.get(name) else {
-            receipt::audit_unknown(name, started);
+            receipt::audit_unknown(name, started, caller.subject());
             self.observer.unknown_tool();
             return Called {
                 result: Err(CallError::UnknownTool(name.to_string())),
@@ -573,7 +575,8 @@ impl Runtime {
         let end =
             |outcome, stats: Option<call::CallStats>, result: Result<ToolOutput, CallError>| {
                 let ran = stats.is_some();
-                let receipt = Receipt::new(plugin, name, outcome, started, stats);
+                let receipt =
+                    Receipt::new(plugin, name, outcome, started, stats, caller.subject());
                 receipt.audit(logged(plugin, logged_args));
                 let limit = match &result {
                     Err(CallError::Failed(failure)) => failure.cause.limit(),
@@ -647,6 +650,7 @@ impl Runtime {
             observer,
             started,
             arguments: logged_args,
+            subject: caller.subject(),
             armed: true,
         };
         let waiting = observe::InPhase::enter(observer, &plugin.name, Phase::Waiting);

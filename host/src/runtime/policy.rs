@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::access::Access;
 use super::cache::Sha256Digest;
 use super::capabilities::Grants;
 use super::limits::Limits;
@@ -24,6 +25,9 @@ pub struct Policy {
     pub section: Arc<str>,
     /// The policy file, for the same messages.
     pub config_file: Arc<str>,
+    /// The OAuth scopes that grant the plugin and its tools (enforced only
+    /// for authenticated callers).
+    pub access: Access,
 }
 
 impl Policy {

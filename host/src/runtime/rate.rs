@@ -1,10 +1,11 @@
 //! Call-rate quotas: per tool for all clients together (`rate_limit`), and
 //! per tool for each client (`client_rate_limit`), both in calls per minute
-//! (GCRA, bursts up to the whole minute's worth).
+//! (GCRA, bursts up to the whole minute's worth). A client is a [`Caller`],
+//! which also keeps the subject it authenticated as, for the audit log.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
@@ -72,12 +73,32 @@ impl ToolRates {
 #[derive(Debug, Default)]
 pub struct Caller {
     quotas: Mutex<HashMap<String, (NonZeroU32, DefaultDirectRateLimiter)>>,
+    /// Who the client authenticated as, once it has: the audit log's
+    /// `subject`. Set once; a client cannot become someone else.
+    subject: OnceLock<Arc<str>>,
 }
 
 impl Caller {
     /// A client that has made no call yet.
     pub fn new() -> Caller {
         Caller::default()
+    }
+
+    /// Binds this client to `subject` on its first authenticated request;
+    /// later requests must come from the same subject, or this returns the
+    /// one it is bound to.
+    pub fn bind_subject(&self, subject: &Arc<str>) -> Result<(), Arc<str>> {
+        let bound = self.subject.get_or_init(|| subject.clone());
+        if bound == subject {
+            Ok(())
+        } else {
+            Err(bound.clone())
+        }
+    }
+
+    /// The subject this client authenticated as, if any.
+    pub fn subject(&self) -> Option<&Arc<str>> {
+        self.subject.get()
     }
 
     /// Takes one call of `tool` from this client's quota of `per_minute`

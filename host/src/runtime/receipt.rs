@@ -2,7 +2,8 @@
 //! time), which plugin file served it (its name and SHA-256) and how it
 //! ended. The same record is the call's audit log line (target `audit`) and,
 //! unless the plugin's policy turns receipts off, goes back with the result.
-//! It never holds the arguments or anything else the caller sent.
+//! It never holds the arguments or anything else the caller sent; the audit
+//! line names the caller's authenticated subject (never a token).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -31,6 +32,9 @@ pub struct Receipt {
     pub fuel_used: u64,
     /// The largest linear memory the guest reached, in bytes.
     pub peak_memory: u64,
+    /// Who called (the authenticated subject), for the audit line; not
+    /// sent back with the result.
+    pub subject: Option<Arc<str>>,
 }
 
 impl Receipt {
@@ -42,6 +46,7 @@ impl Receipt {
         outcome: &'static str,
         started: Instant,
         stats: Option<CallStats>,
+        subject: Option<&Arc<str>>,
     ) -> Self {
         let stats = stats.unwrap_or_default();
         Receipt {
@@ -52,6 +57,7 @@ impl Receipt {
             duration: started.elapsed(),
             fuel_used: stats.fuel_used,
             peak_memory: stats.peak_memory as u64,
+            subject: subject.cloned(),
         }
     }
 
@@ -66,6 +72,7 @@ impl Receipt {
             self.duration,
             self.fuel_used,
             self.peak_memory,
+            self.subject.as_deref(),
             arguments,
         );
     }
@@ -96,7 +103,7 @@ impl Receipt {
 }
 
 /// The audit line of a call no plugin served (an unknown tool).
-pub(crate) fn audit_unknown(tool: &str, started: Instant) {
+pub(crate) fn audit_unknown(tool: &str, started: Instant, subject: Option<&Arc<str>>) {
     audit_line(
         None,
         None,
@@ -105,6 +112,7 @@ pub(crate) fn audit_unknown(tool: &str, started: Instant) {
         started.elapsed(),
         0,
         0,
+        subject.map(|s| &**s),
         None,
     );
 }
@@ -119,6 +127,7 @@ fn audit_line(
     duration: Duration,
     fuel_used: u64,
     peak_memory: u64,
+    subject: Option<&str>,
     arguments: Option<String>,
 ) {
     tracing::info!(
@@ -130,6 +139,7 @@ fn audit_line(
         duration_us = duration.as_micros() as u64,
         fuel_used,
         peak_memory,
+        subject,
         arguments,
         "call"
     );
@@ -145,6 +155,7 @@ pub(crate) struct Unfinished<'a> {
     pub(crate) observer: &'a dyn Observer,
     pub(crate) started: Instant,
     pub(crate) arguments: Option<&'a serde_json::Value>,
+    pub(crate) subject: Option<&'a Arc<str>>,
     pub(crate) armed: bool,
 }
 
@@ -158,7 +169,14 @@ impl Drop for Unfinished<'_> {
                     .secrets
                     .redact_owned(a.to_string())
             });
-            let receipt = Receipt::new(self.plugin, self.tool, "cancelled", self.started, None);
+            let receipt = Receipt::new(
+                self.plugin,
+                self.tool,
+                "cancelled",
+                self.started,
+                None,
+                self.subject,
+            );
             receipt.audit(arguments);
             self.observer
                 .call_ended(&receipt.observed(self.label, None, false));

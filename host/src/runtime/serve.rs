@@ -52,6 +52,8 @@ struct Request<'a> {
     label: String,
     started: Instant,
     observer: &'a dyn Observer,
+    /// Who asked, for the audit line.
+    subject: Option<&'a Arc<str>>,
 }
 
 impl Request<'_> {
@@ -70,7 +72,14 @@ impl Request<'_> {
         stats: Option<call::CallStats>,
     ) {
         let ran = stats.is_some();
-        let receipt = Receipt::new(self.plugin, &self.label, outcome, self.started, stats);
+        let receipt = Receipt::new(
+            self.plugin,
+            &self.label,
+            outcome,
+            self.started,
+            stats,
+            self.subject,
+        );
         receipt.audit(None);
         self.observer
             .call_ended(&receipt.observed(self.kind, limit, ran));
@@ -131,6 +140,7 @@ impl Request<'_> {
             observer: self.observer,
             started: self.started,
             arguments: None,
+            subject: self.subject,
             armed: true,
         };
         let waiting = InPhase::enter(self.observer, &self.plugin.name, Phase::Waiting);
@@ -216,6 +226,7 @@ pub(crate) async fn read_resource(
         label: format!("resources/read {}", clip(uri.to_string(), 256)),
         started,
         observer,
+        subject: caller.subject(),
     };
     request.admit(caller, uri.len())?;
     let contents = request
@@ -279,6 +290,7 @@ pub(crate) async fn get_prompt(
         label: format!("prompts/get {name}"),
         started,
         observer,
+        subject: caller.subject(),
     };
     let pairs: Vec<(String, String)> = arguments.into_iter().collect();
     let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
@@ -346,6 +358,7 @@ pub(crate) async fn complete(
         label: format!("completion/complete {argument}"),
         started,
         observer,
+        subject: caller.subject(),
     };
     let wit = wc::CompletionRequest {
         target: own,

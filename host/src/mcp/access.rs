@@ -1,0 +1,111 @@
+//! Per-caller access on the MCP side: the [`Principal`] the OAuth layer
+//! put in a request's HTTP extensions (rmcp hands the request's
+//! `http::request::Parts` to the handler), checked against the scopes each
+//! plugin's policy asks for. Lists leave out what the caller may not use;
+//! a call, read or prompt of it is refused with the scope that would grant
+//! it. A request without a principal (stdio, or HTTP without OAuth) sees
+//! everything, as before.
+
+use std::sync::Arc;
+
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+use serde_json::json;
+
+use super::handler::McpServer;
+use crate::runtime::catalog::Target;
+use crate::runtime::plugin::Plugin;
+use crate::runtime::{Denied, Principal};
+
+/// What one request's caller may use.
+#[derive(Debug, Clone)]
+pub(super) struct Gate {
+    principal: Option<Principal>,
+}
+
+impl McpServer {
+    /// The gate of the request in `context`. The session's first
+    /// authenticated request binds it to its subject; a request with a
+    /// token of another subject is refused, so a session ID cannot be
+    /// used by someone else.
+    pub(super) fn gate(&self, context: &RequestContext<RoleServer>) -> Result<Gate, McpError> {
+        let principal = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Principal>())
+            .cloned();
+        if let Some(principal) = &principal
+            && let Err(bound) = self.caller.bind_subject(&principal.subject)
+        {
+            tracing::warn!(
+                subject = &*principal.subject,
+                session_subject = &*bound,
+                "refused a request: the session belongs to another subject"
+            );
+            return Err(McpError::invalid_request(
+                "this session was opened with a token of another subject; start a new session",
+                None,
+            ));
+        }
+        Ok(Gate { principal })
+    }
+}
+
+impl Gate {
+    /// Whether the caller may see and call the tool at `target`.
+    pub(super) fn tool(&self, target: &Target) -> Result<(), Denied> {
+        match &self.principal {
+            None => Ok(()),
+            Some(p) => {
+                let policy = &target.plugin.policy;
+                policy
+                    .access
+                    .allows_tool(p, &policy.section, &target.tool().name)
+            }
+        }
+    }
+
+    /// Whether the caller may use what `plugin` serves besides tools.
+    pub(super) fn plugin(&self, plugin: &Arc<Plugin>) -> Result<(), Denied> {
+        match &self.principal {
+            None => Ok(()),
+            Some(p) => plugin
+                .policy
+                .access
+                .allows_plugin(p, &plugin.policy.section),
+        }
+    }
+
+    /// Whether the caller may see the tool at `target`.
+    pub(super) fn sees_tool(&self, target: &Target) -> bool {
+        self.tool(target).is_ok()
+    }
+
+    /// Whether the caller may see what `plugin` serves besides tools.
+    pub(super) fn sees(&self, plugin: &Arc<Plugin>) -> bool {
+        self.plugin(plugin).is_ok()
+    }
+
+    /// The error for a request of `what` (e.g. `tool "divide"`) the caller
+    /// may not make: `-32602`, as for something unknown, naming the scope
+    /// that would grant it and its policy key.
+    pub(super) fn refusal(&self, what: &str, denied: &Denied) -> McpError {
+        let subject = self.principal.as_ref().map_or("", |p| &p.subject);
+        tracing::info!(
+            target: "audit",
+            subject,
+            what,
+            outcome = "insufficient_scope",
+            needed = ?denied.needed,
+            "refused"
+        );
+        McpError::invalid_params(
+            format!("{what} is not available to this caller: {denied}"),
+            Some(json!({
+                "error": "insufficient_scope",
+                "scopes": denied.needed,
+                "policy_key": denied.key,
+            })),
+        )
+    }
+}

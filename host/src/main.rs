@@ -141,7 +141,7 @@ struct TelemetryArgs {
     /// Serve `/metrics`, `/healthz` and `/readyz` on their own listener at
     /// ADDR (`IP:PORT`, `localhost:PORT` or `PORT`), without the bearer
     /// token, in stdio mode too. Without it, `--http` serves them next to
-    /// `/mcp`. The URL is logged as `metrics listening on URL`.
+    /// `/mcp`. The URL is logged as `metrics served at URL`.
     #[arg(long, value_name = "ADDR", value_parser = parse_http_addr)]
     metrics_addr: Option<std::net::SocketAddr>,
     /// Allow `--metrics-addr` on an address other than loopback (the
@@ -352,7 +352,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         let local =
             telemetry::spawn_listener(addr, args.telemetry.metrics_allow_remote, routes).await?;
         tracing::info!(
-            "metrics listening on http://{local}{}",
+            "metrics served at http://{local}{}",
             telemetry::metrics::PATH
         );
     }

@@ -48,7 +48,7 @@ enum LogFormat {
 enum Command {
     /// Load every `*.wasm` component in the plugins directory and serve its
     /// tools over MCP on stdin/stdout, or over Streamable HTTP with `--http`.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Report on one plugin file: the WIT world it targets, its tools with
     /// their schemas, the WASI interfaces it imports, and the policy it would
     /// run under. Exits with 1 if the file would not load.
@@ -734,7 +734,7 @@ fn main() -> anyhow::Result<ExitCode> {
     };
     match cli.command {
         Command::Serve(args) => {
-            let served = runtime()?.block_on(serve(args));
+            let served = runtime()?.block_on(serve(*args));
             // What the spans of the last calls hold is exported before exit.
             if let Some(traces) = traces {
                 traces.shutdown();

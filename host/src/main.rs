@@ -54,7 +54,7 @@ enum LogFormat {
 enum Command {
     /// Load every `*.wasm` component in the plugins directory and serve its
     /// tools over MCP on stdin/stdout, or over Streamable HTTP with `--http`.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Report on one plugin file: the WIT world it targets, its tools with
     /// their schemas, the WASI interfaces it imports, and the policy it would
     /// run under. Exits with 1 if the file would not load.
@@ -226,7 +226,7 @@ struct TelemetryArgs {
     /// Serve `/metrics`, `/healthz` and `/readyz` on their own listener at
     /// ADDR (`IP:PORT`, `localhost:PORT` or `PORT`), without the bearer
     /// token, in stdio mode too. Without it, `--http` serves them next to
-    /// `/mcp`. The URL is logged as `metrics listening on URL`.
+    /// `/mcp`. The URL is logged as `metrics served at URL`.
     #[arg(long, value_name = "ADDR", value_parser = parse_http_addr)]
     metrics_addr: Option<std::net::SocketAddr>,
     /// Allow `--metrics-addr` on an address other than loopback (the
@@ -443,7 +443,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         let local =
             telemetry::spawn_listener(addr, args.telemetry.metrics_allow_remote, routes).await?;
         tracing::info!(
-            "metrics listening on http://{local}{}",
+            "metrics served at http://{local}{}",
             telemetry::metrics::PATH
         );
     }
@@ -1137,7 +1137,7 @@ fn main() -> anyhow::Result<ExitCode> {
     };
     match cli.command {
         Command::Serve(args) => {
-            let served = runtime()?.block_on(serve(args));
+            let served = runtime()?.block_on(serve(*args));
             // What the spans of the last calls hold is exported before exit.
             if let Some(traces) = traces {
                 traces.shutdown();

@@ -220,8 +220,8 @@ fn a_stdio_server_serves_metrics_on_its_own_address() {
         &["--no-watch", "--metrics-addr", "127.0.0.1:0"],
         "2025-11-25",
     );
-    server.wait_for_stderr("metrics listening on http://");
-    let metrics = logged_url(&server.stderr(), "metrics listening on http://");
+    server.wait_for_stderr("metrics served at http://");
+    let metrics = logged_url(&server.stderr(), "metrics served at http://");
     let base = metrics.trim_end_matches("/metrics");
     server.call_ok("structured", json!({"text": "x"}));
     wait_for_status(&format!("{base}/readyz"), 200);
@@ -279,8 +279,8 @@ fn sigterm_stops_readiness_and_new_connections_and_lets_the_running_call_answer(
             "127.0.0.1:0",
         ],
     );
-    server.wait_for_stderr("metrics listening on http://");
-    let metrics = logged_url(&server.stderr(), "metrics listening on http://");
+    server.wait_for_stderr("metrics served at http://");
+    let metrics = logged_url(&server.stderr(), "metrics served at http://");
     let readyz = metrics.replace("/metrics", "/readyz");
     wait_for_status(&readyz, 200);
 
@@ -403,7 +403,7 @@ fn collector() -> Collector {
         .enable_all()
         .build()
         .unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     listener.set_nonblocking(true).unwrap();
     runtime.spawn(async move {

@@ -70,7 +70,10 @@ type Histograms = Family<ToolLabels, Histogram, fn() -> Histogram>;
 /// Counts the open HTTP sessions when asked: the transport hands it a way
 /// to count them once it has a session manager.
 #[derive(Clone, Default)]
-pub struct SessionCount(Arc<OnceLock<Box<dyn Fn() -> Option<usize> + Send + Sync>>>);
+pub struct SessionCount(Arc<OnceLock<Box<CountFn>>>);
+
+/// Counts the sessions, or `None` when they cannot be counted right now.
+type CountFn = dyn Fn() -> Option<usize> + Send + Sync;
 
 impl fmt::Debug for SessionCount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -23,8 +23,8 @@ pub mod config;
 pub mod inspect;
 pub mod mcp;
 pub mod runtime;
-pub mod telemetry;
 pub mod source;
+pub mod telemetry;
 
 // The fuzz targets' checks (`fuzz/`); built for them and for the unit test
 // that replays their saved inputs.

@@ -20,10 +20,10 @@ use mcp_wasm_host::runtime::cache::Sha256Digest;
 use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
 use mcp_wasm_host::runtime::watch::{self, PolicyFile, PolicyUpdate, WatchOptions};
 use mcp_wasm_host::runtime::{EngineSettings, Policies, Policy, PolicySource, Runtime};
-use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics, trace::Tracing};
 use mcp_wasm_host::source::oci::Registry;
 use mcp_wasm_host::source::signature::{self, PrivateKey};
 use mcp_wasm_host::source::{Fetcher, OciRef, SourceRef};
+use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics, trace::Tracing};
 use tracing_subscriber::EnvFilter;
 
 /// Serve MCP tools from sandboxed WebAssembly components.

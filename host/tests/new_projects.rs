@@ -273,7 +273,10 @@ fn build_and_test(lang: &str, toolchain: Toolchain) {
             .args(["-e", "-c", script])
             .current_dir(&project)
             .env("MCP_WASM_HOST_BIN", common::binary())
-            .env("MCP_WASM_HOST_CACHE_DIR", common::target_dir().join("test-cache"))
+            .env(
+                "MCP_WASM_HOST_CACHE_DIR",
+                common::target_dir().join("test-cache"),
+            )
             .env_remove("CARGO_TARGET_DIR")
             .envs(toolchain.env.iter().map(|(k, v)| (k, v)));
         if let Some(dir) = &toolchain.path {

@@ -9,9 +9,11 @@
 //! 2. one replica is stopped with SIGTERM while it holds a call: that call
 //!    still gets its real result, the replica exits 0, and the client sees
 //!    no error at all;
-//! 3. one replica is killed with SIGKILL: the client loses at most the calls
-//!    that were in flight on it (nginx answers them 502, as it must not
-//!    resend a POST whose request went out), and nothing after.
+//! 3. one replica is killed with SIGKILL while it holds a call: that call
+//!    gets no answer, and the client loses at most the calls of its own that
+//!    were in flight on it (nginx answers them 502, as it must not resend a
+//!    POST whose request went out), and nothing after: nginx's next
+//!    connections to it are refused, and tried on another replica.
 //!
 //! The test prints what the client saw in each phase (calls, answers,
 //! errors by kind) and what nginx sent to each replica. Every wait is for
@@ -21,6 +23,8 @@
 //! It needs nginx (`MCP_WASM_HOST_NGINX=$(scripts/setup-nginx.sh)`) and the
 //! registry (`MCP_WASM_HOST_REGISTRY=$(scripts/setup-registry.sh)`);
 //! `scripts/test.sh` sets both. Without them it says so and passes.
+
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
@@ -65,7 +69,10 @@ fn free_port() -> u16 {
 fn wait_for_port(port: u16, what: &str) {
     let start = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < PATIENCE, "{what} never listened on {port}");
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{what} never listened on {port}"
+        );
         thread::sleep(Duration::from_millis(20));
     }
 }
@@ -95,7 +102,7 @@ pid {d}/nginx.pid;
 error_log {d}/error.log info;
 events {{ worker_connections 256; }}
 http {{
-    log_format replicas '$status $upstream_addr $upstream_status $request_method';
+    log_format replicas '$status|$upstream_addr|$upstream_status';
     access_log {d}/access.log replicas;
     client_body_temp_path {d}/client_body;
     proxy_temp_path {d}/proxy;
@@ -108,6 +115,9 @@ http {{
         listen 127.0.0.1:{port};
         location / {{
             proxy_pass http://replicas;
+            # The client's Host (127.0.0.1:PORT), which the replicas'
+            # DNS-rebinding check accepts, not the upstream's name.
+            proxy_set_header Host $host;
             proxy_http_version 1.1;
             proxy_buffering off;
             proxy_read_timeout 120s;
@@ -230,7 +240,7 @@ impl Replica {
             .arg("--request-state-key-file")
             .arg(key)
             .args(["--http", "127.0.0.1:0", "--stateless"])
-            .args(["--shutdown-timeout", "60s"])
+            .args(["--shutdown-timeout", "60"])
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -295,7 +305,10 @@ impl Replica {
 
     /// The names of the tools this replica lists (one stateless request).
     fn tool_names(&self) -> Vec<String> {
-        let reply = post(&self.url(), &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+        let reply = post(
+            &self.url(),
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        );
         reply["result"]["tools"]
             .as_array()
             .map(|tools| {
@@ -542,7 +555,11 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     let policy = format!("[plugins.wordcount]\nsource = \"{wordcount}\"\n\n{netprobe}");
     write_policy(&config, &policy);
     let key = shared.path().join("request-state.key");
-    std::fs::write(&key, "a shared key of at least thirty-two bytes, for all three").unwrap();
+    std::fs::write(
+        &key,
+        "a shared key of at least thirty-two bytes, for all three",
+    )
+    .unwrap();
 
     let mut replicas: Vec<Replica> = (0..3)
         .map(|_| Replica::start(&[test_artifacts::NETPROBE], &config, &key))
@@ -585,13 +602,18 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
                     "params": {"name": "request", "arguments": {"url": held_url}}}),
         )
     });
-    held.arrived.recv_timeout(PATIENCE).expect("the held call never reached the page");
+    held.arrived
+        .recv_timeout(PATIENCE)
+        .expect("the held call never reached the page");
     load.command("phase graceful");
     replicas[0].signal("TERM");
     // Draining: not ready any more, but the call it holds goes on.
     let start = Instant::now();
     while replicas[0].status_of("/readyz") == 200 {
-        assert!(start.elapsed() < PATIENCE, "/readyz never turned 503 while draining");
+        assert!(
+            start.elapsed() < PATIENCE,
+            "/readyz never turned 503 while draining"
+        );
         thread::sleep(Duration::from_millis(20));
     }
     held.release.send(()).unwrap();
@@ -604,10 +626,39 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     assert_eq!(replicas[0].wait(), Some(0), "{}", replicas[0].stderr());
     load.wait_for("graceful", PER_PHASE);
 
-    // 3. A replica killed mid-load.
+    // 3. A replica killed mid-load, while it holds a call: that call is
+    // lost (its connection closes with no answer), as is any call of the
+    // client's it held.
+    let doomed_url = replicas[1].url();
+    let held_url = format!("http://127.0.0.1:{}/held", held.port);
+    let doomed = thread::spawn(move || {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(PATIENCE))
+            .build()
+            .new_agent();
+        let message = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                             "params": {"name": "request", "arguments": {"url": held_url}}});
+        agent
+            .post(&doomed_url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .send(message.to_string())
+            .and_then(|mut r| r.body_mut().read_to_string())
+    });
+    held.arrived
+        .recv_timeout(PATIENCE)
+        .expect("the second held call never reached the page");
     load.command("phase killed");
     replicas[1].signal("KILL");
     assert_eq!(replicas[1].wait(), None, "ended by the signal");
+    let lost = doomed.join().unwrap();
+    assert!(
+        lost.is_err(),
+        "the killed replica's call got no answer: {lost:?}"
+    );
+    eprintln!("the call the killed replica held: {lost:?}");
+    drop(held.release);
     load.wait_for("killed", PER_PHASE);
     load.phase("after");
     let summary = load.stop();
@@ -616,12 +667,18 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     let log = nginx.access_log();
     let mut per_replica = std::collections::BTreeMap::<String, u64>::new();
     for line in log.lines() {
-        let mut f = line.split(' ');
-        let status = f.next().unwrap_or_default();
-        let upstream = f.next().unwrap_or_default();
-        *per_replica.entry(format!("{upstream} -> {status}")).or_default() += 1;
+        let mut f = line.split('|');
+        let (_, upstreams, statuses) = (f.next(), f.next(), f.next());
+        let key = format!(
+            "{} -> {}",
+            upstreams.unwrap_or_default(),
+            statuses.unwrap_or_default()
+        );
+        *per_replica.entry(key).or_default() += 1;
     }
-    eprintln!("what nginx saw (upstream(s) -> status: requests): {per_replica:#?}");
+    // A request nginx tried on more than one replica lists them all, with
+    // each one's status (`502` for a refused connection, tried again).
+    eprintln!("what nginx saw (replicas tried -> their statuses: requests): {per_replica:#?}");
 
     for label in ["start", "published", "graceful", "after"] {
         let (calls, ok, errors) = errors(&summary, label);
@@ -636,7 +693,10 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
         "a kill loses at most the calls in flight ({WORKERS}): {summary}"
     );
     for kind in errors.keys() {
-        assert_eq!(kind, "http_502", "only nginx's 502 for a call the killed replica held: {summary}");
+        assert_eq!(
+            kind, "http_502",
+            "only nginx's 502 for a call the killed replica held: {summary}"
+        );
     }
     // The replica left still serves both plugins.
     let left = replicas[2].tool_names();

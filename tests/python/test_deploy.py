@@ -127,9 +127,12 @@ def test_probes_and_scraping_point_at_the_servers_endpoints():
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
     listen = flag_value(c["args"], "--http")
     assert int(listen.rsplit(":", 1)[1]) == ports["http"]
-    assert c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "http"}
-    assert c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    # With --metrics-addr, the health checks are served there, not on --http.
     metrics = flag_value(c["args"], "--metrics-addr")
+    assert "--metrics-allow-remote" in c["args"]
+    assert c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "metrics"}
+    assert c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "metrics"}
+    assert c["startupProbe"]["httpGet"] == {"path": "/healthz", "port": "metrics"}
     annotations = resource("Deployment")["spec"]["template"]["metadata"]["annotations"]
     assert annotations["prometheus.io/scrape"] == "true"
     assert annotations["prometheus.io/path"] == "/metrics"
@@ -142,10 +145,8 @@ def test_probes_and_scraping_point_at_the_servers_endpoints():
 
 def test_the_grace_period_outlasts_the_shutdown_timeout():
     spec = resource("Deployment")["spec"]["template"]["spec"]
-    timeout = flag_value(container()["args"], "--shutdown-timeout")
-    m = re.fullmatch(r"(\d+)s", timeout)
-    assert m, timeout
-    assert spec["terminationGracePeriodSeconds"] > int(m.group(1))
+    seconds = int(flag_value(container()["args"], "--shutdown-timeout"))
+    assert spec["terminationGracePeriodSeconds"] > seconds
 
 
 def test_the_memory_limit_covers_every_instance_at_its_policy_limit():
@@ -180,3 +181,30 @@ def test_secrets_are_mounted_as_files_the_policy_reads():
     for flag in ("--auth-token-file", "--request-state-key-file"):
         path = flag_value(args, flag)
         assert path.startswith(mount["mountPath"] + "/") and path.rsplit("/", 1)[1] in keys, path
+
+
+def test_the_policy_in_the_configmap_is_one_the_server_accepts(tmp_path):
+    """The server reads the ConfigMap's files as the pods mount them: the
+    policy parses, its keys exist and its values are in range (`check`
+    refuses a policy with an error, as `serve` does). A copy with a typo
+    shows the check can fail."""
+    data = resource("ConfigMap")["data"]
+    for name, text in data.items():
+        (tmp_path / name).write_text(text)
+    empty = tmp_path / "plugins"
+    empty.mkdir()
+
+    def check(policy: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [server_binary(), "check", empty, "--config", policy],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "RUST_BACKTRACE": "0"},
+        )
+
+    good = check(tmp_path / "mcp-wasm-host.toml")
+    assert good.returncode == 0, good.stderr
+    typo = tmp_path / "typo.toml"
+    typo.write_text(data["mcp-wasm-host.toml"].replace("max_concurrent_calls", "max_concurent_calls"))
+    bad = check(typo)
+    assert bad.returncode != 0 and "max_concurent_calls" in bad.stderr, bad.stderr

@@ -19,7 +19,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::serve::ListenerExt as _;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -28,6 +27,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+use super::accept::DrainingListener;
 use super::auth::{self, BearerToken};
 use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
@@ -299,13 +299,11 @@ impl HttpListener {
             Some(routes) => router.merge(routes),
             None => router,
         };
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(error) = tcp.set_nodelay(true) {
-                tracing::debug!(%error, "cannot set TCP_NODELAY on a connection");
-            }
-        });
+        // Once `stop_accepting` is cancelled, the listener accepts what the
+        // kernel already queued, then closes (see [`super::accept`]).
+        let (listener, drained) = DrainingListener::new(self.listener, stop_accepting);
         axum::serve(listener, router)
-            .with_graceful_shutdown(stop_accepting.cancelled_owned())
+            .with_graceful_shutdown(drained.cancelled_owned())
             .await
             .map_err(HttpError::Serve)
     }

@@ -1,6 +1,7 @@
 //! The MCP side: maps the runtime's tools and results to the Model Context
 //! Protocol with `rmcp`, and serves them. Nothing here knows wasmtime.
 
+mod accept;
 mod access;
 pub mod auth;
 pub mod convert;

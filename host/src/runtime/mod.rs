@@ -575,8 +575,7 @@ impl Runtime {
         let end =
             |outcome, stats: Option<call::CallStats>, result: Result<ToolOutput, CallError>| {
                 let ran = stats.is_some();
-                let receipt =
-                    Receipt::new(plugin, name, outcome, started, stats, caller.subject());
+                let receipt = Receipt::new(plugin, name, outcome, started, stats, caller.subject());
                 receipt.audit(logged(plugin, logged_args));
                 let limit = match &result {
                     Err(CallError::Failed(failure)) => failure.cause.limit(),

@@ -63,10 +63,7 @@ impl Server {
             .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
             // Keep the tests' compile cache out of the user's cache directory
             // (a test's own --cache-dir still wins).
-            .env(
-                "MCP_WASM_HOST_CACHE_DIR",
-                target_dir().join("test-cache"),
-            )
+            .env("MCP_WASM_HOST_CACHE_DIR", target_dir().join("test-cache"))
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -521,10 +518,7 @@ impl HttpServer {
             .args(["--http", "127.0.0.1:0"])
             .args(args)
             .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
-            .env(
-                "MCP_WASM_HOST_CACHE_DIR",
-                target_dir().join("test-cache"),
-            )
+            .env("MCP_WASM_HOST_CACHE_DIR", target_dir().join("test-cache"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

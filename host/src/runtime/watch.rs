@@ -216,6 +216,11 @@ fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 
+/// The link a Kubernetes ConfigMap or Secret volume swaps to replace all of
+/// its files at once: the policy file there is a link through it, so the
+/// file itself never changes and only this link does.
+const KUBERNETES_DATA_LINK: &str = "..data";
+
 /// Which changed paths matter: plugin files and the policy file.
 struct Classifier {
     /// The plugins directory as given.
@@ -245,7 +250,7 @@ impl Classifier {
             let parent = canonical(&parent_of(&event.path));
             if let Some((key, file)) = &self.policy
                 && *key == parent
-                && file == name
+                && (file == name || name == KUBERNETES_DATA_LINK)
             {
                 policy = true;
                 continue;
@@ -431,5 +436,37 @@ impl Watch {
             failed = report.failed.len(),
             "policy file reloaded"
         );
+    }
+}
+
+#[cfg(test)]
+mod classifier_tests {
+    use super::*;
+    use notify_debouncer_mini::{DebouncedEvent, DebouncedEventKind};
+
+    #[test]
+    fn the_policy_changes_with_its_file_or_a_kubernetes_volume_swap_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = canonical(dir.path());
+        let classifier = Classifier {
+            dir: root.join("plugins"),
+            dir_key: root.join("plugins"),
+            policy: Some((root.clone(), "mcp-wasm-host.toml".into())),
+        };
+        let changed = |names: &[&str]| {
+            let events = names
+                .iter()
+                .map(|n| DebouncedEvent::new(root.join(n), DebouncedEventKind::Any))
+                .collect();
+            let mut files = BTreeSet::new();
+            classifier.note(Ok(events), &mut files)
+        };
+        assert!(changed(&["mcp-wasm-host.toml"]));
+        assert!(changed(&["..2026_11_24_01_00_00.123", "..data"]));
+        assert!(!changed(&[
+            "other.toml",
+            "..2026_11_24_01_00_00.123",
+            "..data_tmp"
+        ]));
     }
 }

@@ -18,100 +18,13 @@ mod common;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
+use common::registry::{Registry, registry_binary};
 use common::{Server, text};
 use serde_json::{Value, json};
 
 const R4: &str = "2025-11-25";
-
-/// The registry binary, or `None` after saying how to get it.
-fn registry_binary() -> Option<PathBuf> {
-    let found = std::env::var_os("MCP_WASM_HOST_REGISTRY").map(PathBuf::from);
-    if found.is_none() {
-        eprintln!(
-            "skipped: MCP_WASM_HOST_REGISTRY is unset; run with MCP_WASM_HOST_REGISTRY=$(scripts/setup-registry.sh)"
-        );
-    }
-    found
-}
-
-/// A running registry on 127.0.0.1, storing in its own temporary directory.
-struct Registry {
-    child: Child,
-    dir: tempfile::TempDir,
-    addr: String,
-}
-
-impl Registry {
-    fn start(binary: &Path) -> Registry {
-        let dir = tempfile::tempdir().unwrap();
-        // A free port: bound, read and let go (the registry binds it next).
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let addr = format!("127.0.0.1:{port}");
-        let config = dir.path().join("config.yml");
-        std::fs::write(
-            &config,
-            format!(
-                "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: {addr}\n",
-                dir.path().join("storage").display()
-            ),
-        )
-        .unwrap();
-        let child = Command::new(binary)
-            .arg("serve")
-            .arg(&config)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let registry = Registry { child, dir, addr };
-        registry.wait_ready();
-        registry
-    }
-
-    /// Waits until `GET /v2/` answers (the process is up and listening).
-    fn wait_ready(&self) {
-        let url = format!("http://{}/v2/", self.addr);
-        for _ in 0..600 {
-            if ureq::get(&url).call().is_ok() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        panic!("the registry at {} never answered", self.addr);
-    }
-
-    fn reference(&self, repo_tag: &str) -> String {
-        format!("oci://{}/{repo_tag}", self.addr)
-    }
-
-    /// The file a blob's bytes are stored in.
-    fn blob_file(&self, digest: &str) -> PathBuf {
-        let hex = digest.strip_prefix("sha256:").unwrap();
-        self.dir
-            .path()
-            .join("storage/docker/registry/v2/blobs/sha256")
-            .join(&hex[..2])
-            .join(hex)
-            .join("data")
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 /// Runs `mcp-wasm-host ARGS` in `cwd`.
 fn run(cwd: &Path, args: &[&str]) -> Output {

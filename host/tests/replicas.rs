@@ -28,6 +28,8 @@
 
 mod common;
 
+use common::registry::{Registry, registry_binary};
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -436,63 +438,19 @@ impl Load {
     }
 }
 
-/// docker-registry on 127.0.0.1 with its storage in a temporary directory.
-struct Registry {
-    child: Child,
-    _dir: tempfile::TempDir,
-    authority: String,
-}
-
-impl Registry {
-    fn start(binary: &Path) -> Registry {
-        let dir = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let config = dir.path().join("config.yml");
-        std::fs::write(
-            &config,
-            format!(
-                "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n",
-                dir.path().join("data").display()
-            ),
-        )
+/// Pushes `file` as `oci://REGISTRY/NAME` with `mcp-wasm-host push`.
+fn push(registry: &Registry, file: &str, name: &str) -> String {
+    let reference = registry.reference(name);
+    let out = Command::new(common::binary())
+        .args(["push", file, &reference])
+        .output()
         .unwrap();
-        let child = Command::new(binary)
-            .arg("serve")
-            .arg(&config)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        wait_for_port(port, "the registry");
-        Registry {
-            child,
-            _dir: dir,
-            authority: format!("127.0.0.1:{port}"),
-        }
-    }
-
-    /// Pushes `file` as `oci://REGISTRY/NAME` with `mcp-wasm-host push`.
-    fn push(&self, file: &str, name: &str) -> String {
-        let reference = format!("oci://{}/{name}", self.authority);
-        let out = Command::new(common::binary())
-            .args(["push", file, &reference])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "push {reference} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        reference
-    }
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    assert!(
+        out.status.success(),
+        "push {reference} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    reference
 }
 
 /// Replaces the policy file in one step (write, then rename), so a watcher
@@ -535,12 +493,12 @@ fn errors(summary: &Value, label: &str) -> (u64, u64, serde_json::Map<String, Va
 fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     let (Some(nginx_bin), Some(registry_bin)) = (
         tool("MCP_WASM_HOST_NGINX", "setup-nginx.sh"),
-        tool("MCP_WASM_HOST_REGISTRY", "setup-registry.sh"),
+        registry_binary(),
     ) else {
         return;
     };
     let registry = Registry::start(&registry_bin);
-    let wordcount = registry.push(test_artifacts::WORDCOUNT, "mcp/wordcount:1");
+    let wordcount = push(&registry, test_artifacts::WORDCOUNT, "mcp/wordcount:1");
     let held = Held::start();
 
     // The policy every replica reads: one plugin from the registry, and the
@@ -581,7 +539,7 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
 
     // 1. Publish a plugin and name it in the shared policy: every replica
     // pulls it, and the client calls it through nginx.
-    let fnv = registry.push(test_artifacts::FNV, "mcp/fnv:1");
+    let fnv = push(&registry, test_artifacts::FNV, "mcp/fnv:1");
     write_policy(
         &config,
         &format!("{policy}\n[plugins.fnv]\nsource = \"{fnv}\"\n"),

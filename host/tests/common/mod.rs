@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod clients;
+pub mod registry;
 pub mod web;
 
 use std::io::{BufRead, BufReader, Write};

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Debian's chromium package at the version pinned in
 # tests/apps/debian-packages.txt (`package=version` lines); the MCP Apps
-# test (host/tests/apps.rs) renders a plugin's interactive view in it,
+# test (host/tests/all/apps.rs) renders a plugin's interactive view in it,
 # headless. Idempotent: when dpkg-query shows every package installed at its
 # pinned version, apt-get is not run. Installing needs root (or sudo) and the
 # Debian archive (the pinned version comes from bookworm-security).

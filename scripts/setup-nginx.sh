@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's nginx at the versions pinned in
-# tests/replicas/debian-packages.txt; the replica test (host/tests/replicas.rs)
+# tests/replicas/debian-packages.txt; the replica test (host/tests/all/replicas.rs)
 # starts it on 127.0.0.1 with a configuration of its own, as the load
 # balancer in front of three `serve --http --stateless` replicas. Idempotent:
 # when dpkg-query shows every package installed at its pinned version,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Debian's docker-registry package (the CNCF distribution registry)
 # at the version pinned in tests/registry/debian-packages.txt; the registry
-# test (host/tests/registry.rs) runs it on 127.0.0.1 with filesystem storage
+# test (host/tests/all/registry.rs) runs it on 127.0.0.1 with filesystem storage
 # in a temporary directory, and pushes, pulls, signs and serves plugins
 # through it. Idempotent: when dpkg-query shows the package installed at its
 # pinned version, apt-get is not run. Installing needs root (or sudo).

@@ -15,14 +15,17 @@
 //! - [`source`] fetches plugins named by an OCI reference or a URL
 //!   (`source` in the policy file, `pull`, `push`, `sign`) and checks their
 //!   digests and signatures; the runtime loads what it fetched as files.
-//! - [`cli`] holds the commands that do not serve, such as `new`, which
-//!   writes a plugin project from the templates in `host/templates/`.
+//! - [`scaffold`] writes a new plugin project (`mcp-wasm-host new`) from
+//!   the templates in `host/templates/`.
+//!
+//! The binary's command line (`src/cli/`, one module per subcommand) wires
+//! these together.
 
-pub mod cli;
 pub mod config;
 pub mod inspect;
 pub mod mcp;
 pub mod runtime;
+pub mod scaffold;
 pub mod source;
 pub mod telemetry;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Drives tool calls through a load balancer with the official MCP Python
-SDK, and reports what it saw: the load of host/tests/replicas.rs.
+SDK, and reports what it saw: the load of host/tests/all/replicas.rs.
 
 `--workers` tasks call tools without pause, each call on a client of its own
 (`Client` at 2026-07-28 over Streamable HTTP: `server/discover`, then

@@ -15,7 +15,7 @@
 //! [`CallCtx`] (limits, grants, section and file), not as a `Policy`. What
 //! they do import leads nowhere back here: `bindings`, `events`, `error`
 //! (its message clipping), `imports` ([`ImportKind`]), `limits`,
-//! `log_budget` and `units`. `host/tests/layering.rs` checks that the
+//! `log_budget` and `units`. `host/tests/all/layering.rs` checks that the
 //! runtime's modules import each other without a cycle.
 
 pub mod client;

@@ -1,0 +1,104 @@
+//! `pull`: fetch a plugin from an OCI registry or a URL, check its digests
+//! (and signature), and write it into a plugins directory.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use mcp_wasm_host::config::SignatureKeys;
+use mcp_wasm_host::runtime::cache::Sha256Digest;
+use mcp_wasm_host::source::{Fetcher, SourceRef};
+
+use super::shared::{CacheArgs, cache_dir, default_name, parse_source};
+
+#[derive(Debug, clap::Args)]
+pub struct PullArgs {
+    /// `oci://REGISTRY/REPO:TAG`, `oci://REGISTRY/REPO@sha256:HEX`, or an
+    /// `https://` URL.
+    reference: String,
+    /// The directory to write NAME.wasm into.
+    #[arg(long, default_value = "plugins")]
+    dir: PathBuf,
+    /// The plugin name (the file's stem); default: the repository's last
+    /// path segment, or the URL's file stem.
+    #[arg(long)]
+    name: Option<String>,
+    /// The component's SHA-256 (required for a URL).
+    #[arg(long, value_name = "HEX")]
+    sha256: Option<String>,
+    /// Require a signature that verifies with this public key (PEM SPKI,
+    /// as cosign.pub; may be repeated: one of them must verify).
+    #[arg(long = "key", value_name = "FILE")]
+    keys: Vec<PathBuf>,
+    /// Reach this registry (`host` or `host:port`) over plain HTTP too
+    /// (loopback registries always are; may be repeated).
+    #[arg(long = "plain-http", value_name = "REGISTRY")]
+    plain_http: Vec<String>,
+    #[command(flatten)]
+    cache: CacheArgs,
+}
+
+/// `pull`: fetches, checks and writes DIR/NAME.wasm.
+pub(super) async fn run(args: PullArgs) -> anyhow::Result<ExitCode> {
+    let source = parse_source(&args.reference)?;
+    let pinned = args
+        .sha256
+        .as_deref()
+        .map(Sha256Digest::from_hex)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--sha256: {e}"))?;
+    if matches!(source, SourceRef::Https(_)) && pinned.is_none() {
+        anyhow::bail!("{}: a URL needs --sha256 HEX", args.reference);
+    }
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => default_name(&source),
+    };
+    let keys = (!args.keys.is_empty()).then(|| SignatureKeys {
+        policy_key: "--key".into(),
+        config_file: PathBuf::from("the command line"),
+        paths: args.keys.clone(),
+    });
+    let fetcher = Fetcher::new(&cache_dir(&args.cache)?, &args.plain_http);
+    let fetched = fetcher.fetch(&source, pinned, keys.as_ref()).await?;
+    if let Some(pin) = pinned
+        && pin != fetched.sha256
+    {
+        anyhow::bail!(
+            "{}: digest mismatch: --sha256 is {pin}, the component's is {}",
+            args.reference,
+            fetched.sha256
+        );
+    }
+    let bytes = fetcher
+        .store()
+        .blob(&fetched.sha256)
+        .context("the fetched component vanished from the cache")?;
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("cannot create {}", args.dir.display()))?;
+    let target = args.dir.join(format!("{name}.wasm"));
+    let tmp = args.dir.join(format!(".{name}.wasm.part"));
+    std::fs::write(&tmp, &bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, &target).with_context(|| format!("cannot write {}", target.display()))?;
+    if fetched.offline {
+        eprintln!(
+            "warning: the registry cannot be reached; used the cached copy of {}",
+            args.reference
+        );
+    }
+    let digest = fetched
+        .manifest_digest
+        .map(|d| format!(" {d}"))
+        .unwrap_or_default();
+    let signed = fetched
+        .signed_by
+        .map(|k| format!(", signed by {}", k.display()))
+        .unwrap_or_default();
+    println!(
+        "{}{digest} -> {} (sha256 {}{signed})",
+        args.reference,
+        target.display(),
+        fetched.sha256
+    );
+    Ok(ExitCode::SUCCESS)
+}

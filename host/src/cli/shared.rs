@@ -1,0 +1,119 @@
+//! What several subcommands share: the cache flags, the policy file, the
+//! compile cache, and source references.
+
+use std::path::{Path, PathBuf};
+
+use mcp_wasm_host::config::{self, Config, ConfigError};
+use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
+use mcp_wasm_host::source::{OciRef, SourceRef};
+
+/// Where compiled plugins are cached between runs.
+#[derive(Debug, clap::Args)]
+pub struct CacheArgs {
+    /// The compile cache directory (default: `$XDG_CACHE_HOME/mcp-wasm-host`
+    /// or `~/.cache/mcp-wasm-host`). Created with mode 0700; one that
+    /// belongs to another user or that others may write to is not used.
+    #[arg(long, env = "MCP_WASM_HOST_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Compile every plugin at start, reading and writing no cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+/// `IP:PORT`, `localhost:PORT` or `PORT` (on 127.0.0.1).
+pub fn parse_http_addr(value: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::{Ipv4Addr, SocketAddr};
+    if let Ok(port) = value.parse::<u16>() {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    if let Some(port) = value.strip_prefix("localhost:") {
+        let port = port
+            .parse::<u16>()
+            .map_err(|e| format!("invalid port {port:?}: {e}"))?;
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    value.parse().map_err(|_| {
+        format!("expected IP:PORT (e.g. 127.0.0.1:8080 or [::1]:8080), localhost:PORT or PORT, not {value:?}")
+    })
+}
+
+/// The policy file: `explicit`, else `./mcp-wasm-host.toml` if it exists,
+/// else the built-in defaults.
+pub fn load_config(explicit: Option<&Path>, max_memory: u64) -> Result<Config, ConfigError> {
+    let default = Path::new(config::DEFAULT_FILE);
+    match explicit {
+        Some(path) => Config::load(path, max_memory),
+        None if default.is_file() => Config::load(default, max_memory),
+        None => Ok(Config::builtin(max_memory)),
+    }
+}
+
+/// The compile cache the flags ask for, or `None` (with a warning when the
+/// directory cannot be used: the server then compiles every plugin).
+pub fn open_cache(args: &CacheArgs) -> Option<CompileCache> {
+    if args.no_cache {
+        return None;
+    }
+    let Some(dir) = args.cache_dir.clone().or_else(CompileCache::default_dir) else {
+        tracing::warn!(
+            "{}; running without a compile cache",
+            CacheError::NoDefaultDir
+        );
+        return None;
+    };
+    match CompileCache::open(&dir) {
+        Ok(cache) => {
+            tracing::debug!(dir = %dir.display(), "compile cache");
+            Some(cache)
+        }
+        Err(e) => {
+            tracing::warn!("{e}; running without a compile cache");
+            None
+        }
+    }
+}
+
+/// The directory `pull` keeps its fetches in.
+pub fn cache_dir(args: &CacheArgs) -> anyhow::Result<PathBuf> {
+    args.cache_dir
+        .clone()
+        .or_else(CompileCache::default_dir)
+        .ok_or_else(|| CacheError::NoDefaultDir.into())
+}
+
+/// A source reference, parsed.
+pub fn parse_source(text: &str) -> anyhow::Result<SourceRef> {
+    Ok(SourceRef::parse(text)?)
+}
+
+/// An `oci://` reference (push and sign take no URL).
+pub fn oci_ref(text: &str) -> anyhow::Result<OciRef> {
+    match parse_source(text)? {
+        SourceRef::Oci(r) => Ok(r),
+        SourceRef::Https(_) => anyhow::bail!("{text}: push and sign need an oci:// reference"),
+    }
+}
+
+/// The plugin name a source gets by default.
+pub fn default_name(source: &SourceRef) -> String {
+    let last = match source {
+        SourceRef::Oci(r) => r
+            .repository
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        SourceRef::Https(url) => url
+            .split(['?', '#'])
+            .next()
+            .and_then(|u| u.rsplit('/').next())
+            .unwrap_or_default()
+            .trim_end_matches(".wasm")
+            .to_string(),
+    };
+    if last.is_empty() {
+        "plugin".into()
+    } else {
+        last
+    }
+}

@@ -1,0 +1,715 @@
+//! `mcp-wasm-host new --lang LANG NAME`: writes a ready plugin project (a
+//! tool, its build, a test that calls the tool through the host, and a
+//! README) from the templates in `host/templates/`, which are embedded in
+//! the binary.
+//!
+//! A template is a directory of files whose paths and contents may hold
+//! placeholders: `@NAME@` (the project name), `@NAME_SNAKE@` (the name with
+//! `_` for `-`), `@SDK@` (the absolute path of the mcp-wasm-host checkout
+//! the SDKs come from) and a language's own (`LANGUAGES`). A file named
+//! `dot-X` is written as `.X`, and one starting with `#!` is made executable. Adding
+//! a language is one template directory and one line in [`LANGUAGES`].
+//!
+//! The SDKs are not published, so a project refers to the checkout it was
+//! made from (`--sdk`, by default the one this binary was built from) by
+//! absolute path, in its own build files. `new` never overwrites a file: it
+//! writes only into a new or empty directory, and removes what it wrote if
+//! it cannot finish.
+
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+include!(concat!(env!("OUT_DIR"), "/templates.rs"));
+
+/// The longest project name.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// The checkout this binary was built from (the parent of `host/`): the
+/// default `--sdk`.
+fn built_from() -> &'static Path {
+    let host = Path::new(env!("CARGO_MANIFEST_DIR"));
+    host.parent().unwrap_or(host)
+}
+
+/// A file every SDK checkout holds.
+const SDK_MARKER: &str = "wit/plugin.wit";
+
+/// A language `new` writes projects in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Language {
+    /// Its `--lang` value.
+    pub name: &'static str,
+    /// Its directory under `host/templates/`.
+    template: &'static str,
+    /// Placeholders of its own.
+    vars: &'static [(&'static str, &'static str)],
+    /// What the SDK checkout must hold for it.
+    needs: &'static [&'static str],
+    /// Files copied from the SDK checkout into the project, when there.
+    seeds: &'static [&'static str],
+}
+
+impl Language {
+    const fn new(
+        name: &'static str,
+        template: &'static str,
+        needs: &'static [&'static str],
+    ) -> Self {
+        Language {
+            name,
+            template,
+            vars: &[],
+            needs,
+            seeds: &[],
+        }
+    }
+
+    const fn vars(mut self, vars: &'static [(&'static str, &'static str)]) -> Self {
+        self.vars = vars;
+        self
+    }
+
+    const fn seeds(mut self, seeds: &'static [&'static str]) -> Self {
+        self.seeds = seeds;
+        self
+    }
+}
+
+/// The languages, by `--lang` value.
+pub const LANGUAGES: &[Language] = &[
+    Language::new("rust", "rust", &["sdk-guest/Cargo.toml"]).seeds(&["Cargo.lock"]),
+    Language::new("python", "python", &["sdk-python/mcp_wasm_sdk/__init__.py"]),
+    Language::new("ts", "js", &["sdk-js/package.json"])
+        .vars(&[("EXT", "ts"), ("LANGUAGE", "TypeScript")]),
+    Language::new("js", "js", &["sdk-js/package.json"])
+        .vars(&[("EXT", "js"), ("LANGUAGE", "JavaScript")]),
+    Language::new(
+        "c",
+        "c",
+        &["sdk-c/include/mcp_wasm_sdk.h", "sdk-tool/Cargo.toml"],
+    ),
+    Language::new("go", "go", &["sdk-go/go.mod", "sdk-tool/Cargo.toml"]),
+];
+
+/// `--lang` takes the name of one of [`LANGUAGES`].
+impl clap::ValueEnum for Language {
+    fn value_variants<'a>() -> &'a [Self] {
+        LANGUAGES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name))
+    }
+}
+
+/// `mcp-wasm-host new`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct NewArgs {
+    /// The language of the project.
+    #[arg(long)]
+    pub lang: Language,
+    /// The project's name, which also names its directory, package and
+    /// component: 1 to 64 of `a-z 0-9 - _`, starting with a letter.
+    #[arg(value_parser = ProjectName::parse)]
+    pub name: ProjectName,
+    /// The directory to make the project in (as `DIR/NAME`).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// The mcp-wasm-host checkout whose SDK the project uses (default: the
+    /// one this binary was built from, if it is still there).
+    #[arg(long, value_name = "REPO", env = "MCP_WASM_HOST_SDK")]
+    pub sdk: Option<PathBuf>,
+}
+
+/// A valid project name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectName(String);
+
+/// Why a project name is refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error(
+    "{name:?} {problem}: a project name is 1 to {MAX_NAME_LEN} characters of a-z, 0-9, `-` and `_`, starting with a letter, as it names the Rust crate, the npm package, the component file and the plugin"
+)]
+pub struct NameError {
+    name: String,
+    problem: &'static str,
+}
+
+impl ProjectName {
+    /// Checks `name`.
+    pub fn parse(name: &str) -> Result<Self, NameError> {
+        let problem = match name.chars().next() {
+            None => Some("is empty"),
+            Some(c) if !c.is_ascii_lowercase() => Some("does not start with a lowercase letter"),
+            _ if name.len() > MAX_NAME_LEN => Some("is too long"),
+            _ if !name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_') =>
+            {
+                Some("holds a character other than a-z, 0-9, `-` and `_`")
+            }
+            _ => None,
+        };
+        match problem {
+            Some(problem) => Err(NameError {
+                name: name.to_owned(),
+                problem,
+            }),
+            None => Ok(ProjectName(name.to_owned())),
+        }
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Why `new` wrote no project.
+#[derive(Debug, thiserror::Error)]
+pub enum NewError {
+    /// The project directory exists and is not an empty directory.
+    #[error("{} already exists and is not an empty directory; `new` writes only into a new or empty one", .0.display())]
+    Occupied(PathBuf),
+    /// No `--sdk`, and the checkout this binary was built from is gone.
+    #[error("no mcp-wasm-host checkout to take the SDK from: this binary was built from {}, which holds no {SDK_MARKER} now; pass --sdk with the path of a checkout", .0.display())]
+    NoDefaultSdk(PathBuf),
+    /// The SDK checkout lacks what the language needs.
+    #[error("{} is not an mcp-wasm-host checkout with the {lang} SDK: it has no {missing}; pass --sdk with the path of one", .sdk.display())]
+    SdkMissing {
+        sdk: PathBuf,
+        lang: &'static str,
+        missing: &'static str,
+    },
+    /// The SDK path cannot be written into the project's build files.
+    #[error(
+        "the SDK path {path:?} holds {found:?}, which the project's build files (TOML, JSON and shell strings) cannot hold unquoted; use a checkout at a path without `\"`, `\\`, `$`, backquotes or control characters"
+    )]
+    SdkPath { path: String, found: char },
+    /// Reading from the SDK checkout failed.
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Writing the project failed; what was written has been removed.
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl NewError {
+    /// The process exit code (sysexits.h; a bad NAME or `--lang` value is a
+    /// usage error, 2, reported by the argument parser).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            NewError::NoDefaultSdk(_) | NewError::SdkMissing { .. } | NewError::SdkPath { .. } => {
+                66
+            }
+            NewError::Occupied(_) => 73,
+            NewError::Read { .. } | NewError::Write { .. } => 74,
+        }
+    }
+}
+
+/// One file of a project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectFile {
+    /// Its path in the project, with `/` separators.
+    pub path: String,
+    /// Its contents.
+    pub contents: String,
+}
+
+impl ProjectFile {
+    /// Whether it is written executable: a script (`#!` first).
+    pub fn executable(&self) -> bool {
+        self.contents.starts_with("#!")
+    }
+}
+
+/// A project written by `new`.
+#[derive(Debug)]
+pub struct Created {
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Its language.
+    pub lang: &'static str,
+    /// Its files.
+    pub files: Vec<ProjectFile>,
+}
+
+impl fmt::Display for Created {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "Created the {} project {}:",
+            self.lang,
+            self.dir.display()
+        )?;
+        for file in &self.files {
+            writeln!(f, "  {}", file.path)?;
+        }
+        let readme = self.files.iter().find(|file| file.path == "README.md");
+        let commands = readme.map(|r| ReadmeCommands::of(&r.contents));
+        if let Some(ReadmeCommands {
+            build: Some(build),
+            test: Some(test),
+        }) = commands
+        {
+            writeln!(f, "\nNext, in that directory (see README.md):")?;
+            for line in build.lines().chain(test.lines()) {
+                writeln!(f, "  {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The build and test commands a project's README documents: the first
+/// ```` ```sh ```` block under its `## Build` and `## Test` headings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadmeCommands {
+    /// The build command(s), one a line.
+    pub build: Option<String>,
+    /// The test command(s), one a line.
+    pub test: Option<String>,
+}
+
+impl ReadmeCommands {
+    /// Reads them from a README.
+    pub fn of(readme: &str) -> Self {
+        ReadmeCommands {
+            build: sh_block(readme, "## Build"),
+            test: sh_block(readme, "## Test"),
+        }
+    }
+}
+
+/// The first ```` ```sh ```` block after the line `heading`, before the
+/// next heading of any level.
+fn sh_block(readme: &str, heading: &str) -> Option<String> {
+    let mut lines = readme.lines().skip_while(|line| *line != heading).skip(1);
+    lines
+        .by_ref()
+        .take_while(|line| !line.starts_with('#'))
+        .find(|line| *line == "```sh")?;
+    let block: Vec<&str> = lines.take_while(|line| *line != "```").collect();
+    Some(block.join("\n"))
+}
+
+/// Writes the project `args` asks for.
+pub fn run(args: &NewArgs) -> Result<Created, NewError> {
+    let sdk = sdk_checkout(args.sdk.as_deref(), &args.lang)?;
+    let files = render_project(&args.lang, &args.name, &sdk)?;
+    let dir = args.dir.join(args.name.as_str());
+    write_project(&dir, &files)?;
+    Ok(Created {
+        dir,
+        lang: args.lang.name,
+        files,
+    })
+}
+
+/// The SDK checkout: `explicit`, else the one this binary was built from;
+/// absolute, holding what `lang` needs, and writable into build files.
+fn sdk_checkout(explicit: Option<&Path>, lang: &Language) -> Result<PathBuf, NewError> {
+    let given = explicit.unwrap_or(built_from());
+    let missing = |missing| NewError::SdkMissing {
+        sdk: given.to_owned(),
+        lang: lang.name,
+        missing,
+    };
+    let Ok(sdk) = given.canonicalize() else {
+        return Err(match explicit {
+            Some(_) => missing(SDK_MARKER),
+            None => NewError::NoDefaultSdk(given.to_owned()),
+        });
+    };
+    for needed in std::iter::once(&SDK_MARKER).chain(lang.needs) {
+        if !sdk.join(needed).is_file() {
+            return Err(match explicit {
+                None if *needed == SDK_MARKER => NewError::NoDefaultSdk(sdk),
+                _ => missing(needed),
+            });
+        }
+    }
+    check_sdk_path(&sdk)?;
+    Ok(sdk)
+}
+
+/// Refuses a path the build files could not hold in a double-quoted TOML,
+/// JSON or shell string as it is.
+fn check_sdk_path(sdk: &Path) -> Result<(), NewError> {
+    let path = sdk.to_string_lossy();
+    match path
+        .chars()
+        .find(|c| matches!(c, '"' | '\\' | '$' | '`' | '\u{fffd}') || c.is_control())
+    {
+        Some(found) => Err(NewError::SdkPath {
+            path: path.into_owned(),
+            found,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The files of a `lang` project named `name`, with the SDK at `sdk`.
+fn render_project(
+    lang: &Language,
+    name: &ProjectName,
+    sdk: &Path,
+) -> Result<Vec<ProjectFile>, NewError> {
+    let sdk_text = sdk.to_string_lossy();
+    let snake = name.as_str().replace('-', "_");
+    let mut vars = vec![
+        ("NAME", name.as_str()),
+        ("NAME_SNAKE", snake.as_str()),
+        ("SDK", &*sdk_text),
+    ];
+    vars.extend(lang.vars.iter().copied());
+    let mut files: Vec<ProjectFile> = template_files(lang.template)
+        .iter()
+        .map(|(path, contents)| ProjectFile {
+            path: render(&dotted(path), &vars),
+            contents: render(contents, &vars),
+        })
+        .collect();
+    for seed in lang.seeds {
+        let path = sdk.join(seed);
+        match std::fs::read_to_string(&path) {
+            Ok(contents) => files.push(ProjectFile {
+                path: (*seed).to_owned(),
+                contents,
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(NewError::Read { path, source }),
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+/// The files of the template directory `template`.
+fn template_files(template: &str) -> &'static [(&'static str, &'static str)] {
+    TEMPLATES
+        .iter()
+        .find(|(dir, _)| *dir == template)
+        .map(|(_, files)| *files)
+        .unwrap_or(&[])
+}
+
+/// A template path with each `dot-X` segment made `.X`.
+fn dotted(path: &str) -> String {
+    path.split('/')
+        .map(|segment| match segment.strip_prefix("dot-") {
+            Some(rest) => format!(".{rest}"),
+            None => segment.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `text` with every `@KEY@` of `vars` replaced by its value, in one pass
+/// (a value is never searched for placeholders itself).
+fn render(text: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let found = vars.iter().find_map(|(key, value)| {
+            after
+                .strip_prefix(key)
+                .and_then(|tail| tail.strip_prefix('@'))
+                .map(|tail| (*value, tail))
+        });
+        match found {
+            Some((value, tail)) => {
+                out.push_str(value);
+                rest = tail;
+            }
+            None => {
+                out.push('@');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Writes `files` into `dir`, which must be new or empty. Never replaces a
+/// file; on failure removes what it wrote.
+fn write_project(dir: &Path, files: &[ProjectFile]) -> Result<(), NewError> {
+    if dir.exists() || dir.is_symlink() {
+        let empty = std::fs::read_dir(dir)
+            .map(|mut entries| entries.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            return Err(NewError::Occupied(dir.to_owned()));
+        }
+    }
+    let mut written = Written::default();
+    let result = files
+        .iter()
+        .try_for_each(|file| written.file(dir, file))
+        .and_then(|()| written.dir_all(dir));
+    if result.is_err() {
+        written.undo();
+    }
+    result
+}
+
+/// What [`write_project`] made, to undo it.
+#[derive(Debug, Default)]
+struct Written {
+    paths: Vec<PathBuf>,
+}
+
+impl Written {
+    /// Makes `dir` and the directories above it that are missing.
+    fn dir_all(&mut self, dir: &Path) -> Result<(), NewError> {
+        let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
+        for d in missing.into_iter().rev() {
+            match std::fs::create_dir(d) {
+                Ok(()) => self.paths.push(d.to_owned()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                Err(source) => {
+                    return Err(NewError::Write {
+                        path: d.to_owned(),
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `file` below `dir`; fails if it exists.
+    fn file(&mut self, dir: &Path, file: &ProjectFile) -> Result<(), NewError> {
+        let path = file
+            .path
+            .split('/')
+            .fold(dir.to_owned(), |path, segment| path.join(segment));
+        if let Some(parent) = path.parent() {
+            self.dir_all(parent)?;
+        }
+        let fail = |source| NewError::Write {
+            path: path.clone(),
+            source,
+        };
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(if file.executable() { 0o755 } else { 0o644 });
+        }
+        let mut out = options.open(&path).map_err(fail)?;
+        self.paths.push(path.clone());
+        out.write_all(file.contents.as_bytes()).map_err(fail)?;
+        out.sync_all().map_err(fail)
+    }
+
+    /// Removes what was made, newest first.
+    fn undo(self) {
+        for path in self.paths.into_iter().rev() {
+            let _ = if path.is_dir() {
+                std::fs::remove_dir(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn names_of_lowercase_letters_digits_dashes_and_underscores_are_accepted() {
+        for name in [
+            "a",
+            "hello",
+            "my-tools",
+            "my_tools2",
+            &"x".repeat(MAX_NAME_LEN),
+        ] {
+            assert_eq!(ProjectName::parse(name).unwrap().as_str(), name);
+        }
+    }
+
+    #[test]
+    fn names_that_some_language_could_not_use_are_refused_saying_why() {
+        for (name, problem) in [
+            ("", "is empty"),
+            ("1st", "does not start with a lowercase letter"),
+            ("-x", "does not start with a lowercase letter"),
+            ("_x", "does not start with a lowercase letter"),
+            ("Tools", "does not start with a lowercase letter"),
+            ("my.tools", "holds a character"),
+            ("my tools", "holds a character"),
+            ("myTools", "holds a character"),
+            ("tööls", "holds a character"),
+            ("../x", "does not start"),
+            ("a/b", "holds a character"),
+            (&"x".repeat(MAX_NAME_LEN + 1), "is too long"),
+        ] {
+            let error = ProjectName::parse(name).unwrap_err().to_string();
+            assert!(error.contains(problem), "{name:?}: {error}");
+            assert!(error.contains("a-z, 0-9, `-` and `_`"), "{error}");
+        }
+    }
+
+    #[test]
+    fn every_language_with_a_template_names_a_template_directory_and_every_directory_is_used() {
+        let used: Vec<&str> = LANGUAGES.iter().map(|l| l.template).collect();
+        for dir in &used {
+            assert!(!template_files(dir).is_empty(), "no host/templates/{dir}/");
+        }
+        for (dir, _) in TEMPLATES {
+            assert!(used.contains(dir), "host/templates/{dir}/ is no language's");
+        }
+    }
+
+    fn rendered(lang: &Language) -> Vec<ProjectFile> {
+        let name = ProjectName::parse("my-tool").unwrap();
+        let sdk = Path::new("/opt/mcp wasm@host");
+        render_project(lang, &name, sdk).unwrap()
+    }
+
+    /// The first `@KEY@` in `text`.
+    fn placeholder_in(text: &str) -> Option<&str> {
+        text.match_indices('@').find_map(|(at, _)| {
+            let rest = &text[at + 1..];
+            let len = rest.find(|c: char| !(c.is_ascii_uppercase() || c == '_'))?;
+            (len > 0 && rest[len..].starts_with('@')).then(|| &rest[..len])
+        })
+    }
+
+    #[test]
+    fn placeholders_are_found_wherever_they_stand() {
+        assert_eq!(
+            placeholder_in("@tool\n@dataclass x @NAME_X@ y"),
+            Some("NAME_X")
+        );
+        assert_eq!(
+            placeholder_in("a@b.c @modelcontextprotocol/inspector @ @@"),
+            None
+        );
+    }
+
+    #[test]
+    fn every_template_fills_all_its_placeholders() {
+        for lang in LANGUAGES {
+            for file in rendered(lang) {
+                for text in [&file.path, &file.contents] {
+                    let left = placeholder_in(text);
+                    assert_eq!(
+                        left, None,
+                        "{}: {} has a placeholder left",
+                        lang.name, file.path
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_project_has_a_readme_with_its_build_and_test_commands() {
+        for lang in LANGUAGES {
+            let files = rendered(lang);
+            let readme = files.iter().find(|f| f.path == "README.md").unwrap();
+            let commands = ReadmeCommands::of(&readme.contents);
+            assert!(
+                commands.build.is_some_and(|c| !c.is_empty()),
+                "{}",
+                lang.name
+            );
+            assert!(
+                commands.test.is_some_and(|c| !c.is_empty()),
+                "{}",
+                lang.name
+            );
+            assert!(
+                readme
+                    .contents
+                    .contains("npx @modelcontextprotocol/inspector mcp-wasm-host serve")
+            );
+        }
+    }
+
+    #[test]
+    fn placeholders_are_replaced_in_one_pass_and_other_at_signs_are_kept() {
+        let vars = [("NAME", "@SDK@"), ("SDK", "/sdk")];
+        assert_eq!(
+            render("@NAME@ at @SDK@, @tool @NAMES@ a@b", &vars),
+            "@SDK@ at /sdk, @tool @NAMES@ a@b"
+        );
+        assert_eq!(render("@", &vars), "@");
+        assert_eq!(render("x@NAME", &vars), "x@NAME");
+    }
+
+    #[test]
+    fn dot_files_are_written_with_their_dot() {
+        assert_eq!(dotted("dot-gitignore"), ".gitignore");
+        assert_eq!(dotted("a/dot-env/b"), "a/.env/b");
+        assert_eq!(dotted("src/dotty.rs"), "src/dotty.rs");
+    }
+
+    #[test]
+    fn sdk_paths_that_build_files_cannot_hold_are_refused() {
+        for bad in ["/a\"b", "/a\\b", "/$HOME", "/a`b", "/a\nb", "/a\tb"] {
+            assert!(
+                matches!(
+                    check_sdk_path(Path::new(bad)),
+                    Err(NewError::SdkPath { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        for good in ["/opt/mcp-wasm-host", "/home/a b/c@d", "/x/y'z"] {
+            check_sdk_path(Path::new(good)).unwrap();
+        }
+    }
+
+    #[test]
+    fn readme_commands_are_the_first_sh_block_under_their_heading() {
+        let readme = "# x\n## Build\n\ntext\n```toml\nno\n```\n```sh\nmake\nmake all\n```\n```sh\nno\n```\n## Test\n### Sub\n```sh\nno\n```\n";
+        let commands = ReadmeCommands::of(readme);
+        assert_eq!(commands.build.as_deref(), Some("make\nmake all"));
+        assert_eq!(
+            commands.test, None,
+            "a block under a later heading is not the test's"
+        );
+    }
+
+    #[test]
+    fn a_failed_write_removes_what_it_wrote() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("new/project");
+        let files = [
+            ProjectFile {
+                path: "src/a.txt".into(),
+                contents: "a".into(),
+            },
+            ProjectFile {
+                path: "src/a.txt".into(),
+                contents: "again".into(),
+            },
+        ];
+        let error = write_project(&dir, &files).unwrap_err();
+        assert!(matches!(error, NewError::Write { .. }), "{error}");
+        assert!(
+            !root.path().join("new").exists(),
+            "everything made is removed"
+        );
+    }
+}

@@ -1,0 +1,614 @@
+//! The Streamable HTTP transport against the real binary, with a plain HTTP
+//! client: sessions, stateless mode, Host and Origin validation, bearer
+//! tokens, the loopback default, HTTP alongside stdio, cancellation, and
+//! tool list changes on a session's stream.
+#![allow(clippy::unwrap_used)]
+
+use std::process::Command;
+
+use crate::common::HttpServer;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "s3cr3t-token-for-the-http-tests-0123";
+
+/// One HTTP response, with its JSON-RPC messages (from a JSON body or from
+/// the `data:` lines of an SSE stream).
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    #[allow(dead_code)] // shown by Debug in failure messages
+    body: String,
+    messages: Vec<Value>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The response to request `id`.
+    fn response(&self, id: i64) -> &Value {
+        self.messages
+            .iter()
+            .find(|m| m["id"] == id && (m.get("result").is_some() || m.get("error").is_some()))
+            .unwrap_or_else(|| panic!("no response to {id} in {self:#?}"))
+    }
+}
+
+/// A plain HTTP client that speaks JSON-RPC to one endpoint, keeping the
+/// session id the server assigns.
+struct Client {
+    agent: ureq::Agent,
+    url: String,
+    session: Option<String>,
+    headers: Vec<(String, String)>,
+}
+
+impl Client {
+    fn new(url: &str) -> Client {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(std::time::Duration::from_secs(60)))
+            .build()
+            .new_agent();
+        Client {
+            agent,
+            url: url.to_string(),
+            session: None,
+            headers: Vec::new(),
+        }
+    }
+
+    fn with_header(mut self, name: &str, value: &str) -> Client {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    fn post(&mut self, message: &Value) -> Reply {
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(session) = &self.session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        for (k, v) in &self.headers {
+            request = request.header(k, v);
+        }
+        let mut response = request.send(message.to_string()).unwrap();
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or_default().to_string()))
+            .collect();
+        let body = response.body_mut().read_to_string().unwrap_or_default();
+        let messages = crate::common::json_rpc_messages(&body);
+        let reply = Reply {
+            status,
+            headers,
+            body,
+            messages,
+        };
+        if let Some(id) = reply.header("mcp-session-id") {
+            self.session = Some(id.to_string());
+        }
+        reply
+    }
+
+    /// Opens the session's standalone SSE stream (GET), where the server
+    /// sends messages not tied to one request, such as log notifications;
+    /// returns its JSON-RPC messages as they arrive.
+    fn listen(&self) -> std::sync::mpsc::Receiver<Value> {
+        use std::io::BufRead as _;
+        let mut request = self
+            .agent
+            .get(&self.url)
+            .header("Accept", "text/event-stream");
+        if let Some(session) = &self.session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        let response = request.call().unwrap();
+        assert_eq!(response.status().as_u16(), 200, "GET stream refused");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let reader = std::io::BufReader::new(response.into_body().into_reader());
+            for line in reader.lines() {
+                let Ok(line) = line else { break };
+                let Some(data) = line.strip_prefix("data:").map(str::trim) else {
+                    continue;
+                };
+                if data.is_empty() {
+                    continue;
+                }
+                if tx.send(serde_json::from_str(data).unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        rx
+    }
+
+    fn initialize(&mut self, version: &str) -> Reply {
+        let reply = self.post(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "http-test", "version": "1"}
+            }
+        }));
+        if reply.status == 200 {
+            let ack = self.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+            assert_eq!(ack.status, 202, "{ack:#?}");
+        }
+        reply
+    }
+
+    fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
+        let reply = self.post(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}
+        }));
+        assert_eq!(reply.status, 200, "{reply:#?}");
+        reply.response(id).clone()
+    }
+}
+
+/// A plugins directory holding only the `encoding` example: the transport
+/// tests call its tools, and loading every example (some large) would only
+/// slow their start.
+fn examples() -> &'static std::path::Path {
+    static DIR: std::sync::LazyLock<tempfile::TempDir> =
+        std::sync::LazyLock::new(|| crate::common::plugin_dir(&[test_artifacts::ENCODING]));
+    DIR.path()
+}
+
+#[test]
+fn a_session_initializes_lists_and_calls_over_http() {
+    let server = HttpServer::start(examples(), &["--no-watch"]);
+    let mut client = Client::new(&server.url);
+    let init = client.initialize("2025-06-18");
+    assert_eq!(init.status, 200, "{init:#?}");
+    assert!(client.session.is_some(), "no Mcp-Session-Id: {init:#?}");
+    let result = &init.response(1)["result"];
+    assert_eq!(result["protocolVersion"], "2025-06-18");
+    assert_eq!(result["serverInfo"]["name"], "mcp-wasm-host");
+
+    let list = client.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let tools = list.response(2)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        tools.iter().any(|t| t["name"] == "base64_encode"),
+        "{tools:?}"
+    );
+
+    let result = client.call(3, "base64_encode", json!({"text": "hello"}));
+    assert_eq!(
+        crate::common::text(&result["result"]),
+        "aGVsbG8=",
+        "{result}"
+    );
+
+    // A request naming a session the server does not have is refused.
+    let mut stranger = Client::new(&server.url);
+    stranger.session = Some("not-a-session".into());
+    let refused = stranger.post(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}));
+    assert!(
+        (400..500).contains(&refused.status),
+        "an unknown session id must get a 4xx: {refused:#?}"
+    );
+
+    // Nothing but logs, and those on stderr.
+    assert!(!server.stderr().contains("UNEXPECTED STDOUT"));
+}
+
+#[test]
+fn each_session_has_its_own_logging_level() {
+    let plugins = crate::common::plugin_dir(&[test_artifacts::ERRORS]);
+    let server = HttpServer::start(plugins.path(), &["--no-watch"]);
+    let mut quiet = Client::new(&server.url);
+    let mut chatty = Client::new(&server.url);
+    quiet.initialize("2025-06-18");
+    chatty.initialize("2025-06-18");
+    let set = chatty.post(&json!({
+        "jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "debug"}
+    }));
+    assert_eq!(set.response(2)["result"], json!({}));
+
+    // In a session, log notifications travel on the session's GET stream.
+    // `log_progress` logs debug, info, warning and error, in that order.
+    let logged = |client: &mut Client| -> Vec<String> {
+        let stream = client.listen();
+        let reply = client.post(&json!({
+            "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "log_progress", "arguments": {}}
+        }));
+        assert_eq!(crate::common::text(&reply.response(3)["result"]), "logged");
+        let mut levels = Vec::new();
+        while levels.last().is_none_or(|l| l != "error") {
+            let message = stream
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("the error-level message arrives");
+            if message["method"] == "notifications/message" {
+                levels.push(message["params"]["level"].as_str().unwrap().to_string());
+            }
+        }
+        levels
+    };
+    assert_eq!(logged(&mut chatty), ["debug", "info", "warning", "error"]);
+    assert_eq!(
+        logged(&mut quiet),
+        ["info", "warning", "error"],
+        "the other session stays at info"
+    );
+}
+
+/// A server of the `encoding` example under `policy` (keys of its section),
+/// and two sessions with it.
+fn two_sessions(policy: &str) -> ((tempfile::TempDir, HttpServer), Client, Client) {
+    let policy = format!("[plugins.encoding]\n{policy}\n");
+    let (dir, plugins, config) =
+        crate::common::plugins_with_policy(&[test_artifacts::ENCODING], &policy);
+    let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+    let (mut first, mut second) = (Client::new(&server.url), Client::new(&server.url));
+    first.initialize("2025-11-25");
+    second.initialize("2025-11-25");
+    ((dir, server), first, second)
+}
+
+#[test]
+fn each_session_has_its_own_rate_quota_and_the_tools_quota_is_shared() {
+    let (_server, mut first, mut second) = two_sessions("client_rate_limit = 2");
+    let encode = |client: &mut Client, id| client.call(id, "base64_encode", json!({"text": "hi"}));
+    for id in 2..4 {
+        assert_eq!(encode(&mut first, id)["result"]["isError"], false);
+    }
+    let refused = encode(&mut first, 4);
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let message = crate::common::text(&refused["result"]);
+    assert!(
+        message.contains("limited to 2 calls per minute for each client")
+            && message.contains("`client_rate_limit`"),
+        "{message}"
+    );
+    // The other session has its own quota.
+    for id in 2..4 {
+        assert_eq!(encode(&mut second, id)["result"]["isError"], false);
+    }
+
+    // `rate_limit` is one quota for all sessions together.
+    let (_server, mut first, mut second) = two_sessions("rate_limit = 3");
+    for id in 2..4 {
+        assert_eq!(encode(&mut first, id)["result"]["isError"], false);
+    }
+    assert_eq!(encode(&mut second, 2)["result"]["isError"], false);
+    let refused = encode(&mut second, 3);
+    let message = crate::common::text(&refused["result"]);
+    assert!(
+        message.contains("limited to 3 calls per minute;") && message.contains("`rate_limit`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn stateless_mode_needs_no_session() {
+    let server = HttpServer::start(examples(), &["--no-watch", "--stateless"]);
+    server.wait_for_stderr("mode=\"stateless\"");
+    let mut client = Client::new(&server.url);
+    let init = client.initialize("2025-06-18");
+    assert_eq!(init.status, 200, "{init:#?}");
+    assert!(client.session.is_none(), "stateless: no Mcp-Session-Id");
+    // Any replica can answer any request: a fresh client that never
+    // initialized calls a tool directly.
+    let mut other = Client::new(&server.url);
+    let result = other.call(7, "base64_encode", json!({"text": "hi"}));
+    assert_eq!(crate::common::text(&result["result"]), "aGk=", "{result}");
+    let reply = other.post(&json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"}));
+    assert!(
+        reply
+            .header("content-type")
+            .unwrap()
+            .starts_with("application/json"),
+        "plain JSON responses in stateless mode: {reply:#?}"
+    );
+}
+
+#[test]
+fn foreign_hosts_and_origins_are_refused() {
+    let server = HttpServer::start(examples(), &["--no-watch"]);
+    let rebinding = Client::new(&server.url)
+        .with_header("Host", "evil.example.com")
+        .initialize("2025-06-18");
+    assert_eq!(rebinding.status, 403, "{rebinding:#?}");
+
+    let cross_site = Client::new(&server.url)
+        .with_header("Origin", "http://evil.example.com")
+        .initialize("2025-06-18");
+    assert_eq!(cross_site.status, 403, "{cross_site:#?}");
+
+    // A page on loopback (such as the MCP Inspector's UI) is fine.
+    let inspector = Client::new(&server.url)
+        .with_header("Origin", "http://localhost:6274")
+        .initialize("2025-06-18");
+    assert_eq!(inspector.status, 200, "{inspector:#?}");
+
+    // An origin the operator allowed is fine too.
+    let server = HttpServer::start(
+        examples(),
+        &["--no-watch", "--allowed-origin", "https://app.example.com"],
+    );
+    let allowed = Client::new(&server.url)
+        .with_header("Origin", "https://app.example.com")
+        .initialize("2025-06-18");
+    assert_eq!(allowed.status, 200, "{allowed:#?}");
+}
+
+#[test]
+fn a_bearer_token_is_required_when_configured() {
+    let server = HttpServer::start_with_env(
+        examples(),
+        &["--no-watch", "--auth-token-env", "MCP_TEST_TOKEN"],
+        &[("MCP_TEST_TOKEN", TOKEN)],
+    );
+    assert!(
+        !server.stderr().contains(TOKEN),
+        "the token never appears in the log"
+    );
+    let missing = Client::new(&server.url).initialize("2025-06-18");
+    assert_eq!(missing.status, 401, "{missing:#?}");
+    assert_eq!(
+        missing.header("www-authenticate"),
+        Some("Bearer realm=\"mcp-wasm-host\"")
+    );
+    let wrong = Client::new(&server.url)
+        .with_header("Authorization", "Bearer not-the-token-at-all-000000")
+        .initialize("2025-06-18");
+    assert_eq!(wrong.status, 401, "{wrong:#?}");
+    assert!(
+        wrong
+            .header("www-authenticate")
+            .unwrap()
+            .contains("error=\"invalid_token\""),
+        "{wrong:#?}"
+    );
+    let mut right =
+        Client::new(&server.url).with_header("Authorization", &format!("Bearer {TOKEN}"));
+    let init = right.initialize("2025-06-18");
+    assert_eq!(init.status, 200, "{init:#?}");
+    let result = right.call(2, "hex_encode", json!({"text": "A"}));
+    assert_eq!(crate::common::text(&result["result"]), "41", "{result}");
+
+    // From a file, with the newline `echo` leaves.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    let server = HttpServer::start(
+        examples(),
+        &["--no-watch", "--auth-token-file", file.to_str().unwrap()],
+    );
+    let ok = Client::new(&server.url)
+        .with_header("Authorization", &format!("Bearer {TOKEN}"))
+        .initialize("2025-06-18");
+    assert_eq!(ok.status, 200, "{ok:#?}");
+}
+
+/// Runs `serve ARGS` expecting it to refuse to start; returns its stderr.
+fn refused_start(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut command = Command::new(crate::common::binary());
+    command
+        .args([
+            "serve",
+            "--plugins",
+            test_artifacts::EXAMPLES_DIR,
+            "--no-watch",
+        ])
+        .args(args)
+        .env(
+            "MCP_WASM_HOST_CACHE_DIR",
+            crate::common::target_dir().join("test-cache"),
+        )
+        .env_remove("MCP_TEST_TOKEN");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().unwrap();
+    assert!(!out.status.success(), "should not have started: {args:?}");
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn unsafe_or_broken_settings_stop_the_server_with_a_reason() {
+    let remote = refused_start(&["--http", "0.0.0.0:0"], &[]);
+    assert!(remote.contains("--http-allow-remote"), "{remote}");
+
+    let unset = refused_start(&["--http", "0", "--auth-token-env", "MCP_TEST_TOKEN"], &[]);
+    assert!(unset.contains("MCP_TEST_TOKEN is not set"), "{unset}");
+
+    let weak = refused_start(
+        &["--http", "0", "--auth-token-env", "MCP_TEST_TOKEN"],
+        &[("MCP_TEST_TOKEN", "1234")],
+    );
+    assert!(weak.contains("at least 16"), "{weak}");
+    assert!(!weak.contains("1234\""), "{weak}");
+
+    let no_file = refused_start(
+        &["--http", "0", "--auth-token-file", "/nonexistent/token"],
+        &[],
+    );
+    assert!(no_file.contains("/nonexistent/token"), "{no_file}");
+
+    let bad_addr = refused_start(&["--http", "nowhere"], &[]);
+    assert!(bad_addr.contains("IP:PORT"), "{bad_addr}");
+
+    let no_http = refused_start(&["--stateless"], &[]);
+    assert!(no_http.contains("--http"), "{no_http}");
+}
+
+#[test]
+fn http_and_stdio_serve_side_by_side() {
+    let plugins = examples();
+    let mut stdio =
+        crate::common::Server::start(plugins, &["--no-watch", "--http", "127.0.0.1:0", "--stdio"]);
+    stdio.wait_for_stderr("listening on http://");
+    let log = stdio.stderr();
+    let at = log.find("listening on ").unwrap() + "listening on ".len();
+    let url = log[at..].split_whitespace().next().unwrap().to_string();
+
+    let init = stdio.initialize("2025-06-18");
+    assert!(init.get("result").is_some(), "{init}");
+    let mut http = Client::new(&url);
+    assert_eq!(http.initialize("2025-11-25").status, 200);
+
+    let over_stdio = stdio.call_ok("base64_encode", json!({"text": "x"}));
+    let over_http = http.call(2, "base64_encode", json!({"text": "x"}));
+    assert_eq!(crate::common::text(&over_stdio), "eA==");
+    assert_eq!(crate::common::text(&over_http["result"]), "eA==");
+
+    // Closing stdin ends the process, HTTP included.
+    stdio.close_stdin();
+    assert_eq!(stdio.wait(), Some(0));
+}
+
+#[test]
+fn a_cancelled_call_over_http_stops_its_guest() {
+    let (_dir, plugins, config) = crate::common::plugins_with_policy(
+        &[test_artifacts::HOSTILE],
+        "[plugins.hostile]\ntimeout = \"120s\"\nfuel = 1_000_000_000_000_000\nmax_concurrent_calls = 1\n",
+    );
+    let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+    let mut client = Client::new(&server.url);
+    client.initialize("2025-11-25");
+
+    // The spinning call holds its POST open on another thread.
+    let mut caller = Client::new(&server.url);
+    caller.session = client.session.clone();
+    let spinning = std::thread::spawn(move || {
+        caller.post(&json!({
+            "jsonrpc": "2.0", "id": 41, "method": "tools/call",
+            "params": {"name": "spin", "arguments": {}}
+        }))
+    });
+    server.wait_for_stderr("running: got a slot");
+    let ack = client.post(&json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 41, "reason": "test"}
+    }));
+    assert_eq!(ack.status, 202, "{ack:#?}");
+    server.wait_for_stderr("outcome=\"cancelled\"");
+    server.wait_for_stderr("call cancelled tool=spin");
+    // The only call slot is free again.
+    let ok = client.call(42, "ok", json!({}));
+    assert_eq!(ok["result"]["isError"], false, "{ok}");
+    // The cancelled call's stream ends without a response to it.
+    let reply = spinning.join().unwrap();
+    assert!(
+        !reply
+            .messages
+            .iter()
+            .any(|m| m["id"] == 41 && (m.get("result").is_some() || m.get("error").is_some())),
+        "a cancelled call gets no response: {reply:#?}"
+    );
+}
+
+#[test]
+fn http_sessions_hear_that_the_tool_list_changed() {
+    let plugins = crate::common::plugin_dir(&[test_artifacts::ERRORS]);
+    let server = HttpServer::start(plugins.path(), &[]);
+    let mut client = Client::new(&server.url);
+    client.initialize("2025-06-18");
+    let before = client.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let count = |reply: &Reply, id| {
+        reply.response(id)["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let tools_before = count(&before, 2);
+
+    let stream = client.listen();
+    std::fs::copy(test_artifacts::PANIC, plugins.path().join("panic.wasm")).unwrap();
+    loop {
+        let message = stream
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("notifications/tools/list_changed arrives on the GET stream");
+        if message["method"] == "notifications/tools/list_changed" {
+            break;
+        }
+    }
+    let after = client.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    assert!(count(&after, 3) > tools_before, "{after:#?}");
+}
+
+#[test]
+fn bodies_that_are_not_one_json_rpc_message_get_a_json_rpc_error() {
+    let server = HttpServer::start(examples(), &["--no-watch"]);
+    let mut client = Client::new(&server.url);
+    client.initialize("2025-06-18");
+    let post_raw = |body: &str| {
+        let mut response = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent()
+            .post(&server.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Mcp-Session-Id", client.session.as_deref().unwrap())
+            .send(body)
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: Value =
+            serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+        (status, body)
+    };
+    for (body, code) in [
+        ("this is not json", -32700),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"#, -32700),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+        (r#"{"id":1,"method":"ping"}"#, -32600),
+    ] {
+        let (status, reply) = post_raw(body);
+        assert_eq!(status, 400, "{body}: {reply}");
+        assert_eq!(reply["error"]["code"], code, "{body}: {reply}");
+        assert_eq!(reply["jsonrpc"], "2.0");
+    }
+    // Nothing was lost: the session still works.
+    let result = client.call(5, "hex_encode", json!({"text": "ok"}));
+    assert_eq!(crate::common::text(&result["result"]), "6f6b", "{result}");
+}
+
+#[test]
+fn stateless_responses_carry_the_calls_notifications_first() {
+    let plugins = crate::common::plugin_dir(&[test_artifacts::ERRORS]);
+    let server = HttpServer::start(plugins.path(), &["--no-watch", "--stateless"]);
+    let reply = Client::new(&server.url).post(&json!({
+        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "log_progress", "arguments": {}, "_meta": {"progressToken": "p"}}
+    }));
+    let kinds: Vec<&str> = reply
+        .messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("response"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "notifications/message",
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "response"
+        ],
+        "info, warning and error logs and three progress reports, then the result: {reply:#?}"
+    );
+}

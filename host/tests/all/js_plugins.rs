@@ -1,0 +1,281 @@
+//! TypeScript plugins built from source with the JavaScript SDK (`sdk-js`)
+//! and served by the real binary: `scripts/build-js-plugin.sh` bundles
+//! `plugins/js/*` with esbuild and componentizes them with componentize-js
+//! (cached by a hash of their inputs), then each test calls them over stdio:
+//! the `markdown` example's schemas, a good call, arguments the schema
+//! refuses, and a tool error the plugin throws; the `webget` test plugin's
+//! `fetch` reaching the local web server under an allow policy, and denied
+//! without one; and what `markdown` serves beside its tools (a resource, a
+//! prompt and a completion of its argument).
+//!
+//! The build needs Node: `MCP_WASM_HOST_NODE` names it
+//! (`MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)`, as `scripts/test.sh`
+//! sets it). Without it every test here says so and passes without running.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::common::web::{self, WebServer};
+use crate::common::{Server, text};
+use serde_json::{Value, json};
+
+const R4: &str = "2025-11-25";
+
+/// The directory of built components, or `None` (after saying why) when
+/// Node is not configured. Built once per test binary.
+fn built() -> Option<&'static Path> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let Some(node) = std::env::var_os("MCP_WASM_HOST_NODE") else {
+                eprintln!(
+                    "skipped: MCP_WASM_HOST_NODE is unset; run with MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)"
+                );
+                return None;
+            };
+            let root = crate::common::workspace_root();
+            let out = crate::common::target_dir().join("js-plugins");
+            let node_dir = Path::new(&node).parent().unwrap();
+            let path = std::env::join_paths(
+                std::iter::once(node_dir.to_path_buf())
+                    .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+            )
+            .unwrap();
+            let run = Command::new(root.join("scripts/build-js-plugin.sh"))
+                .arg(&out)
+                .env("PATH", path)
+                .output()
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "scripts/build-js-plugin.sh failed:\n{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            Some(out)
+        })
+        .as_deref()
+}
+
+/// A server with the JavaScript plugin `name` alone, under `policy`; the
+/// directory lives as long as the server.
+fn serve(name: &str, policy: &str) -> Option<(Server, tempfile::TempDir)> {
+    let component = built()?.join(format!("{name}.wasm"));
+    let (dir, plugins, config) =
+        crate::common::plugins_with_policy(&[component.to_str().unwrap()], policy);
+    let server = Server::initialized(&plugins, &["--config", &config], R4);
+    Some((server, dir))
+}
+
+fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
+    tools
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {tools:?}"))
+}
+
+#[test]
+fn the_markdown_plugin_lists_its_tools_with_the_schemas_its_builder_made() {
+    let Some((mut s, _dir)) = serve("markdown", "") else {
+        return;
+    };
+    let (tools, _) = s.list_all_tools();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["format_table", "parse_table", "sort_table"]);
+
+    let sort = tool(&tools, "sort_table");
+    assert_eq!(sort["title"], "Sort a Markdown table");
+    assert_eq!(
+        sort["inputSchema"]["required"],
+        json!(["markdown", "column"]),
+        "an optional() property is not required: {sort}"
+    );
+    assert_eq!(
+        sort["inputSchema"]["properties"]["descending"]["type"],
+        "boolean"
+    );
+    assert_eq!(sort["inputSchema"]["additionalProperties"], false);
+    assert_eq!(sort["annotations"]["readOnlyHint"], true);
+    assert_eq!(sort["annotations"]["openWorldHint"], false);
+
+    let parse = tool(&tools, "parse_table");
+    assert_eq!(
+        parse["outputSchema"]["required"],
+        json!(["headers", "rows"])
+    );
+    assert!(tool(&tools, "format_table").get("outputSchema").is_none());
+    assert_eq!(
+        tool(&tools, "format_table")["icons"],
+        json!([{"src": "https://mcp-wasm-host.example/icons/table.png", "mimeType": "image/png",
+                "sizes": ["48x48"], "theme": "light"}])
+    );
+}
+
+#[test]
+fn a_good_call_returns_text_and_an_object_returns_structured_content() {
+    let Some((mut s, _dir)) = serve("markdown", "") else {
+        return;
+    };
+    let table = s.call_ok(
+        "format_table",
+        json!({"headers": ["city", "people"], "rows": [["Paris", 2100000], ["Zürich", 420000]]}),
+    );
+    assert_eq!(
+        text(&table),
+        "| city   |  people |\n| ------ | ------: |\n| Paris  | 2100000 |\n| Zürich |  420000 |"
+    );
+    assert!(table.get("structuredContent").is_none(), "{table}");
+
+    let parsed = s.call_ok("parse_table", json!({"markdown": text(&table)}));
+    let want = json!({"headers": ["city", "people"], "rows": [
+        {"city": "Paris", "people": "2100000"}, {"city": "Zürich", "people": "420000"}]});
+    assert_eq!(parsed["structuredContent"], want);
+    let as_text: Value = serde_json::from_str(&text(&parsed)).unwrap();
+    assert_eq!(as_text, want, "the same JSON travels as text");
+}
+
+#[test]
+fn arguments_that_break_the_schema_are_refused_before_the_plugin_runs() {
+    let Some((mut s, _dir)) = serve("markdown", "") else {
+        return;
+    };
+    let missing = s.call_err("sort_table", json!({"markdown": "| a |\n|---|\n| 1 |"}));
+    assert!(missing.contains("column"), "{missing}");
+    let wrong = s.call_err(
+        "sort_table",
+        json!({"markdown": "| a |", "column": "a", "descending": "yes"}),
+    );
+    assert!(wrong.contains("/descending"), "{wrong}");
+    let extra = s.call_err("parse_table", json!({"markdown": "x", "strict": true}));
+    assert!(extra.contains("strict"), "{extra}");
+}
+
+#[test]
+fn a_thrown_invalid_arguments_error_reaches_the_model_with_its_message() {
+    let Some((mut s, _dir)) = serve("markdown", "") else {
+        return;
+    };
+    let unknown = s.call_err(
+        "sort_table",
+        json!({"markdown": "| a | b |\n|---|---|\n| 1 | 2 |", "column": "c"}),
+    );
+    assert!(unknown.contains("rejected its arguments"), "{unknown}");
+    assert!(
+        unknown.contains("no column \"c\"; the columns are a, b"),
+        "{unknown}"
+    );
+    let no_table = s.call_err("parse_table", json!({"markdown": "just prose"}));
+    assert!(no_table.contains("no Markdown table found"), "{no_table}");
+    // The instance that threw is gone; the next call still answers.
+    s.call_ok("parse_table", json!({"markdown": "| a |\n|---|\n| 1 |"}));
+}
+
+#[test]
+fn fetch_reaches_an_origin_the_policy_allows() {
+    let web = WebServer::start();
+    let policy = format!("[plugins.webget.http]\nallow = [\"{}\"]\n", web.origin());
+    let Some((mut s, _dir)) = serve("webget", &policy) else {
+        return;
+    };
+    let result = s.call_ok("get", json!({"url": web.url("/text")}));
+    assert_eq!(
+        result["structuredContent"],
+        json!({"status": 200, "body": web::TEXT})
+    );
+    assert_eq!(web.requests_to("/text").len(), 1);
+}
+
+#[test]
+fn fetch_without_an_allow_policy_is_denied_and_nothing_is_sent() {
+    let web = WebServer::start();
+    let Some((mut s, _dir)) = serve("webget", "") else {
+        return;
+    };
+    let msg = s.call_err("get", json!({"url": web.url("/text")}));
+    assert!(msg.contains("was denied access"), "{msg}");
+    assert!(msg.contains("refused or failed"), "{msg}");
+    s.wait_for_stderr("plugins.webget.http");
+    assert!(web.requests().is_empty(), "{:?}", web.requests());
+}
+
+#[test]
+fn the_markdown_plugin_lets_sort_table_alone_run_as_a_task() {
+    let Some(dir) = built() else { return };
+    let report = crate::common::inspect_json(&dir.join("markdown.wasm"));
+    // Tools that never run as tasks are left out.
+    assert_eq!(
+        report["task_support"],
+        json!({"sort_table": "optional"}),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn the_markdown_plugin_serves_its_table_syntax_resource_and_fills_in_the_tabulate_prompt() {
+    let Some((mut s, _dir)) = serve("markdown", "") else {
+        return;
+    };
+    let listed = s.request("resources/list", json!({}));
+    assert_eq!(
+        listed["result"]["resources"],
+        json!([{"uri": "markdown://syntax/tables", "name": "table_syntax",
+                "title": "Markdown table syntax",
+                "description": "The pipe-table syntax that format_table writes and parse_table and sort_table read.",
+                "mimeType": "text/markdown"}]),
+        "{listed}"
+    );
+    let read = s.request("resources/read", json!({"uri": "markdown://syntax/tables"}));
+    let contents = &read["result"]["contents"];
+    assert_eq!(contents[0]["uri"], "markdown://syntax/tables", "{read}");
+    assert_eq!(contents[0]["mimeType"], "text/markdown");
+    assert!(
+        contents[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("`---:` right"),
+        "{read}"
+    );
+    let missing = s.request("resources/read", json!({"uri": "markdown://syntax/lists"}));
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+
+    let prompts = s.request("prompts/list", json!({}));
+    let prompt = &prompts["result"]["prompts"][0];
+    assert_eq!(prompt["name"], "tabulate", "{prompts}");
+    assert_eq!(prompt["arguments"][0]["required"], true);
+    let got = s.request(
+        "prompts/get",
+        json!({"name": "tabulate", "arguments": {"data": "apples 3, pears 5", "order": "descending"}}),
+    );
+    let messages = got["result"]["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{got}");
+    assert_eq!(
+        messages[0]["content"]["resource"]["uri"],
+        "markdown://syntax/tables"
+    );
+    let ask = messages[1]["content"]["text"].as_str().unwrap();
+    assert!(ask.ends_with("\n\napples 3, pears 5"), "{ask}");
+    assert!(ask.contains("sort it descending"), "{ask}");
+    let refused = s.request(
+        "prompts/get",
+        json!({"name": "tabulate", "arguments": {"data": "x", "order": "random"}}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("order is one of"),
+        "{refused}"
+    );
+
+    let completed = s.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "tabulate"},
+               "argument": {"name": "order", "value": "a"}}),
+    );
+    assert_eq!(
+        completed["result"]["completion"]["values"],
+        json!(["as given", "ascending"]),
+        "{completed}"
+    );
+}

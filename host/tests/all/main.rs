@@ -1,0 +1,48 @@
+//! The integration tests, one binary (as wasmtime's `tests/all`): each
+//! module drives the real `mcp-wasm-host` binary with the test plugins that
+//! `tests/artifacts` builds. One binary links once, which keeps `cargo test`
+//! and CI short; `cargo test --test all MODULE::` runs one module's tests.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+mod apps;
+mod bounds;
+mod c_plugins;
+mod cache;
+mod client_requests;
+mod flood;
+mod go_plugins;
+mod http;
+mod icons;
+mod input_required;
+mod inspect;
+mod isolation;
+mod js_plugins;
+mod layering;
+mod malformed;
+mod native_baseline;
+mod network;
+mod new_projects;
+mod oauth;
+mod observability;
+mod plugins_used;
+mod python_sdk;
+mod python_watch;
+mod receipts;
+mod registry;
+mod reload;
+mod replicas;
+mod reuse;
+mod revision_2026;
+mod revisions;
+mod sandbox;
+mod served;
+mod served_clients;
+mod stdio;
+mod tasks;
+mod ts_sdk;
+mod ts_sdk_v2;
+mod utilities;
+mod watch;

@@ -1,0 +1,454 @@
+//! `mcp-wasm-host new`, run as a user runs it: the files it writes, what it
+//! refuses, and for every language that the project it writes builds and
+//! passes its own test, with the commands its README gives (the first `sh`
+//! block under `## Build` and under `## Test`, run with bash in the
+//! project).
+//!
+//! The toolchains come from the variables `scripts/test.sh` sets:
+//! `MCP_WASM_HOST_PYTHON` (its directory, with componentize-py, goes first
+//! on PATH), `MCP_WASM_HOST_NODE` (likewise; `npm` must be on PATH) and
+//! `MCP_WASM_HOST_C` (else `clang-19` on PATH) and `MCP_WASM_HOST_GO`;
+//! Rust needs the wasm32-wasip2 target. A language whose toolchain is not configured says
+//! so and passes without running. The projects call the binary under test
+//! (`MCP_WASM_HOST_BIN`) with the tests' compile cache.
+//!
+//! Each project is made afresh in `target/new-projects/LANG/demo-LANG`, the
+//! same path every run, so that caches hold: the Rust project builds in the
+//! shared target directory `target/new-projects/cargo`, the C and Go
+//! projects' SDK tool is the workspace's, and Go's build cache is the one
+//! `scripts/build-go-plugin.sh` keeps (`target/go-cache`). componentize-py and componentize-js do not
+//! build the same bytes twice, so after their build succeeds the component
+//! is swapped for the one an earlier run built from the same inputs (the
+//! project's files and the SDK's, kept in `target/new-projects/components`);
+//! the host then finds it in its compile cache instead of compiling 10 to 20
+//! MB of interpreter again. Builds run one at a time, and each prints how
+//! long its build and test took.
+#![allow(clippy::unwrap_used)]
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use mcp_wasm_host::scaffold::{LANGUAGES, ReadmeCommands};
+use sha2::{Digest as _, Sha256};
+
+/// Runs `mcp-wasm-host new ARGS…`.
+fn new(args: &[&str]) -> Output {
+    Command::new(crate::common::binary())
+        .arg("new")
+        .args(args)
+        .env_remove("MCP_WASM_HOST_SDK")
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every file below `dir`, as paths relative to it with `/`, sorted.
+fn files(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let relative = path.strip_prefix(root).unwrap();
+                out.push(relative.to_str().unwrap().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn new_writes_each_language_s_project_with_its_name_and_the_sdk_path_filled_in() {
+    let sdk = crate::common::workspace_root().canonicalize().unwrap();
+    for lang in LANGUAGES.iter().map(|l| l.name) {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().to_str().unwrap();
+        let out = new(&["--lang", lang, "--dir", dir, "my-tool"]);
+        assert!(out.status.success(), "{lang}: {}", stderr(&out));
+        let project = parent.path().join("my-tool");
+        let written = files(&project);
+        let listed = String::from_utf8_lossy(&out.stdout);
+        for file in &written {
+            assert!(
+                listed.contains(&format!("  {file}\n")),
+                "{lang}: {file} not listed:\n{listed}"
+            );
+        }
+        assert!(
+            written.contains(&"README.md".to_string()),
+            "{lang}: {written:?}"
+        );
+        assert!(
+            written.contains(&".gitignore".to_string()),
+            "{lang}: {written:?}"
+        );
+        let mut names_sdk = false;
+        for file in &written {
+            let text = std::fs::read_to_string(project.join(file)).unwrap();
+            assert!(
+                !text.contains("@NAME@") && !text.contains("@SDK@"),
+                "{lang}: {file}"
+            );
+            names_sdk |= text.contains(sdk.to_str().unwrap()) && file != "README.md";
+            #[cfg(unix)]
+            if text.starts_with("#!") {
+                use std::os::unix::fs::PermissionsExt as _;
+                let mode = std::fs::metadata(project.join(file))
+                    .unwrap()
+                    .permissions()
+                    .mode();
+                assert_eq!(mode & 0o111, 0o111, "{lang}: {file} is executable");
+            }
+        }
+        assert!(
+            names_sdk,
+            "{lang}: no build file names the SDK at {}",
+            sdk.display()
+        );
+        let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
+        assert!(readme.starts_with("# my-tool\n"), "{lang}: {readme}");
+        for line in ReadmeCommands::of(&readme).build.unwrap().lines() {
+            assert!(
+                listed.contains(&format!("  {line}\n")),
+                "{lang}: {line} is not printed:\n{listed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn new_writes_into_an_existing_empty_directory() {
+    let parent = tempfile::tempdir().unwrap();
+    std::fs::create_dir(parent.path().join("tools")).unwrap();
+    let out = new(&[
+        "--lang",
+        "c",
+        "--dir",
+        parent.path().to_str().unwrap(),
+        "tools",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(parent.path().join("tools/src/tools.c").is_file());
+}
+
+/// Runs `new --lang LANG --dir DIR ARGS… -- NAME`, which must fail with
+/// `code` and a message holding `says`, writing nothing into DIR unless it
+/// held something already.
+fn refused(lang: &str, dir: &Path, args: &[&str], name: &str, code: i32, says: &str) {
+    let before = files(dir);
+    let mut all = vec!["--lang", lang, "--dir", dir.to_str().unwrap()];
+    all.extend(args);
+    all.extend(["--", name]);
+    let out = new(&all);
+    assert_eq!(out.status.code(), Some(code), "{all:?}: {}", stderr(&out));
+    assert!(stderr(&out).contains(says), "{all:?}: {}", stderr(&out));
+    assert_eq!(files(dir), before, "{all:?}: nothing is written");
+}
+
+#[test]
+fn new_refuses_a_directory_that_is_not_empty_and_leaves_it_as_it_was() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = parent.path().join("tools");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("README.md"), "mine").unwrap();
+    std::fs::write(parent.path().join("file"), "a file").unwrap();
+    for name in ["tools", "file"] {
+        refused(
+            "python",
+            parent.path(),
+            &[],
+            name,
+            73,
+            "is not an empty directory",
+        );
+    }
+    let mine = std::fs::read_to_string(project.join("README.md")).unwrap();
+    assert_eq!(mine, "mine");
+}
+
+#[test]
+fn new_refuses_a_name_some_language_could_not_use_saying_which_characters_a_name_may_hold() {
+    let parent = tempfile::tempdir().unwrap();
+    for name in ["My-Tool", "1tool", "my.tool", "my tool", "-x", "../x", ""] {
+        let rule = "a-z, 0-9, `-` and `_`, starting with a letter";
+        refused("rust", parent.path(), &[], name, 2, rule);
+    }
+}
+
+#[test]
+fn new_refuses_a_language_it_has_no_template_for_listing_those_it_has() {
+    let parent = tempfile::tempdir().unwrap();
+    let known = "[possible values: rust, python, ts, js, c, go]";
+    refused("cobol", parent.path(), &[], "tools", 2, known);
+}
+
+#[test]
+fn new_refuses_an_sdk_checkout_without_the_language_s_sdk() {
+    let parent = tempfile::tempdir().unwrap();
+    let fake = tempfile::tempdir().unwrap();
+    let sdk = ["--sdk", fake.path().to_str().unwrap()];
+    let says = "it has no wit/plugin.wit; pass --sdk";
+    refused("rust", parent.path(), &sdk, "a", 66, says);
+
+    std::fs::create_dir(fake.path().join("wit")).unwrap();
+    std::fs::write(fake.path().join("wit/plugin.wit"), "").unwrap();
+    let says = "with the ts SDK: it has no sdk-js/package.json";
+    refused("ts", parent.path(), &sdk, "a", 66, says);
+
+    let gone = fake.path().join("gone");
+    let says = "is not an mcp-wasm-host checkout";
+    refused(
+        "c",
+        parent.path(),
+        &["--sdk", gone.to_str().unwrap()],
+        "a",
+        66,
+        says,
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Each language's project, built and tested
+// ---------------------------------------------------------------------------
+
+/// What a language's build needs from the test's environment.
+struct Toolchain {
+    /// Environment variables to set.
+    env: Vec<(&'static str, OsString)>,
+    /// A directory to put first on PATH.
+    path: Option<PathBuf>,
+    /// For builds that do not repeat their bytes: the SDK paths (files or
+    /// directories of the checkout) the build reads.
+    sdk_inputs: &'static [&'static str],
+}
+
+/// A toolchain directory from the variable `var`, which names a program in
+/// it; `None` (after saying so) when it is unset.
+fn program_dir(var: &str, lang: &str) -> Option<PathBuf> {
+    match std::env::var_os(var) {
+        Some(program) => Some(Path::new(&program).parent().unwrap().to_path_buf()),
+        None => {
+            eprintln!("skipped {lang}: {var} is unset (scripts/test.sh sets it)");
+            None
+        }
+    }
+}
+
+/// Makes the `lang` project, builds it and runs its test with the commands
+/// of its README, in the environment `toolchain` adds.
+fn build_and_test(lang: &str, toolchain: Toolchain) {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let root = crate::common::workspace_root();
+    let parent = crate::common::target_dir().join("new-projects").join(lang);
+    let name = format!("demo-{lang}");
+    let project = parent.join(&name);
+    if parent.exists() {
+        std::fs::remove_dir_all(&parent).unwrap();
+    }
+    let out = new(&["--lang", lang, "--dir", parent.to_str().unwrap(), &name]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
+    let commands = ReadmeCommands::of(&readme);
+    let inputs = (!toolchain.sdk_inputs.is_empty())
+        .then(|| inputs_digest(&project, &root, toolchain.sdk_inputs));
+
+    let run = |what: &str, script: &str| {
+        let mut command = Command::new("bash");
+        command
+            .args(["-e", "-c", script])
+            .current_dir(&project)
+            .env("MCP_WASM_HOST_BIN", crate::common::binary())
+            .env(
+                "MCP_WASM_HOST_CACHE_DIR",
+                crate::common::target_dir().join("test-cache"),
+            )
+            .env_remove("CARGO_TARGET_DIR")
+            .envs(toolchain.env.iter().map(|(k, v)| (k, v)));
+        if let Some(dir) = &toolchain.path {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let paths = std::iter::once(dir.clone()).chain(std::env::split_paths(&path));
+            command.env("PATH", std::env::join_paths(paths).unwrap());
+        }
+        let started = Instant::now();
+        let out = command.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{lang}: the README's {what} command failed:\n{script}\n--- stdout\n{}\n--- stderr\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            stderr(&out)
+        );
+        started.elapsed()
+    };
+    let build = run("build", &commands.build.unwrap());
+    if let Some(digest) = inputs {
+        settle_component(lang, &project.join(format!("dist/{name}.wasm")), &digest);
+    }
+    let test = run("test", &commands.test.unwrap());
+    eprintln!("{lang}: build {build:.1?}, test {test:.1?}");
+}
+
+/// A digest of everything a build reads: the project's files, as `new`
+/// wrote them, and the SDK's `sdk_inputs` (without installed packages).
+fn inputs_digest(project: &Path, root: &Path, sdk_inputs: &[&str]) -> String {
+    let mut hasher = Sha256::new();
+    let mut add = |base: &Path, file: &str| {
+        let bytes = std::fs::read(base.join(file)).unwrap();
+        hasher.update(format!("{file}\0{}\0", bytes.len()));
+        hasher.update(bytes);
+    };
+    for file in files(project) {
+        add(project, &file);
+    }
+    for input in sdk_inputs {
+        let path = root.join(input);
+        if path.is_file() {
+            add(root, input);
+            continue;
+        }
+        for file in files(&path) {
+            if !file.contains("node_modules/") && !file.contains("__pycache__/") {
+                add(&path, &file);
+            }
+        }
+    }
+    hex::encode(&hasher.finalize()[..8])
+}
+
+/// Replaces `component` with the one built earlier from the same inputs,
+/// or keeps it for later runs (dropping those of older inputs).
+fn settle_component(lang: &str, component: &Path, digest: &str) {
+    let dir = crate::common::target_dir().join("new-projects/components");
+    std::fs::create_dir_all(&dir).unwrap();
+    let kept = dir.join(format!("{lang}-{digest}.wasm"));
+    if kept.is_file() {
+        std::fs::copy(&kept, component).unwrap();
+        return;
+    }
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let stale = path
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with(&format!("{lang}-"));
+        if stale {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let part = kept.with_extension("part");
+    std::fs::copy(component, &part).unwrap();
+    std::fs::rename(&part, &kept).unwrap();
+}
+
+#[test]
+fn a_new_rust_project_builds_and_passes_its_test() {
+    let target = crate::common::target_dir().join("new-projects/cargo");
+    build_and_test(
+        "rust",
+        Toolchain {
+            env: vec![("CARGO_TARGET_DIR", target.into_os_string())],
+            path: None,
+            sdk_inputs: &[],
+        },
+    );
+}
+
+#[test]
+fn a_new_python_project_builds_and_passes_its_test() {
+    let Some(path) = program_dir("MCP_WASM_HOST_PYTHON", "python") else {
+        return;
+    };
+    build_and_test(
+        "python",
+        Toolchain {
+            env: Vec::new(),
+            path: Some(path),
+            sdk_inputs: &["sdk-python", "wit", "tests/python/requirements.txt"],
+        },
+    );
+}
+
+/// The toolchain of a TypeScript or JavaScript project.
+fn node(lang: &str) -> Option<Toolchain> {
+    Some(Toolchain {
+        env: Vec::new(),
+        path: Some(program_dir("MCP_WASM_HOST_NODE", lang)?),
+        sdk_inputs: &[
+            "sdk-js/src",
+            "sdk-js/bin",
+            "sdk-js/package-lock.json",
+            "wit",
+        ],
+    })
+}
+
+#[test]
+fn a_new_typescript_project_builds_and_passes_its_test() {
+    if let Some(toolchain) = node("ts") {
+        build_and_test("ts", toolchain);
+    }
+}
+
+#[test]
+fn a_new_javascript_project_builds_and_passes_its_test() {
+    if let Some(toolchain) = node("js") {
+        build_and_test("js", toolchain);
+    }
+}
+
+#[test]
+fn a_new_c_project_builds_and_passes_its_test() {
+    let clang = std::env::var_os("MCP_WASM_HOST_C").or_else(|| {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("clang-19"))
+            .find(|c| c.is_file())
+            .map(PathBuf::into_os_string)
+    });
+    let Some(clang) = clang else {
+        eprintln!("skipped c: clang-19 is not on PATH and MCP_WASM_HOST_C is unset");
+        return;
+    };
+    build_and_test(
+        "c",
+        Toolchain {
+            env: vec![("MCP_WASM_HOST_C", clang)],
+            path: None,
+            sdk_inputs: &[],
+        },
+    );
+}
+
+#[test]
+fn a_new_go_project_builds_and_passes_its_test() {
+    let Some(go) = std::env::var_os("MCP_WASM_HOST_GO") else {
+        eprintln!("skipped go: MCP_WASM_HOST_GO is unset (scripts/test.sh sets it)");
+        return;
+    };
+    let cache = crate::common::target_dir().join("go-cache/build");
+    build_and_test(
+        "go",
+        Toolchain {
+            env: vec![
+                ("MCP_WASM_HOST_GO", go),
+                ("GOCACHE", cache.into_os_string()),
+            ],
+            path: None,
+            sdk_inputs: &[],
+        },
+    );
+}

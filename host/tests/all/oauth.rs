@@ -1,0 +1,623 @@
+//! The HTTP transport as an OAuth 2.1 resource server, against the real
+//! binary. The test is the authorization server: it makes P-256 key pairs
+//! (rcgen), serves their JWKS from a real HTTP server on 127.0.0.1 (and
+//! counts the fetches), and mints ES256 access tokens with jsonwebtoken.
+//! Covered: the protected resource metadata and the 401 challenge; valid,
+//! expired, not-yet-valid, wrong-audience, wrong-issuer, unknown-key,
+//! wrong-algorithm and tampered tokens; a rotated key (the server fetches
+//! the JWKS again and takes the new key); the bound on fetches for unknown
+//! keys; scope-limited lists and calls of tools, resources and prompts;
+//! 403 for a token that grants nothing; a session bound to its subject; the
+//! audit line's subject (never the token); and the official Python SDK as a
+//! client with a bearer token.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::common::HttpServer;
+use axum::Router;
+use axum::extract::State;
+use axum::routing::get;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{Value, json};
+
+const ISSUER: &str = "https://idp.example.test/realms/mcp";
+const AUDIENCE: &str = "https://mcp.example.test/mcp";
+const METADATA_URL: &str = "https://mcp.example.test/.well-known/oauth-protected-resource/mcp";
+
+/// A signing key of the test's authorization server.
+struct SigningKey {
+    kid: String,
+    encoding: EncodingKey,
+    jwk: Value,
+}
+
+impl SigningKey {
+    fn new(kid: &str) -> SigningKey {
+        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+        let raw = pair.public_key_raw();
+        assert_eq!((raw.len(), raw[0]), (65, 4), "an uncompressed P-256 point");
+        let jwk = json!({
+            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
+            "x": URL_SAFE_NO_PAD.encode(&raw[1..33]),
+            "y": URL_SAFE_NO_PAD.encode(&raw[33..65]),
+        });
+        SigningKey {
+            kid: kid.to_string(),
+            encoding: EncodingKey::from_ec_der(&pair.serialize_der()),
+            jwk,
+        }
+    }
+
+    fn sign(&self, claims: &Value) -> String {
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some(self.kid.clone());
+        jsonwebtoken::encode(&header, claims, &self.encoding).unwrap()
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// Claims of a token for `sub` with `scope`, valid for an hour.
+fn claims(sub: &str, scope: &str) -> Value {
+    json!({
+        "iss": ISSUER, "aud": AUDIENCE, "sub": sub, "scope": scope,
+        "iat": now(), "exp": now() + 3600,
+    })
+}
+
+/// The JWKS server: serves whatever key set it holds now at `/jwks`, and
+/// counts the fetches.
+struct Jwks {
+    port: u16,
+    keys: Arc<Mutex<Vec<Value>>>,
+    fetches: Arc<AtomicU64>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+#[derive(Clone)]
+struct JwksState {
+    keys: Arc<Mutex<Vec<Value>>>,
+    fetches: Arc<AtomicU64>,
+}
+
+impl Jwks {
+    fn serve(keys: &[&SigningKey]) -> Jwks {
+        let state = JwksState {
+            keys: Arc::new(Mutex::new(keys.iter().map(|k| k.jwk.clone()).collect())),
+            fetches: Arc::new(AtomicU64::new(0)),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        listener.set_nonblocking(true).unwrap();
+        let app = Router::new()
+            .route(
+                "/jwks",
+                get(|State(s): State<JwksState>| async move {
+                    s.fetches.fetch_add(1, Ordering::SeqCst);
+                    let keys = s.keys.lock().unwrap().clone();
+                    json!({ "keys": keys }).to_string()
+                }),
+            )
+            .with_state(state.clone());
+        runtime.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+        Jwks {
+            port,
+            keys: state.keys,
+            fetches: state.fetches,
+            _runtime: runtime,
+        }
+    }
+
+    fn uri(&self) -> String {
+        format!("http://127.0.0.1:{}/jwks", self.port)
+    }
+
+    fn publish(&self, keys: &[&SigningKey]) {
+        *self.keys.lock().unwrap() = keys.iter().map(|k| k.jwk.clone()).collect();
+    }
+
+    fn fetches(&self) -> u64 {
+        self.fetches.load(Ordering::SeqCst)
+    }
+}
+
+/// The policy: `encoding` for scope `encode` (its `base64_decode` for
+/// `encode.admin` only), `fnv` (a tool, a prompt and a resource) for scope
+/// `hash`.
+fn policy(jwks: &Jwks, refetch: &str) -> String {
+    format!(
+        r#"
+[server.oauth]
+issuer = "{ISSUER}"
+audience = "{AUDIENCE}"
+jwks_uri = "{}"
+algorithms = ["ES256"]
+jwks_refetch_interval = "{refetch}"
+
+[plugins.encoding]
+scopes = ["encode"]
+[plugins.encoding.tool_scopes]
+base64_decode = ["encode.admin"]
+
+[plugins.fnv]
+scopes = ["hash"]
+"#,
+        jwks.uri()
+    )
+}
+
+fn start(jwks: &Jwks, refetch: &str) -> (tempfile::TempDir, HttpServer) {
+    let (dir, plugins, config) = crate::common::plugins_with_policy(
+        &[test_artifacts::ENCODING, test_artifacts::FNV],
+        &policy(jwks, refetch),
+    );
+    let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+    (dir, server)
+}
+
+/// One HTTP response.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    challenge: Option<String>,
+    session: Option<String>,
+    body: String,
+}
+
+impl Reply {
+    fn message(&self) -> Value {
+        crate::common::json_rpc_messages(&self.body)
+            .into_iter()
+            .find(|m| m.get("result").is_some() || m.get("error").is_some())
+            .unwrap_or_else(|| panic!("no JSON-RPC response in {self:#?}"))
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_secs(60)))
+        .build()
+        .new_agent()
+}
+
+/// A client with one access token (or none), keeping its session.
+struct Client {
+    url: String,
+    token: Option<String>,
+    session: Option<String>,
+    next_id: i64,
+}
+
+impl Client {
+    fn new(url: &str, token: Option<&str>) -> Client {
+        Client {
+            url: url.to_string(),
+            token: token.map(str::to_string),
+            session: None,
+            next_id: 1,
+        }
+    }
+
+    fn post(&mut self, message: &Value) -> Reply {
+        let mut request = agent()
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", &format!("Bearer {token}"));
+        }
+        if let Some(session) = &self.session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        let mut response = request.send(message.to_string()).unwrap();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_string())
+        };
+        let (challenge, session) = (header("www-authenticate"), header("mcp-session-id"));
+        let reply = Reply {
+            status: response.status().as_u16(),
+            challenge,
+            session,
+            body: response.body_mut().read_to_string().unwrap_or_default(),
+        };
+        if let Some(session) = &reply.session {
+            self.session = Some(session.clone());
+        }
+        reply
+    }
+
+    fn initialize(&mut self) -> Reply {
+        let reply = self.post(&json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "oauth-test", "version": "1"}
+            }
+        }));
+        if reply.status == 200 {
+            let ack = self.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+            assert_eq!(ack.status, 202, "{ack:#?}");
+        }
+        reply
+    }
+
+    /// A request's JSON-RPC response, after asserting HTTP 200.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let reply = self.post(&json!({
+            "jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params
+        }));
+        assert_eq!(reply.status, 200, "{method}: {reply:#?}");
+        reply.message()
+    }
+
+    fn names(&mut self, method: &str, key: &str, field: &str) -> Vec<String> {
+        let response = self.request(method, json!({}));
+        let mut names: Vec<String> = response["result"][key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{method}: {response}"))
+            .iter()
+            .map(|t| t[field].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// A session opened with `token`, or the refusal of its `initialize`.
+fn open(server: &HttpServer, token: &str) -> Client {
+    let mut client = Client::new(&server.url, Some(token));
+    let init = client.initialize();
+    assert_eq!(init.status, 200, "{init:#?}");
+    client
+}
+
+/// `initialize` with `token`: the refusal's status and challenge.
+fn challenge_of(server: &HttpServer, token: Option<&str>) -> (u16, String) {
+    let reply = Client::new(&server.url, token).initialize();
+    (reply.status, reply.challenge.unwrap_or_default())
+}
+
+fn fetch_url(url: &str) -> (u16, String) {
+    let mut response = agent().get(url).call().unwrap();
+    let status = response.status().as_u16();
+    (status, response.body_mut().read_to_string().unwrap())
+}
+
+#[test]
+fn the_metadata_is_public_and_a_request_without_a_token_is_challenged() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let (_dir, server) = start(&jwks, "30s");
+    let origin = format!("http://{}", server.authority());
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let (status, body) = fetch_url(&format!("{origin}{path}"));
+        assert_eq!(status, 200, "{path}: {body}");
+        let metadata: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(metadata["resource"], AUDIENCE);
+        assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
+        assert_eq!(
+            metadata["scopes_supported"],
+            json!(["encode", "encode.admin", "hash"])
+        );
+        assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
+    }
+    let (status, challenge) = challenge_of(&server, None);
+    assert_eq!(status, 401);
+    assert_eq!(
+        challenge,
+        format!("Bearer resource_metadata=\"{METADATA_URL}\"")
+    );
+    // A GET of the MCP endpoint is refused the same way.
+    let (status, _) = fetch_url(&server.url);
+    assert_eq!(status, 401);
+    assert_eq!(jwks.fetches(), 0, "no token, no reason to fetch keys");
+}
+
+#[test]
+fn only_a_valid_token_of_the_issuer_for_this_server_gets_in() {
+    let key = SigningKey::new("k1");
+    let stranger = SigningKey::new("k1-but-another-key");
+    let jwks = Jwks::serve(&[&key]);
+    let (_dir, server) = start(&jwks, "0s");
+
+    let mut alice = open(&server, &key.sign(&claims("alice", "encode hash")));
+    assert!(
+        alice
+            .names("tools/list", "tools", "name")
+            .contains(&"fnv.hash".to_string())
+    );
+
+    let invalid = |token: &str, why: &str| {
+        let (status, challenge) = challenge_of(&server, Some(token));
+        assert_eq!(status, 401, "{why}");
+        assert!(
+            challenge.starts_with(&format!("Bearer resource_metadata=\"{METADATA_URL}\""))
+                && challenge.contains("error=\"invalid_token\""),
+            "{why}: {challenge}"
+        );
+        challenge
+    };
+    let mut expired = claims("alice", "encode");
+    expired["exp"] = json!(now() - 3600);
+    let c = invalid(&key.sign(&expired), "expired");
+    assert!(c.contains("expired"), "{c}");
+    let mut early = claims("alice", "encode");
+    early["nbf"] = json!(now() + 3600);
+    invalid(&key.sign(&early), "not yet valid");
+    let mut other_audience = claims("alice", "encode");
+    other_audience["aud"] = json!("https://other.example.test/mcp");
+    let c = invalid(&key.sign(&other_audience), "wrong audience");
+    assert!(c.contains("audience"), "{c}");
+    let mut other_issuer = claims("alice", "encode");
+    other_issuer["iss"] = json!("https://evil.example.test");
+    let c = invalid(&key.sign(&other_issuer), "wrong issuer");
+    assert!(c.contains("issuer"), "{c}");
+    let mut no_subject = claims("alice", "encode");
+    no_subject.as_object_mut().unwrap().remove("sub");
+    invalid(&key.sign(&no_subject), "no subject");
+
+    // A key the issuer does not publish, and one that claims the published
+    // key's ID: the first is unknown, the second's signature fails.
+    let unknown = SigningKey::new("k-unknown");
+    let c = invalid(&unknown.sign(&claims("alice", "encode")), "unknown key");
+    assert!(c.contains("key the issuer does not publish"), "{c}");
+    let mut forged = SigningKey::new("k1");
+    forged.encoding = stranger.encoding;
+    let c = invalid(&forged.sign(&claims("alice", "encode")), "forged");
+    assert!(c.contains("signature"), "{c}");
+
+    // A tampered payload, HS256 with the public key as the secret, and an
+    // unsigned token are refused.
+    let good = key.sign(&claims("alice", "encode"));
+    let parts: Vec<&str> = good.split('.').collect();
+    let admin = URL_SAFE_NO_PAD.encode(claims("alice", "encode encode.admin").to_string());
+    invalid(
+        &format!("{}.{admin}.{}", parts[0], parts[2]),
+        "tampered payload",
+    );
+    let mut hs = Header::new(Algorithm::HS256);
+    hs.kid = Some("k1".into());
+    let secret = key.jwk["x"].as_str().unwrap().as_bytes().to_vec();
+    let hs_token = jsonwebtoken::encode(
+        &hs,
+        &claims("alice", "encode"),
+        &EncodingKey::from_secret(&secret),
+    )
+    .unwrap();
+    let c = invalid(&hs_token, "HS256");
+    assert!(c.contains("does not accept"), "{c}");
+    let none_header = URL_SAFE_NO_PAD.encode(r#"{"alg":"none","kid":"k1"}"#);
+    invalid(&format!("{none_header}.{}.", parts[1]), "alg none");
+    invalid("not-a-jwt", "garbage");
+
+    // The session still works, and the log never shows a token.
+    assert!(
+        alice
+            .names("tools/list", "tools", "name")
+            .contains(&"fnv.hash".to_string())
+    );
+    assert!(!server.stderr().contains(&good), "a token reached the log");
+}
+
+#[test]
+fn a_rotated_key_is_fetched_and_unknown_keys_fetch_at_most_once_per_interval() {
+    let old = SigningKey::new("old");
+    let new = SigningKey::new("new");
+    let jwks = Jwks::serve(&[&old]);
+    let (_dir, server) = start(&jwks, "0s");
+    open(&server, &old.sign(&claims("alice", "encode")));
+    assert_eq!(jwks.fetches(), 1);
+    // The issuer rotates: the old key is gone, the new one published.
+    jwks.publish(&[&new]);
+    open(&server, &new.sign(&claims("alice", "encode")));
+    assert_eq!(jwks.fetches(), 2, "the unknown kid fetched the JWKS again");
+    let (status, _) = challenge_of(&server, Some(&old.sign(&claims("alice", "encode"))));
+    assert_eq!(status, 401, "the retired key's tokens are refused");
+
+    // With an hour between fetches, a token with a key ID the cache does
+    // not know does not fetch again: the rotation is not seen until then.
+    let jwks = Jwks::serve(&[&old]);
+    let (_dir, server) = start(&jwks, "1h");
+    open(&server, &old.sign(&claims("alice", "encode")));
+    jwks.publish(&[&old, &new]);
+    for _ in 0..3 {
+        let (status, _) = challenge_of(&server, Some(&new.sign(&claims("alice", "encode"))));
+        assert_eq!(status, 401);
+    }
+    assert_eq!(jwks.fetches(), 1, "one fetch, whatever the tokens claim");
+    open(&server, &old.sign(&claims("alice", "encode")));
+}
+
+#[test]
+fn scopes_limit_what_a_caller_sees_and_may_call() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let (_dir, server) = start(&jwks, "30s");
+
+    // `encode`: the encoding tools but base64_decode; nothing of fnv.
+    let mut encoder = open(&server, &key.sign(&claims("enc-user", "encode")));
+    let tools = encoder.names("tools/list", "tools", "name");
+    assert!(tools.contains(&"base64_encode".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"base64_decode".to_string()), "{tools:?}");
+    // Both plugins have a `hash` tool, so clients see them qualified; the
+    // policy names each by the plugin's own name.
+    assert!(tools.contains(&"encoding.hash".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"fnv.hash".to_string()), "{tools:?}");
+    let ok = encoder.request(
+        "tools/call",
+        json!({"name": "base64_encode", "arguments": {"text": "hi"}}),
+    );
+    assert_eq!(crate::common::text(&ok["result"]), "aGk=", "{ok}");
+    let refused = encoder.request(
+        "tools/call",
+        json!({"name": "base64_decode", "arguments": {"text": "aGk="}}),
+    );
+    let error = &refused["error"];
+    assert_eq!(error["code"], -32602, "{refused}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("\"encode.admin\"")
+            && message.contains("plugins.encoding.tool_scopes.base64_decode"),
+        "{message}"
+    );
+    assert_eq!(error["data"]["scopes"], json!(["encode.admin"]));
+    let refused = encoder.request(
+        "tools/call",
+        json!({"name": "fnv.hash", "arguments": {"text": "a"}}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("plugins.fnv.scopes"),
+        "{refused}"
+    );
+    assert!(
+        encoder
+            .names("resources/list", "resources", "uri")
+            .is_empty()
+    );
+    assert!(encoder.names("prompts/list", "prompts", "name").is_empty());
+    let read = encoder.request("resources/read", json!({"uri": "fnv://offset-basis"}));
+    assert!(
+        read["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"hash\""),
+        "{read}"
+    );
+    let prompt = encoder.request("prompts/get", json!({"name": "fnv_explain"}));
+    assert!(prompt["error"].is_object(), "{prompt}");
+
+    // `hash encode.admin`: fnv's tool, resource and prompt, and
+    // base64_decode alone of the encoding tools.
+    let mut hasher = open(
+        &server,
+        &key.sign(&claims("hash-user", "hash encode.admin")),
+    );
+    let tools = hasher.names("tools/list", "tools", "name");
+    assert_eq!(tools, ["base64_decode", "fnv.hash"]);
+    let ok = hasher.request(
+        "tools/call",
+        json!({"name": "fnv.hash", "arguments": {"text": ""}}),
+    );
+    assert_eq!(
+        crate::common::text(&ok["result"]),
+        "cbf29ce484222325",
+        "{ok}"
+    );
+    assert_eq!(
+        hasher.names("resources/list", "resources", "uri"),
+        ["fnv://offset-basis"]
+    );
+    assert_eq!(
+        hasher.names("prompts/list", "prompts", "name"),
+        ["fnv_explain"]
+    );
+    let read = hasher.request("resources/read", json!({"uri": "fnv://offset-basis"}));
+    assert_eq!(read["result"]["contents"][0]["text"], "cbf29ce484222325");
+
+    // A token with none of the server's scopes: 403 insufficient_scope.
+    let (status, challenge) = challenge_of(&server, Some(&key.sign(&claims("nobody", "email"))));
+    assert_eq!(status, 403);
+    assert!(
+        challenge.contains("error=\"insufficient_scope\"")
+            && challenge.contains("scope=\"encode encode.admin hash\""),
+        "{challenge}"
+    );
+
+    // A session belongs to the subject that opened it.
+    let mut thief = Client::new(&server.url, Some(&key.sign(&claims("mallory", "encode"))));
+    thief.session = encoder.session.clone();
+    let stolen = thief.request("tools/list", json!({}));
+    assert!(
+        stolen["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another subject"),
+        "{stolen}"
+    );
+
+    // The audit lines name the subject, never a token.
+    let log = server.stderr();
+    let audit: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("audit") && l.contains("base64_encode"))
+        .collect();
+    assert!(
+        audit
+            .iter()
+            .any(|l| l.contains("subject=\"enc-user\"") || l.contains("subject=enc-user")),
+        "{log}"
+    );
+    assert!(!log.contains("eyJ"), "a JWT reached the log:\n{log}");
+}
+
+#[test]
+fn the_python_sdk_lists_and_calls_with_a_bearer_token() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let (_dir, server) = start(&jwks, "30s");
+    let token = key.sign(&claims("py-user", "encode"));
+    let summary = crate::common::run_python_client(
+        "oauth_client.py",
+        &[
+            "--url".as_ref(),
+            server.url.as_ref(),
+            "--token".as_ref(),
+            token.as_ref(),
+        ],
+    );
+    let tools: Vec<&str> = summary["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"base64_encode"), "{summary}");
+    assert!(
+        !tools.contains(&"base64_decode") && !tools.contains(&"fnv.hash"),
+        "{summary}"
+    );
+    assert_eq!(summary["encoded"], "aGk=", "{summary}");
+    let refusal = summary["refused"].as_str().unwrap();
+    assert!(refusal.contains("encode.admin"), "{summary}");
+    assert_eq!(summary["refused_code"], -32602, "{summary}");
+    // Without the token the SDK's connection is refused.
+    let summary = crate::common::run_python_client(
+        "oauth_client.py",
+        &[
+            "--url".as_ref(),
+            server.url.as_ref(),
+            "--expect-401".as_ref(),
+        ],
+    );
+    assert_eq!(summary["refused"], true, "{summary}");
+}

@@ -1,0 +1,660 @@
+//! Three `serve --http --stateless` replicas on 127.0.0.1 behind nginx (the
+//! Debian package, configured and started here), with a real MCP client
+//! (the official Python SDK, `tests/python/replica_client.py`, several calls
+//! at once) calling tools through nginx the whole time, while:
+//!
+//! 1. a plugin is published to a registry (Debian's `docker-registry`) and
+//!    named in the policy file the replicas share: every replica pulls it and
+//!    serves it, and the client's calls to it succeed;
+//! 2. one replica is stopped with SIGTERM while it holds a call: that call
+//!    still gets its real result, the replica exits 0, and the client sees
+//!    no error at all;
+//! 3. one replica is killed with SIGKILL while it holds a call: that call
+//!    gets no answer, and the client loses at most the calls of its own that
+//!    were in flight on it (nginx answers them 502, as it must not resend a
+//!    POST whose request went out), and nothing after: nginx's next
+//!    connections to it are refused, and tried on another replica.
+//!
+//! The test prints what the client saw in each phase (calls, answers,
+//! errors by kind) and what nginx sent to each replica. Every wait is for
+//! an event (a line from the client, a request reaching a server, a process
+//! ending), never for a length of time.
+//!
+//! It needs nginx (`MCP_WASM_HOST_NGINX=$(scripts/setup-nginx.sh)`) and the
+//! registry (`MCP_WASM_HOST_REGISTRY=$(scripts/setup-registry.sh)`);
+//! `scripts/test.sh` sets both. Without them it says so and passes.
+
+#![allow(clippy::unwrap_used)]
+
+use crate::common::registry::{Registry, registry_binary};
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A safety net against a hung test, not a performance assertion.
+const PATIENCE: Duration = Duration::from_secs(180);
+
+/// How many calls the client keeps in flight.
+const WORKERS: usize = 4;
+
+/// How many calls each phase lets end before the next event.
+const PER_PHASE: u64 = 24;
+
+/// A tool binary from the environment, or `None` after saying how to get it.
+fn tool(var: &str, script: &str) -> Option<PathBuf> {
+    let found = std::env::var_os(var).map(PathBuf::from);
+    if found.is_none() {
+        eprintln!("skipped: {var} is unset; run with {var}=$(scripts/{script})");
+    }
+    found
+}
+
+/// A port free on 127.0.0.1 a moment ago.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits until something accepts connections on `port`.
+fn wait_for_port(port: u16, what: &str) {
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{what} never listened on {port}"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// nginx in front of the replicas: round robin, and a request whose
+/// connection fails before it is sent goes to the next replica.
+struct Nginx {
+    child: Child,
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Nginx {
+    fn start(binary: &Path, upstreams: &[String]) -> Nginx {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let d = dir.path().display();
+        let servers: String = upstreams
+            .iter()
+            .map(|u| format!("        server {u} max_fails=1 fail_timeout=60s;\n"))
+            .collect();
+        let conf = format!(
+            "# Written by host/tests/all/replicas.rs.
+{user}worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log info;
+events {{ worker_connections 256; }}
+http {{
+    log_format replicas '$status|$upstream_addr|$upstream_status';
+    access_log {d}/access.log replicas;
+    client_body_temp_path {d}/client_body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    upstream replicas {{
+{servers}    }}
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            proxy_pass http://replicas;
+            # The client's Host (127.0.0.1:PORT), which the replicas'
+            # DNS-rebinding check accepts, not the upstream's name.
+            proxy_set_header Host $host;
+            proxy_http_version 1.1;
+            proxy_buffering off;
+            proxy_read_timeout 120s;
+            # The default, spelled out: a request is tried on the next
+            # replica when the connection fails or times out, except a POST
+            # that was already sent (it may have run).
+            proxy_next_upstream error timeout;
+        }}
+    }}
+}}
+",
+            // As root, nginx's workers would run as `nobody`, who cannot
+            // reach the temporary directory.
+            user = if is_root() { "user root;\n" } else { "" },
+        );
+        let path = dir.path().join("nginx.conf");
+        std::fs::write(&path, conf).unwrap();
+        let child = Command::new(binary)
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-c")
+            .arg(&path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        wait_for_port(port, "nginx");
+        Nginx { child, dir, port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    /// How many requests nginx answered with each status, per replica.
+    fn access_log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("access.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+/// A web server whose one page answers only when the test says so: a call
+/// that fetches it is in flight for exactly as long as the test wants.
+struct Held {
+    port: u16,
+    arrived: Receiver<()>,
+    release: std::sync::mpsc::Sender<()>,
+}
+
+impl Held {
+    fn start() -> Held {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (arrived_tx, arrived) = channel();
+        let (release, release_rx) = channel::<()>();
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut head = Vec::new();
+                let mut byte = [0u8];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let _ = arrived_tx.send(());
+                if release_rx.recv().is_err() {
+                    return;
+                }
+                let body = "held answer";
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Held {
+            port,
+            arrived,
+            release,
+        }
+    }
+}
+
+/// One replica: `serve --http 127.0.0.1:0 --stateless` with its own plugins
+/// and cache directories, and the shared policy file and key.
+struct Replica {
+    child: Child,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    authority: String,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+impl Replica {
+    fn start(plugins: &[&str], config: &Path, key: &Path) -> Replica {
+        let dir = crate::common::plugin_dir(plugins);
+        let cache = tempfile::tempdir().unwrap();
+        let mut child = Command::new(crate::common::binary())
+            .arg("serve")
+            .arg("--plugins")
+            .arg(dir.path())
+            .arg("--config")
+            .arg(config)
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .arg("--request-state-key-file")
+            .arg(key)
+            .args(["--http", "127.0.0.1:0", "--stateless"])
+            .args(["--shutdown-timeout", "60"])
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let pipe = child.stderr.take().unwrap();
+        let (tx, rx) = channel();
+        thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if let Some(at) = line.find("listening on http://") {
+                    let authority = line[at + "listening on http://".len()..]
+                        .split('/')
+                        .next()
+                        .unwrap_or_default()
+                        .to_string();
+                    if let Some(tx) = tx.take() {
+                        let _ = tx.send(authority);
+                    }
+                }
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        let authority = rx
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|_| panic!("a replica never listened:\n{}", stderr.lock().unwrap()));
+        Replica {
+            child,
+            stderr,
+            authority,
+            _dirs: (dir, cache),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.authority)
+    }
+
+    fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -{signal} failed");
+    }
+
+    /// Waits for the process to end; its exit code, or `None` for a signal.
+    fn wait(&mut self) -> Option<i32> {
+        self.child.wait().unwrap().code()
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// The names of the tools this replica lists (one stateless request).
+    fn tool_names(&self) -> Vec<String> {
+        let reply = post(
+            &self.url(),
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        );
+        reply["result"]["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .map(|t| t["name"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn status_of(&self, path: &str) -> u16 {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent();
+        agent
+            .get(format!("http://{}{path}", self.authority))
+            .call()
+            .map(|r| r.status().as_u16())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One stateless JSON-RPC request; the response message.
+fn post(url: &str, message: &Value) -> Value {
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(PATIENCE))
+        .build()
+        .new_agent();
+    let mut response = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .send(message.to_string())
+        .unwrap();
+    let body = response.body_mut().read_to_string().unwrap_or_default();
+    crate::common::json_rpc_messages(&body)
+        .into_iter()
+        .find(|m| m.get("id").is_some())
+        .unwrap_or_else(|| panic!("no response in {body:?}"))
+}
+
+/// The Python SDK client under load, driven by commands on its stdin.
+struct Load {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Load {
+    fn start(url: &str, tool: &str, arguments: &Value, expected: &str) -> Load {
+        let mut child = Command::new(crate::common::python())
+            .arg(crate::common::workspace_root().join("tests/python/replica_client.py"))
+            .args(["--url", url])
+            .args(["--workers", &WORKERS.to_string()])
+            .arg("--tool")
+            .arg(format!("{tool}={arguments}"))
+            .arg("--expect")
+            .arg(format!("{tool}={expected}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Load {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn command(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Starts a phase and waits until `PER_PHASE` of its calls have ended.
+    fn phase(&mut self, label: &str) {
+        self.command(&format!("phase {label}"));
+        self.wait_for(label, PER_PHASE);
+    }
+
+    fn wait_for(&mut self, label: &str, calls: u64) {
+        let want = format!("done {label} {calls}");
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(PATIENCE)
+                .unwrap_or_else(|_| panic!("the client never reached {want:?}"));
+            if line == want {
+                return;
+            }
+        }
+    }
+
+    /// Stops the client; its summary.
+    fn stop(mut self) -> Value {
+        self.command("stop");
+        let mut last = String::new();
+        while let Ok(line) = self.lines.recv_timeout(PATIENCE) {
+            last = line;
+        }
+        assert!(self.child.wait().unwrap().success(), "the client failed");
+        serde_json::from_str(&last).unwrap_or_else(|_| panic!("no summary: {last:?}"))
+    }
+}
+
+/// Pushes `file` as `oci://REGISTRY/NAME` with `mcp-wasm-host push`.
+fn push(registry: &Registry, file: &str, name: &str) -> String {
+    let reference = registry.reference(name);
+    let out = Command::new(crate::common::binary())
+        .args(["push", file, &reference])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "push {reference} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    reference
+}
+
+/// Replaces the policy file in one step (write, then rename), so a watcher
+/// never reads half of it.
+fn write_policy(path: &Path, text: &str) {
+    let tmp = path.with_extension("toml.new");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+/// Waits until `replica` lists a tool named `name`.
+fn wait_for_tool(replica: &Replica, name: &str) {
+    let start = Instant::now();
+    while !replica.tool_names().iter().any(|t| t == name) {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "replica {} never served {name}:\n{}",
+            replica.authority,
+            replica.stderr()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn errors(summary: &Value, label: &str) -> (u64, u64, serde_json::Map<String, Value>) {
+    let phase = summary["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["label"] == label)
+        .unwrap_or_else(|| panic!("no phase {label} in {summary}"));
+    (
+        phase["calls"].as_u64().unwrap(),
+        phase["ok"].as_u64().unwrap(),
+        phase["errors"].as_object().unwrap().clone(),
+    )
+}
+
+#[test]
+fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
+    let (Some(nginx_bin), Some(registry_bin)) = (
+        tool("MCP_WASM_HOST_NGINX", "setup-nginx.sh"),
+        registry_binary(),
+    ) else {
+        return;
+    };
+    let registry = Registry::start(&registry_bin);
+    let wordcount = push(&registry, test_artifacts::WORDCOUNT, "mcp/wordcount:1");
+    let held = Held::start();
+
+    // The policy every replica reads: one plugin from the registry, and the
+    // netprobe plugin (a file in each replica's directory) allowed to reach
+    // the held page.
+    let shared = tempfile::tempdir().unwrap();
+    let config = shared.path().join("mcp-wasm-host.toml");
+    let netprobe = format!(
+        "[plugins.netprobe.http]\nallow = [\"http://127.0.0.1:{}\"]\nallow_addresses = [\"127.0.0.1\"]\n",
+        held.port
+    );
+    let policy = format!("[plugins.wordcount]\nsource = \"{wordcount}\"\n\n{netprobe}");
+    write_policy(&config, &policy);
+    let key = shared.path().join("request-state.key");
+    std::fs::write(
+        &key,
+        "a shared key of at least thirty-two bytes, for all three",
+    )
+    .unwrap();
+
+    let mut replicas: Vec<Replica> = (0..3)
+        .map(|_| Replica::start(&[test_artifacts::NETPROBE], &config, &key))
+        .collect();
+    for r in &replicas {
+        wait_for_tool(r, "word_count");
+        assert_eq!(r.status_of("/readyz"), 200, "{}", r.stderr());
+    }
+    let upstreams: Vec<String> = replicas.iter().map(|r| r.authority.clone()).collect();
+    let nginx = Nginx::start(&nginx_bin, &upstreams);
+
+    let mut load = Load::start(
+        &nginx.url(),
+        "word_count",
+        &json!({"text": "one two three"}),
+        r#"{"words":3,"lines":1,"chars":13}"#,
+    );
+    load.wait_for("start", PER_PHASE);
+
+    // 1. Publish a plugin and name it in the shared policy: every replica
+    // pulls it, and the client calls it through nginx.
+    let fnv = push(&registry, test_artifacts::FNV, "mcp/fnv:1");
+    write_policy(
+        &config,
+        &format!("{policy}\n[plugins.fnv]\nsource = \"{fnv}\"\n"),
+    );
+    for r in &replicas {
+        wait_for_tool(r, "hash");
+    }
+    load.command(r#"add hash {"text": "abc"}"#);
+    load.phase("published");
+
+    // 2. A graceful stop while the replica holds a call.
+    let slow_url = replicas[0].url();
+    let held_url = format!("http://127.0.0.1:{}/held", held.port);
+    let slow = thread::spawn(move || {
+        post(
+            &slow_url,
+            &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                    "params": {"name": "request", "arguments": {"url": held_url}}}),
+        )
+    });
+    held.arrived
+        .recv_timeout(PATIENCE)
+        .expect("the held call never reached the page");
+    load.command("phase graceful");
+    replicas[0].signal("TERM");
+    // Draining: not ready any more, but the call it holds goes on.
+    let start = Instant::now();
+    while replicas[0].status_of("/readyz") == 200 {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "/readyz never turned 503 while draining"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    held.release.send(()).unwrap();
+    let answer = slow.join().unwrap();
+    assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
+    assert!(
+        answer["result"].to_string().contains("held answer"),
+        "the held call got its real result: {answer}"
+    );
+    assert_eq!(replicas[0].wait(), Some(0), "{}", replicas[0].stderr());
+    load.wait_for("graceful", PER_PHASE);
+
+    // 3. A replica killed mid-load, while it holds a call: that call is
+    // lost (its connection closes with no answer), as is any call of the
+    // client's it held.
+    let doomed_url = replicas[1].url();
+    let held_url = format!("http://127.0.0.1:{}/held", held.port);
+    let doomed = thread::spawn(move || {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(PATIENCE))
+            .build()
+            .new_agent();
+        let message = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                             "params": {"name": "request", "arguments": {"url": held_url}}});
+        agent
+            .post(&doomed_url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .send(message.to_string())
+            .and_then(|mut r| r.body_mut().read_to_string())
+    });
+    held.arrived
+        .recv_timeout(PATIENCE)
+        .expect("the second held call never reached the page");
+    load.command("phase killed");
+    replicas[1].signal("KILL");
+    assert_eq!(replicas[1].wait(), None, "ended by the signal");
+    let lost = doomed.join().unwrap();
+    assert!(
+        lost.is_err(),
+        "the killed replica's call got no answer: {lost:?}"
+    );
+    eprintln!("the call the killed replica held: {lost:?}");
+    drop(held.release);
+    load.wait_for("killed", PER_PHASE);
+    load.phase("after");
+    let summary = load.stop();
+
+    eprintln!("what the client saw, per phase: {summary:#}");
+    let log = nginx.access_log();
+    let mut per_replica = std::collections::BTreeMap::<String, u64>::new();
+    for line in log.lines() {
+        let mut f = line.split('|');
+        let (_, upstreams, statuses) = (f.next(), f.next(), f.next());
+        let key = format!(
+            "{} -> {}",
+            upstreams.unwrap_or_default(),
+            statuses.unwrap_or_default()
+        );
+        *per_replica.entry(key).or_default() += 1;
+    }
+    // A request nginx tried on more than one replica lists them all, with
+    // each one's status (`502` for a refused connection, tried again).
+    eprintln!("what nginx saw (replicas tried -> their statuses: requests): {per_replica:#?}");
+
+    for label in ["start", "published", "graceful", "after"] {
+        let (calls, ok, errors) = errors(&summary, label);
+        assert!(calls >= PER_PHASE, "{label}: {summary}");
+        assert_eq!(ok, calls, "{label}: every call answered: {summary}");
+        assert!(errors.is_empty(), "{label}: {errors:?}");
+    }
+    let (calls, ok, errors) = errors(&summary, "killed");
+    let lost = calls - ok;
+    assert!(
+        lost as usize <= WORKERS,
+        "a kill loses at most the calls in flight ({WORKERS}): {summary}"
+    );
+    for kind in errors.keys() {
+        assert_eq!(
+            kind, "http_502",
+            "only nginx's 502 for a call the killed replica held: {summary}"
+        );
+    }
+    // The replica left still serves both plugins.
+    let left = replicas[2].tool_names();
+    assert!(left.iter().any(|t| t == "hash") && left.iter().any(|t| t == "word_count"));
+}

@@ -1,0 +1,257 @@
+//! The live plugins directory, end to end: the real binary with a client
+//! connected, plugin files added, replaced and removed under it, and the
+//! client told with `notifications/tools/list_changed`.
+//!
+//! Every wait is for an event (a notification, a response, a log line); the
+//! harness's patience is only a safety net against a hung server.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeSet;
+use std::io::Write;
+
+use crate::common::{Server, plugin_dir, text};
+use serde_json::{Value, json};
+
+const R4: &str = "2025-11-25";
+const LIST_CHANGED: &str = "notifications/tools/list_changed";
+
+/// Waits for a notification with `method`, first among those the harness
+/// kept while waiting for responses; other messages are kept.
+fn wait_for_notification(s: &mut Server, method: &str) -> Value {
+    if let Some(i) = s.notifications.iter().position(|n| n["method"] == method) {
+        return s.notifications.remove(i);
+    }
+    loop {
+        let msg = s.recv();
+        if msg["method"] == method {
+            return msg;
+        }
+        s.notifications.push(msg);
+    }
+}
+
+/// The names `tools/list` shows now (every page).
+fn names(s: &mut Server) -> BTreeSet<String> {
+    let (tools, _) = s.list_all_tools();
+    tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Whether a notification with `method` arrived so far (a ping makes sure
+/// everything the server sent before it has been read).
+fn received(s: &mut Server, method: &str) -> bool {
+    let ping = s.request("ping", json!({}));
+    assert_eq!(ping["result"], json!({}), "{ping}");
+    s.notifications.iter().any(|n| n["method"] == method)
+}
+
+fn many_tools() -> BTreeSet<String> {
+    (0..25).map(|i| format!("tool_{i:02}")).collect()
+}
+
+#[test]
+fn the_server_declares_list_changed() {
+    let dir = plugin_dir(&[test_artifacts::ERRORS]);
+    let mut s = Server::start(dir.path(), &[]);
+    let init = s.initialize(R4);
+    assert_eq!(
+        init["result"]["capabilities"]["tools"]["listChanged"],
+        json!(true),
+        "{init}"
+    );
+}
+
+#[test]
+fn adding_replacing_and_removing_a_plugin_changes_the_list() {
+    let dir = plugin_dir(&[test_artifacts::ERRORS]);
+    let mut s = Server::initialized(dir.path(), &[], R4);
+    s.wait_for_stderr("watching the plugins directory");
+    let start = names(&mut s);
+    assert!(start.contains("returns_error"), "{start:?}");
+    assert!(!received(&mut s, LIST_CHANGED));
+
+    // Added: its tools appear.
+    let file = dir.path().join("extra.wasm");
+    std::fs::copy(test_artifacts::MANY, &file).unwrap();
+    wait_for_notification(&mut s, LIST_CHANGED);
+    let added = names(&mut s);
+    assert_eq!(
+        added,
+        start.union(&many_tools()).cloned().collect(),
+        "after adding"
+    );
+
+    // Replaced under the same name: the old tools go, the new ones come.
+    s.notifications.clear();
+    std::fs::copy(test_artifacts::DUPA, &file).unwrap();
+    wait_for_notification(&mut s, LIST_CHANGED);
+    let replaced = names(&mut s);
+    let mut want = start.clone();
+    want.insert("echo".into());
+    assert_eq!(replaced, want, "after replacing");
+    let echoed = s.call_ok("echo", json!({"text": "hi"}));
+    assert!(text(&echoed).contains("a:"), "{echoed}");
+
+    // Removed: its tools go.
+    s.notifications.clear();
+    std::fs::remove_file(&file).unwrap();
+    wait_for_notification(&mut s, LIST_CHANGED);
+    assert_eq!(names(&mut s), start, "after removing");
+    let gone = s.call("echo", json!({"text": "hi"}));
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+
+    // A file that is not a plugin (`.txt`) is ignored, and an invalid
+    // `.wasm` file fails with one log line while the list stays.
+    s.notifications.clear();
+    std::fs::write(dir.path().join("notes.txt"), "not a plugin").unwrap();
+    std::fs::write(dir.path().join("broken.wasm"), "not wasm either").unwrap();
+    s.wait_for_stderr("broken.wasm: not a WebAssembly file");
+    assert!(!received(&mut s, LIST_CHANGED), "{:?}", s.notifications);
+    assert_eq!(names(&mut s), start);
+    assert!(!s.stderr().contains("notes.txt"), "{}", s.stderr());
+}
+
+#[test]
+fn a_running_call_finishes_on_the_version_it_started_with() {
+    // A generous timeout, so the long call is not cut short.
+    let policy_dir = tempfile::tempdir().unwrap();
+    let config = policy_dir.path().join("policy.toml");
+    std::fs::write(&config, "[plugins.hostile]\ntimeout = \"120s\"\n").unwrap();
+    let dir = plugin_dir(&[test_artifacts::HOSTILE]);
+    let mut s = Server::initialized(dir.path(), &["--config", config.to_str().unwrap()], R4);
+    s.wait_for_stderr("watching the plugins directory");
+    assert!(names(&mut s).contains("slow_ok"));
+
+    // The call sleeps long enough for the replacement to land while it
+    // runs (a margin, not an assertion on time: the order of the events
+    // below is what is checked).
+    let call = s.send_request(
+        "tools/call",
+        json!({"name": "slow_ok", "arguments": {"millis": 8000}}),
+    );
+    s.wait_for_stderr("running: got a slot");
+    std::fs::copy(test_artifacts::MANY, dir.path().join("hostile.wasm")).unwrap();
+
+    // The list changes while the call still runs...
+    wait_for_notification(&mut s, LIST_CHANGED);
+    assert!(
+        !s.raw
+            .iter()
+            .any(|l| l.contains(&format!("\"id\":{call},"))
+                || l.contains(&format!("\"id\":{call}}}"))),
+        "the call ended before the replacement landed"
+    );
+    // ...and the call still completes on the old version.
+    let resp = s.response(call);
+    let result = &resp["result"];
+    assert_ne!(result["isError"], json!(true), "{resp}");
+    assert_eq!(text(result), "ok", "{resp}");
+
+    // Afterwards the list is the new plugin's.
+    assert_eq!(names(&mut s), many_tools());
+    let gone = s.call("slow_ok", json!({"millis": 1}));
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+}
+
+#[test]
+fn a_half_written_file_is_not_loaded_until_it_is_complete() {
+    let dir = plugin_dir(&[test_artifacts::ERRORS]);
+    let mut s = Server::initialized(dir.path(), &[], R4);
+    s.wait_for_stderr("watching the plugins directory");
+    let start = names(&mut s);
+    let bytes = std::fs::read(test_artifacts::MANY).unwrap();
+    let (head, tail) = bytes.split_at(bytes.len() / 2);
+
+    // The first half, then nothing until the watcher has looked at it: it
+    // settles, fails to load (at most), and nothing changes.
+    let path = dir.path().join("late.wasm");
+    let mut file = std::fs::File::create(&path).unwrap();
+    file.write_all(head).unwrap();
+    file.flush().unwrap();
+    s.wait_for_stderr("late.wasm: the component is invalid or corrupt");
+    assert!(!received(&mut s, LIST_CHANGED), "{:?}", s.notifications);
+    assert_eq!(names(&mut s), start);
+    assert!(!s.stderr().contains("plugin=late"), "{}", s.stderr());
+
+    // The rest: now it loads, once.
+    file.write_all(tail).unwrap();
+    file.flush().unwrap();
+    drop(file);
+    wait_for_notification(&mut s, LIST_CHANGED);
+    assert_eq!(names(&mut s), start.union(&many_tools()).cloned().collect());
+    s.call_ok("tool_03", json!({}));
+    let stderr = s.stderr();
+    assert_eq!(
+        stderr.matches("loaded plugin plugin=late").count(),
+        1,
+        "{stderr}"
+    );
+
+    // A slow copy, in small chunks: whatever the watcher saw on the way,
+    // only the complete file is ever loaded, and the list changes once.
+    s.notifications.clear();
+    let slow = dir.path().join("slow.wasm");
+    let dupa = std::fs::read(test_artifacts::DUPA).unwrap();
+    let mut file = std::fs::File::create(&slow).unwrap();
+    for chunk in dupa.chunks(dupa.len().div_ceil(20)) {
+        file.write_all(chunk).unwrap();
+        file.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    drop(file);
+    wait_for_notification(&mut s, LIST_CHANGED);
+    let mut want = names(&mut s);
+    assert!(want.remove("echo"), "{want:?}");
+    assert_eq!(want, start.union(&many_tools()).cloned().collect());
+    assert_eq!(s.stderr().matches("loaded plugin plugin=slow").count(), 1);
+}
+
+#[test]
+fn a_changed_policy_file_reloads_the_plugins_and_a_broken_one_is_ignored() {
+    let policy_dir = tempfile::tempdir().unwrap();
+    let config = policy_dir.path().join("policy.toml");
+    // A mount whose directory is missing keeps `panic` from loading.
+    std::fs::write(
+        &config,
+        "[[plugins.panic.mounts]]\nhost = \"missing\"\nguest = \"/data\"\n",
+    )
+    .unwrap();
+    let dir = plugin_dir(&[test_artifacts::ERRORS, test_artifacts::PANIC]);
+    let mut s = Server::initialized(dir.path(), &["--config", config.to_str().unwrap()], R4);
+    s.wait_for_stderr("watching the plugins directory");
+    let start = names(&mut s);
+    assert!(!start.contains("panic"), "{start:?}");
+
+    // Fixed: every plugin loads again under the new policy.
+    std::fs::write(&config, "[plugins.panic]\ntimeout = \"5s\"\n").unwrap();
+    wait_for_notification(&mut s, LIST_CHANGED);
+    let fixed = names(&mut s);
+    assert!(
+        fixed.contains("panic") && fixed.contains("returns_error"),
+        "{fixed:?}"
+    );
+
+    // Broken: logged, and the old policy and plugins stay.
+    s.notifications.clear();
+    std::fs::write(&config, "[defaults]\nfule = 1\n").unwrap();
+    s.wait_for_stderr("policy file not reloaded");
+    assert!(s.stderr().contains("fule"), "{}", s.stderr());
+    assert!(!received(&mut s, LIST_CHANGED));
+    assert_eq!(names(&mut s), fixed);
+    s.call_ok("ok", json!({}));
+}
+
+#[test]
+fn no_watch_keeps_the_plugins_loaded_at_start() {
+    let dir = plugin_dir(&[test_artifacts::ERRORS]);
+    let mut s = Server::initialized(dir.path(), &["--no-watch"], R4);
+    let start = names(&mut s);
+    std::fs::copy(test_artifacts::PANIC, dir.path().join("panic.wasm")).unwrap();
+    // Without a watcher nothing can be waited for: the file is there, and a
+    // later server (with a watcher) would see it; this one does not.
+    assert!(!s.stderr().contains("watching the plugins directory"));
+    assert!(!received(&mut s, LIST_CHANGED));
+    assert_eq!(names(&mut s), start);
+}

@@ -21,15 +21,15 @@ use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    CancelledNotificationParam, ClientCapabilities, ClientResult, CreateMessageRequest,
-    ListRootsRequest, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
-    ProgressToken, RequestId, ServerRequest,
+    CancelledNotificationParam, ClientResult, CreateMessageRequest, ListRootsRequest, LoggingLevel,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, RequestId,
+    ServerRequest,
 };
 use rmcp::service::{Peer, PeerRequestOptions};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
-use super::convert;
+use super::client_requests::{self, check_capability};
 use crate::runtime::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
     LogLevel, Progress, RequestAt, Root, SampledMessage, SamplingRequest,
@@ -344,14 +344,14 @@ impl Forwarder {
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
-            .map_err(convert::request_error)?;
+            .map_err(client_requests::request_error)?;
         let mut pending = Pending {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
         };
         let answer = handle.await_response().await;
         pending.id = None;
-        answer.map_err(convert::request_error)
+        answer.map_err(client_requests::request_error)
     }
 }
 
@@ -373,40 +373,6 @@ impl Drop for Pending {
                 tracing::debug!(%error, "could not cancel a request to the client");
             }
         });
-    }
-}
-
-/// Whether the client declared the capability a request of `kind` needs,
-/// or the guest's "not supported" error saying what is missing.
-pub fn check_capability(
-    capabilities: Option<&ClientCapabilities>,
-    kind: ClientRequestKind,
-) -> Result<(), ClientRequestError> {
-    let Some(capabilities) = capabilities else {
-        return Err(ClientRequestError::Unsupported(format!(
-            "the client declared no capabilities (it made no initialize handshake), so it cannot be sent {kind} requests"
-        )));
-    };
-    let declared = match kind {
-        ClientRequestKind::Sampling => capabilities.sampling.is_some(),
-        // Form mode: an empty `elicitation` object means form mode only.
-        ClientRequestKind::Elicitation => capabilities
-            .elicitation
-            .as_ref()
-            .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-        ClientRequestKind::Roots => capabilities.roots.is_some(),
-    };
-    if declared {
-        Ok(())
-    } else if kind == ClientRequestKind::Elicitation && capabilities.elicitation.is_some() {
-        Err(ClientRequestError::Unsupported(
-            "the client declared the elicitation capability for URL mode only, not form mode"
-                .into(),
-        ))
-    } else {
-        Err(ClientRequestError::Unsupported(format!(
-            "the client did not declare the {kind} capability"
-        )))
     }
 }
 
@@ -440,15 +406,18 @@ impl CallEvents for Forwarder {
                 info.as_ref().map(|i| &i.capabilities),
                 ClientRequestKind::Sampling,
             )?;
-            let params = convert::sampling_params(&request).map_err(ClientRequestError::Failed)?;
+            let params =
+                client_requests::sampling_params(&request).map_err(ClientRequestError::Failed)?;
             let answer = self
                 .send(ServerRequest::CreateMessageRequest(
                     CreateMessageRequest::new(params),
                 ))
                 .await?;
             match answer {
-                ClientResult::CreateMessageResult(result) => convert::sampled_message(*result)
-                    .map_err(|e| ClientRequestError::Failed(e.to_string())),
+                ClientResult::CreateMessageResult(result) => {
+                    client_requests::sampled_message(*result)
+                        .map_err(|e| ClientRequestError::Failed(e.to_string()))
+                }
                 other => Err(ClientRequestError::Failed(format!(
                     "the client's answer is not a sampling result: {}",
                     serde_json::to_string(&other).unwrap_or_default()
@@ -468,8 +437,11 @@ impl CallEvents for Forwarder {
                 info.as_ref().map(|i| &i.capabilities),
                 ClientRequestKind::Elicitation,
             )?;
-            let answer = self.send(convert::elicitation_request(&request)).await?;
-            convert::elicitation(answer).map_err(|e| ClientRequestError::Failed(e.to_string()))
+            let answer = self
+                .send(client_requests::elicitation_request(&request))
+                .await?;
+            client_requests::elicitation(answer)
+                .map_err(|e| ClientRequestError::Failed(e.to_string()))
         })
     }
 
@@ -487,7 +459,7 @@ impl CallEvents for Forwarder {
                 .send(ServerRequest::ListRootsRequest(ListRootsRequest::default()))
                 .await?;
             match answer {
-                ClientResult::ListRootsResult(result) => Ok(convert::roots(result)),
+                ClientResult::ListRootsResult(result) => Ok(client_requests::roots(result)),
                 other => Err(ClientRequestError::Failed(format!(
                     "the client's answer is not a roots list: {}",
                     serde_json::to_string(&other).unwrap_or_default()
@@ -609,28 +581,5 @@ mod tests {
             .collect();
         assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
         assert_eq!(values.last(), Some(&100_000.0));
-    }
-
-    #[test]
-    fn requests_need_the_declared_capability() {
-        let caps = |v: serde_json::Value| serde_json::from_value::<ClientCapabilities>(v).unwrap();
-        let sampling = ClientRequestKind::Sampling;
-        let elicitation = ClientRequestKind::Elicitation;
-        let both = caps(serde_json::json!({"sampling": {}, "elicitation": {}}));
-        assert!(check_capability(Some(&both), sampling).is_ok());
-        assert!(check_capability(Some(&both), elicitation).is_ok());
-        let form = caps(serde_json::json!({"elicitation": {"form": {}, "url": {}}}));
-        assert!(check_capability(Some(&form), elicitation).is_ok());
-        let message = |c: Option<&ClientCapabilities>, kind| match check_capability(c, kind) {
-            Err(ClientRequestError::Unsupported(m)) => m,
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(
-            message(Some(&form), sampling),
-            "the client did not declare the sampling capability"
-        );
-        let url = caps(serde_json::json!({"elicitation": {"url": {}}}));
-        assert!(message(Some(&url), elicitation).contains("URL mode only"));
-        assert!(message(None, sampling).contains("no initialize handshake"));
     }
 }

@@ -721,7 +721,7 @@ fn respond(
             // client reads why in the result.
             FailureCause::MissingClientCapability(kinds) if round.is_some() => {
                 return Err(McpError::missing_required_client_capability(
-                    convert::capabilities(kinds),
+                    super::client_requests::capabilities(kinds),
                 ));
             }
             _ => convert::error_result(failure.to_string()),

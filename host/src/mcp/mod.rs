@@ -4,6 +4,7 @@
 mod accept;
 mod access;
 pub mod auth;
+pub mod client_requests;
 pub mod convert;
 pub mod cursor;
 pub mod drain;

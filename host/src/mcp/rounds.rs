@@ -29,8 +29,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::convert;
-use super::events::{Forwarder, check_capability};
+use super::client_requests;
+use super::client_requests::check_capability;
+use super::events::Forwarder;
 use crate::runtime::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
     LogLevel, Progress, RequestAt, Root, SampledMessage, SamplingRequest,
@@ -424,7 +425,7 @@ fn request_digest(request: &InputRequest) -> String {
 /// A guest's elicitation as an input request. rmcp types the schema
 /// strictly; a schema it cannot type at all cannot be sent.
 pub(super) fn elicitation_input(request: &ElicitationRequest) -> Result<InputRequest, String> {
-    match convert::elicitation_request(request) {
+    match client_requests::elicitation_request(request) {
         ServerRequest::ElicitRequest(r) => Ok(InputRequest::Elicitation(r)),
         other => {
             let params = serde_json::to_value(&other)
@@ -439,26 +440,26 @@ pub(super) fn elicitation_input(request: &ElicitationRequest) -> Result<InputReq
 }
 
 pub(super) fn sampling_input(request: &SamplingRequest) -> Result<InputRequest, String> {
-    convert::sampling_params(request)
+    client_requests::sampling_params(request)
         .map(|params| InputRequest::CreateMessage(CreateMessageRequest::new(params)))
 }
 
 /// The client's answer to a sampling request.
 pub(super) fn read_sampled(value: Value) -> Result<SampledMessage, String> {
     let result: CreateMessageResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    convert::sampled_message(result).map_err(|e| e.to_string())
+    client_requests::sampled_message(result).map_err(|e| e.to_string())
 }
 
 /// The client's answer to an elicitation.
 pub(super) fn read_elicited(value: Value) -> Result<Elicitation, String> {
     let result: ElicitResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    Ok(convert::elicit_result(result))
+    Ok(client_requests::elicit_result(result))
 }
 
 /// The client's answer to a roots request.
 pub(super) fn read_roots(value: Value) -> Result<Vec<Root>, String> {
     let result: ListRootsResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    Ok(convert::roots(result))
+    Ok(client_requests::roots(result))
 }
 
 impl CallEvents for Round {

@@ -334,7 +334,7 @@ impl McpServer {
             (ServeError::Failed(f), Some(_)) => match &f.cause {
                 FailureCause::MissingClientCapability(kinds) => {
                     Err(McpError::missing_required_client_capability(
-                        super::convert::capabilities(kinds),
+                        super::client_requests::capabilities(kinds),
                     ))
                 }
                 _ => Err(served::error(&error)),

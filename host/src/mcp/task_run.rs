@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use rmcp::model::{ClientCapabilities, InputRequest, ListRootsRequest};
 use serde_json::Value;
 
-use super::events::check_capability;
+use super::client_requests::check_capability;
 use super::rounds::{elicitation_input, read_elicited, read_roots, read_sampled, sampling_input};
 use super::tasks::Tasks;
 use crate::runtime::{

@@ -1,56 +1,16 @@
-//! `mcp-wasm-host inspect`: one plugin file's world, tools, imports and
-//! effective policy, as a human-readable report or as one JSON object.
-//!
-//! The facts come from [`Runtime::inspect`](crate::runtime::Runtime::inspect);
-//! this module only presents them. Tools are shown exactly as `tools/list`
-//! would send them (through [`mcp::convert::tool`](crate::mcp::convert::tool)).
-//! Values of environment variables passed through from the server's
-//! environment are never shown, only their names.
+//! The human-readable `inspect` report: aligned, compact sections.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write;
-use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use crate::mcp::convert;
+use super::layout::{json_text, line, words, wrap};
+use super::{InspectError, Report};
 use crate::runtime::capabilities::Grants;
 use crate::runtime::schema::plugin_prefix;
 use crate::runtime::units::{bytes, count, duration};
-use crate::runtime::{ImportKind, Inspection, Policy, TaskSupport, WIT_VERSION};
-
-/// Why the report could not be produced.
-#[derive(Debug, thiserror::Error)]
-pub enum InspectError {
-    /// Writing to the output failed.
-    #[error("cannot write the report: {0}")]
-    Write(#[from] std::io::Error),
-    /// A tool could not be turned into JSON.
-    #[error("cannot serialize the report: {0}")]
-    Json(#[from] serde_json::Error),
-}
-
-/// The report on one inspected plugin file.
-#[derive(Debug)]
-pub struct Report<'a> {
-    inspection: &'a Inspection,
-    config: Option<&'a Path>,
-    source: Option<SourceInfo>,
-}
-
-/// Where a fetched plugin came from (`inspect oci://…`).
-#[derive(Debug, Clone, Default)]
-pub struct SourceInfo {
-    /// The reference or URL, as given.
-    pub reference: String,
-    /// The manifest digest the reference resolved to (OCI only).
-    pub digest: Option<String>,
-    /// The public key whose signature verified, if one was required.
-    pub signed_by: Option<String>,
-    /// The registry could not be reached: the cache's copy was used.
-    pub offline: bool,
-}
+use crate::runtime::{ImportKind, WIT_VERSION};
 
 /// Width of the first column of the top-level lines.
 const TOP: usize = 10;
@@ -61,158 +21,7 @@ const TOOL_VALUES: usize = 4 + INNER + 1;
 /// The width JSON values are wrapped to.
 const WIDTH: usize = 100;
 
-impl<'a> Report<'a> {
-    /// The report on `inspection`, whose policy came from the file `config`
-    /// (`None`: the built-in defaults).
-    pub fn new(inspection: &'a Inspection, config: Option<&'a Path>) -> Self {
-        Report {
-            inspection,
-            config,
-            source: None,
-        }
-    }
-
-    /// The same report, saying where the plugin was fetched from.
-    pub fn with_source(mut self, source: SourceInfo) -> Self {
-        self.source = Some(source);
-        self
-    }
-
-    /// The process exit code the report calls for: 0 when the plugin loads,
-    /// 1 when it does not.
-    pub fn exit_code(&self) -> u8 {
-        if self.inspection.loads() { 0 } else { 1 }
-    }
-
-    /// Writes the report to `out`: one JSON object (pretty-printed) when
-    /// `json`, the human-readable text otherwise.
-    pub fn write(&self, json: bool, out: &mut dyn Write) -> Result<(), InspectError> {
-        let text = if json {
-            let mut s = serde_json::to_string_pretty(&self.json()?)?;
-            s.push('\n');
-            s
-        } else {
-            self.text()?
-        };
-        out.write_all(text.as_bytes())?;
-        out.flush()?;
-        Ok(())
-    }
-
-    /// The tools as `tools/list` presents them.
-    fn tools(&self) -> Result<Vec<Value>, InspectError> {
-        self.inspection
-            .tools
-            .iter()
-            .map(|t| serde_json::to_value(convert::tool(t)).map_err(InspectError::from))
-            .collect()
-    }
-
-    /// The imports grouped by what they give, in report order.
-    fn import_groups(&self) -> Vec<(ImportKind, Vec<&'a str>)> {
-        ImportKind::ALL
-            .iter()
-            .map(|&c| {
-                let names = self
-                    .inspection
-                    .imports
-                    .iter()
-                    .filter(|n| ImportKind::of(n) == c)
-                    .map(String::as_str)
-                    .collect::<Vec<_>>();
-                (c, names)
-            })
-            .filter(|(_, names)| !names.is_empty())
-            .collect()
-    }
-
-    /// The report as one JSON object with stable keys: `file`, `plugin`,
-    /// `sha256`, `world`, `wit_version`, `host_wit_version`, `supported`, `exports`,
-    /// `tools`, `task_support` (the tools that may run as tasks: name →
-    /// `optional` or `required`), `resources`, `resource_templates`,
-    /// `prompts`, `views` (tool name → view URI), `imports`, `policy`,
-    /// `errors` and `source` (`null` for a file; for a fetched plugin its
-    /// `reference`, the manifest `digest` it resolved to, `signed_by` and
-    /// `offline`).
-    pub fn json(&self) -> Result<Value, InspectError> {
-        let i = self.inspection;
-        let world = i.world.as_ref();
-        let imports: Map<String, Value> = self
-            .import_groups()
-            .into_iter()
-            .map(|(c, names)| (c.name().to_string(), json!(names)))
-            .collect();
-        Ok(json!({
-            "file": i.path.display().to_string(),
-            "plugin": i.plugin,
-            "sha256": i.sha256.map(|d| d.to_string()),
-            "source": self.source.as_ref().map(|s| json!({
-                "reference": s.reference,
-                "digest": s.digest,
-                "signed_by": s.signed_by,
-                "offline": s.offline,
-            })),
-            "world": world.map(|w| w.world()),
-            "wit_version": world.and_then(|w| w.version.clone()),
-            "host_wit_version": WIT_VERSION,
-            "supported": world.is_some_and(|w| w.supported),
-            "exports": i.exports,
-            "tools": self.tools()?,
-            "task_support": i
-                .tools
-                .iter()
-                .filter(|t| t.task_support != TaskSupport::Forbidden)
-                .map(|t| (t.name.clone(), json!(t.task_support.as_str())))
-                .collect::<Map<String, Value>>(),
-            "resources": i.served.resources.iter().map(|r| {
-                serde_json::to_value(crate::mcp::served::resource(r)).unwrap_or_default()
-            }).collect::<Vec<_>>(),
-            "resource_templates": i.served.templates.iter().map(|t| {
-                serde_json::to_value(crate::mcp::served::template(t)).unwrap_or_default()
-            }).collect::<Vec<_>>(),
-            "prompts": i.served.prompts.iter().map(|p| {
-                serde_json::to_value(crate::mcp::served::prompt(&p.name, p)).unwrap_or_default()
-            }).collect::<Vec<_>>(),
-            "views": i.served.views.iter().map(|(tool, v)| (tool.clone(), json!(v.resource_uri)))
-                .collect::<Map<String, Value>>(),
-            "imports": imports,
-            "policy": i.policy.as_ref().map(|p| self.policy_json(p)),
-            "errors": i.errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        }))
-    }
-
-    fn policy_json(&self, p: &Policy) -> Value {
-        let l = &p.limits;
-        let mut policy = json!({
-            "config": self.config.map(|c| c.display().to_string()),
-            "section": &*p.section,
-            "limits": {
-                "fuel": l.fuel,
-                "memory_bytes": l.memory_bytes,
-                "table_elements": l.table_elements,
-                "instances": l.instances,
-                "tables": l.tables,
-                "memories": l.memories,
-                "timeout_ms": l.timeout.as_millis() as u64,
-                "task_timeout_ms": l.task_timeout.as_millis() as u64,
-                "max_concurrent_calls": l.max_concurrent_calls,
-                "max_argument_bytes": l.max_argument_bytes,
-                "max_result_bytes": l.max_result_bytes,
-                "rate_limit_per_minute": l.rate_limit_per_minute,
-                "client_rate_limit_per_minute": l.client_rate_limit_per_minute,
-                "audit_arguments": l.audit_arguments,
-                "receipts": l.receipts,
-                "reuse_instances": l.reuse_instances,
-            },
-        });
-        if let Value::Object(members) = &mut policy {
-            for (key, value) in p.grants.inspect_json() {
-                members.insert(key.to_string(), value);
-            }
-        }
-        policy
-    }
-
+impl Report<'_> {
     /// The human-readable report: aligned, compact sections.
     pub fn text(&self) -> Result<String, InspectError> {
         let i = self.inspection;
@@ -552,19 +361,6 @@ impl<'a> Report<'a> {
     }
 }
 
-/// Appends `label` padded to `width` after `indent` spaces, then `value`,
-/// continuing a multi-line value in the value column.
-fn line(out: &mut String, indent: usize, width: usize, label: &str, value: &str) {
-    let column = indent + width;
-    let mut lines = value.lines();
-    let first = lines.next().unwrap_or("");
-    let head = format!("{:indent$}{label:<width$}", "");
-    let _ = writeln!(out, "{}", format!("{head} {first}").trim_end());
-    for rest in lines {
-        let _ = writeln!(out, "{:column$} {rest}", "");
-    }
-}
-
 /// `text` with its lines broken at spaces to fit `width` where they can.
 /// One icon on one line: its `src` (a `data:` URI shortened to its header
 /// and size), then its MIME type, sizes and theme when it has them.
@@ -593,135 +389,11 @@ fn icon_text(icon: &Value) -> String {
     parts.join(", ")
 }
 
-fn words(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    for (n, paragraph) in text.lines().enumerate() {
-        if n > 0 {
-            out.push('\n');
-        }
-        let mut len = 0;
-        for word in paragraph.split(' ') {
-            if len > 0 && len + 1 + word.len() > width {
-                out.push('\n');
-                len = 0;
-            } else if len > 0 {
-                out.push(' ');
-                len += 1;
-            }
-            out.push_str(word);
-            len += word.len();
-        }
-    }
-    out
-}
-
-/// Joins `items` with `, `, breaking lines before `width` characters and
-/// indenting every line after the first by `hang` spaces.
-fn wrap(items: &[&str], width: usize, hang: usize) -> String {
-    let mut out = String::new();
-    let mut len = 0;
-    for (n, item) in items.iter().enumerate() {
-        let piece = if n + 1 < items.len() {
-            format!("{item},")
-        } else {
-            item.to_string()
-        };
-        if len > 0 && len + 1 + piece.len() > width {
-            let _ = write!(out, "\n{:hang$}", "");
-            len = 0;
-        } else if len > 0 {
-            out.push(' ');
-            len += 1;
-        }
-        out.push_str(&piece);
-        len += piece.len();
-    }
-    out
-}
-
-/// Appends `value` as JSON that starts at column `column` of a block
-/// indented by `indent`: on one line (`{"a": 1, "b": [2, 3]}`) when it fits
-/// in `width`, otherwise one member per line, each wrapped the same way.
-fn json_text(value: &Value, indent: usize, column: usize, width: usize, out: &mut String) {
-    let flat = json_flat(value);
-    let members: Vec<(Option<&String>, &Value)> = match value {
-        Value::Object(m) => m.iter().map(|(k, v)| (Some(k), v)).collect(),
-        Value::Array(a) => a.iter().map(|v| (None, v)).collect(),
-        _ => Vec::new(),
-    };
-    if column + flat.len() <= width || members.is_empty() {
-        out.push_str(&flat);
-        return;
-    }
-    let (open, close) = if value.is_object() {
-        ('{', '}')
-    } else {
-        ('[', ']')
-    };
-    out.push(open);
-    out.push('\n');
-    let inner = indent + 2;
-    let last = members.len() - 1;
-    for (n, (key, member)) in members.into_iter().enumerate() {
-        let prefix = key.map(|k| format!("{}: ", Value::from(k.as_str())));
-        let prefix = prefix.unwrap_or_default();
-        let _ = write!(out, "{:inner$}{prefix}", "");
-        json_text(member, inner, inner + prefix.len(), width, out);
-        if n < last {
-            out.push(',');
-        }
-        out.push('\n');
-    }
-    let _ = write!(out, "{:indent$}{close}", "");
-}
-
-/// `value` as JSON on one line, with a space after each `:` and `,`.
-fn json_flat(value: &Value) -> String {
-    match value {
-        Value::Object(m) if !m.is_empty() => format!(
-            "{{{}}}",
-            m.iter()
-                .map(|(k, v)| format!("{}: {}", Value::from(k.as_str()), json_flat(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::Array(a) if !a.is_empty() => format!(
-            "[{}]",
-            a.iter().map(json_flat).collect::<Vec<_>>().join(", ")
-        ),
-        other => other.to_string(),
-    }
-}
-
 /// A calls-per-minute quota as `inspect` shows it.
 fn per_minute(n: u32, scope: &str) -> String {
     if n == 0 {
         "off".to_string()
     } else {
         format!("{n} calls per minute {scope}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_is_wrapped_only_where_it_does_not_fit() {
-        let v = json!({"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "string"}}});
-        let mut out = String::new();
-        json_text(&v, 0, 0, 200, &mut out);
-        assert_eq!(
-            out,
-            r#"{"properties": {"a": {"type": "string"}}, "required": ["a", "b"], "type": "object"}"#
-        );
-        let mut out = String::new();
-        json_text(&v, 0, 0, 50, &mut out);
-        assert_eq!(
-            out,
-            "{\n  \"properties\": {\"a\": {\"type\": \"string\"}},\n  \"required\": [\"a\", \"b\"],\n  \"type\": \"object\"\n}"
-        );
-        let back: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(back, v);
     }
 }

@@ -178,25 +178,37 @@ pub enum NewError {
     /// The SDK checkout lacks what the language needs.
     #[error("{} is not an mcp-wasm-host checkout with the {lang} SDK: it has no {missing}; pass --sdk with the path of one", .sdk.display())]
     SdkMissing {
+        /// The checkout given or found.
         sdk: PathBuf,
+        /// The language asked for.
         lang: &'static str,
+        /// The file or directory the language's SDK needs.
         missing: &'static str,
     },
     /// The SDK path cannot be written into the project's build files.
     #[error(
         "the SDK path {path:?} holds {found:?}, which the project's build files (TOML, JSON and shell strings) cannot hold unquoted; use a checkout at a path without `\"`, `\\`, `$`, backquotes or control characters"
     )]
-    SdkPath { path: String, found: char },
+    SdkPath {
+        /// The SDK path.
+        path: String,
+        /// The character it cannot hold.
+        found: char,
+    },
     /// Reading from the SDK checkout failed.
     #[error("cannot read {}: {source}", .path.display())]
     Read {
+        /// The file or directory.
         path: PathBuf,
+        /// Why.
         source: std::io::Error,
     },
     /// Writing the project failed; what was written has been removed.
     #[error("cannot write {}: {source}", .path.display())]
     Write {
+        /// The file or directory.
         path: PathBuf,
+        /// Why.
         source: std::io::Error,
     },
 }

@@ -126,8 +126,6 @@
 //! [`Router::call`] and [`Router::list`]; there [`log`] and [`progress()`]
 //! write to stderr.
 
-#![warn(missing_docs)]
-
 // Lets the generated bindings name this crate the way downstream expansions
 // of `export_plugin!` do.
 extern crate self as mcp_wasm_sdk;

@@ -675,7 +675,7 @@ impl Plugin for Conformance {
                 .closed_world(),
                 |_: NoArgs| -> ToolResult {
                     for i in 1..=3 {
-                        log::info(&format!("log message {i}"));
+                        log::info(format!("log message {i}"));
                     }
                     Ok(Output::text("logged three messages"))
                 },

@@ -2,6 +2,12 @@
 //! before the `client` interface: it imports `host@0.1.0` and exports
 //! `tools@0.1.0`, and must keep loading in a host that speaks a later 0.1.x.
 
+// Only a wasm32 build has anything in it: the exports carry the component
+// model's names (`mcp-wasm-host:plugin/tools@0.1.0#...`), which a native
+// linker cannot export, so natively (`cargo build --workspace`) the crate is
+// empty.
+#![cfg(target_family = "wasm")]
+
 #[allow(
     unsafe_code,
     unused_qualifications,

@@ -4,6 +4,12 @@
 //! that speaks 0.2.0. Its one tool asks the client's model (sampling) and
 //! then its user (elicitation), and returns both answers.
 
+// Only a wasm32 build has anything in it: the exports carry the component
+// model's names (`mcp-wasm-host:plugin/tools@0.1.0#...`), which a native
+// linker cannot export, so natively (`cargo build --workspace`) the crate is
+// empty.
+#![cfg(target_family = "wasm")]
+
 #[allow(
     unsafe_code,
     unused_qualifications,

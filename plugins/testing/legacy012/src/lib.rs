@@ -4,6 +4,12 @@
 //! `roots` capability, then asks the client's user and the client's roots
 //! at once (`request-inputs`), and returns what came back.
 
+// Only a wasm32 build has anything in it: the exports carry the component
+// model's names (`mcp-wasm-host:plugin/tools@0.1.0#...`), which a native
+// linker cannot export, so natively (`cargo build --workspace`) the crate is
+// empty.
+#![cfg(target_family = "wasm")]
+
 #[allow(
     unsafe_code,
     unused_qualifications,

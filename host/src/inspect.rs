@@ -16,9 +16,8 @@ use serde_json::{Map, Value, json};
 
 use crate::mcp::convert;
 use crate::runtime::capabilities::Grants;
-use crate::runtime::schema::plugin_prefix;
 use crate::runtime::units::{bytes, count, duration};
-use crate::runtime::{ImportKind, Inspection, Policy, TaskSupport, WIT_VERSION};
+use crate::runtime::{ImportKind, Inspection, Policy, TaskSupport, WIT_VERSION, plugin_prefix};
 
 /// Why the report could not be produced.
 #[derive(Debug, thiserror::Error)]

@@ -16,10 +16,11 @@ use mcp_wasm_host::mcp::http::{self, HttpOptions};
 use mcp_wasm_host::mcp::oauth::OAuth;
 use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
-use mcp_wasm_host::runtime::cache::Sha256Digest;
-use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
-use mcp_wasm_host::runtime::watch::{self, PolicyFile, PolicyUpdate, WatchOptions};
-use mcp_wasm_host::runtime::{EngineSettings, Policies, Policy, PolicySource, Runtime};
+use mcp_wasm_host::runtime::{
+    CacheError, CompileCache, DirWatcher, EngineSettings, Plugin, Policies, Policy, PolicyError,
+    PolicyFile, PolicyReloadError, PolicySource, PolicyUpdate, Runtime, Sha256Digest, WatchOptions,
+    watch,
+};
 use mcp_wasm_host::source::oci::Registry;
 use mcp_wasm_host::source::signature::{self, PrivateKey};
 use mcp_wasm_host::source::{Fetcher, OciRef, SourceRef};
@@ -671,7 +672,7 @@ fn start_watcher(
     max_memory: u64,
     fetcher: Option<Fetcher>,
     extra_files: Vec<PathBuf>,
-) -> Option<watch::DirWatcher> {
+) -> Option<DirWatcher> {
     let mut options = WatchOptions::new(dir);
     options.extra_files = extra_files;
     if !config.is_builtin() {
@@ -681,9 +682,10 @@ fn start_watcher(
             load: Box::new(move |path| {
                 let (weak, fetcher) = (weak.clone(), fetcher.clone());
                 Box::pin(async move {
-                    let config = Config::load(&path, max_memory).map_err(|e| e.to_string())?;
+                    let config = Config::load(&path, max_memory)
+                        .map_err(|e| PolicyReloadError::Invalid(e.into()))?;
                     let Some(runtime) = weak.upgrade() else {
-                        return Err("the server is shutting down".to_string());
+                        return Err(PolicyReloadError::ShuttingDown);
                     };
                     let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
                     Ok(PolicyUpdate {
@@ -695,7 +697,7 @@ fn start_watcher(
             }),
         });
     }
-    match watch::watch(runtime.clone(), options) {
+    match watch(runtime.clone(), options) {
         Ok(watcher) => Some(watcher),
         Err(e) => {
             tracing::error!("not watching for plugin changes: {e}");
@@ -923,11 +925,11 @@ fn keygen(args: &KeygenArgs) -> anyhow::Result<ExitCode> {
 
 /// Gives every plugin the same error: the policy file did not load.
 #[derive(Debug)]
-struct BrokenConfig(String);
+struct BrokenConfig(Arc<ConfigError>);
 
 impl Policies for BrokenConfig {
-    fn policy_for(&self, _plugin: &str) -> Result<Policy, String> {
-        Err(self.0.clone())
+    fn policy_for(&self, _plugin: &str) -> Result<Policy, PolicyError> {
+        Err(PolicyError::File(self.0.clone()))
     }
 }
 
@@ -948,7 +950,7 @@ async fn inspect(args: InspectArgs) -> anyhow::Result<ExitCode> {
                 loaded = Some(config.clone());
                 (config, file)
             }
-            Err(e) => (Arc::new(BrokenConfig(e.to_string())), None),
+            Err(e) => (Arc::new(BrokenConfig(Arc::new(e))), None),
         };
     let text = args.file.to_string_lossy().into_owned();
     let mut file = args.file.clone();
@@ -1041,7 +1043,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .filter(|t| t.plugin == *plugin.name)
                 .count();
-            let mine = |p: &Arc<mcp_wasm_host::runtime::plugin::Plugin>| Arc::ptr_eq(p, plugin);
+            let mine = |p: &Arc<Plugin>| Arc::ptr_eq(p, plugin);
             let resources = catalog
                 .resources()
                 .iter()
@@ -1075,21 +1077,13 @@ async fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 writeln!(out, "ok   {file_name}  ({})", counts.join(", "))?;
                 continue;
             }
-            let needle = format!(" of plugin {:?} left out", &*plugin.name);
             report
-                .skipped_tools
-                .iter()
-                .filter(|s| s.contains(&needle))
-                .cloned()
+                .skipped_of(&plugin.name)
+                .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join("; ")
-        } else if let Some(e) = report.failed.iter().find(|e| e.path() == file) {
-            let message = e.to_string();
-            let prefix = format!("{}: ", file.display());
-            message
-                .strip_prefix(&prefix)
-                .map(str::to_owned)
-                .unwrap_or(message)
+        } else if let Some(e) = report.failure(file) {
+            e.problem().to_string()
         } else {
             "did not load".to_string()
         };

@@ -20,11 +20,9 @@ use bytesize::ByteSize;
 use serde::Deserialize;
 use serde::de::{self, MapAccess};
 
-use crate::runtime::cache::Sha256Digest;
 use crate::runtime::capabilities::{self, GrantSpecs, Grants, KnownKey, ResolveCtx};
-use crate::runtime::limits::MAX_REUSE_INSTANCES;
 use crate::runtime::units::count;
-use crate::runtime::{Limits, Policies, Policy};
+use crate::runtime::{Limits, MAX_REUSE_INSTANCES, Policies, Policy, PolicyError, Sha256Digest};
 use crate::source::SourceRef;
 
 /// The default file name, looked for in the current directory.
@@ -811,7 +809,7 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
 }
 
 impl Policies for Config {
-    fn policy_for(&self, plugin: &str) -> Result<Policy, String> {
+    fn policy_for(&self, plugin: &str) -> Result<Policy, PolicyError> {
         let mut policy = Policy {
             section: format!("plugins.{plugin}").into(),
             config_file: self.path.display().to_string().into(),
@@ -838,14 +836,11 @@ impl Policies for Config {
             section: &policy.section,
         };
         let grants = Grants::resolve(&self.defaults.grants, section.map(|s| &s.grants), &ctx)
-            .map_err(|p| {
-                format!(
-                    "{}: `{}.{}`: {}",
-                    self.path.display(),
-                    policy.section,
-                    p.key,
-                    p.problem
-                )
+            .map_err(|p| PolicyError::Grant {
+                config_file: policy.config_file.clone(),
+                section: policy.section.clone(),
+                key: p.key,
+                problem: p.problem,
             })?;
         policy.grants = Arc::new(grants);
         Ok(policy)
@@ -1199,7 +1194,7 @@ write = true
             "[plugins.a.http]\nallow = [\"https://other.example.com\"]\n{secret}"
         ))
         .unwrap();
-        let e = config.policy_for("a").unwrap_err();
+        let e = config.policy_for("a").unwrap_err().to_string();
         assert!(
             e.contains("`plugins.a.secrets.T.origin`") && e.contains("http.allow"),
             "{e}"
@@ -1337,7 +1332,7 @@ write = true
         let config =
             parse("[[plugins.a.mounts]]\nhost = \"/definitely/not/here\"\nguest = \"/d\"\n")
                 .unwrap();
-        let e = config.policy_for("a").unwrap_err();
+        let e = config.policy_for("a").unwrap_err().to_string();
         assert!(
             e.contains("plugins.a.mounts[0].host") && e.contains("/definitely/not/here"),
             "{e}"

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use mcp_wasm_host::runtime::{EngineSettings, Runtime};
+use mcp_wasm_host::runtime::{EngineSettings, Plugin, Runtime};
 
 use super::shared::{CacheArgs, load_config, open_cache};
 
@@ -68,7 +68,7 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .filter(|t| t.plugin == *plugin.name)
                 .count();
-            let mine = |p: &Arc<mcp_wasm_host::runtime::plugin::Plugin>| Arc::ptr_eq(p, plugin);
+            let mine = |p: &Arc<Plugin>| Arc::ptr_eq(p, plugin);
             let resources = catalog
                 .resources()
                 .iter()
@@ -102,21 +102,13 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 writeln!(out, "ok   {file_name}  ({})", counts.join(", "))?;
                 continue;
             }
-            let needle = format!(" of plugin {:?} left out", &*plugin.name);
             report
-                .skipped_tools
-                .iter()
-                .filter(|s| s.contains(&needle))
-                .cloned()
+                .skipped_of(&plugin.name)
+                .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join("; ")
-        } else if let Some(e) = report.failed.iter().find(|e| e.path() == file) {
-            let message = e.to_string();
-            let prefix = format!("{}: ", file.display());
-            message
-                .strip_prefix(&prefix)
-                .map(str::to_owned)
-                .unwrap_or(message)
+        } else if let Some(e) = report.failure(file) {
+            e.problem().to_string()
         } else {
             "did not load".to_string()
         };

@@ -5,8 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use mcp_wasm_host::config::ConfigError;
 use mcp_wasm_host::inspect::{Report, SourceInfo};
-use mcp_wasm_host::runtime::{EngineSettings, Policies, Policy, PolicySource, Runtime};
+use mcp_wasm_host::runtime::{
+    EngineSettings, Policies, Policy, PolicyError, PolicySource, Runtime,
+};
 use mcp_wasm_host::source::Fetcher;
 
 use super::shared::{CacheArgs, cache_dir, default_name, load_config, open_cache, parse_source};
@@ -35,11 +38,11 @@ pub struct InspectArgs {
 
 /// Gives every plugin the same error: the policy file did not load.
 #[derive(Debug)]
-struct BrokenConfig(String);
+struct BrokenConfig(Arc<ConfigError>);
 
 impl Policies for BrokenConfig {
-    fn policy_for(&self, _plugin: &str) -> Result<Policy, String> {
-        Err(self.0.clone())
+    fn policy_for(&self, _plugin: &str) -> Result<Policy, PolicyError> {
+        Err(PolicyError::File(self.0.clone()))
     }
 }
 
@@ -60,7 +63,7 @@ pub(super) async fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
                 loaded = Some(config.clone());
                 (config, file)
             }
-            Err(e) => (Arc::new(BrokenConfig(e.to_string())), None),
+            Err(e) => (Arc::new(BrokenConfig(Arc::new(e))), None),
         };
     let text = args.file.to_string_lossy().into_owned();
     let mut file = args.file.clone();

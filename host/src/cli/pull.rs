@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use mcp_wasm_host::config::SignatureKeys;
-use mcp_wasm_host::runtime::cache::Sha256Digest;
+use mcp_wasm_host::runtime::Sha256Digest;
 use mcp_wasm_host::source::{Fetcher, SourceRef};
 
 use super::shared::{CacheArgs, cache_dir, default_name, parse_source};

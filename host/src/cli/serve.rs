@@ -12,9 +12,10 @@ use mcp_wasm_host::mcp::http::{self, HttpOptions};
 use mcp_wasm_host::mcp::oauth::OAuth;
 use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
-use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
-use mcp_wasm_host::runtime::watch::{self, PolicyFile, PolicyUpdate, WatchOptions};
-use mcp_wasm_host::runtime::{EngineSettings, PolicySource, Runtime};
+use mcp_wasm_host::runtime::{
+    CacheError, CompileCache, DirWatcher, EngineSettings, PolicyFile, PolicyReloadError,
+    PolicySource, PolicyUpdate, Runtime, WatchOptions, watch,
+};
 use mcp_wasm_host::source::Fetcher;
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
 
@@ -423,7 +424,7 @@ fn start_watcher(
     max_memory: u64,
     fetcher: Option<Fetcher>,
     extra_files: Vec<PathBuf>,
-) -> Option<watch::DirWatcher> {
+) -> Option<DirWatcher> {
     let mut options = WatchOptions::new(dir);
     options.extra_files = extra_files;
     if !config.is_builtin() {
@@ -433,9 +434,10 @@ fn start_watcher(
             load: Box::new(move |path| {
                 let (weak, fetcher) = (weak.clone(), fetcher.clone());
                 Box::pin(async move {
-                    let config = Config::load(&path, max_memory).map_err(|e| e.to_string())?;
+                    let config = Config::load(&path, max_memory)
+                        .map_err(|e| PolicyReloadError::Invalid(e.into()))?;
                     let Some(runtime) = weak.upgrade() else {
-                        return Err("the server is shutting down".to_string());
+                        return Err(PolicyReloadError::ShuttingDown);
                     };
                     let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
                     Ok(PolicyUpdate {
@@ -447,7 +449,7 @@ fn start_watcher(
             }),
         });
     }
-    match watch::watch(runtime.clone(), options) {
+    match watch(runtime.clone(), options) {
         Ok(watcher) => Some(watcher),
         Err(e) => {
             tracing::error!("not watching for plugin changes: {e}");

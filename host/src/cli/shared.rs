@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use mcp_wasm_host::config::{self, Config, ConfigError};
-use mcp_wasm_host::runtime::cache::{CacheError, CompileCache};
+use mcp_wasm_host::runtime::{CacheError, CompileCache};
 use mcp_wasm_host::source::{OciRef, SourceRef};
 
 /// Where compiled plugins are cached between runs.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::generate::{Key, ObjectSchema, object};
 use super::{Input, decode};
-use crate::runtime::schema::Schema;
+use crate::runtime::Schema;
 
 /// A hand-written case: `{"schema": {...}, "arguments": {...}}`.
 #[derive(Deserialize, Debug)]

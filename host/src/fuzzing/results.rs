@@ -14,12 +14,11 @@ use serde::Deserialize;
 use super::generate::{Json, ObjectSchema};
 use super::{Input, decode};
 use crate::mcp::convert;
-use crate::runtime::bindings::types as wit;
-use crate::runtime::call::{convert_result, guest_error, output_size};
-use crate::runtime::error::MAX_MESSAGE;
-use crate::runtime::schema::Schema;
-use crate::runtime::tool::PluginTool;
-use crate::runtime::{FailureCause, ToolFailure, ToolHints};
+use crate::runtime::wit;
+use crate::runtime::{
+    FailureCause, MAX_MESSAGE, PluginTool, Schema, ToolFailure, ToolHints, convert_result,
+    guest_error, output_size,
+};
 
 /// The bytes a serialized result may have beyond what `output_size` counts:
 /// the fixed JSON around it (`content`, `isError`, each block's `type`).

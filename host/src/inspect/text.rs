@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::layout::{json_text, line, words, wrap};
 use super::{InspectError, Report};
 use crate::runtime::capabilities::Grants;
-use crate::runtime::schema::plugin_prefix;
+
 use crate::runtime::units::{bytes, count, duration};
-use crate::runtime::{ImportKind, WIT_VERSION};
+use crate::runtime::{ImportKind, WIT_VERSION, plugin_prefix};
 
 /// Width of the first column of the top-level lines.
 const TOP: usize = 10;

@@ -13,9 +13,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::json;
 
 use super::handler::McpServer;
-use crate::runtime::catalog::Target;
-use crate::runtime::plugin::Plugin;
-use crate::runtime::{Denied, Principal};
+use crate::runtime::{Denied, Plugin, Principal, ToolRoute};
 
 /// What one request's caller may use.
 #[derive(Debug, Clone)]
@@ -53,7 +51,7 @@ impl McpServer {
 
 impl Gate {
     /// Whether the caller may see and call the tool at `target`.
-    pub(super) fn tool(&self, target: &Target) -> Result<(), Denied> {
+    pub(super) fn tool(&self, target: &ToolRoute) -> Result<(), Denied> {
         match &self.principal {
             None => Ok(()),
             Some(p) => {
@@ -77,7 +75,7 @@ impl Gate {
     }
 
     /// Whether the caller may see the tool at `target`.
-    pub(super) fn sees_tool(&self, target: &Target) -> bool {
+    pub(super) fn sees_tool(&self, target: &ToolRoute) -> bool {
         self.tool(target).is_ok()
     }
 

@@ -13,11 +13,10 @@ use rmcp::model::{
 use serde_json::{Map, Value, json};
 
 use super::convert::{annotations, content, icon};
-use crate::runtime::served::{
-    Completion, PromptInfo, PromptOutput, ResourceInfo, ResourcePart, TemplateInfo, ToolView,
-    ViewSettings,
+use crate::runtime::{
+    Audience, Completion, FailureCause, PromptInfo, PromptOutput, ResourceInfo, ResourcePart,
+    ServeError, TemplateInfo, ToolView, ViewSettings,
 };
-use crate::runtime::{Audience, FailureCause, ServeError};
 
 /// The `_meta.ui` of a tool with a view (MCP Apps).
 pub fn tool_view_meta(view: &ToolView) -> MetaObject {

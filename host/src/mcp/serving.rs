@@ -23,8 +23,7 @@ use super::events::{Forwarder, SessionLevel};
 use super::handler::{McpServer, is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
 use super::rounds::{Binding, Round};
 use super::served;
-use crate::runtime::served::CompletionTarget;
-use crate::runtime::{CallEvents, FailureCause, ServeError};
+use crate::runtime::{CallEvents, CompletionTarget, FailureCause, ServeError};
 
 /// The cursor's position of the `index`-th entry of a list that is not
 /// sorted by name (templates): its index, zero-padded so positions sort.

@@ -12,8 +12,7 @@ use rmcp::RoleServer;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::Peer;
 
-use crate::runtime::Runtime;
-use crate::runtime::cache::Sha256Digest;
+use crate::runtime::{Runtime, Sha256Digest};
 
 /// The most URIs one session may watch; more are refused.
 pub const MAX_SUBSCRIPTIONS: usize = 1024;

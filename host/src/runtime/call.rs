@@ -34,7 +34,7 @@ pub struct CallStats {
 }
 
 /// The plugin-wide inputs every call needs.
-pub struct Target<'a> {
+pub struct CallTarget<'a> {
     /// The pre-instantiated component and its exports.
     pub exports: &'a Exports,
     /// The plugin's name.
@@ -71,7 +71,7 @@ impl Live {
 }
 
 fn new_store(
-    target: &Target<'_>,
+    target: &CallTarget<'_>,
     tool: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
@@ -103,7 +103,11 @@ fn new_store(
 
 /// Gives the store's next call the policy's whole fuel budget and starts
 /// its epoch deadline over.
-fn arm(store: &mut Store<CallState>, target: &Target<'_>, tool: &str) -> Result<(), ToolFailure> {
+fn arm(
+    store: &mut Store<CallState>,
+    target: &CallTarget<'_>,
+    tool: &str,
+) -> Result<(), ToolFailure> {
     // Engines without fuel metering are a benchmark setting; asking such a
     // store for fuel would build an error (with a backtrace) on every call.
     if target.exports.engine().get_consume_fuel() {
@@ -123,7 +127,7 @@ fn arm(store: &mut Store<CallState>, target: &Target<'_>, tool: &str) -> Result<
 /// plugin's, renewed for this call (its own tool, events, deadline, fuel,
 /// log budget), or else a new store.
 fn live(
-    target: &Target<'_>,
+    target: &CallTarget<'_>,
     tool: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
@@ -163,7 +167,7 @@ fn stats(store: &Store<CallState>, fuel: u64) -> CallStats {
 /// blocked inside a host call.
 async fn run<R>(
     live: &mut Live,
-    target: &Target<'_>,
+    target: &CallTarget<'_>,
     f: impl AsyncFnOnce(&mut Store<CallState>, Instance) -> wasmtime::Result<R>,
 ) -> Result<R, wasmtime::Error> {
     let deadline = live.store.data().deadline;
@@ -188,7 +192,7 @@ async fn run<R>(
 /// are all taken, idle warm instances (any plugin's) are dropped, oldest
 /// first, until it fits or none is left: idle instances never keep a call
 /// from running.
-async fn instantiate(live: &mut Live, target: &Target<'_>) -> wasmtime::Result<Instance> {
+async fn instantiate(live: &mut Live, target: &CallTarget<'_>) -> wasmtime::Result<Instance> {
     loop {
         match target.exports.instantiate(&mut live.store).await {
             Err(e)
@@ -209,7 +213,7 @@ async fn instantiate(live: &mut Live, target: &Target<'_>) -> wasmtime::Result<I
 /// any of it, so that copy is bounded by the plugin's memory limit (and
 /// fuel), not by its list bounds, which are checked after it.
 pub async fn list_tools(
-    target: &Target<'_>,
+    target: &CallTarget<'_>,
 ) -> Result<(Vec<wit::ToolDefinition>, Listing), ToolFailure> {
     let deadline = Instant::now() + target.policy.limits.timeout;
     let store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
@@ -234,7 +238,7 @@ pub async fn list_tools(
 /// request in failures and the log. A guest's own error comes back as
 /// [`FailureCause::Guest`], its message clipped and its secrets redacted.
 pub(crate) async fn serve<R>(
-    target: &Target<'_>,
+    target: &CallTarget<'_>,
     label: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
@@ -284,7 +288,7 @@ pub(crate) async fn serve<R>(
 /// deadline, a host error or a cancelled call (this future dropped) drops
 /// it.
 pub async fn call_tool(
-    target: &Target<'_>,
+    target: &CallTarget<'_>,
     tool: &PluginTool,
     arguments: &str,
     events: Arc<dyn CallEvents>,
@@ -346,7 +350,7 @@ pub async fn call_tool(
 /// from the guest's text in a failure.
 fn settle<R>(
     live: Live,
-    target: &Target<'_>,
+    target: &CallTarget<'_>,
     clean: bool,
     outcome: Result<R, ToolFailure>,
 ) -> Result<R, ToolFailure> {
@@ -480,7 +484,7 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
 /// content against the output schema may be slow (see
 /// [`Schema::is_quick_to_check`]), within the call's deadline.
 async fn convert_off_the_workers(
-    target: &Target<'_>,
+    target: &CallTarget<'_>,
     tool: &PluginTool,
     result: wit::CallResult,
     deadline: Instant,

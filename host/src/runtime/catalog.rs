@@ -56,16 +56,98 @@ pub struct PromptEntry {
     pub plugin: Arc<Plugin>,
 }
 
+/// What kind of entry the catalog left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A tool.
+    Tool,
+    /// A resource.
+    Resource,
+    /// A resource template.
+    Template,
+    /// A prompt.
+    Prompt,
+}
+
+impl std::fmt::Display for EntryKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EntryKind::Tool => "tool",
+            EntryKind::Resource => "resource",
+            EntryKind::Template => "resource template",
+            EntryKind::Prompt => "prompt",
+        })
+    }
+}
+
+/// Why the catalog left an entry out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The name clients would use (qualified on a clash) breaks the naming
+    /// rule, e.g. it is too long.
+    InvalidName {
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// An earlier plugin already has the name clients would use.
+    NameTaken {
+        /// The name clients would use.
+        name: String,
+        /// The plugin that has it.
+        owner: Arc<str>,
+    },
+    /// An earlier plugin already serves the URI (or URI template).
+    AlreadyServed {
+        /// The plugin that serves it.
+        owner: Arc<str>,
+    },
+}
+
+/// An entry of a plugin that the catalog left out, and why. Its text (as
+/// logged) is `tool "x" of plugin "p" left out: <why>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedEntry {
+    /// What it is.
+    pub kind: EntryKind,
+    /// Its name as the plugin gives it (for a resource its URI, for a
+    /// template its URI template).
+    pub name: String,
+    /// The plugin that lists it.
+    pub plugin: Arc<str>,
+    /// Why it was left out.
+    pub reason: SkipReason,
+}
+
+impl std::fmt::Display for SkippedEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (kind, name, plugin) = (self.kind, &self.name, &self.plugin);
+        write!(f, "{kind} {name:?} of plugin {plugin:?} left out: ")?;
+        match &self.reason {
+            SkipReason::InvalidName { problem } => f.write_str(problem),
+            SkipReason::NameTaken { name, owner } => {
+                write!(f, "the name {name:?} is already taken by plugin {owner:?}")
+            }
+            SkipReason::AlreadyServed { owner } => {
+                let what = match kind {
+                    EntryKind::Template => "template",
+                    _ => "URI",
+                };
+                write!(f, "plugin {owner:?} already serves this {what}")
+            }
+        }
+    }
+}
+
 /// Where a catalog entry's calls go.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub struct ToolRoute {
     /// The plugin.
     pub plugin: Arc<Plugin>,
     /// The index of the tool in `plugin.tools`.
     pub index: usize,
 }
 
-impl Target {
+impl ToolRoute {
     /// The tool's definition.
     pub fn tool(&self) -> &PluginTool {
         &self.plugin.tools[self.index]
@@ -77,7 +159,7 @@ impl Target {
 #[derive(Debug, Default)]
 pub struct Catalog {
     infos: Vec<ToolInfo>,
-    targets: Vec<Target>,
+    routes: Vec<ToolRoute>,
     by_name: HashMap<String, usize>,
     plugins: Vec<Arc<Plugin>>,
     resources: Vec<ResourceEntry>,
@@ -89,8 +171,8 @@ pub struct Catalog {
 
 impl Catalog {
     /// Builds the catalog from loaded plugins (any order) and returns the
-    /// names left out, with the reason.
-    pub fn build(mut plugins: Vec<Arc<Plugin>>) -> (Catalog, Vec<String>) {
+    /// entries left out, with the reason.
+    pub fn build(mut plugins: Vec<Arc<Plugin>>) -> (Catalog, Vec<SkippedEntry>) {
         plugins.sort_by(|a, b| a.path.cmp(&b.path));
         let mut exporters: HashMap<&str, usize> = HashMap::new();
         for plugin in &plugins {
@@ -98,7 +180,7 @@ impl Catalog {
                 *exporters.entry(tool.name.as_str()).or_default() += 1;
             }
         }
-        let mut entries: Vec<(String, Target)> = Vec::new();
+        let mut entries: Vec<(String, ToolRoute)> = Vec::new();
         let mut taken: HashMap<String, Arc<str>> = HashMap::new();
         let mut skipped = Vec::new();
         for plugin in &plugins {
@@ -108,24 +190,25 @@ impl Catalog {
                 } else {
                     tool.name.clone()
                 };
+                let skip = |reason| SkippedEntry {
+                    kind: EntryKind::Tool,
+                    name: tool.name.clone(),
+                    plugin: plugin.name.clone(),
+                    reason,
+                };
                 if let Err(problem) = check_tool_name(&name) {
-                    skipped.push(format!(
-                        "tool {:?} of plugin {:?} left out: {problem}",
-                        tool.name, plugin.name
-                    ));
+                    skipped.push(skip(SkipReason::InvalidName { problem }));
                     continue;
                 }
                 if let Some(owner) = taken.get(&name) {
-                    skipped.push(format!(
-                        "tool {:?} of plugin {:?} left out: the name {name:?} is already taken by plugin {owner:?}",
-                        tool.name, plugin.name
-                    ));
+                    let owner = owner.clone();
+                    skipped.push(skip(SkipReason::NameTaken { name, owner }));
                     continue;
                 }
                 taken.insert(name.clone(), plugin.name.clone());
                 entries.push((
                     name,
-                    Target {
+                    ToolRoute {
                         plugin: plugin.clone(),
                         index,
                     },
@@ -152,7 +235,7 @@ impl Catalog {
                 task_support: tool.task_support,
                 view: target.plugin.served.views.get(&tool.name).cloned(),
             });
-            catalog.targets.push(target);
+            catalog.routes.push(target);
         }
         catalog.add_served(&mut skipped);
         (catalog, skipped)
@@ -160,7 +243,7 @@ impl Catalog {
 
     /// Adds every plugin's resources, templates and prompts (plugins are
     /// sorted by path), leaving out what an earlier plugin already serves.
-    fn add_served(&mut self, skipped: &mut Vec<String>) {
+    fn add_served(&mut self, skipped: &mut Vec<SkippedEntry>) {
         let mut prompt_exporters: HashMap<&str, usize> = HashMap::new();
         for plugin in &self.plugins {
             for prompt in &plugin.served.prompts {
@@ -172,12 +255,18 @@ impl Catalog {
         let mut prompts: Vec<PromptEntry> = Vec::new();
         let mut prompt_owner: HashMap<String, Arc<str>> = HashMap::new();
         for plugin in &self.plugins {
+            let skip = |kind, name: &String, reason| SkippedEntry {
+                kind,
+                name: name.clone(),
+                plugin: plugin.name.clone(),
+                reason,
+            };
             for info in &plugin.served.resources {
                 if let Some(owner) = uri_owner.get(&info.uri) {
-                    skipped.push(format!(
-                        "resource {:?} of plugin {:?} left out: plugin {owner:?} already serves this URI",
-                        info.uri, plugin.name
-                    ));
+                    let reason = SkipReason::AlreadyServed {
+                        owner: owner.clone(),
+                    };
+                    skipped.push(skip(EntryKind::Resource, &info.uri, reason));
                     continue;
                 }
                 uri_owner.insert(info.uri.clone(), plugin.name.clone());
@@ -188,10 +277,10 @@ impl Catalog {
             }
             for info in &plugin.served.templates {
                 if let Some(owner) = template_owner.get(&info.uri_template) {
-                    skipped.push(format!(
-                        "resource template {:?} of plugin {:?} left out: plugin {owner:?} already serves this template",
-                        info.uri_template, plugin.name
-                    ));
+                    let reason = SkipReason::AlreadyServed {
+                        owner: owner.clone(),
+                    };
+                    skipped.push(skip(EntryKind::Template, &info.uri_template, reason));
                     continue;
                 }
                 template_owner.insert(info.uri_template.clone(), plugin.name.clone());
@@ -207,17 +296,16 @@ impl Catalog {
                     info.name.clone()
                 };
                 if let Err(problem) = check_tool_name(&name) {
-                    skipped.push(format!(
-                        "prompt {:?} of plugin {:?} left out: {problem}",
-                        info.name, plugin.name
-                    ));
+                    let reason = SkipReason::InvalidName { problem };
+                    skipped.push(skip(EntryKind::Prompt, &info.name, reason));
                     continue;
                 }
                 if let Some(owner) = prompt_owner.get(&name) {
-                    skipped.push(format!(
-                        "prompt {:?} of plugin {:?} left out: the name {name:?} is already taken by plugin {owner:?}",
-                        info.name, plugin.name
-                    ));
+                    let reason = SkipReason::NameTaken {
+                        name,
+                        owner: owner.clone(),
+                    };
+                    skipped.push(skip(EntryKind::Prompt, &info.name, reason));
                     continue;
                 }
                 prompt_owner.insert(name.clone(), plugin.name.clone());
@@ -293,10 +381,10 @@ impl Catalog {
     }
 
     /// The tool called `name`.
-    pub fn get(&self, name: &str) -> Option<(&ToolInfo, &Target)> {
+    pub fn get(&self, name: &str) -> Option<(&ToolInfo, &ToolRoute)> {
         self.by_name
             .get(name)
-            .map(|&i| (&self.infos[i], &self.targets[i]))
+            .map(|&i| (&self.infos[i], &self.routes[i]))
     }
 
     /// The loaded plugins, sorted by file path.
@@ -348,5 +436,47 @@ impl Generations {
             plugins: bump(self.plugins, versions(old) != versions(new)),
         };
         (next != self).then_some(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_skipped_entry_reads_as_the_line_logged_for_it() {
+        let entry = |kind, name: &str, reason| SkippedEntry {
+            kind,
+            name: name.into(),
+            plugin: "b".into(),
+            reason,
+        };
+        let taken = || SkipReason::NameTaken {
+            name: "a.t".into(),
+            owner: "a".into(),
+        };
+        let served = || SkipReason::AlreadyServed { owner: "a".into() };
+        let lines = [
+            entry(EntryKind::Tool, "t", taken()),
+            entry(
+                EntryKind::Prompt,
+                "p",
+                SkipReason::InvalidName {
+                    problem: "too long".into(),
+                },
+            ),
+            entry(EntryKind::Resource, "x://r", served()),
+            entry(EntryKind::Template, "x://{id}", served()),
+        ]
+        .map(|e| e.to_string());
+        assert_eq!(
+            lines,
+            [
+                r#"tool "t" of plugin "b" left out: the name "a.t" is already taken by plugin "a""#,
+                r#"prompt "p" of plugin "b" left out: too long"#,
+                r#"resource "x://r" of plugin "b" left out: plugin "a" already serves this URI"#,
+                r#"resource template "x://{id}" of plugin "b" left out: plugin "a" already serves this template"#,
+            ]
+        );
     }
 }

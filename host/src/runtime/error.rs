@@ -4,6 +4,7 @@
 //! file or the plugin and tool, and the cause in plain words.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::units::{bytes, count, duration};
 
@@ -28,11 +29,11 @@ pub fn clip(mut text: String, max: usize) -> String {
     text
 }
 
-/// Why a plugin file was not loaded.
+/// Why a plugin file was not loaded. Its text is the file's path, then
+/// [`LoadError::problem`]: `plugins/p.wasm: the plugin exports no tools`.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read.
-    #[error("{}: cannot read the file: {source}", path.display())]
     Read {
         /// The plugin file.
         path: PathBuf,
@@ -40,10 +41,6 @@ pub enum LoadError {
         source: std::io::Error,
     },
     /// The file's SHA-256 is not the digest its policy pins.
-    #[error(
-        "{}: the file's SHA-256 does not match the pinned digest: expected {expected} (`sha256` in [{section}] of {config_file}), actual {actual}",
-        path.display()
-    )]
     Digest {
         /// The plugin file.
         path: PathBuf,
@@ -57,22 +54,16 @@ pub enum LoadError {
         config_file: String,
     },
     /// The file is not WebAssembly at all.
-    #[error("{}: not a WebAssembly file (it does not start with the \\0asm magic number)", path.display())]
     NotWasm {
         /// The plugin file.
         path: PathBuf,
     },
     /// The file is a core module, not a component.
-    #[error(
-        "{}: this is a core WebAssembly module, not a component; build it for wasm32-wasip2 (or wrap it with `wasm-tools component new`)",
-        path.display()
-    )]
     CoreModule {
         /// The plugin file.
         path: PathBuf,
     },
     /// wasmtime could not compile the component.
-    #[error("{}: the component is invalid or corrupt: {reason}", path.display())]
     Compile {
         /// The plugin file.
         path: PathBuf,
@@ -80,7 +71,6 @@ pub enum LoadError {
         reason: String,
     },
     /// The component imports something the host does not provide.
-    #[error("{}: the component needs an import the host does not provide: {reason}", path.display())]
     Link {
         /// The plugin file.
         path: PathBuf,
@@ -88,11 +78,6 @@ pub enum LoadError {
         reason: String,
     },
     /// The component does not export the tools interface this host speaks.
-    #[error(
-        "{}: the component does not target the world `mcp-wasm-host:plugin/plugin@{}` (built for another world or an incompatible version?): {reason}",
-        path.display(),
-        super::bindings::WIT_VERSION
-    )]
     World {
         /// The plugin file.
         path: PathBuf,
@@ -100,7 +85,6 @@ pub enum LoadError {
         reason: String,
     },
     /// Calling the plugin's `list-tools` failed.
-    #[error("{}: listing its tools failed: {reason}", path.display())]
     ListTools {
         /// The plugin file.
         path: PathBuf,
@@ -108,7 +92,6 @@ pub enum LoadError {
         reason: String,
     },
     /// A tool definition breaks the rules.
-    #[error("{}: tool {tool:?}: {problem}", path.display())]
     InvalidTool {
         /// The plugin file.
         path: PathBuf,
@@ -119,7 +102,6 @@ pub enum LoadError {
     },
     /// A resource, template, view or prompt the plugin lists breaks the
     /// rules.
-    #[error("{}: {what}: {problem}", path.display())]
     InvalidServed {
         /// The plugin file.
         path: PathBuf,
@@ -130,7 +112,6 @@ pub enum LoadError {
     },
     /// The plugin's tool list is over one of its policy's bounds; nothing
     /// of it was parsed or compiled.
-    #[error("{}: {what}, over the limit of {limit} ({hint})", path.display())]
     ToolListTooLarge {
         /// The plugin file.
         path: PathBuf,
@@ -143,13 +124,11 @@ pub enum LoadError {
         hint: String,
     },
     /// The plugin exports no tools.
-    #[error("{}: the plugin exports no tools", path.display())]
     NoTools {
         /// The plugin file.
         path: PathBuf,
     },
     /// Another source claims the plugin's name (see [`super::claims`]).
-    #[error("{}: not loaded: {reason}", path.display())]
     NameTaken {
         /// The plugin file.
         path: PathBuf,
@@ -157,15 +136,13 @@ pub enum LoadError {
         reason: String,
     },
     /// The plugin's policy could not be applied.
-    #[error("{}: its policy cannot be applied: {reason}", path.display())]
     Policy {
         /// The plugin file.
         path: PathBuf,
         /// Why.
-        reason: String,
+        reason: PolicyError,
     },
     /// The plugins directory itself could not be read.
-    #[error("{}: cannot read the plugins directory: {source}", path.display())]
     Directory {
         /// The directory.
         path: PathBuf,
@@ -174,7 +151,74 @@ pub enum LoadError {
     },
 }
 
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path().display(), self.problem())
+    }
+}
+
+/// What is wrong with a plugin file, without its path: a [`LoadError`]'s
+/// text after `path: `.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadProblem<'a>(&'a LoadError);
+
+impl std::fmt::Display for LoadProblem<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            LoadError::Read { source, .. } => write!(f, "cannot read the file: {source}"),
+            LoadError::Digest {
+                expected,
+                actual,
+                section,
+                config_file,
+                ..
+            } => write!(
+                f,
+                "the file's SHA-256 does not match the pinned digest: expected {expected} (`sha256` in [{section}] of {config_file}), actual {actual}"
+            ),
+            LoadError::NotWasm { .. } => f.write_str(
+                "not a WebAssembly file (it does not start with the \\0asm magic number)",
+            ),
+            LoadError::CoreModule { .. } => f.write_str(
+                "this is a core WebAssembly module, not a component; build it for wasm32-wasip2 (or wrap it with `wasm-tools component new`)",
+            ),
+            LoadError::Compile { reason, .. } => {
+                write!(f, "the component is invalid or corrupt: {reason}")
+            }
+            LoadError::Link { reason, .. } => write!(
+                f,
+                "the component needs an import the host does not provide: {reason}"
+            ),
+            LoadError::World { reason, .. } => write!(
+                f,
+                "the component does not target the world `mcp-wasm-host:plugin/plugin@{}` (built for another world or an incompatible version?): {reason}",
+                super::bindings::WIT_VERSION
+            ),
+            LoadError::ListTools { reason, .. } => write!(f, "listing its tools failed: {reason}"),
+            LoadError::InvalidTool { tool, problem, .. } => write!(f, "tool {tool:?}: {problem}"),
+            LoadError::InvalidServed { what, problem, .. } => write!(f, "{what}: {problem}"),
+            LoadError::ToolListTooLarge {
+                what, limit, hint, ..
+            } => write!(f, "{what}, over the limit of {limit} ({hint})"),
+            LoadError::NoTools { .. } => f.write_str("the plugin exports no tools"),
+            LoadError::NameTaken { reason, .. } => write!(f, "not loaded: {reason}"),
+            LoadError::Policy { reason, .. } => {
+                write!(f, "its policy cannot be applied: {reason}")
+            }
+            LoadError::Directory { source, .. } => {
+                write!(f, "cannot read the plugins directory: {source}")
+            }
+        }
+    }
+}
+
 impl LoadError {
+    /// What is wrong, without the path: for a line that already names the
+    /// file.
+    pub fn problem(&self) -> LoadProblem<'_> {
+        LoadProblem(self)
+    }
+
     /// The file (or, for [`LoadError::Directory`], the directory) concerned.
     pub fn path(&self) -> &std::path::Path {
         match self {
@@ -195,6 +239,27 @@ impl LoadError {
             | LoadError::Directory { path, .. } => path,
         }
     }
+}
+
+/// Why a plugin has no policy.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PolicyError {
+    /// The policy file did not load, so no plugin gets a policy from it.
+    #[error(transparent)]
+    File(Arc<dyn std::error::Error + Send + Sync>),
+    /// A capability's grant for this plugin cannot be resolved, for example
+    /// a mount whose directory is missing.
+    #[error("{config_file}: `{section}.{key}`: {problem}")]
+    Grant {
+        /// The policy file.
+        config_file: Arc<str>,
+        /// The plugin's section, e.g. `plugins.text`.
+        section: Arc<str>,
+        /// The key within it, e.g. `mounts[0].host`.
+        key: String,
+        /// What is wrong.
+        problem: String,
+    },
 }
 
 /// Why a call did not produce a tool result.
@@ -481,6 +546,29 @@ impl ToolFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_load_error_reads_as_its_path_then_its_problem() {
+        let e = LoadError::Compile {
+            path: "plugins/p.wasm".into(),
+            reason: "bad section".into(),
+        };
+        assert_eq!(
+            e.problem().to_string(),
+            "the component is invalid or corrupt: bad section"
+        );
+        assert_eq!(
+            e.to_string(),
+            "plugins/p.wasm: the component is invalid or corrupt: bad section"
+        );
+        let e = LoadError::NotWasm {
+            path: "p.wasm".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "p.wasm: not a WebAssembly file (it does not start with the \\0asm magic number)"
+        );
+    }
 
     fn failure(cause: FailureCause) -> String {
         ToolFailure {

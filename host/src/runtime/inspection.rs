@@ -2,15 +2,18 @@
 //! its component targets, what it imports and exports, and what loading it
 //! gives (its tools, under its policy) or why it does not load.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use wasmtime::Engine;
 
 use super::bindings::SUPPORTED_VERSIONS;
 use super::cache::Sha256Digest;
+use super::catalog::Catalog;
 use super::error::LoadError;
+use super::lifecycle::Runtime;
 use super::output::ToolInfo;
-use super::plugin::Compiled;
+use super::plugin::{Compiled, plugin_name};
 use super::policy::Policy;
 
 /// The interface a plugin exports, without its version.
@@ -55,7 +58,7 @@ pub struct Inspection {
 
 impl Inspection {
     /// An inspection of `path` that has read nothing yet.
-    pub(crate) fn new(path: &std::path::Path, plugin: &str) -> Self {
+    pub(crate) fn new(path: &Path, plugin: &str) -> Self {
         Inspection {
             path: path.to_owned(),
             plugin: plugin.to_string(),
@@ -151,6 +154,51 @@ pub fn compatible(version: &str, host: &str) -> bool {
         }
     }
     version == host || key(version).is_some_and(|k| Some(k) == key(host))
+}
+
+impl Runtime {
+    /// Inspects the plugin file at `path` without adding it to the catalog:
+    /// resolves its policy, compiles it, reads its imports, exports and
+    /// world, and loads it the way [`Runtime::load_files`] does (linking it
+    /// and listing and validating its tools in a throwaway instance). Never
+    /// fails as a whole: whatever could be read is filled in and every
+    /// reason it would not load is in [`Inspection::errors`].
+    #[tracing::instrument(skip(self), fields(path = %path.display()))]
+    pub async fn inspect(&self, path: &Path) -> Inspection {
+        let loader = &self.loader;
+        let name: Arc<str> = plugin_name(path).into();
+        let mut inspection = Inspection::new(path, &name);
+        let policy = loader.policy(&*self.policies(), &name, path);
+        let compiled = loader.compile(path, policy.as_ref().ok()).await;
+        if let Ok(compiled) = &compiled {
+            inspection.read_component(loader.engine(), compiled);
+        }
+        match policy {
+            Ok(p) => inspection.policy = Some(p),
+            Err(e) => inspection.errors.push(e),
+        }
+        match compiled {
+            Ok(compiled) => {
+                if let Some(policy) = &inspection.policy {
+                    let loaded = loader
+                        .instantiate(name, Arc::new(policy.clone()), path, &compiled)
+                        .await;
+                    match loaded {
+                        Ok(plugin) => {
+                            inspection.served = plugin.served.clone();
+                            // Alone, a plugin's names (checked at load) are
+                            // never qualified, so no tool is left out.
+                            let (catalog, _) = Catalog::build(vec![Arc::new(plugin)]);
+                            inspection.tools = catalog.tools().to_vec();
+                        }
+                        Err(e) => inspection.errors.push(e),
+                    }
+                }
+            }
+            Err(e) => inspection.errors.push(e),
+        }
+        inspection
+    }
 }
 
 #[cfg(test)]

@@ -57,8 +57,8 @@ pub struct Plugin {
 
 impl Plugin {
     /// What every call of this plugin needs.
-    pub(crate) fn target(&self) -> call::Target<'_> {
-        call::Target {
+    pub(crate) fn target(&self) -> call::CallTarget<'_> {
+        call::CallTarget {
             exports: &self.exports,
             plugin: &self.name,
             policy: &self.policy,
@@ -87,51 +87,101 @@ pub fn plugin_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Loads the plugin at `path` under the policy `policies` gives it, taking
-/// its compiled code from `cache` when it holds it; its idle instances go
-/// to `idle`.
-#[tracing::instrument(skip(engine, cache, linker, policies, idle), fields(path = %path.display()))]
-pub(crate) async fn load(
-    engine: &Engine,
-    cache: Option<&Arc<CompileCache>>,
-    linker: &Linker<CallState>,
-    policies: &dyn Policies,
-    idle: &Arc<IdlePool>,
-    path: &Path,
-) -> Result<Plugin, LoadError> {
-    let started = std::time::Instant::now();
-    let stamp = FileStamp::of(path);
-    let name: Arc<str> = plugin_name(path).into();
-    let policy = resolve_policy(policies, &name, path)?;
-    let compiled = compile(engine, cache, path, Pin::of(&policy)).await?;
-    let mut plugin = instantiate(linker, idle, name, Arc::new(policy), path, &compiled).await?;
-    plugin.stamp = stamp;
-    tracing::info!(
-        plugin = %plugin.name,
-        tools = plugin.tools.len(),
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        "loaded plugin"
-    );
-    Ok(plugin)
+/// What loading a plugin file takes: the engine that compiles it, the
+/// cache of compiled components, the host functions it links against and
+/// the pool its idle instances go to.
+///
+/// Loading is three steps, in order: [`Loader::policy`] resolves the
+/// plugin's policy, [`Loader::compile`] reads and compiles its file, and
+/// [`Loader::instantiate`] links it and lists and validates its tools.
+/// [`Loader::load`] runs them and stops at the first that fails; inspecting
+/// a file runs the same steps and keeps whatever each one gave.
+#[derive(Clone)]
+pub(crate) struct Loader {
+    engine: Engine,
+    cache: Option<Arc<CompileCache>>,
+    linker: Arc<Linker<CallState>>,
+    idle: Arc<IdlePool>,
 }
 
-/// The policy `policies` gives the plugin `name` loaded from `path`.
-pub(crate) fn resolve_policy(
-    policies: &dyn Policies,
-    name: &str,
-    path: &Path,
-) -> Result<Policy, LoadError> {
-    policies
-        .policy_for(name)
-        .map_err(|reason| LoadError::Policy {
-            path: path.to_owned(),
-            reason,
-        })
+impl std::fmt::Debug for Loader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loader")
+            .field("cache", &self.cache.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Loader {
+    /// A loader that compiles with `engine`, links against `linker` and
+    /// keeps idle instances in `idle`; it compiles every time until
+    /// [`Loader::set_cache`].
+    pub(crate) fn new(engine: Engine, linker: Linker<CallState>, idle: Arc<IdlePool>) -> Self {
+        Loader {
+            engine,
+            cache: None,
+            linker: Arc::new(linker),
+            idle,
+        }
+    }
+
+    /// Takes compiled components from `cache`, and stores them there (none:
+    /// compile every time).
+    pub(crate) fn set_cache(&mut self, cache: Option<CompileCache>) {
+        self.cache = cache.map(Arc::new);
+    }
+
+    /// The engine plugins are compiled with.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Loads the plugin at `path` under the policy `policies` gives it:
+    /// each step in turn, stopping at the first that fails.
+    #[tracing::instrument(skip(self, policies), fields(path = %path.display()))]
+    pub(crate) async fn load(
+        &self,
+        policies: &dyn Policies,
+        path: &Path,
+    ) -> Result<Plugin, LoadError> {
+        let started = std::time::Instant::now();
+        let stamp = FileStamp::of(path);
+        let name: Arc<str> = plugin_name(path).into();
+        let policy = self.policy(policies, &name, path)?;
+        let compiled = self.compile(path, Some(&policy)).await?;
+        let mut plugin = self
+            .instantiate(name, Arc::new(policy), path, &compiled)
+            .await?;
+        plugin.stamp = stamp;
+        tracing::info!(
+            plugin = %plugin.name,
+            tools = plugin.tools.len(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "loaded plugin"
+        );
+        Ok(plugin)
+    }
+
+    /// The first step: the policy `policies` gives the plugin `name`
+    /// loaded from `path`.
+    pub(crate) fn policy(
+        &self,
+        policies: &dyn Policies,
+        name: &str,
+        path: &Path,
+    ) -> Result<Policy, LoadError> {
+        policies
+            .policy_for(name)
+            .map_err(|reason| LoadError::Policy {
+                path: path.to_owned(),
+                reason,
+            })
+    }
 }
 
 /// The digest a policy pins a plugin file to, and where it says so.
 #[derive(Debug, Clone)]
-pub(crate) struct Pin {
+struct Pin {
     digest: Sha256Digest,
     section: String,
     config_file: String,
@@ -139,7 +189,7 @@ pub(crate) struct Pin {
 
 impl Pin {
     /// The pin of `policy`, if it has one.
-    pub(crate) fn of(policy: &Policy) -> Option<Pin> {
+    fn of(policy: &Policy) -> Option<Pin> {
         policy.sha256.map(|digest| Pin {
             digest,
             section: policy.section.to_string(),
@@ -181,30 +231,32 @@ pub(crate) struct Compiled {
     pub digest: Sha256Digest,
 }
 
-/// Reads the file at `path`, checks it against the digest `pin` (if any),
-/// checks that it is a component, and takes it from `cache` or compiles it
-/// (on the blocking pool, a few at a time: Cranelift takes a while) and
-/// stores it there.
-#[tracing::instrument(skip_all, fields(path = %path.display()))]
-pub(crate) async fn compile(
-    engine: &Engine,
-    cache: Option<&Arc<CompileCache>>,
-    path: &Path,
-    pin: Option<Pin>,
-) -> Result<Compiled, LoadError> {
-    let bytes = tokio::fs::read(path)
-        .await
-        .map_err(|source| LoadError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-    let (engine, cache, owned) = (engine.clone(), cache.cloned(), path.to_owned());
-    off_the_workers(move || compile_blocking(&engine, cache.as_deref(), &owned, &bytes, pin))
-        .await
-        .map_err(|e| LoadError::Compile {
-            path: path.to_owned(),
-            reason: format!("the compiler task failed: {e}"),
-        })?
+impl Loader {
+    /// The second step: reads the file at `path`, checks it against the
+    /// digest `policy` pins it to (if any), checks that it is a component,
+    /// and takes it from the cache or compiles it (on the blocking pool, a
+    /// few at a time: Cranelift takes a while) and stores it there.
+    #[tracing::instrument(skip_all, fields(path = %path.display()))]
+    pub(crate) async fn compile(
+        &self,
+        path: &Path,
+        policy: Option<&Policy>,
+    ) -> Result<Compiled, LoadError> {
+        let pin = policy.and_then(Pin::of);
+        let bytes = tokio::fs::read(path)
+            .await
+            .map_err(|source| LoadError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
+        let (engine, cache, owned) = (self.engine.clone(), self.cache.clone(), path.to_owned());
+        off_the_workers(move || compile_blocking(&engine, cache.as_deref(), &owned, &bytes, pin))
+            .await
+            .map_err(|e| LoadError::Compile {
+                path: path.to_owned(),
+                reason: format!("the compiler task failed: {e}"),
+            })?
+    }
 }
 
 fn compile_blocking(
@@ -265,101 +317,105 @@ fn compile_blocking(
     Ok(Compiled { component, digest })
 }
 
-/// Links a compiled component against the host, checks it targets our
-/// world, and lists and validates its tools in a throwaway instance. The
-/// listing (wasmtime copies the whole list out of the guest's memory), the
-/// bounds check and the schema compilation run off the async workers.
-#[tracing::instrument(skip_all, fields(plugin = %name))]
-pub(crate) async fn instantiate(
-    linker: &Linker<CallState>,
-    idle: &Arc<IdlePool>,
-    name: Arc<str>,
-    policy: Arc<Policy>,
-    path: &Path,
-    compiled: &Compiled,
-) -> Result<Plugin, LoadError> {
-    let pre = linker
-        .instantiate_pre(&compiled.component)
-        .map_err(|e| LoadError::Link {
-            path: path.to_owned(),
-            reason: format!("{e:#}"),
-        })?;
-    let exports = Exports::find(pre).map_err(|reason| LoadError::World {
-        path: path.to_owned(),
-        reason,
-    })?;
-    let idle = idle.plugin(
-        policy.limits.reuse_instances,
-        policy.limits.max_concurrent_calls.max(1) as usize,
-    );
-    let listing = {
-        let (name, policy, path) = (name.clone(), policy.clone(), path.to_owned());
-        let runtime = tokio::runtime::Handle::current();
-        off_the_workers(move || {
-            let lane = super::offload::Lane::default();
-            let target = call::Target {
-                exports: &exports,
-                plugin: &name,
-                policy: &policy,
-                lane: &lane,
-                idle: &idle,
-            };
-            let (defs, listing) =
-                runtime
-                    .block_on(call::list_tools(&target))
-                    .map_err(|failure| LoadError::ListTools {
-                        path: path.clone(),
-                        reason: failure.to_string(),
-                    })?;
-            tracing::debug!(
-                tools = defs.len(),
-                resources = listing.resources.len(),
-                prompts = listing.prompts.len(),
-                "listed its tools; checking and compiling them"
-            );
-            check_bounds(&path, &policy, &defs, &listing)?;
-            let serves = !listing.resources.is_empty()
-                || !listing.templates.is_empty()
-                || !listing.prompts.is_empty();
-            let tools = validate(&path, defs, serves)?;
-            let names = tools.iter().map(|t| t.name.as_str()).collect();
-            let served = served::check(listing, &names).map_err(|(what, problem)| {
-                LoadError::InvalidServed {
-                    path: path.clone(),
-                    what,
-                    problem,
-                }
+impl Loader {
+    /// The third step: links a compiled component against the host, checks it
+    /// targets our world, and lists and validates its tools in a throwaway
+    /// instance. The
+    /// listing (wasmtime copies the whole list out of the guest's memory), the
+    /// bounds check and the schema compilation run off the async workers.
+    #[tracing::instrument(skip_all, fields(plugin = %name))]
+    pub(crate) async fn instantiate(
+        &self,
+        name: Arc<str>,
+        policy: Arc<Policy>,
+        path: &Path,
+        compiled: &Compiled,
+    ) -> Result<Plugin, LoadError> {
+        let pre = self
+            .linker
+            .instantiate_pre(&compiled.component)
+            .map_err(|e| LoadError::Link {
+                path: path.to_owned(),
+                reason: format!("{e:#}"),
             })?;
-            Ok((tools, served, exports, idle))
+        let exports = Exports::find(pre).map_err(|reason| LoadError::World {
+            path: path.to_owned(),
+            reason,
+        })?;
+        let idle = self.idle.plugin(
+            policy.limits.reuse_instances,
+            policy.limits.max_concurrent_calls.max(1) as usize,
+        );
+        let listing = {
+            let (name, policy, path) = (name.clone(), policy.clone(), path.to_owned());
+            let runtime = tokio::runtime::Handle::current();
+            off_the_workers(move || {
+                let lane = super::offload::Lane::default();
+                let target = call::CallTarget {
+                    exports: &exports,
+                    plugin: &name,
+                    policy: &policy,
+                    lane: &lane,
+                    idle: &idle,
+                };
+                let (defs, listing) =
+                    runtime
+                        .block_on(call::list_tools(&target))
+                        .map_err(|failure| LoadError::ListTools {
+                            path: path.clone(),
+                            reason: failure.to_string(),
+                        })?;
+                tracing::debug!(
+                    tools = defs.len(),
+                    resources = listing.resources.len(),
+                    prompts = listing.prompts.len(),
+                    "listed its tools; checking and compiling them"
+                );
+                check_bounds(&path, &policy, &defs, &listing)?;
+                let serves = !listing.resources.is_empty()
+                    || !listing.templates.is_empty()
+                    || !listing.prompts.is_empty();
+                let tools = validate(&path, defs, serves)?;
+                let names = tools.iter().map(|t| t.name.as_str()).collect();
+                let served = served::check(listing, &names).map_err(|(what, problem)| {
+                    LoadError::InvalidServed {
+                        path: path.clone(),
+                        what,
+                        problem,
+                    }
+                })?;
+                Ok((tools, served, exports, idle))
+            })
+        };
+        let (tools, served, exports, idle) =
+            listing.await.map_err(|e| LoadError::ListTools {
+                path: path.to_owned(),
+                reason: format!("the loader task failed: {e}"),
+            })??;
+        let rate = ToolRates::new(
+            policy.limits.rate_limit_per_minute,
+            tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .chain(super::rate::REQUESTS),
+        );
+        Ok(Plugin {
+            name,
+            path: path.to_owned(),
+            digest: compiled.digest,
+            exports,
+            tools,
+            served,
+            slots: Arc::new(Semaphore::new(
+                policy.limits.max_concurrent_calls.max(1) as usize
+            )),
+            policy,
+            rate,
+            lane: Default::default(),
+            stamp: None,
+            idle,
         })
-    };
-    let (tools, served, exports, idle) = listing.await.map_err(|e| LoadError::ListTools {
-        path: path.to_owned(),
-        reason: format!("the loader task failed: {e}"),
-    })??;
-    let rate = ToolRates::new(
-        policy.limits.rate_limit_per_minute,
-        tools
-            .iter()
-            .map(|t| t.name.as_str())
-            .chain(super::rate::REQUESTS),
-    );
-    Ok(Plugin {
-        name,
-        path: path.to_owned(),
-        digest: compiled.digest,
-        exports,
-        tools,
-        served,
-        slots: Arc::new(Semaphore::new(
-            policy.limits.max_concurrent_calls.max(1) as usize
-        )),
-        policy,
-        rate,
-        lane: Default::default(),
-        stamp: None,
-        idle,
-    })
+    }
 }
 
 /// The bytes a tool definition adds to its plugin's tool list: its name,

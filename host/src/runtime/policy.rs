@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::access::Access;
 use super::cache::Sha256Digest;
 use super::capabilities::Grants;
+use super::error::PolicyError;
 use super::limits::Limits;
 
 /// Everything a plugin's calls run under.
@@ -42,7 +43,7 @@ impl Policy {
 pub trait Policies: Send + Sync {
     /// The policy for the plugin named `plugin` (its file stem), or why it
     /// cannot be built (for example a mount whose directory is missing).
-    fn policy_for(&self, plugin: &str) -> Result<Policy, String>;
+    fn policy_for(&self, plugin: &str) -> Result<Policy, PolicyError>;
 }
 
 /// Every plugin gets the defaults and no capabilities.
@@ -53,7 +54,7 @@ pub struct DefaultPolicies {
 }
 
 impl Policies for DefaultPolicies {
-    fn policy_for(&self, plugin: &str) -> Result<Policy, String> {
+    fn policy_for(&self, plugin: &str) -> Result<Policy, PolicyError> {
         Ok(Policy {
             limits: self.limits.clone(),
             section: format!("plugins.{plugin}").into(),

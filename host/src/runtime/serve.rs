@@ -13,6 +13,7 @@ use super::call;
 use super::catalog::Catalog;
 use super::error::{FailureCause, GuestErrorKind, ToolFailure, clip};
 use super::events::CallEvents;
+use super::lifecycle::Runtime;
 use super::observe::{InPhase, Observer, Phase};
 use super::output::{ToolOutput, cost};
 use super::plugin::Plugin;
@@ -207,7 +208,7 @@ impl Request<'_> {
     skip(catalog, caller, events, observer),
     fields(plugin)
 )]
-pub(crate) async fn read_resource(
+async fn read_resource(
     catalog: &Catalog,
     uri: &str,
     caller: &Caller,
@@ -260,7 +261,7 @@ pub(crate) async fn read_resource(
     skip(catalog, arguments, caller, events, observer),
     fields(plugin)
 )]
-pub(crate) async fn get_prompt(
+async fn get_prompt(
     catalog: &Catalog,
     name: &str,
     arguments: BTreeMap<String, String>,
@@ -318,7 +319,7 @@ pub(crate) async fn get_prompt(
     skip(catalog, context, caller, observer),
     fields(plugin)
 )]
-pub(crate) async fn complete(
+async fn complete(
     catalog: &Catalog,
     target: &CompletionTarget,
     argument: &str,
@@ -386,4 +387,59 @@ pub(crate) async fn complete(
         )
         .await?;
     Ok(served::completion(completion))
+}
+
+impl Runtime {
+    /// Reads the resource `uri` from the plugin that lists it (or, failing
+    /// that, the first plugin with a template that matches it).
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        caller: &Caller,
+        events: Arc<dyn CallEvents>,
+    ) -> Result<Vec<ResourcePart>, ServeError> {
+        read_resource(&self.catalog(), uri, caller, events, &*self.observer).await
+    }
+
+    /// Fills in the prompt clients call `name` with `arguments`; a required
+    /// argument that is missing is refused before the plugin runs.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+        caller: &Caller,
+        events: Arc<dyn CallEvents>,
+    ) -> Result<PromptOutput, ServeError> {
+        get_prompt(
+            &self.catalog(),
+            name,
+            arguments,
+            caller,
+            events,
+            &*self.observer,
+        )
+        .await
+    }
+
+    /// Suggests values for `argument` of a prompt or resource template as
+    /// clients name them; a plugin without `completions` suggests none.
+    pub async fn complete(
+        &self,
+        target: &CompletionTarget,
+        argument: &str,
+        value: &str,
+        context: BTreeMap<String, String>,
+        caller: &Caller,
+    ) -> Result<Completion, ServeError> {
+        complete(
+            &self.catalog(),
+            target,
+            argument,
+            value,
+            context,
+            caller,
+            &*self.observer,
+        )
+        .await
+    }
 }

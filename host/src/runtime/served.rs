@@ -11,7 +11,7 @@ use super::bindings::exports::mcp_wasm_host::plugin::{
 use super::bindings::mcp_wasm_host::plugin::errors::ServeError as WitServeError;
 use super::error::{GuestErrorKind, MAX_MESSAGE, clip};
 use super::icons::{self, Icon};
-pub use super::output::ToolView;
+use super::output::ToolView;
 use super::output::{Audience, Content, ContentHints, ResourceBody};
 use super::schema::{MAX_TOOL_NAME, check_tool_name};
 

@@ -25,8 +25,9 @@ use tokio::sync::mpsc;
 
 use super::claims::NameClaims;
 use super::events::BoxFuture;
+use super::lifecycle::{ReloadOutcome, Runtime};
+use super::policy::PolicySource;
 use super::stamp::FileStamp;
-use super::{PolicySource, ReloadOutcome, Runtime};
 
 /// What reading the policy file again gives.
 pub struct PolicyUpdate {
@@ -58,9 +59,21 @@ impl PolicyUpdate {
     }
 }
 
+/// Why the policy file was not read again.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyReloadError {
+    /// The file cannot be read, or is invalid.
+    #[error(transparent)]
+    Invalid(Box<dyn std::error::Error + Send + Sync>),
+    /// The server is stopping; there is nothing to apply the policy to.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+}
+
 /// Reads the policy file again (and fetches what it names).
-pub type PolicyLoader =
-    Box<dyn Fn(PathBuf) -> BoxFuture<'static, Result<PolicyUpdate, String>> + Send + Sync>;
+pub type PolicyLoader = Box<
+    dyn Fn(PathBuf) -> BoxFuture<'static, Result<PolicyUpdate, PolicyReloadError>> + Send + Sync,
+>;
 
 /// A policy file to watch, and how to read it.
 pub struct PolicyFile {

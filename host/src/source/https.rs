@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::runtime::cache::Sha256Digest;
+use crate::runtime::Sha256Digest;
 
 /// The most bytes a component fetched from a URL may have.
 pub const MAX_COMPONENT_BYTES: usize = 256 << 20;

@@ -22,8 +22,7 @@ use std::path::{Path, PathBuf};
 pub use reference::{BadReference, OciRef, SourceRef};
 
 use crate::config::{Config, PluginSource, SignatureKeys};
-use crate::runtime::cache::Sha256Digest;
-use crate::runtime::claims::NameClaims;
+use crate::runtime::{NameClaims, Sha256Digest};
 use oci::{OciError, Registry};
 use signature::{KeyError, PublicKey};
 use store::Store;

@@ -357,7 +357,7 @@ pub fn signature_layers(manifest: &[u8]) -> Vec<(String, String)> {
 
 /// Checks that `bytes` have `digest` (`sha256:HEX`).
 pub fn check_digest(what: &str, digest: &str, bytes: &[u8]) -> Result<(), OciError> {
-    let actual = format!("sha256:{}", crate::runtime::cache::Sha256Digest::of(bytes));
+    let actual = format!("sha256:{}", crate::runtime::Sha256Digest::of(bytes));
     if !digest.starts_with("sha256:") {
         return Err(OciError::Other {
             reference: what.to_string(),

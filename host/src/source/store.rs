@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::runtime::cache::Sha256Digest;
+use crate::runtime::Sha256Digest;
 
 /// The store's directory.
 #[derive(Debug, Clone)]

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde::de::MapAccess;
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::http::origin::{HostPattern, OriginPattern, Target};
+use super::http::origin::{HostPattern, OriginPattern, RequestTarget};
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// What every redacted value becomes.
@@ -456,7 +456,7 @@ impl Capability for SecretsPolicy {
     fn check_with(&self, grants: &super::Grants) -> Result<(), KeyProblem> {
         for (secret, injection) in self.injections() {
             let origin = &injection.origin;
-            let target = |host: String, ip| Target {
+            let target = |host: String, ip| RequestTarget {
                 scheme: origin.scheme,
                 host,
                 ip,

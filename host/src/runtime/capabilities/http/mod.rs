@@ -205,7 +205,7 @@ impl HttpSpec {
 
 impl HttpPolicy {
     /// The entry that grants `target`, if any.
-    pub fn granting(&self, target: &origin::Target) -> Option<&OriginPattern> {
+    pub fn granting(&self, target: &origin::RequestTarget) -> Option<&OriginPattern> {
         self.allow.iter().find(|e| e.matches(target))
     }
 

@@ -67,7 +67,7 @@ pub struct OriginPattern {
 
 /// One request's target, as the host sees it before sending it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
+pub struct RequestTarget {
     /// The scheme.
     pub scheme: Scheme,
     /// The host name (lowercase, no trailing dot) or address literal.
@@ -80,7 +80,7 @@ pub struct Target {
     pub path: String,
 }
 
-impl Target {
+impl RequestTarget {
     /// `scheme://host[:port]`, with the port only when it is not the
     /// scheme's default; what audit records and messages show.
     pub fn origin(&self) -> String {
@@ -190,7 +190,7 @@ impl OriginPattern {
     }
 
     /// Whether `target` is inside this entry.
-    pub fn matches(&self, target: &Target) -> bool {
+    pub fn matches(&self, target: &RequestTarget) -> bool {
         let host = match (&self.host, target.ip) {
             (HostPattern::Ip(ip), Some(t)) => *ip == t,
             (HostPattern::Ip(_), None) | (_, Some(_)) => false,
@@ -210,7 +210,7 @@ impl OriginPattern {
     }
 
     /// Whether this entry's origin (ignoring its path) is `target`'s.
-    pub fn same_origin(&self, target: &Target) -> bool {
+    pub fn same_origin(&self, target: &RequestTarget) -> bool {
         OriginPattern {
             path: "/".into(),
             ..self.clone()
@@ -236,7 +236,11 @@ impl fmt::Display for OriginPattern {
 
 /// The target of a request with this scheme, authority and path-and-query,
 /// or why it has none.
-pub fn target(scheme: &str, authority: &str, path_and_query: &str) -> Result<Target, String> {
+pub fn target(
+    scheme: &str,
+    authority: &str,
+    path_and_query: &str,
+) -> Result<RequestTarget, String> {
     let scheme = Scheme::parse(scheme).ok_or_else(|| format!("unsupported scheme {scheme:?}"))?;
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
     let (host, port) =
@@ -253,7 +257,7 @@ pub fn target(scheme: &str, authority: &str, path_and_query: &str) -> Result<Tar
         .filter(|p| !p.is_empty())
         .unwrap_or("/")
         .to_string();
-    Ok(Target {
+    Ok(RequestTarget {
         scheme,
         host,
         ip,
@@ -266,7 +270,7 @@ pub fn target(scheme: &str, authority: &str, path_and_query: &str) -> Result<Tar
 mod tests {
     use super::*;
 
-    fn t(url: &str) -> Target {
+    fn t(url: &str) -> RequestTarget {
         let (scheme, rest) = url.split_once("://").unwrap();
         let (authority, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),

@@ -23,7 +23,7 @@ use super::super::Grants;
 use super::super::secrets::SecretsPolicy;
 use super::HttpPolicy;
 use super::address::refusal;
-use super::origin::{self, Target};
+use super::origin::{self, RequestTarget};
 
 /// Denials kept per call for the call's error message; more are only logged.
 const KEPT_DENIALS: usize = 4;
@@ -153,7 +153,7 @@ impl Shared {
 
     /// Checks a request against the policy and adds its injected headers;
     /// its target, or the error for the guest.
-    fn admit(&self, request: &mut http::Request<WasiBody>) -> Result<Target, Error> {
+    fn admit(&self, request: &mut http::Request<WasiBody>) -> Result<RequestTarget, Error> {
         let method = request.method().as_str().to_string();
         let uri = request.uri();
         let shown = format!(
@@ -227,7 +227,7 @@ impl Shared {
     async fn addresses(
         &self,
         method: &str,
-        target: &Target,
+        target: &RequestTarget,
         timeout: Duration,
     ) -> Result<Vec<SocketAddr>, Error> {
         let found: Vec<SocketAddr> = match target.ip {
@@ -275,7 +275,7 @@ impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Sync + Unpin + 'st
 
 /// Connects to the first address that answers, then TLS for https.
 async fn connect(
-    target: &Target,
+    target: &RequestTarget,
     addresses: &[SocketAddr],
     timeout: Duration,
     tls: &super::tls::Trust,

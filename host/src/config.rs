@@ -1343,7 +1343,9 @@ write = true
 
 #[cfg(test)]
 mod documentation {
-    //! The README's policy reference and the example file must match the code.
+    //! The policy reference (`docs/policy.md`) and the example file must match
+    //! the code, and every relative link in the README and `docs/` must lead
+    //! to a file and heading that exist.
     use super::*;
     use crate::runtime::units::{bytes, count};
 
@@ -1364,14 +1366,14 @@ mod documentation {
     }
 
     #[test]
-    fn the_readme_network_example_parses_and_its_http_table_matches_the_code() {
+    fn the_policy_reference_network_example_parses_and_its_http_table_matches_the_code() {
         use crate::runtime::capabilities::http::HttpLimits;
         use crate::runtime::units::duration;
-        let (path, readme) = workspace_file("README.md");
+        let (path, readme) = workspace_file("docs/policy.md");
         let section = readme
-            .split("### Network access and secrets")
+            .split("## Network access and secrets")
             .nth(1)
-            .expect("the README has a network section");
+            .expect("docs/policy.md has a network section");
         let example = section
             .split("```toml\n")
             .nth(1)
@@ -1402,17 +1404,17 @@ mod documentation {
                 human(d.first_byte_timeout)
             ),
         ] {
-            assert!(section.contains(&row), "README.md lacks the row {row}");
+            assert!(section.contains(&row), "docs/policy.md lacks the row {row}");
         }
     }
 
     #[test]
-    fn the_readme_defaults_table_matches_the_code() {
-        let (_, readme) = workspace_file("README.md");
+    fn the_policy_reference_defaults_table_matches_the_code() {
+        let (_, readme) = workspace_file("docs/policy.md");
         let (_, example) = workspace_file("examples/mcp-wasm-host.toml");
         assert!(
             readme.contains(example.trim_end()),
-            "the README embeds examples/mcp-wasm-host.toml verbatim"
+            "docs/policy.md embeds examples/mcp-wasm-host.toml verbatim"
         );
         let d = Limits::default();
         let int = |n: u64| count(n).replace(',', "_");
@@ -1468,7 +1470,105 @@ mod documentation {
             ),
         ];
         for row in rows {
-            assert!(readme.contains(&row), "README.md lacks the row {row}");
+            assert!(readme.contains(&row), "docs/policy.md lacks the row {row}");
         }
+    }
+
+    /// The lines of a Markdown text outside fenced code blocks.
+    fn prose_lines(markdown: &str) -> Vec<&str> {
+        let mut fenced = false;
+        markdown
+            .lines()
+            .filter(|line| {
+                if line.trim_start().starts_with("```") {
+                    fenced = !fenced;
+                    return false;
+                }
+                !fenced
+            })
+            .collect()
+    }
+
+    /// The anchors GitHub gives a Markdown text's headings: lower case,
+    /// letters, digits, `-` and `_` kept, spaces made `-`, and `-1`, `-2`, …
+    /// added to repeats.
+    fn anchors(markdown: &str) -> Vec<String> {
+        let mut slugs: Vec<String> = Vec::new();
+        let mut anchors = Vec::new();
+        for line in prose_lines(markdown) {
+            let Some(heading) = line
+                .strip_prefix('#')
+                .and_then(|rest| rest.trim_start_matches('#').strip_prefix(' '))
+            else {
+                continue;
+            };
+            let slug: String = heading
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect();
+            let repeats = slugs.iter().filter(|s| **s == slug).count();
+            anchors.push(match repeats {
+                0 => slug.clone(),
+                n => format!("{slug}-{n}"),
+            });
+            slugs.push(slug);
+        }
+        anchors
+    }
+
+    /// The targets of a Markdown text's inline links, code left out.
+    fn link_targets(markdown: &str) -> Vec<String> {
+        let prose = prose_lines(markdown).join("\n");
+        let outside_code: Vec<&str> = prose.split('`').step_by(2).collect();
+        outside_code
+            .join(" ")
+            .split("](")
+            .skip(1)
+            .filter_map(|rest| rest.split_once(')').map(|(target, _)| target.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn every_relative_link_in_the_readme_and_docs_leads_to_a_file_and_heading() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut pages = vec![root.join("README.md")];
+        for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "md") {
+                pages.push(path);
+            }
+        }
+        let mut links = 0;
+        let mut broken = Vec::new();
+        for page in &pages {
+            let text = std::fs::read_to_string(page).unwrap();
+            for target in link_targets(&text) {
+                links += 1;
+                if target.contains(':') {
+                    continue; // https:, mailto:
+                }
+                let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+                let file = match file {
+                    "" => page.clone(),
+                    file => page.parent().unwrap().join(file),
+                };
+                let found = file.exists()
+                    && (anchor.is_empty()
+                        || std::fs::read_to_string(&file)
+                            .is_ok_and(|text| anchors(&text).iter().any(|a| a == anchor)));
+                if !found {
+                    broken.push(format!("{}: {target}", page.display()));
+                }
+            }
+        }
+        assert!(links > 100, "only {links} links found");
+        assert!(
+            broken.is_empty(),
+            "links that lead nowhere:\n{}",
+            broken.join("\n")
+        );
     }
 }

@@ -71,8 +71,8 @@ struct FileSpec {
     plugins: BTreeMap<String, SectionSpec>,
 }
 
-/// How the server keeps tasks (`[server]`'s task keys; see the README's
-/// "Tasks" section).
+/// How the server keeps tasks (`[server]`'s task keys; see "Tasks" in
+/// docs/protocol.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskSettings {
     /// A task-supporting call that ends (or asks the client something)

@@ -1,5 +1,5 @@
-//! The per-call resource limits and their defaults (the limits table of the
-//! README).
+//! The per-call resource limits and their defaults (the limits table of
+//! docs/policy.md).
 
 use std::time::Duration;
 
@@ -63,7 +63,7 @@ pub struct Limits {
     pub max_tool_list_bytes: u64,
     /// The most calls one instance serves before it is dropped; 0 or 1: a
     /// fresh instance per call (the default). Reuse lets state pass between
-    /// calls: see the README's security model.
+    /// calls: see the README's security model and docs/architecture.md.
     pub reuse_instances: u32,
 }
 

@@ -68,7 +68,7 @@ pub enum TaskSupport {
 }
 
 impl TaskSupport {
-    /// The word the WIT, the README and `inspect` use.
+    /// The word the WIT, the policy reference (docs/policy.md) and `inspect` use.
     pub fn as_str(self) -> &'static str {
         match self {
             TaskSupport::Forbidden => "forbidden",

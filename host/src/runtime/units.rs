@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-/// Formats a byte count the way the README and messages write it.
+/// Formats a byte count the way the docs and messages write it.
 pub fn bytes(n: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (size, unit) in UNITS {

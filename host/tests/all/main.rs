@@ -18,6 +18,7 @@ mod http;
 mod icons;
 mod input_required;
 mod inspect;
+mod inspector_strict;
 mod isolation;
 mod js_plugins;
 mod layering;

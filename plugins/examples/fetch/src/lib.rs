@@ -18,7 +18,7 @@ struct FetchArgs {
     /// The http or https URL to fetch.
     url: String,
     /// The most characters to return (default 5000).
-    #[serde(default = "default_max_length")]
+    #[serde(default = "defaults::usize::<5000>")]
     #[schemars(range(min = 1, max = 1_000_000))]
     max_length: usize,
     /// Where to start, in characters; use the `start_index` a truncated
@@ -29,10 +29,6 @@ struct FetchArgs {
     /// (default false).
     #[serde(default)]
     raw: bool,
-}
-
-fn default_max_length() -> usize {
-    5000
 }
 
 fn fetch(args: FetchArgs) -> ToolResult {

@@ -41,7 +41,7 @@ struct QueryArgs {
     path: String,
     /// The most matches to return, 1 to 1000. Default: 100. `count` still
     /// reports the total.
-    #[serde(default = "hundred")]
+    #[serde(default = "defaults::u32::<100>")]
     #[schemars(range(min = 1, max = 1000))]
     limit: u32,
 }
@@ -82,11 +82,11 @@ struct ValidateArgs {
     schema: String,
     /// Check `format` keywords (`email`, `date-time`, `uri`, `uuid`, `ipv4`,
     /// ...) as assertions rather than annotations. Default: true.
-    #[serde(default = "yes")]
+    #[serde(default = "defaults::bool::<true>")]
     check_formats: bool,
     /// The most errors to list, 1 to 1000. Default: 50. `error_count` still
     /// reports the total.
-    #[serde(default = "fifty")]
+    #[serde(default = "defaults::u32::<50>")]
     #[schemars(range(min = 1, max = 1000))]
     max_errors: u32,
 }
@@ -123,29 +123,13 @@ struct FormatArgs {
     document: String,
     /// Spaces per indentation level, 0 to 8; 0 minifies the document onto one
     /// line without any whitespace. Default: 2.
-    #[serde(default = "two")]
+    #[serde(default = "defaults::u8::<2>")]
     #[schemars(range(max = 8))]
     indent: u8,
     /// Sort the keys of every object alphabetically (by Unicode code point).
     /// Default: false, which keeps the document's key order.
     #[serde(default)]
     sort_keys: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn two() -> u8 {
-    2
-}
-
-fn fifty() -> u32 {
-    50
-}
-
-fn hundred() -> u32 {
-    100
 }
 
 // ---------------------------------------------------------------------------
@@ -270,54 +254,48 @@ fn format(args: FormatArgs) -> Result<String, ToolError> {
 // The plugin
 // ---------------------------------------------------------------------------
 
-/// Tool definition shared by all tools: they only compute.
-fn pure(name: &str, title: &str, description: &str) -> ToolDef {
-    ToolDef::new(name, description)
-        .title(title)
-        .read_only()
-        .idempotent()
-        .closed_world()
-}
-
 struct Json;
 
 impl Plugin for Json {
     fn router() -> Router {
         Router::new()
             .json_tool(
-                pure(
+                ToolDef::new(
                     "json_query",
-                    "JSONPath query",
                     "Extract values from a JSON document with a JSONPath query (RFC 9535): \
                      member and index access, wildcards `*`, recursive descent `..`, slices \
                      `[start:end:step]`, filters `[?@.price < 10]` and the functions \
                      `length()`, `count()`, `match()`, `search()`, `value()`. Returns the \
                      number of matches and each matched value with its location (normalized \
                      path and JSON pointer). Pass the document as JSON text.",
-                ),
+                )
+                .title("JSONPath query")
+                .pure(),
                 query,
             )
             .json_tool(
-                pure(
+                ToolDef::new(
                     "json_validate",
-                    "JSON Schema validation",
                     "Validate a JSON document against a JSON Schema (draft 4, 6, 7, 2019-09 or \
                      2020-12, chosen by the schema's `$schema`, default 2020-12). Returns \
                      whether it is valid and every violation with its location in the document \
                      (JSON pointer), the failing schema keyword and a message. Pass both as \
                      JSON text; remote `$ref`s are not fetched.",
-                ),
+                )
+                .title("JSON Schema validation")
+                .pure(),
                 validate,
             )
             .tool(
-                pure(
+                ToolDef::new(
                     "json_format",
-                    "Format JSON",
                     "Pretty-print a JSON document with 1 to 8 spaces of indentation (default \
                      2), or minify it with `indent: 0`; optionally sort all object keys. Also \
                      a quick syntax check: invalid JSON is reported with its line and column. \
                      Returns only the formatted JSON.",
-                ),
+                )
+                .title("Format JSON")
+                .pure(),
                 format,
             )
     }
@@ -525,16 +503,6 @@ mod tests {
 
     #[test]
     fn schemas_describe_every_argument() {
-        for def in Json::router().list() {
-            let schema: Value =
-                serde_json::from_str(def.input_schema().expect("schema")).expect("JSON");
-            for (name, property) in schema["properties"].as_object().expect("properties") {
-                assert!(
-                    property.get("description").is_some(),
-                    "{}.{name} has no description",
-                    def.name()
-                );
-            }
-        }
+        assert_eq!(Json::router().undescribed_arguments(), Vec::<String>::new());
     }
 }

@@ -87,7 +87,7 @@ struct FindArgs {
     pattern: String,
     /// The most matches to list, 1 to 1000. Default: 100. `total` still
     /// counts them all.
-    #[serde(default = "hundred")]
+    #[serde(default = "defaults::u32::<100>")]
     #[schemars(range(min = 1, max = 1000))]
     max_matches: u32,
 }
@@ -182,7 +182,7 @@ struct DiffArgs {
     #[serde(default = "label_b")]
     new_label: String,
     /// Unchanged lines to show around each change, 0 to 1000. Default: 3.
-    #[serde(default = "three")]
+    #[serde(default = "defaults::u32::<3>")]
     #[schemars(range(max = 1000))]
     context: u32,
 }
@@ -194,7 +194,7 @@ struct StatsArgs {
     /// The text to measure.
     text: String,
     /// How many of the most frequent words to list, 0 to 100. Default: 10.
-    #[serde(default = "ten")]
+    #[serde(default = "defaults::u32::<10>")]
     #[schemars(range(max = 100))]
     top: u32,
     /// Count words that differ only in case separately. Default: false
@@ -203,7 +203,7 @@ struct StatsArgs {
     case_sensitive: bool,
     /// Leave words shorter than this many characters out of `top_words`, 1 to
     /// 100; e.g. 4 skips most articles and prepositions. Default: 1.
-    #[serde(default = "one")]
+    #[serde(default = "defaults::u32::<1>")]
     #[schemars(range(min = 1, max = 100))]
     min_word_length: u32,
 }
@@ -238,22 +238,6 @@ struct Stats {
     /// The most frequent words, most frequent first (ties in alphabetical
     /// order).
     top_words: Vec<WordCount>,
-}
-
-fn hundred() -> u32 {
-    100
-}
-
-fn ten() -> u32 {
-    10
-}
-
-fn three() -> u32 {
-    3
-}
-
-fn one() -> u32 {
-    1
 }
 
 fn label_a() -> String {
@@ -456,15 +440,6 @@ fn stats(args: StatsArgs) -> Result<Stats, ToolError> {
 // The plugin
 // ---------------------------------------------------------------------------
 
-/// Tool definition shared by all tools: they only compute.
-fn pure(name: &str, title: &str, description: &str) -> ToolDef {
-    ToolDef::new(name, description)
-        .title(title)
-        .read_only()
-        .idempotent()
-        .closed_world()
-}
-
 /// The icon of `text_stats`: a small bar chart, drawn in the current colour
 /// so it suits light and dark themes.
 const STATS_ICON: &str = r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" fill="currentColor"><rect x="1" y="9" width="3" height="6"/><rect x="6" y="5" width="3" height="10"/><rect x="11" y="1" width="3" height="14"/></svg>"#;
@@ -475,47 +450,51 @@ impl Plugin for Text {
     fn router() -> Router {
         Router::new()
             .json_tool(
-                pure(
+                ToolDef::new(
                     "regex_find",
-                    "Regex find",
                     "Find every match of a regular expression in a text. Returns the total \
                      number of matches and the first `max_matches` (default 100), each with \
                      its text, UTF-8 byte offsets, line and column, and capture groups. Syntax \
                      is Rust's `regex` crate (Perl-like, Unicode-aware, no look-around or \
                      backreferences); flags for case-insensitive, multi-line and dot-all.",
-                ),
+                )
+                .title("Regex find")
+                .pure(),
                 find,
             )
             .json_tool(
-                pure(
+                ToolDef::new(
                     "regex_replace",
-                    "Regex replace",
                     "Replace the matches of a regular expression in a text: all of them, or \
                      only the first `limit`. The replacement may reference groups as `$1`, \
                      `${1}`, `${name}` (`$$` for a literal `$`), or be taken literally. Returns \
                      the new text and how many replacements were made.",
-                ),
+                )
+                .title("Regex replace")
+                .pure(),
                 replace,
             )
             .tool(
-                pure(
+                ToolDef::new(
                     "diff",
-                    "Unified diff",
                     "Compare two texts line by line and return a unified diff (the format of \
                      `diff -u` and `git diff`, usable as a patch) with `---`/`+++` labels and \
                      `context` unchanged lines around each change (default 3), followed by a \
                      summary line counting removed and added lines.",
-                ),
+                )
+                .title("Unified diff")
+                .pure(),
                 diff,
             )
             .json_tool(
-                pure(
+                ToolDef::new(
                     "text_stats",
-                    "Text statistics",
                     "Measure a text: characters, UTF-8 bytes, words, lines, non-blank lines, \
                      distinct words, longest line, and the most frequent words (case-folded \
                      by default; `min_word_length` filters out short words like `a` or `the`).",
                 )
+                .title("Text statistics")
+                .pure()
                 .icon(Icon::svg(STATS_ICON)),
                 stats,
             )
@@ -708,16 +687,8 @@ mod tests {
 
     #[test]
     fn schemas_describe_every_argument() {
+        assert_eq!(Text::router().undescribed_arguments(), Vec::<String>::new());
         for def in Text::router().list() {
-            let schema: Value =
-                serde_json::from_str(def.input_schema().expect("schema")).expect("JSON");
-            for (name, property) in schema["properties"].as_object().expect("properties") {
-                assert!(
-                    property.get("description").is_some(),
-                    "{}.{name} has no description",
-                    def.name()
-                );
-            }
             assert!(def.output_schema().is_some() || def.name() == "diff");
         }
     }

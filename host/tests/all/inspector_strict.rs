@@ -1,0 +1,192 @@
+//! The MCP Inspector's CLI (`@modelcontextprotocol/inspector` from npm,
+//! pinned in `tests/ts/package.json`) lists the tools of the real binary with
+//! `--method tools/list --strict`, which checks every input and output
+//! schema for what some clients cannot take: a `type` array, a schema
+//! without any validation keyword, a bare `true`/`false`, a remote `$ref`.
+//! Every example plugin, alone and all of them served together as
+//! `scripts/serve-examples.sh` serves them, must get 0 errors and 0
+//! warnings; the SDK derives portable schemas (`mcp_wasm_sdk::schema`). The
+//! `unportable` test plugin, with a raw schema spelled the old way, shows
+//! that the check finds what it should.
+//!
+//! The Inspector runs on Node 22: `MCP_WASM_HOST_NODE` names it
+//! (`MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)`, as `scripts/test.sh`
+//! does, which also installs the Inspector in `tests/ts/node_modules`);
+//! without it the tests are skipped.
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// One schema finding: tool, severity (`error` or `warning`), rule, and
+/// where (`inputSchema.properties.name`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Finding {
+    tool: String,
+    severity: String,
+    rule: String,
+    path: String,
+}
+
+/// What one `tools/list --strict` run reported.
+struct Report {
+    /// The names of the tools listed.
+    tools: Vec<String>,
+    findings: Vec<Finding>,
+    /// The Inspector's stdout and stderr (its readable report is on stderr).
+    output: String,
+}
+
+impl Report {
+    fn count(&self, severity: &str) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+}
+
+/// Node and the Inspector's launcher script, or `None` (with a message) if
+/// `MCP_WASM_HOST_NODE` is unset.
+fn inspector() -> Option<(PathBuf, PathBuf)> {
+    let Some(node) = std::env::var_os("MCP_WASM_HOST_NODE") else {
+        eprintln!(
+            "skipped: MCP_WASM_HOST_NODE is unset; run with MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)"
+        );
+        return None;
+    };
+    let launcher = crate::common::workspace_root().join(
+        "tests/ts/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js",
+    );
+    assert!(
+        launcher.is_file(),
+        "the MCP Inspector is not installed in tests/ts/node_modules: run scripts/setup-node.sh (scripts/test.sh does)"
+    );
+    Some((PathBuf::from(node), launcher))
+}
+
+/// Runs `inspector --cli mcp-wasm-host serve --plugins PLUGINS --method
+/// tools/list --strict --format json` and returns what it found, after
+/// checking that it listed tools and exited 0 (`--strict` exits 6 on an
+/// error-severity finding).
+fn strict_tools_list(node: &Path, launcher: &Path, plugins: &Path) -> Report {
+    let out = Command::new(node)
+        .arg(launcher)
+        .arg("--cli")
+        .arg(crate::common::binary())
+        .args(["serve", "--no-watch", "--log", "warn", "--plugins"])
+        .arg(plugins)
+        .arg("--cache-dir")
+        .arg(crate::common::target_dir().join("test-cache"))
+        .args(["--method", "tools/list", "--strict", "--format", "json"])
+        .current_dir(plugins)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {} ({e})", node.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let output = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        out.status.success(),
+        "the Inspector failed on {} ({}):\n{output}",
+        plugins.display(),
+        out.status
+    );
+    let envelope: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("the Inspector printed no JSON ({e}):\n{output}"));
+    let tools: Vec<String> = envelope["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in the result:\n{output}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!tools.is_empty(), "no tools listed:\n{output}");
+    // `schemaFindings` is there only when something was found.
+    let mut findings = Vec::new();
+    for entry in envelope["schemaFindings"].as_array().into_iter().flatten() {
+        for f in entry["findings"].as_array().unwrap() {
+            findings.push(Finding {
+                tool: entry["toolName"].as_str().unwrap().to_owned(),
+                severity: f["severity"].as_str().unwrap().to_owned(),
+                rule: f["rule"].as_str().unwrap().to_owned(),
+                path: format!(
+                    "{}.{}",
+                    f["schema"].as_str().unwrap(),
+                    f["path"].as_str().unwrap()
+                ),
+            });
+        }
+    }
+    Report {
+        tools,
+        findings,
+        output,
+    }
+}
+
+/// Asserts that a run found nothing, with the Inspector's report if it did.
+fn assert_portable(report: &Report, what: &str) {
+    assert!(
+        report.count("error") == 0 && report.count("warning") == 0,
+        "{what}: the Inspector's --strict check found {} errors and {} warnings: {:#?}\n{}",
+        report.count("error"),
+        report.count("warning"),
+        report.findings,
+        report.output
+    );
+}
+
+#[test]
+fn every_example_plugin_has_schemas_the_inspector_finds_portable() {
+    let Some((node, launcher)) = inspector() else {
+        return;
+    };
+    let mut tools = Vec::new();
+    for name in test_artifacts::EXAMPLE_PLUGINS {
+        let file = Path::new(test_artifacts::EXAMPLES_DIR).join(format!("{name}.wasm"));
+        let dir = crate::common::plugin_dir(&[file.to_str().unwrap()]);
+        let report = strict_tools_list(&node, &launcher, dir.path());
+        assert_portable(&report, &format!("plugin {name}"));
+        tools.extend(report.tools);
+    }
+
+    // All of them at once, as `scripts/serve-examples.sh` serves them.
+    let all = strict_tools_list(&node, &launcher, Path::new(test_artifacts::EXAMPLES_DIR));
+    assert_portable(&all, "the examples directory");
+    let mut served = all.tools.clone();
+    served.sort();
+    tools.sort();
+    assert_eq!(served, tools, "{}", all.output);
+}
+
+#[test]
+fn the_inspector_reports_a_type_array_and_an_untyped_schema() {
+    let Some((node, launcher)) = inspector() else {
+        return;
+    };
+    let dir = crate::common::plugin_dir(&[test_artifacts::UNPORTABLE]);
+    let report = strict_tools_list(&node, &launcher, dir.path());
+    let finding = |rule: &str, path: &str| Finding {
+        tool: "unportable".into(),
+        severity: "warning".into(),
+        rule: rule.into(),
+        path: path.into(),
+    };
+    assert_eq!(
+        report.findings,
+        [
+            finding("type-union", "inputSchema.properties.name"),
+            finding("untyped-schema", "inputSchema.properties.value"),
+        ],
+        "{}",
+        report.output
+    );
+    assert!(
+        report
+            .output
+            .contains("0 errors, 2 warnings across 1 tool."),
+        "{}",
+        report.output
+    );
+}

@@ -17,10 +17,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 /// A listener that stops accepting once `stop` is cancelled and the queue is
-/// empty, and then cancels `drained`.
+/// empty, closes its socket at once, and then cancels `drained`.
 #[derive(Debug)]
 pub struct DrainingListener {
-    inner: TcpListener,
+    /// The socket; `None` once drained and closed.
+    inner: Option<TcpListener>,
+    /// Its address, which outlives the socket.
+    addr: io::Result<SocketAddr>,
     stop: CancellationToken,
     drained: CancellationToken,
 }
@@ -30,7 +33,8 @@ impl DrainingListener {
     pub fn new(inner: TcpListener, stop: CancellationToken) -> (Self, CancellationToken) {
         let drained = CancellationToken::new();
         let listener = DrainingListener {
-            inner,
+            addr: inner.local_addr(),
+            inner: Some(inner),
             stop,
             drained: drained.clone(),
         };
@@ -42,7 +46,8 @@ impl DrainingListener {
     #[cfg(unix)]
     fn queued(&self) -> Option<(TcpStream, SocketAddr)> {
         use rustix::net::{SocketFlags, accept_with};
-        let fd = match accept_with(&self.inner, SocketFlags::NONBLOCK | SocketFlags::CLOEXEC) {
+        let inner = self.inner.as_ref()?;
+        let fd = match accept_with(inner, SocketFlags::NONBLOCK | SocketFlags::CLOEXEC) {
             Ok(fd) => fd,
             Err(rustix::io::Errno::INTR | rustix::io::Errno::CONNABORTED) => return self.queued(),
             Err(_) => return None,
@@ -59,7 +64,7 @@ impl DrainingListener {
     #[cfg(not(unix))]
     fn queued(&self) -> Option<(TcpStream, SocketAddr)> {
         use futures::FutureExt as _;
-        self.inner.accept().now_or_never()?.ok()
+        self.inner.as_ref()?.accept().now_or_never()?.ok()
     }
 }
 
@@ -84,13 +89,23 @@ impl axum::serve::Listener for DrainingListener {
                         return (stream, peer);
                     }
                     None => {
+                        // Closed right after the empty look, in the same
+                        // task: not when the server gets round to dropping
+                        // the listener, which under load may be long enough
+                        // for a connection to queue and then be reset.
+                        self.inner = None;
                         self.drained.cancel();
                         std::future::pending::<()>().await;
                     }
                 }
             }
+            let Some(inner) = &self.inner else {
+                self.drained.cancel();
+                std::future::pending::<()>().await;
+                continue;
+            };
             tokio::select! {
-                accepted = self.inner.accept() => match accepted {
+                accepted = inner.accept() => match accepted {
                     Ok((stream, peer)) => {
                         no_delay(&stream);
                         return (stream, peer);
@@ -103,7 +118,10 @@ impl axum::serve::Listener for DrainingListener {
     }
 
     fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
+        match &self.addr {
+            Ok(addr) => Ok(*addr),
+            Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+        }
     }
 }
 
@@ -155,5 +173,10 @@ mod tests {
             _ = third => panic!("accept returned, or never said the listener is drained"),
             () = drained.cancelled() => {}
         }
+        // And the socket is closed by then: a later connection is refused
+        // before anything is sent, which a load balancer retries elsewhere.
+        let refused = std::net::TcpStream::connect(addr).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::ConnectionRefused);
+        assert_eq!(listener.local_addr().unwrap(), addr);
     }
 }

@@ -14,8 +14,9 @@
 #   2. scripts/fuzz.sh: each cargo-fuzz target in fuzz/ for a bounded time
 #      (FUZZ_SECONDS, 60 by default); `cargo test` already replayed their
 #      seeds and saved crashes;
-#   3. pytest tests/python: the Python plugin, built with componentize-py and
-#      served by the host to the Python SDK client, and the Kubernetes files
+#   3. pytest tests/python: the Python plugins, built with componentize-py and
+#      served by the host to the Python SDK client and to the MCP Inspector's
+#      --strict schema check, and the Kubernetes files
 #      in deploy/ against the Kubernetes schemas;
 #   4. scripts/conformance.sh: the official MCP conformance suite
 #      (--suite all) against `serve --http` with the conformance plugin.

@@ -202,14 +202,31 @@ func (d *deriver) orNull(s schema) schema {
 	return s
 }
 
-// nullable adds "null" to the types s accepts.
+// nullable makes s accept null too: `anyOf` with a null branch, never a
+// "type" list such as ["array", "null"], which some clients cannot take
+// (the MCP Inspector's --strict check flags it).
 func nullable(s schema) schema {
-	switch typ := s["type"].(type) {
-	case string:
-		s["type"] = []string{typ, "null"}
-	case []string:
-		if !slices.Contains(typ, "null") {
-			s["type"] = append(typ, "null")
+	if _, ok := s["type"]; !ok || isNullable(s) {
+		return s
+	}
+	return schema{"anyOf": []any{s, schema{"type": "null"}}}
+}
+
+// isNullable tells whether s is nullable's `anyOf`.
+func isNullable(s schema) bool {
+	branches, ok := s["anyOf"].([]any)
+	if !ok || len(branches) != 2 {
+		return false
+	}
+	null, ok := branches[1].(schema)
+	return ok && len(null) == 1 && null["type"] == "null"
+}
+
+// nonNull is the schema nullable wrapped, or s itself.
+func nonNull(s schema) schema {
+	if isNullable(s) {
+		if inner, ok := s["anyOf"].([]any)[0].(schema); ok {
+			return inner
 		}
 	}
 	return s
@@ -320,18 +337,23 @@ var keywords = map[string]func(s schema, value string) error{
 // leaf is the schema value keywords apply to: the innermost items of an
 // array field (so `enum` on a []string constrains each string), else s.
 func leaf(s schema) schema {
+	s = nonNull(s)
 	for s["type"] == "array" || slices.Contains(typesOf(s), "array") {
 		items, ok := s["items"].(schema)
 		if !ok {
 			return s
 		}
-		s = items
+		s = nonNull(items)
 	}
 	return s
 }
 
-// typesOf lists the types in s's "type", which is a string or a list.
+// typesOf lists the types s accepts: its "type", a string or a list, and
+// "null" when it is nullable's `anyOf`.
 func typesOf(s schema) []string {
+	if isNullable(s) {
+		return append(typesOf(nonNull(s)), "null")
+	}
 	switch typ := s["type"].(type) {
 	case string:
 		return []string{typ}
@@ -361,7 +383,7 @@ type appliesTo struct {
 var (
 	numbers = appliesTo{"numbers", []string{"integer", "number"}, leaf}
 	strs    = appliesTo{"strings", []string{"string"}, leaf}
-	arrays  = appliesTo{"slices and arrays", []string{"array"}, func(s schema) schema { return s }}
+	arrays  = appliesTo{"slices and arrays", []string{"array"}, nonNull}
 )
 
 // keyword applies the keyword name, its tag read by parse.

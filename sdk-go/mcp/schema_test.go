@@ -97,11 +97,11 @@ func TestAnOutputFieldIsRequiredUnlessOmittedWhenEmptyAndNilableFieldsMayBeNull(
 		"type": "object",
 		"properties": {
 			"name": {"type": "string"},
-			"tags": {"type": ["array", "null"], "items": {"type": "string"}},
-			"attrs": {"type": ["object", "null"], "additionalProperties": {"type": "integer"}},
-			"next": {"type": ["integer", "null"]},
+			"tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
+			"attrs": {"anyOf": [{"type": "object", "additionalProperties": {"type": "integer"}}, {"type": "null"}]},
+			"next": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
 			"note": {"type": "string"},
-			"extra": {"type": ["object", "null"], "additionalProperties": {"type": "string"}}
+			"extra": {"anyOf": [{"type": "object", "additionalProperties": {"type": "string"}}, {"type": "null"}]}
 		},
 		"required": ["name", "tags", "attrs", "next"]
 	}`)

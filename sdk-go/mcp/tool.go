@@ -273,6 +273,8 @@ func outputSchema(t reflect.Type) (s schema, wrap bool, err error) {
 		return nil, false, err
 	}
 	if types := typesOf(s); slices.Contains(types, "object") && len(types) <= 2 {
+		// A nil pointer is refused at the call: the result is an object.
+		s = nonNull(s)
 		s["type"] = "object"
 		return s, false, nil
 	}

@@ -111,7 +111,7 @@ func TestAStructResultIsStructuredContentWithAnOutputSchemaAndTheSameJSONAsText(
 	})
 	AddTool(Tool{Name: "ptr", Description: "Counts."}, func(struct{}) (*stats, error) { return nil, nil })
 	sameJSON(t, definitionOf(t, "stats").outputSchema, `{"type": "object",
-		"properties": {"words": {"type": "integer"}, "top": {"type": ["array", "null"], "items": {"type": "string"}}},
+		"properties": {"words": {"type": "integer"}, "top": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]}},
 		"required": ["words", "top"]}`)
 	o := call(t, "stats", `{}`)
 	if o.structured != `{"words":3,"top":["a"]}` || !reflect.DeepEqual(o.content, []Content{Text{Text: o.structured}}) {
@@ -128,7 +128,7 @@ func TestAResultWhoseJSONIsNotAnObjectTravelsWrappedAsResult(t *testing.T) {
 	AddTool(Tool{Name: "list", Description: "Lists."}, func(struct{}) ([]int, error) { return []int{1, 2}, nil })
 	AddTool(Tool{Name: "count", Description: "Counts."}, func(struct{}) (float64, error) { return 2.5, nil })
 	sameJSON(t, definitionOf(t, "list").outputSchema, `{"type": "object",
-		"properties": {"result": {"type": ["array", "null"], "items": {"type": "integer"}}}, "required": ["result"]}`)
+		"properties": {"result": {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}}, "required": ["result"]}`)
 	if o := call(t, "list", `{}`); o.structured != `{"result":[1,2]}` {
 		t.Errorf("%+v", o)
 	}

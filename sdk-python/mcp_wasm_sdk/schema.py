@@ -7,6 +7,8 @@ from typing import Any, get_args
 from . import hints as t
 from .hints import Field, UnsupportedType
 
+_ANY_TYPES = ("string", "number", "boolean", "object", "array", "null")
+
 _PRIMITIVES = {str: "string", int: "integer", float: "number", bool: "boolean", t.NONE_TYPE: "null"}
 
 
@@ -56,7 +58,9 @@ def object_schema(fields: list[Field], _seen: tuple = ()) -> dict:
 
 def _bare(hint: Any, seen: tuple) -> dict:
     if hint is Any:
-        return {}
+        # Any JSON value, with explicit types: a schema without any
+        # validation keyword is not portable.
+        return {"anyOf": [{"type": k} for k in _ANY_TYPES]}
     if hint in _PRIMITIVES:
         return {"type": _PRIMITIVES[hint]}
     if t.is_union(hint):
@@ -109,12 +113,9 @@ def _union(args: tuple, seen: tuple) -> dict:
     schema = schema_for(options[0], seen)
     if not nullable:
         return schema
-    kind = schema.get("type")
-    if isinstance(kind, str) and "anyOf" not in schema:
-        schema = {**schema, "type": [kind, "null"]}
-        if "enum" in schema:
-            schema["enum"] = [*schema["enum"], None]
-        return schema
+    # `anyOf` with a null branch, never a `type` array such as
+    # ["string", "null"], which some clients cannot take (the MCP
+    # Inspector's --strict check flags it).
     return {"anyOf": [schema, {"type": "null"}]}
 
 

@@ -62,8 +62,8 @@ def test_the_input_schema_comes_from_the_type_hints_and_the_docstring(session):
     assert p["path"]["type"] == "string" and "/data" in p["path"]["description"]
     assert p["op"] == {"type": "string", "enum": ["sum", "avg", "min", "max", "count"],
                        "description": "The aggregate function."}
-    assert p["group_by"]["type"] == ["string", "null"] and p["group_by"]["default"] is None
-    assert p["where"]["type"] == ["object", "null"] and p["where"]["additionalProperties"] == {"type": "string"}
+    assert p["group_by"]["anyOf"] == [{"type": "string"}, {"type": "null"}] and p["group_by"]["default"] is None
+    assert p["where"]["anyOf"] == [{"type": "object", "additionalProperties": {"type": "string"}}, {"type": "null"}]
     assert p["where"]["description"].startswith("Only rows whose columns equal")
     limit = session.tools["csv_query"].input_schema["properties"]["limit"]
     assert limit == {"type": "integer", "minimum": 1, "maximum": 1000, "default": 20}

@@ -100,26 +100,26 @@ class Loop:
     (int, {"type": "integer"}),
     (float, {"type": "number"}),
     (bool, {"type": "boolean"}),
-    (Any, {}),
+    (Any, {"anyOf": [{"type": k} for k in ("string", "number", "boolean", "object", "array", "null")]}),
     (list[int], {"type": "array", "items": {"type": "integer"}}),
     (tuple[str, ...], {"type": "array", "items": {"type": "string"}}),
     (set[str], {"type": "array", "items": {"type": "string"}, "uniqueItems": True}),
     (dict[str, float], {"type": "object", "additionalProperties": {"type": "number"}}),
-    (Optional[str], {"type": ["string", "null"]}),
-    (int | None, {"type": ["integer", "null"]}),
+    (Optional[str], {"anyOf": [{"type": "string"}, {"type": "null"}]}),
+    (int | None, {"anyOf": [{"type": "integer"}, {"type": "null"}]}),
     (int | str, {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
-    (Optional[list[int]], {"type": ["array", "null"], "items": {"type": "integer"}}),
+    (Optional[list[int]], {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}),
     (Literal["a", "b"], {"type": "string", "enum": ["a", "b"]}),
     (Literal[1, "x"], {"enum": [1, "x"]}),
-    (Optional[Literal["a"]], {"type": ["string", "null"], "enum": ["a", None]}),
+    (Optional[Literal["a"]], {"anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]}),
     (Color, {"type": "string", "enum": ["red", "green"]}),
     (Annotated[int, "A count."], {"type": "integer", "description": "A count."}),
     (Annotated[int, "A count.", {"minimum": 0}], {"type": "integer", "description": "A count.", "minimum": 0}),
-    (Optional[Point], {
-        "description": "A point on the plane.", "type": ["object", "null"], "properties": {
+    (Optional[Point], {"anyOf": [{
+        "description": "A point on the plane.", "type": "object", "properties": {
             "x": {"type": "number", "description": "Across."},
             "y": {"type": "number", "description": "Up.", "default": 0.0}},
-        "required": ["x"], "additionalProperties": False}),
+        "required": ["x"], "additionalProperties": False}, {"type": "null"}]}),
     (Optional[int | str], {"anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]}),
 ])
 def test_each_supported_type_hint_has_its_json_schema(sdk, hint, schema):
@@ -176,7 +176,7 @@ def test_a_tool_takes_its_name_description_and_parameter_descriptions_from_the_f
     p = spec.input_schema["properties"]
     assert p["shape"]["description"] == "The shape to scale, over two lines."
     assert p["factor"] == {"type": "number", "description": "Overrides the docstring.", "default": 2}
-    assert p["note"] == {"type": ["string", "null"], "description": "Anything.", "default": None}
+    assert p["note"] == {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Anything.", "default": None}
     assert spec.input_schema["required"] == ["shape"]
     assert spec.output_schema == schema_of(sdk, Shape)
     jsonschema.Draft202012Validator.check_schema(spec.input_schema)

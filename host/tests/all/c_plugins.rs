@@ -40,7 +40,7 @@ fn compiler() -> Option<OsString> {
 
 /// The directory of built components, or `None` (after saying why) when
 /// no compiler is configured. Built once per test binary.
-fn built() -> Option<&'static Path> {
+pub(crate) fn built() -> Option<&'static Path> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {

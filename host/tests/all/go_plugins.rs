@@ -36,7 +36,7 @@ fn target_dir() -> PathBuf {
 
 /// The directory of built components, or `None` (after saying why) when
 /// no Go is configured. Built once per test binary.
-fn built() -> Option<&'static Path> {
+pub(crate) fn built() -> Option<&'static Path> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {

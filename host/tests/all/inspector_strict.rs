@@ -190,3 +190,38 @@ fn the_inspector_reports_a_type_array_and_an_untyped_schema() {
         report.output
     );
 }
+
+/// The example plugins in the other languages (`plugins/go`, `plugins/c`,
+/// `plugins/js`), built by their own test modules, are portable too.
+#[test]
+fn every_other_language_example_plugin_has_schemas_the_inspector_finds_portable() {
+    let Some((node, launcher)) = inspector() else {
+        return;
+    };
+    let built = [
+        ("Go", crate::go_plugins::built()),
+        ("C", crate::c_plugins::built()),
+        ("JavaScript", crate::js_plugins::built()),
+    ];
+    for (language, dir) in built {
+        let Some(dir) = dir else {
+            eprintln!("skipped the {language} example plugins: their toolchain is not set up");
+            continue;
+        };
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let file = entry.unwrap().path();
+            if file.extension().is_none_or(|e| e != "wasm") {
+                continue;
+            }
+            let alone = crate::common::plugin_dir(&[file.to_str().unwrap()]);
+            let report = strict_tools_list(&node, &launcher, alone.path());
+            assert!(
+                !report.tools.is_empty(),
+                "{}: no tools\n{}",
+                file.display(),
+                report.output
+            );
+            assert_portable(&report, &format!("{language} plugin {}", file.display()));
+        }
+    }
+}

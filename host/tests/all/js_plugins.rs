@@ -25,7 +25,7 @@ const R4: &str = "2025-11-25";
 
 /// The directory of built components, or `None` (after saying why) when
 /// Node is not configured. Built once per test binary.
-fn built() -> Option<&'static Path> {
+pub(crate) fn built() -> Option<&'static Path> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {

@@ -160,6 +160,24 @@ fn every_example_plugin_has_schemas_the_inspector_finds_portable() {
     assert_eq!(served, tools, "{}", all.output);
 }
 
+/// The plugin that `scripts/conformance.sh` serves to the official
+/// conformance suite (35 tools, some with hand-written 2020-12 schemas) is
+/// portable too.
+#[test]
+fn the_conformance_plugin_has_schemas_the_inspector_finds_portable() {
+    let Some((node, launcher)) = inspector() else {
+        return;
+    };
+    let dir = crate::common::plugin_dir(&[test_artifacts::CONFORMANCE]);
+    let report = strict_tools_list(&node, &launcher, dir.path());
+    assert_portable(&report, "the conformance plugin");
+    assert!(
+        report.tools.iter().any(|t| t == "json_schema_2020_12_tool"),
+        "{}",
+        report.output
+    );
+}
+
 #[test]
 fn the_inspector_reports_a_type_array_and_an_untyped_schema() {
     let Some((node, launcher)) = inspector() else {

@@ -1,6 +1,7 @@
 //! The HTTP transport's listener: accepts connections with `TCP_NODELAY`
 //! until a shutdown begins, then accepts what the kernel had already queued
-//! before it stops.
+//! before it stops, and tells the server to shut down once those have been
+//! read from ([`super::unread`]).
 //!
 //! A connection the kernel completed but the server never accepted is reset
 //! when the listener closes, after the client (or a load balancer) may have
@@ -13,8 +14,12 @@
 use std::io;
 use std::net::SocketAddr;
 
+use std::sync::Arc;
+
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
+
+use super::unread::{Accepted, FIRST_BYTES_GRACE, Unread};
 
 /// A listener that stops accepting once `stop` is cancelled and the queue is
 /// empty, closes its socket at once, and then cancels `drained`.
@@ -26,19 +31,54 @@ pub struct DrainingListener {
     addr: io::Result<SocketAddr>,
     stop: CancellationToken,
     drained: CancellationToken,
+    /// The connections it handed out that have not been read from yet.
+    unread: Arc<Unread>,
+}
+
+/// When the server may shut down: once the listener is drained and closed,
+/// and every connection it accepted has been read from.
+#[derive(Debug, Clone)]
+pub struct Drain {
+    drained: CancellationToken,
+    unread: Arc<Unread>,
+}
+
+impl Drain {
+    /// Whether the listener has closed.
+    #[cfg(test)]
+    pub fn is_drained(&self) -> bool {
+        self.drained.is_cancelled()
+    }
+
+    /// Returns once the listener has closed.
+    #[cfg(test)]
+    pub async fn drained(&self) {
+        self.drained.cancelled().await;
+    }
+
+    /// Returns once the listener has closed and every accepted connection
+    /// has shown its first bytes (or closed), or [`FIRST_BYTES_GRACE`] after
+    /// the close: the signal for the server's graceful shutdown, which
+    /// would drop a connection it has not read from yet.
+    pub async fn finished(self) {
+        self.drained.cancelled().await;
+        self.unread.none_left(FIRST_BYTES_GRACE).await;
+    }
 }
 
 impl DrainingListener {
-    /// Wraps `inner`; serve until `drained` is cancelled.
-    pub fn new(inner: TcpListener, stop: CancellationToken) -> (Self, CancellationToken) {
+    /// Wraps `inner`; serve until the [`Drain`] is finished.
+    pub fn new(inner: TcpListener, stop: CancellationToken) -> (Self, Drain) {
         let drained = CancellationToken::new();
+        let unread = Arc::new(Unread::default());
         let listener = DrainingListener {
             addr: inner.local_addr(),
             inner: Some(inner),
             stop,
             drained: drained.clone(),
+            unread: Arc::clone(&unread),
         };
-        (listener, drained)
+        (listener, Drain { drained, unread })
     }
 
     /// A connection the kernel has already queued, without waiting: `None`
@@ -76,18 +116,24 @@ fn no_delay(stream: &TcpStream) {
     }
 }
 
+impl DrainingListener {
+    /// A connection to hand to the server: `TCP_NODELAY` set, and counted
+    /// as unread until its first bytes arrive.
+    fn hand_out(&self, stream: TcpStream) -> Accepted {
+        no_delay(&stream);
+        self.unread.track(stream)
+    }
+}
+
 impl axum::serve::Listener for DrainingListener {
-    type Io = TcpStream;
+    type Io = Accepted;
     type Addr = SocketAddr;
 
-    async fn accept(&mut self) -> (TcpStream, SocketAddr) {
+    async fn accept(&mut self) -> (Accepted, SocketAddr) {
         loop {
             if self.stop.is_cancelled() {
                 match self.queued() {
-                    Some((stream, peer)) => {
-                        no_delay(&stream);
-                        return (stream, peer);
-                    }
+                    Some((stream, peer)) => return (self.hand_out(stream), peer),
                     None => {
                         // Closed right after the empty look, in the same
                         // task: not when the server gets round to dropping
@@ -106,10 +152,7 @@ impl axum::serve::Listener for DrainingListener {
             };
             tokio::select! {
                 accepted = inner.accept() => match accepted {
-                    Ok((stream, peer)) => {
-                        no_delay(&stream);
-                        return (stream, peer);
-                    }
+                    Ok((stream, peer)) => return (self.hand_out(stream), peer),
                     Err(error) => accept_failed(error).await,
                 },
                 () = self.stop.cancelled() => {}
@@ -163,7 +206,7 @@ mod tests {
         expected.sort();
         assert_eq!(peers, expected);
         assert!(
-            !drained.is_cancelled(),
+            !drained.is_drained(),
             "not drained while it handed some out"
         );
         // The queue is empty now: the next accept never returns, and says
@@ -171,12 +214,77 @@ mod tests {
         let third = tokio::time::timeout(std::time::Duration::from_secs(60), listener.accept());
         tokio::select! {
             _ = third => panic!("accept returned, or never said the listener is drained"),
-            () = drained.cancelled() => {}
+            () = drained.drained() => {}
         }
         // And the socket is closed by then: a later connection is refused
         // before anything is sent, which a load balancer retries elsewhere.
         let refused = std::net::TcpStream::connect(addr).unwrap_err();
         assert_eq!(refused.kind(), io::ErrorKind::ConnectionRefused);
         assert_eq!(listener.local_addr().unwrap(), addr);
+    }
+
+    #[tokio::test]
+    async fn the_drain_finishes_only_once_what_it_handed_out_has_been_read() {
+        use futures::FutureExt as _;
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let inner = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = inner.local_addr().unwrap();
+        let stop = CancellationToken::new();
+        let (mut listener, drain) = DrainingListener::new(inner, stop.clone());
+        let mut client = TcpStream::connect(addr).await.unwrap();
+        stop.cancel();
+        let (mut conn, _) = listener.accept().await;
+        let rest = listener.accept();
+        tokio::select! {
+            _ = rest => unreachable!("the queue is empty"),
+            () = drain.drained() => {}
+        }
+        let finished = drain.clone().finished();
+        tokio::pin!(finished);
+        assert!(
+            finished.as_mut().now_or_never().is_none(),
+            "finished with a connection nobody has read from"
+        );
+        client.write_all(b"POST /mcp HTTP/1.1\r\n").await.unwrap();
+        let mut buf = [0u8; 32];
+        assert!(conn.read(&mut buf).await.unwrap() > 0);
+        finished.await;
+    }
+
+    /// The class of loss this prevents, end to end through axum: a request
+    /// on a connection the listener accepted while draining, whose bytes
+    /// the server had not read when the listener closed, is answered.
+    #[tokio::test]
+    async fn a_request_on_a_connection_accepted_while_draining_is_answered() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let inner = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = inner.local_addr().unwrap();
+        let stop = CancellationToken::new();
+        let (listener, drain) = DrainingListener::new(inner, stop.clone());
+        let watch = drain.clone();
+        let app = axum::Router::new().route("/mcp", axum::routing::post(|| async { "answered" }));
+        let server = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(drain.finished())
+                .await
+        });
+        // Connected (the kernel queued it) but nothing sent yet.
+        let mut client = TcpStream::connect(addr).await.unwrap();
+        stop.cancel();
+        watch.drained().await;
+        // Let every task run that is ready to: the server, told to shut
+        // down too early, would drop the connection here.
+        for _ in 0..64 {
+            tokio::task::yield_now().await;
+        }
+        client
+            .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        client.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer:?}");
+        assert!(answer.ends_with("answered"), "{answer:?}");
+        server.await.unwrap().unwrap();
     }
 }

@@ -300,10 +300,11 @@ impl HttpListener {
             None => router,
         };
         // Once `stop_accepting` is cancelled, the listener accepts what the
-        // kernel already queued, then closes (see [`super::accept`]).
-        let (listener, drained) = DrainingListener::new(self.listener, stop_accepting);
+        // kernel already queued, then closes; the server shuts down once
+        // those connections have been read from (see [`super::accept`]).
+        let (listener, drain) = DrainingListener::new(self.listener, stop_accepting);
         axum::serve(listener, router)
-            .with_graceful_shutdown(drained.cancelled_owned())
+            .with_graceful_shutdown(drain.finished())
             .await
             .map_err(HttpError::Serve)
     }

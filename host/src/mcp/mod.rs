@@ -22,6 +22,7 @@ pub mod stdio;
 pub mod subscriptions;
 pub mod task_run;
 pub mod tasks;
+mod unread;
 
 pub use handler::{McpServer, ServerOptions};
 pub use notify::PeerRegistry;

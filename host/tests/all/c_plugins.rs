@@ -24,8 +24,6 @@ use std::sync::OnceLock;
 use crate::common::{Server, text};
 use serde_json::{Value, json};
 
-const R4: &str = "2025-11-25";
-
 /// The C compiler: `MCP_WASM_HOST_C`, else `clang-19` found on PATH.
 fn compiler() -> Option<OsString> {
     if let Some(c) = std::env::var_os("MCP_WASM_HOST_C") {
@@ -50,18 +48,8 @@ pub(crate) fn built() -> Option<&'static Path> {
                 );
                 return None;
             };
-            let root = crate::common::workspace_root();
             let out = crate::common::target_dir().join("c-plugins");
-            let run = Command::new(root.join("scripts/build-c-plugin.sh"))
-                .arg(&out)
-                .env("MCP_WASM_HOST_C", clang)
-                .output()
-                .unwrap();
-            assert!(
-                run.status.success(),
-                "scripts/build-c-plugin.sh failed:\n{}",
-                String::from_utf8_lossy(&run.stderr)
-            );
+            crate::common::run_build_script("build-c-plugin.sh", &out, &[("MCP_WASM_HOST_C", &clang)]);
             Some(out)
         })
         .as_deref()
@@ -70,11 +58,10 @@ pub(crate) fn built() -> Option<&'static Path> {
 /// A server with the C plugin `name` alone; the directory lives as long as
 /// the server.
 fn serve(name: &str) -> Option<(Server, tempfile::TempDir)> {
-    let component = built()?.join(format!("{name}.wasm"));
-    let (dir, plugins, config) =
-        crate::common::plugins_with_policy(&[component.to_str().unwrap()], "");
-    let server = Server::initialized(&plugins, &["--config", &config], R4);
-    Some((server, dir))
+    Some(crate::common::serve_alone(
+        &built()?.join(format!("{name}.wasm")),
+        "",
+    ))
 }
 
 /// The structured content of a successful `evaluate` call.

@@ -14,14 +14,11 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use crate::common::web::{self, WebServer};
 use crate::common::{Server, text};
 use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
 
 /// The directory of built components, or `None` (after saying why) when
 /// Node is not configured. Built once per test binary.
@@ -35,7 +32,6 @@ pub(crate) fn built() -> Option<&'static Path> {
                 );
                 return None;
             };
-            let root = crate::common::workspace_root();
             let out = crate::common::target_dir().join("js-plugins");
             let node_dir = Path::new(&node).parent().unwrap();
             let path = std::env::join_paths(
@@ -43,16 +39,7 @@ pub(crate) fn built() -> Option<&'static Path> {
                     .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
             )
             .unwrap();
-            let run = Command::new(root.join("scripts/build-js-plugin.sh"))
-                .arg(&out)
-                .env("PATH", path)
-                .output()
-                .unwrap();
-            assert!(
-                run.status.success(),
-                "scripts/build-js-plugin.sh failed:\n{}",
-                String::from_utf8_lossy(&run.stderr)
-            );
+            crate::common::run_build_script("build-js-plugin.sh", &out, &[("PATH", path.as_os_str())]);
             Some(out)
         })
         .as_deref()
@@ -61,11 +48,10 @@ pub(crate) fn built() -> Option<&'static Path> {
 /// A server with the JavaScript plugin `name` alone, under `policy`; the
 /// directory lives as long as the server.
 fn serve(name: &str, policy: &str) -> Option<(Server, tempfile::TempDir)> {
-    let component = built()?.join(format!("{name}.wasm"));
-    let (dir, plugins, config) =
-        crate::common::plugins_with_policy(&[component.to_str().unwrap()], policy);
-    let server = Server::initialized(&plugins, &["--config", &config], R4);
-    Some((server, dir))
+    Some(crate::common::serve_alone(
+        &built()?.join(format!("{name}.wasm")),
+        policy,
+    ))
 }
 
 fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {

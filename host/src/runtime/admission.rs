@@ -206,7 +206,7 @@ impl Runtime {
             Err(failure) if failure.cause == FailureCause::InputDeferred => {
                 tracing::info!("{failure}")
             }
-            Err(failure) => tracing::warn!("{failure}"),
+            Err(failure) => tracing::warn!("{}", failure.log_line()),
             Ok(_) => {}
         }
         end(outcome, Some(stats), result.map_err(CallError::Failed))

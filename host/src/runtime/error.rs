@@ -316,7 +316,10 @@ pub enum FailureCause {
     },
     /// The guest returned something the host cannot pass on.
     BadOutput(String),
-    /// The host failed while running the call.
+    /// The host failed while running the call. The text (the host error's
+    /// message chain) goes to the server log only ([`ToolFailure::log_line`]):
+    /// a client reads that the host failed, never a host error's text, which
+    /// may name host files.
     Host(String),
     /// The call burnt all its fuel.
     OutOfFuel {
@@ -399,6 +402,8 @@ impl FailureCause {
                 message: f(message),
             },
             FailureCause::BadOutput(m) => FailureCause::BadOutput(f(m)),
+            // Shown only in the log, redacted there too.
+            FailureCause::Host(m) => FailureCause::Host(f(m)),
             FailureCause::MemoryLimit { limit, detail } => FailureCause::MemoryLimit {
                 limit,
                 detail: detail.map(&f),
@@ -444,6 +449,15 @@ impl FailureCause {
 }
 
 impl ToolFailure {
+    /// The failure as the server log shows it: what a client reads, and for
+    /// a host error the error's own text.
+    pub fn log_line(&self) -> String {
+        match &self.cause {
+            FailureCause::Host(detail) => format!("{}: {detail}", self.describe()),
+            _ => self.describe(),
+        }
+    }
+
     fn describe(&self) -> String {
         let plugin = &self.plugin;
         // A resource read, prompt or completion is named by its request
@@ -479,9 +493,9 @@ impl ToolFailure {
             FailureCause::BadOutput(m) => {
                 format!("{tool} of plugin {plugin:?} returned an invalid result: {m}")
             }
-            FailureCause::Host(m) => {
-                format!("the host failed while running {tool} of plugin {plugin:?}: {m}")
-            }
+            FailureCause::Host(_) => format!(
+                "the host failed while running {tool} of plugin {plugin:?} (the server log has the details)"
+            ),
             FailureCause::OutOfFuel { limit } => format!(
                 "plugin {plugin:?} ran out of fuel in {tool} (limit {} units)",
                 count(*limit)
@@ -596,6 +610,25 @@ mod tests {
             "tool \"regex\" of plugin \"text\" rejected its arguments: unclosed group"
         );
         assert!(failure(FailureCause::Trap("stack overflow".into())).ends_with(": stack overflow"));
+    }
+
+    #[test]
+    fn a_host_error_reaches_the_log_but_not_the_client() {
+        let failure = ToolFailure {
+            plugin: "text".into(),
+            tool: "regex".into(),
+            cause: FailureCause::Host("cannot open /srv/data: No such file (at src/x.rs:1)".into()),
+        };
+        let client = failure.to_string();
+        assert!(
+            !client.contains("/srv/data") && !client.contains(".rs:"),
+            "{client}"
+        );
+        assert!(
+            client.contains("the server log has the details"),
+            "{client}"
+        );
+        assert!(failure.log_line().contains("cannot open /srv/data"));
     }
 
     #[test]

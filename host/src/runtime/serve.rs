@@ -180,7 +180,7 @@ impl Request<'_> {
                 )),
                 FailureCause::InputDeferred => ServeError::Failed(failure),
                 _ => {
-                    tracing::warn!("{failure}");
+                    tracing::warn!("{}", failure.log_line());
                     ServeError::Failed(failure)
                 }
             }),

@@ -14,6 +14,7 @@ mod cache;
 mod client_requests;
 mod flood;
 mod go_plugins;
+mod host_errors;
 mod http;
 mod icons;
 mod input_required;

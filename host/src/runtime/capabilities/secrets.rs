@@ -462,6 +462,7 @@ impl Capability for SecretsPolicy {
                 ip,
                 port: origin.port,
                 path: "/".into(),
+                query: String::new(),
             };
             let reachable = grants.http.allow.iter().any(|entry| match &origin.host {
                 HostPattern::Name(name) => entry.same_origin(&target(name.clone(), None)),

@@ -1,5 +1,6 @@
 //! A real web server on 127.0.0.1 for the outbound HTTP tests: pages, plain
-//! text, large and never-ending answers, redirects, an echo, and a small
+//! text, large and never-ending answers, redirects, an echo (also under
+//! `/api/`, beside an `/admin` a path prefix must keep out), and a small
 //! emulation of GitHub's issues API that checks the bearer token. It records
 //! every request that arrives, so a test can show what reached it and what
 //! never did.
@@ -33,6 +34,7 @@ pub const TEXT: &str = "plain text from the test server\n";
 #[derive(Debug, Clone)]
 pub struct Recorded {
     pub method: String,
+    /// The path exactly as the request line carried it.
     pub path: String,
     pub query: Option<String>,
     /// Header names lowercase, in arrival order.
@@ -102,10 +104,14 @@ impl WebServer {
             .route("/slow", get(slow))
             .route("/redirect", get(redirect))
             .route("/echo", any(echo))
+            .route("/api", any(echo))
+            .route("/api/{*rest}", any(echo))
+            .route("/admin", any(|| async { "the admin page" }))
             .route(
                 "/repos/{owner}/{repo}/issues",
                 get(list_issues).post(create_issue),
             )
+            .fallback(|| async { StatusCode::NOT_FOUND })
             .layer(middleware::from_fn_with_state(shared.clone(), record))
             .with_state(shared.clone());
         // `localhost` may resolve to ::1 first: serve the same port there

@@ -4,6 +4,7 @@
 //! `env` shows the guest's whole environment, `print` writes a text to every
 //! output a guest has, and `tcp` tries a wasi:sockets connect.
 
+mod raw;
 mod tcp;
 
 use std::collections::BTreeMap;
@@ -69,6 +70,23 @@ struct Tally {
     succeeded: u32,
     /// The first failure, if any.
     first_error: Option<String>,
+}
+
+/// Arguments of `raw`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RawArgs {
+    /// `http` or `https`.
+    #[serde(default = "http")]
+    scheme: String,
+    /// `host:port`.
+    authority: String,
+    /// The path and query, sent exactly as given.
+    path: String,
+}
+
+fn http() -> String {
+    "http".to_string()
 }
 
 /// Arguments of `print`.
@@ -161,6 +179,14 @@ impl Plugin for NetProbe {
                 )
                 .open_world(true),
                 requests,
+            )
+            .json_tool(
+                ToolDef::new(
+                    "raw",
+                    "Sends a GET with wasi:http whose path is exactly `path`, reads the whole body, and returns what the guest saw: status, body, error code, and the body stream error's debug string.",
+                )
+                .open_world(true),
+                |args: RawArgs| raw::get(&args.scheme, &args.authority, &args.path).map_err(ToolError::failed),
             )
             .json_tool(
                 ToolDef::new("env", "Returns the guest's whole environment.").read_only(),

@@ -4,8 +4,10 @@
 //! that enforces it on every request. Nothing is reachable by default.
 
 pub mod address;
+pub mod codes;
 pub mod origin;
 pub mod outbound;
+pub mod path;
 pub mod tls;
 
 use std::path::{Path, PathBuf};
@@ -331,7 +333,8 @@ impl Capability for HttpPolicy {
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
         use wasmtime_wasi_http::p2::bindings::{LinkOptions, http as wit};
         wit::outgoing_handler::add_to_linker::<T, WasiHttp>(linker, view)?;
-        wit::types::add_to_linker::<T, WasiHttp>(linker, &LinkOptions::default().into(), view)
+        wit::types::add_to_linker::<T, WasiHttp>(linker, &LinkOptions::default().into(), view)?;
+        codes::link(linker)
     }
 
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {

@@ -1,9 +1,13 @@
 //! The origins an HTTP allow-list names: `scheme://host[:port][/path-prefix]`,
 //! where host may be `*.example.com` (any subdomain of example.com, not
-//! example.com itself), and how a request's URL is matched against them.
+//! example.com itself), and how a request's URL is matched against them:
+//! on its path in normal form (see [`super::path`]), a path holding a
+//! dot-segment in any encoding being refused before any entry judges it.
 
 use std::fmt;
 use std::net::IpAddr;
+
+use super::path;
 
 /// `http` or `https`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,6 +66,7 @@ pub struct OriginPattern {
     pub port: u16,
     /// The path the request's path must start with, at a segment boundary
     /// (`/wiki` allows `/wiki` and `/wiki/X`, not `/wikis`); `/` for all.
+    /// In RFC 3986 normal form, as the request's path is compared.
     pub path: String,
 }
 
@@ -76,8 +81,11 @@ pub struct RequestTarget {
     pub ip: Option<IpAddr>,
     /// The port (the scheme's default when the URL names none).
     pub port: u16,
-    /// The path, without the query.
+    /// The path, without the query, in RFC 3986 normal form: what the host
+    /// judges and sends.
     pub path: String,
+    /// The query, with its `?`, as the guest wrote it (empty when none).
+    pub query: String,
 }
 
 impl RequestTarget {
@@ -85,6 +93,11 @@ impl RequestTarget {
     /// scheme's default; what audit records and messages show.
     pub fn origin(&self) -> String {
         origin_text(self.scheme, &self.host, self.ip, self.port)
+    }
+
+    /// The request line's target: the normal path and the query.
+    pub fn path_and_query(&self) -> String {
+        format!("{}{}", self.path, self.query)
     }
 }
 
@@ -179,7 +192,12 @@ impl OriginPattern {
         };
         let path = match path.trim_end_matches('/') {
             "" => "/".to_string(),
-            p => p.to_string(),
+            p => path::normalize(p).map_err(|why| {
+                format!(
+                    "{entry:?}: a path prefix cannot be judged if {}",
+                    why.replacen("its path ", "it ", 1)
+                )
+            })?,
         };
         Ok(OriginPattern {
             scheme,
@@ -251,18 +269,19 @@ pub fn target(
         Some(ip) => ip.to_string(),
         None => normal_name(host).ok_or_else(|| format!("malformed host {host:?}"))?,
     };
-    let path = path_and_query
-        .split(['?', '#'])
-        .next()
-        .filter(|p| !p.is_empty())
-        .unwrap_or("/")
-        .to_string();
+    let without_fragment = path_and_query.split('#').next().unwrap_or_default();
+    let (path, query) = match without_fragment.find('?') {
+        Some(at) => without_fragment.split_at(at),
+        None => (without_fragment, ""),
+    };
+    let path = path::normalize(if path.is_empty() { "/" } else { path })?;
     Ok(RequestTarget {
         scheme,
         host,
         ip,
         port,
         path,
+        query: query.to_string(),
     })
 }
 
@@ -318,6 +337,61 @@ mod tests {
         assert!(allows(entry, "https://en.wikipedia.org/wiki/Rust?x=1"));
         assert!(!allows(entry, "https://en.wikipedia.org/wikis"));
         assert!(!allows(entry, "https://en.wikipedia.org/w/index.php"));
+    }
+
+    #[test]
+    fn no_encoding_or_separator_climbs_out_of_a_path_prefix() {
+        let entry = OriginPattern::parse("http://127.0.0.1:8080/api").unwrap();
+        for path in path::tests::escapes() {
+            let e = target("http", "127.0.0.1:8080", &path).expect_err(&path);
+            assert!(e.contains("dot-segment"), "{path}: {e}");
+        }
+        // Refused before any entry judges it, whatever follows the path.
+        assert!(target("http", "127.0.0.1:8080", "/api/../admin?x=1").is_err());
+        for (path, allowed, sent) in [
+            ("/api", true, "/api"),
+            ("/api/", true, "/api/"),
+            (
+                "/api/v1/items?q=../../admin",
+                true,
+                "/api/v1/items?q=../../admin",
+            ),
+            ("/api/x#/../../admin", true, "/api/x"),
+            ("/%61pi/x", true, "/api/x"),
+            ("/api/%7Euser", true, "/api/~user"),
+            ("/api//x", true, "/api//x"),
+            ("/api/..x", true, "/api/..x"),
+            ("/apix", false, "/apix"),
+            ("/api.x", false, "/api.x"),
+            ("/api;x", false, "/api;x"),
+            ("/api%2fx", false, "/api%2Fx"),
+            ("/API/x", false, "/API/x"),
+            ("//api/x", false, "//api/x"),
+            ("/", false, "/"),
+            ("/admin", false, "/admin"),
+        ] {
+            let t = target("http", "127.0.0.1:8080", path).unwrap();
+            assert_eq!(entry.matches(&t), allowed, "{path}");
+            assert_eq!(t.path_and_query(), sent, "{path}");
+        }
+    }
+
+    #[test]
+    fn an_entry_prefix_is_in_normal_form_and_holds_no_dot_segment() {
+        assert_eq!(
+            OriginPattern::parse("https://example.com/%61pi/")
+                .unwrap()
+                .path,
+            "/api"
+        );
+        for entry in [
+            "https://example.com/api/..",
+            "https://example.com/api/%2e%2e/x",
+            "https://example.com/a\\b",
+        ] {
+            let e = OriginPattern::parse(entry).unwrap_err();
+            assert!(e.contains("a path prefix cannot be judged"), "{entry}: {e}");
+        }
     }
 
     #[test]

@@ -492,11 +492,10 @@ impl WasiHttpHooks for Outbound {
                 .await
                 .map_err(|_| Error::ConnectionTimeout)??;
                 // The request line carries only the path: scheme and host
-                // belong in it only when talking to a proxy.
-                let path = request
-                    .uri()
+                // belong in it only when talking to a proxy. It is the path
+                // the allow-list judged, in normal form.
+                let path = target
                     .path_and_query()
-                    .map_or("/", |p| p.as_str())
                     .parse()
                     .map_err(|_| Error::HttpRequestUriInvalid)?;
                 let (mut parts, body) = request.into_parts();
@@ -807,6 +806,41 @@ mod tests {
         }
         assert_eq!(out.denials().len(), KEPT_DENIALS);
         assert_eq!(out.shared.unlogged.load(Ordering::Relaxed), 100);
+    }
+
+    #[tokio::test]
+    async fn a_path_is_judged_and_sent_in_normal_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let (port, seen) = serve(None).await;
+        let origin = format!("http://127.0.0.1:{port}");
+        let mut out = outbound(
+            &format!("allow = [\"{origin}/api\"]\nmax_requests = 100\n"),
+            "",
+            dir.path(),
+        );
+        for path in [
+            "/api/%2e%2e/admin",
+            "/api/..;/admin",
+            "/api/x/..%2f..%2fadmin",
+            "/api/%252e%252e/admin",
+            "/api/..",
+        ] {
+            let e = send(&mut out, "GET", &format!("{origin}{path}"))
+                .await
+                .unwrap_err();
+            assert!(matches!(e, Error::HttpRequestDenied), "{path}: {e:?}");
+        }
+        let denial = out.denials().remove(0);
+        assert!(
+            denial.contains("dot-segment") && denial.contains("no policy key grants it"),
+            "{denial}"
+        );
+        assert!(seen.lock().unwrap().is_empty());
+        let (status, _) = send(&mut out, "GET", &format!("{origin}/%61pi/x?q=%2e%2e"))
+            .await
+            .unwrap();
+        assert_eq!(status, 200);
+        assert_eq!(seen.lock().unwrap()[0].1, "/api/x");
     }
 
     #[tokio::test]

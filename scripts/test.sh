@@ -45,6 +45,10 @@ export MCP_WASM_HOST_REGISTRY
 MCP_WASM_HOST_NGINX="$(scripts/setup-nginx.sh)"
 export MCP_WASM_HOST_NGINX
 
+# Every test runs: a test that cannot find its toolchain or server fails
+# instead of skipping (host/tests/all/common/mod.rs, `skip`).
+export MCP_WASM_HOST_REQUIRE_ALL=1
+
 echo "== cargo test --workspace" >&2
 cargo test --workspace --locked
 

@@ -42,8 +42,8 @@ const WINDOW: (u32, u32) = (900, 860);
 fn chromium() -> Option<OsString> {
     let found = std::env::var_os("MCP_WASM_HOST_CHROMIUM");
     if found.is_none() {
-        eprintln!(
-            "skipped (the browser part): MCP_WASM_HOST_CHROMIUM is unset; run with MCP_WASM_HOST_CHROMIUM=$(scripts/setup-chromium.sh)"
+        crate::common::skip(
+            "the browser part: MCP_WASM_HOST_CHROMIUM is unset; run with MCP_WASM_HOST_CHROMIUM=$(scripts/setup-chromium.sh)",
         );
     }
     found

@@ -43,8 +43,8 @@ pub(crate) fn built() -> Option<&'static Path> {
     BUILT
         .get_or_init(|| {
             let Some(clang) = compiler() else {
-                eprintln!(
-                    "skipped: clang-19 is not on PATH and MCP_WASM_HOST_C is unset; run with MCP_WASM_HOST_C=$(scripts/setup-c.sh)"
+                crate::common::skip(
+                    "clang-19 is not on PATH and MCP_WASM_HOST_C is unset; run with MCP_WASM_HOST_C=$(scripts/setup-c.sh)",
                 );
                 return None;
             };
@@ -269,7 +269,7 @@ fn a_call_logs_through_the_host_to_the_client() {
 #[test]
 fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapping() {
     let Some(clang) = compiler() else {
-        eprintln!("skipped: no clang-19 (see the module's documentation)");
+        crate::common::skip("no clang-19 (see the module's documentation)");
         return;
     };
     let root = crate::common::workspace_root();

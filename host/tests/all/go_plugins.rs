@@ -41,13 +41,17 @@ pub(crate) fn built() -> Option<&'static Path> {
     BUILT
         .get_or_init(|| {
             let Some(go) = go() else {
-                eprintln!(
-                    "skipped: MCP_WASM_HOST_GO is unset; run with MCP_WASM_HOST_GO=$(scripts/setup-go.sh)"
+                crate::common::skip(
+                    "MCP_WASM_HOST_GO is unset; run with MCP_WASM_HOST_GO=$(scripts/setup-go.sh)",
                 );
                 return None;
             };
             let out = target_dir().join("go-plugins");
-            crate::common::run_build_script("build-go-plugin.sh", &out, &[("MCP_WASM_HOST_GO", &go)]);
+            crate::common::run_build_script(
+                "build-go-plugin.sh",
+                &out,
+                &[("MCP_WASM_HOST_GO", &go)],
+            );
             Some(out)
         })
         .as_deref()
@@ -285,7 +289,7 @@ fn a_call_logs_through_the_host_to_the_client() {
 #[test]
 fn the_sdk_unit_tests_pass_natively() {
     let Some(go) = go() else {
-        eprintln!("skipped: MCP_WASM_HOST_GO is unset (see the module's documentation)");
+        crate::common::skip("MCP_WASM_HOST_GO is unset (see the module's documentation)");
         return;
     };
     let caches = target_dir().join("go-cache");

@@ -12,7 +12,7 @@
 //! The Inspector runs on Node 22: `MCP_WASM_HOST_NODE` names it
 //! (`MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)`, as `scripts/test.sh`
 //! does, which also installs the Inspector in `tests/ts/node_modules`);
-//! without it the tests are skipped.
+//! without it the tests are skipped, or fail under CI (`common::skip`).
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
@@ -52,8 +52,8 @@ impl Report {
 /// `MCP_WASM_HOST_NODE` is unset.
 fn inspector() -> Option<(PathBuf, PathBuf)> {
     let Some(node) = std::env::var_os("MCP_WASM_HOST_NODE") else {
-        eprintln!(
-            "skipped: MCP_WASM_HOST_NODE is unset; run with MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)"
+        crate::common::skip(
+            "MCP_WASM_HOST_NODE is unset; run with MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)",
         );
         return None;
     };
@@ -223,7 +223,9 @@ fn every_other_language_example_plugin_has_schemas_the_inspector_finds_portable(
     ];
     for (language, dir) in built {
         let Some(dir) = dir else {
-            eprintln!("skipped the {language} example plugins: their toolchain is not set up");
+            crate::common::skip(format!(
+                "the {language} example plugins: their toolchain is not set up"
+            ));
             continue;
         };
         for entry in std::fs::read_dir(dir).unwrap() {

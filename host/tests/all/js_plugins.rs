@@ -27,8 +27,8 @@ pub(crate) fn built() -> Option<&'static Path> {
     BUILT
         .get_or_init(|| {
             let Some(node) = std::env::var_os("MCP_WASM_HOST_NODE") else {
-                eprintln!(
-                    "skipped: MCP_WASM_HOST_NODE is unset; run with MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)"
+                crate::common::skip(
+                    "MCP_WASM_HOST_NODE is unset; run with MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)",
                 );
                 return None;
             };

@@ -238,7 +238,7 @@ fn program_dir(var: &str, lang: &str) -> Option<PathBuf> {
     match std::env::var_os(var) {
         Some(program) => Some(Path::new(&program).parent().unwrap().to_path_buf()),
         None => {
-            eprintln!("skipped {lang}: {var} is unset (scripts/test.sh sets it)");
+            crate::common::skip(format!("{lang}: {var} is unset (scripts/test.sh sets it)"));
             None
         }
     }
@@ -420,7 +420,7 @@ fn a_new_c_project_builds_and_passes_its_test() {
             .map(PathBuf::into_os_string)
     });
     let Some(clang) = clang else {
-        eprintln!("skipped c: clang-19 is not on PATH and MCP_WASM_HOST_C is unset");
+        crate::common::skip("c: clang-19 is not on PATH and MCP_WASM_HOST_C is unset");
         return;
     };
     build_and_test(
@@ -436,7 +436,7 @@ fn a_new_c_project_builds_and_passes_its_test() {
 #[test]
 fn a_new_go_project_builds_and_passes_its_test() {
     let Some(go) = std::env::var_os("MCP_WASM_HOST_GO") else {
-        eprintln!("skipped go: MCP_WASM_HOST_GO is unset (scripts/test.sh sets it)");
+        crate::common::skip("go: MCP_WASM_HOST_GO is unset (scripts/test.sh sets it)");
         return;
     };
     let cache = crate::common::target_dir().join("go-cache/build");

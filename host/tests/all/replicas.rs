@@ -51,7 +51,9 @@ const PER_PHASE: u64 = 24;
 fn tool(var: &str, script: &str) -> Option<PathBuf> {
     let found = std::env::var_os(var).map(PathBuf::from);
     if found.is_none() {
-        eprintln!("skipped: {var} is unset; run with {var}=$(scripts/{script})");
+        crate::common::skip(format!(
+            "{var} is unset; run with {var}=$(scripts/{script})"
+        ));
     }
     found
 }

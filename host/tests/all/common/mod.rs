@@ -25,6 +25,63 @@ pub fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_mcp-wasm-host")
 }
 
+/// Whether every test must run: under CI (`CI` set to anything but empty,
+/// `0` or `false`) or when `scripts/test.sh` runs the tests
+/// (`MCP_WASM_HOST_REQUIRE_ALL=1`). Then a missing toolchain or server is a
+/// failure, never a skip.
+pub fn everything_required() -> bool {
+    required_by(|var| std::env::var(var).ok())
+}
+
+/// [`everything_required`] over the variables `lookup` gives.
+fn required_by(lookup: impl Fn(&str) -> Option<String>) -> bool {
+    let set = |var: &str| {
+        lookup(var).is_some_and(|v| !matches!(v.trim(), "" | "0" | "false" | "FALSE" | "False"))
+    };
+    set("CI") || set("MCP_WASM_HOST_REQUIRE_ALL")
+}
+
+#[test]
+fn a_missing_toolchain_fails_under_ci_and_under_the_test_script() {
+    let table: &[(&[(&str, &str)], bool)] = &[
+        (&[], false),
+        (&[("CI", "true")], true),
+        (&[("CI", "1")], true),
+        (&[("CI", "false")], false),
+        (&[("CI", "0")], false),
+        (&[("CI", "")], false),
+        (&[("MCP_WASM_HOST_REQUIRE_ALL", "1")], true),
+        (&[("CI", "false"), ("MCP_WASM_HOST_REQUIRE_ALL", "1")], true),
+        (&[("GITHUB_ACTIONS", "true")], false),
+    ];
+    for (vars, required) in table {
+        let lookup = |var: &str| {
+            vars.iter()
+                .find(|(k, _)| *k == var)
+                .map(|(_, v)| v.to_string())
+        };
+        assert_eq!(required_by(lookup), *required, "{vars:?}");
+    }
+    if everything_required() {
+        let failed = std::panic::catch_unwind(|| skip("a test of skip itself"));
+        assert!(failed.is_err(), "skip must fail the test under CI");
+    }
+}
+
+/// Says that a test cannot run because `reason`: one visible `skipped:`
+/// line outside CI, a panic (the test fails) under it. See
+/// [`everything_required`].
+#[track_caller]
+pub fn skip(reason: impl std::fmt::Display) {
+    if everything_required() {
+        panic!(
+            "under CI every test must run, but {reason} \
+             (scripts/test.sh installs every toolchain and server the tests need)"
+        );
+    }
+    eprintln!("skipped: {reason}");
+}
+
 /// A directory holding copies of the given plugin files.
 pub fn plugin_dir(files: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

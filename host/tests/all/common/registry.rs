@@ -13,8 +13,8 @@ use std::process::{Child, Command, Stdio};
 pub fn registry_binary() -> Option<PathBuf> {
     let found = std::env::var_os("MCP_WASM_HOST_REGISTRY").map(PathBuf::from);
     if found.is_none() {
-        eprintln!(
-            "skipped: MCP_WASM_HOST_REGISTRY is unset; run with MCP_WASM_HOST_REGISTRY=$(scripts/setup-registry.sh)"
+        super::skip(
+            "MCP_WASM_HOST_REGISTRY is unset; run with MCP_WASM_HOST_REGISTRY=$(scripts/setup-registry.sh)",
         );
     }
     found

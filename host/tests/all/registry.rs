@@ -1155,18 +1155,29 @@ fn pulling_a_large_layer_keeps_memory_flat() {
 }
 
 /// Waits for `child` and returns its exit status and peak resident memory
-/// (KiB), from `wait4`'s resource usage of that one process.
-#[allow(unsafe_code)]
-fn wait_with_peak(child: std::process::Child) -> (std::process::ExitStatus, i64) {
-    use std::os::unix::process::ExitStatusExt as _;
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet waited for; the pointers are
-    // to live locals.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4 failed");
-    std::mem::forget(child);
-    (std::process::ExitStatus::from_raw(status), usage.ru_maxrss)
+/// (KiB): the largest `VmHWM` (the kernel's high-water mark of this
+/// process's own memory, which an exec starts afresh) read from
+/// `/proc/PID/status` while it runs. `wait4`'s `ru_maxrss` cannot be used:
+/// it keeps the high-water mark of the memory the child was spawned from,
+/// this test process's.
+fn wait_with_peak(mut child: std::process::Child) -> (std::process::ExitStatus, u64) {
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        // The mark only rises; the last look before the exit is the peak
+        // but for what the last few milliseconds added.
+        if let Some(kib) = std::fs::read_to_string(&status_file)
+            .ok()
+            .and_then(|status| {
+                let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+        {
+            peak = peak.max(kib);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, peak);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
 }

@@ -23,7 +23,8 @@ use serde::de::{self, MapAccess};
 use crate::runtime::capabilities::{self, GrantSpecs, Grants, KnownKey, ResolveCtx};
 use crate::runtime::units::count;
 use crate::runtime::{Limits, MAX_REUSE_INSTANCES, Policies, Policy, PolicyError, Sha256Digest};
-use crate::source::SourceRef;
+use crate::source::limits::{Bound, DEFAULT_MAX_PLUGIN_SIZE, FetchTimeouts};
+use crate::source::{PluginName, SourceRef};
 
 /// The default file name, looked for in the current directory.
 pub const DEFAULT_FILE: &str = "mcp-wasm-host.toml";
@@ -120,6 +121,13 @@ struct ServerSpec {
     /// Registries (`host` or `host:port`) reached over plain HTTP besides
     /// the loopback ones.
     plain_http_registries: Option<Vec<String>>,
+    /// How long a plugin fetch waits for a connection.
+    fetch_connect_timeout: Option<humantime_serde::Serde<Duration>>,
+    /// How long a plugin fetch waits for the first byte of an answer (and
+    /// for each next byte).
+    fetch_first_byte_timeout: Option<humantime_serde::Serde<Duration>>,
+    /// How long one plugin's whole fetch may take.
+    fetch_timeout: Option<humantime_serde::Serde<Duration>>,
     /// `[server.oauth]`: the HTTP transport is an OAuth 2.1 resource server.
     oauth: Option<OAuthSpec>,
 }
@@ -280,6 +288,7 @@ macro_rules! section_spec {
             sha256: Option<String>,
             source: Option<String>,
             signature_keys: Option<Vec<String>>,
+            max_plugin_size: Option<ByteSize>,
             grants: GrantSpecs,
         }
 
@@ -299,6 +308,7 @@ macro_rules! section_spec {
                     "sha256" => self.sha256 = Some(map.next_value()?),
                     "source" => self.source = Some(map.next_value()?),
                     "signature_keys" => self.signature_keys = Some(map.next_value()?),
+                    "max_plugin_size" => self.max_plugin_size = Some(map.next_value()?),
                     _ => return Ok(false),
                 }
                 Ok(true)
@@ -339,7 +349,7 @@ section_spec! {
 fn section_keys() -> &'static [&'static str] {
     static ALL: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
         let mut all = LIMIT_KEYS.to_vec();
-        all.extend(["sha256", "source", "signature_keys"]);
+        all.extend(["sha256", "source", "signature_keys", "max_plugin_size"]);
         all.extend(capabilities::keys());
         all
     });
@@ -457,10 +467,27 @@ impl Config {
         if s.max_tasks == Some(0) {
             return Err(invalid("server.max_tasks".into(), "must be at least 1"));
         }
+        for (key, value) in [
+            ("fetch_connect_timeout", s.fetch_connect_timeout),
+            ("fetch_first_byte_timeout", s.fetch_first_byte_timeout),
+            ("fetch_timeout", s.fetch_timeout),
+        ] {
+            if value.is_some_and(|t| t.as_millis() == 0) {
+                return Err(invalid(format!("server.{key}"), "must be at least 1ms"));
+            }
+        }
         if let Some(oauth) = &s.oauth {
             check_oauth(oauth).map_err(|(k, p)| invalid(format!("server.oauth.{k}"), &p))?;
         }
         for (name, section) in &spec.plugins {
+            // The name becomes a file name (NAME.wasm): refused before
+            // anything else is read from the section.
+            if let Err(e) = PluginName::parse(name) {
+                return Err(invalid(
+                    format!("plugins.{name:?}"),
+                    &format!("{e}; rename the section"),
+                ));
+            }
             let prefix = format!("plugins.{name}");
             check_section(&prefix, section, max_memory).map_err(|(k, p)| invalid(k, &p))?;
             section
@@ -576,18 +603,49 @@ impl Config {
             .filter_map(|(name, section)| {
                 // Checked by `parse`.
                 let source = SourceRef::parse(section.source.as_deref()?).ok()?;
+                let plugin = PluginName::parse(name).ok()?;
                 Some(PluginSource {
-                    name: name.clone(),
+                    name: plugin,
                     source,
                     sha256: section
                         .sha256
                         .as_deref()
                         .and_then(|h| Sha256Digest::from_hex(h).ok()),
+                    pin_key: format!("`sha256` in [plugins.{name}] of {}", self.path.display()),
                     keys: self.signature_keys(name),
+                    max_size: self.max_plugin_size(name),
                     section: format!("plugins.{name}"),
                 })
             })
             .collect()
+    }
+
+    /// The most bytes the component fetched for `plugin` may have, and
+    /// the key that says so: its own `max_plugin_size`, else `[defaults]`'s,
+    /// else the default.
+    pub fn max_plugin_size(&self, plugin: &str) -> Bound<u64> {
+        let own = self.plugins.get(plugin).and_then(|s| s.max_plugin_size);
+        match (own, self.defaults.max_plugin_size) {
+            (Some(b), _) => Bound::new(b.as_u64(), format!("plugins.{plugin}.max_plugin_size")),
+            (None, Some(b)) => Bound::new(b.as_u64(), "defaults.max_plugin_size"),
+            (None, None) => Bound::new(DEFAULT_MAX_PLUGIN_SIZE, "defaults.max_plugin_size"),
+        }
+    }
+
+    /// `[server]`'s fetch timeouts, each named by its key.
+    pub fn fetch_timeouts(&self) -> FetchTimeouts {
+        let mut t = FetchTimeouts::policy_defaults();
+        let s = &self.server;
+        for (bound, value) in [
+            (&mut t.connect, s.fetch_connect_timeout),
+            (&mut t.first_byte, s.fetch_first_byte_timeout),
+            (&mut t.total, s.fetch_timeout),
+        ] {
+            if let Some(v) = value {
+                bound.value = *v;
+            }
+        }
+        t
     }
 
     /// The public keys a plugin's signature must verify with (none: no
@@ -629,13 +687,17 @@ impl Config {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PluginSource {
     /// The section's NAME: the plugin is served under it.
-    pub name: String,
+    pub name: PluginName,
     /// Where it comes from.
     pub source: SourceRef,
     /// The digest the section pins the component to, if any.
     pub sha256: Option<Sha256Digest>,
+    /// What pins it, for messages: ``​`sha256` in [plugins.NAME] of FILE``.
+    pub pin_key: String,
     /// The keys its signature must verify with, if the policy requires one.
     pub keys: Option<SignatureKeys>,
+    /// The most bytes its component may have (`max_plugin_size`).
+    pub max_size: Bound<u64>,
     /// `plugins.NAME`, for messages.
     pub section: String,
 }
@@ -758,6 +820,9 @@ fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (
         .is_some_and(|k| k.iter().any(String::is_empty))
     {
         return err("signature_keys", "a key path is empty".into());
+    }
+    if s.max_plugin_size.is_some_and(|b| b.as_u64() == 0) {
+        return err("max_plugin_size", "must be at least 1 byte".into());
     }
     Ok(())
 }
@@ -1021,6 +1086,78 @@ write = true
                 e.contains("line 2") && e.contains("reuse_instance"),
                 "{text}: {e}"
             );
+        }
+    }
+
+    #[test]
+    fn fetch_bounds_are_read_per_plugin_and_named_by_their_keys() {
+        let config = parse(
+            "[server]\nfetch_connect_timeout = \"2s\"\nfetch_first_byte_timeout = \"3s\"\nfetch_timeout = \"1m\"\n[defaults]\nmax_plugin_size = \"8 MiB\"\n[plugins.a]\nsource = \"oci://r/a:v1\"\n[plugins.b]\nsource = \"oci://r/b:v1\"\nmax_plugin_size = 1000\n",
+        )
+        .unwrap();
+        let t = config.fetch_timeouts();
+        assert_eq!(
+            t.connect,
+            Bound::new(Duration::from_secs(2), "server.fetch_connect_timeout")
+        );
+        assert_eq!(
+            t.first_byte,
+            Bound::new(Duration::from_secs(3), "server.fetch_first_byte_timeout")
+        );
+        assert_eq!(
+            t.total,
+            Bound::new(Duration::from_secs(60), "server.fetch_timeout")
+        );
+        let sources = config.sources();
+        assert_eq!(
+            sources[0].max_size,
+            Bound::new(8 << 20, "defaults.max_plugin_size")
+        );
+        assert_eq!(
+            sources[1].max_size,
+            Bound::new(1000, "plugins.b.max_plugin_size")
+        );
+        assert!(sources[0].pin_key.contains("`sha256` in [plugins.a]"));
+        let none = parse("[plugins.a]\nsource = \"oci://r/a:v1\"\n").unwrap();
+        assert_eq!(none.fetch_timeouts(), FetchTimeouts::policy_defaults());
+        assert_eq!(none.sources()[0].max_size.value, DEFAULT_MAX_PLUGIN_SIZE);
+        for (text, key) in [
+            (
+                "[server]\nfetch_timeout = \"0s\"\n",
+                "`server.fetch_timeout`",
+            ),
+            (
+                "[server]\nfetch_connect_timeout = \"0ms\"\n",
+                "`server.fetch_connect_timeout`",
+            ),
+            (
+                "[defaults]\nmax_plugin_size = 0\n",
+                "`defaults.max_plugin_size`",
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+        }
+    }
+
+    /// The class: a section name is held to the plugin-name rule, whatever
+    /// the section holds; the message names the section as written.
+    #[test]
+    fn section_names_must_be_plugin_names() {
+        for bad in [
+            "../x", "..", ".", "a/b", "a\\\\b", ".x", "", "x y", "-x", "a/../b",
+        ] {
+            for body in ["fuel = 5\n", "source = \"oci://r/a:v1\"\n"] {
+                let text = format!("[plugins.\"{bad}\"]\n{body}");
+                let e = parse(&text).unwrap_err().to_string();
+                assert!(
+                    e.contains("is not a plugin name") && e.contains("`plugins.\""),
+                    "{text}: {e}"
+                );
+            }
+        }
+        for good in ["a", "word_count", "v1.2", "Text-2"] {
+            parse(&format!("[plugins.\"{good}\"]\nfuel = 5\n")).unwrap();
         }
     }
 
@@ -1471,6 +1608,36 @@ mod documentation {
         ];
         for row in rows {
             assert!(readme.contains(&row), "docs/policy.md lacks the row {row}");
+        }
+    }
+
+    #[test]
+    fn the_policy_reference_fetch_rows_match_the_code() {
+        use crate::source::limits::{DEFAULT_MAX_PLUGIN_SIZE, spelled};
+        let (_, readme) = workspace_file("docs/policy.md");
+        let t = FetchTimeouts::policy_defaults();
+        let rows = [
+            format!(
+                "| `fetch_connect_timeout` | `{}` |",
+                spelled(t.connect.value)
+            ),
+            format!(
+                "| `fetch_first_byte_timeout` | `{}` |",
+                spelled(t.first_byte.value)
+            ),
+            format!("| `fetch_timeout` | `{}` |", spelled(t.total.value)),
+            format!(
+                "| `max_plugin_size` | `[defaults]`, `[plugins.NAME]` | `\"{}\"` |",
+                bytes(DEFAULT_MAX_PLUGIN_SIZE)
+            ),
+        ];
+        for row in rows {
+            assert!(readme.contains(&row), "docs/policy.md lacks the row {row}");
+        }
+        // The keys the rows name are the keys the bounds say in messages.
+        for bound in [&t.connect.key, &t.first_byte.key, &t.total.key] {
+            let key = bound.trim_start_matches("server.");
+            assert!(readme.contains(&format!("| `{key}` |")), "{key}");
         }
     }
 

@@ -5,12 +5,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use anyhow::Context as _;
 use mcp_wasm_host::config::ConfigError;
 use mcp_wasm_host::inspect::{Report, SourceInfo};
 use mcp_wasm_host::runtime::{
     EngineSettings, Policies, Policy, PolicyError, PolicySource, Runtime,
 };
-use mcp_wasm_host::source::Fetcher;
+use mcp_wasm_host::source::limits::{Bound, DEFAULT_MAX_PLUGIN_SIZE};
+use mcp_wasm_host::source::{Fetcher, PluginName, Request};
 
 use super::shared::{CacheArgs, cache_dir, default_name, load_config, open_cache, parse_source};
 
@@ -76,17 +78,36 @@ pub(super) async fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
         let section = loaded
             .as_ref()
             .and_then(|c| c.sources().into_iter().find(|s| s.source == source));
-        let name = section
-            .as_ref()
-            .map_or_else(|| default_name(&source), |s| s.name.clone());
+        let name = match &section {
+            Some(s) => s.name.clone(),
+            None => PluginName::parse(&default_name(&source))
+                .context("the plugin name the reference gives")?,
+        };
         let mut plain_http = args.plain_http.clone();
         if let Some(config) = &loaded {
             plain_http.extend(config.plain_http_registries().iter().cloned());
         }
-        let fetcher = Fetcher::new(&cache_dir(&args.cache)?, &plain_http);
+        let mut fetcher = Fetcher::new(&cache_dir(&args.cache)?, &plain_http);
+        if let Some(config) = &loaded {
+            fetcher = fetcher.with_timeouts(config.fetch_timeouts());
+        }
         let keys = section.as_ref().and_then(|s| s.keys.clone());
         let pinned = section.as_ref().and_then(|s| s.sha256);
-        let fetched = fetcher.fetch(&source, pinned, keys.as_ref()).await?;
+        let fetched = fetcher
+            .fetch(&Request {
+                source: &source,
+                pinned,
+                pin_key: section
+                    .as_ref()
+                    .map_or_else(|| "--sha256".into(), |s| s.pin_key.clone()),
+                keys: keys.as_ref(),
+                max_size: match (&section, &loaded) {
+                    (Some(s), _) => s.max_size.clone(),
+                    (None, Some(config)) => config.max_plugin_size(name.as_str()),
+                    (None, None) => Bound::new(DEFAULT_MAX_PLUGIN_SIZE, "defaults.max_plugin_size"),
+                },
+            })
+            .await?;
         file = fetcher.store().plugin_file(&fetched.sha256, &name)?;
         source_info = Some(SourceInfo {
             reference: text.clone(),

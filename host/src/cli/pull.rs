@@ -3,11 +3,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use mcp_wasm_host::config::SignatureKeys;
 use mcp_wasm_host::runtime::Sha256Digest;
-use mcp_wasm_host::source::{Fetcher, SourceRef};
+use mcp_wasm_host::source::limits::{Bound, DEFAULT_MAX_PLUGIN_SIZE, FetchTimeouts};
+use mcp_wasm_host::source::{Fetcher, PluginName, Request, SourceRef};
 
 use super::shared::{CacheArgs, cache_dir, default_name, parse_source};
 
@@ -34,6 +36,20 @@ pub struct PullArgs {
     /// (loopback registries always are; may be repeated).
     #[arg(long = "plain-http", value_name = "REGISTRY")]
     plain_http: Vec<String>,
+    /// The most bytes the component may have (as `max_plugin_size` in the
+    /// policy file), e.g. `64MiB`.
+    #[arg(long, value_name = "SIZE", default_value_t = bytesize::ByteSize(DEFAULT_MAX_PLUGIN_SIZE))]
+    max_size: bytesize::ByteSize,
+    /// How long to wait for a connection (as `fetch_connect_timeout`).
+    #[arg(long, value_name = "DURATION", value_parser = humantime_serde::re::humantime::parse_duration, default_value = "10s")]
+    connect_timeout: Duration,
+    /// How long to wait for the first byte of an answer, and for each next
+    /// one (as `fetch_first_byte_timeout`).
+    #[arg(long, value_name = "DURATION", value_parser = humantime_serde::re::humantime::parse_duration, default_value = "30s")]
+    first_byte_timeout: Duration,
+    /// How long the whole fetch may take (as `fetch_timeout`).
+    #[arg(long, value_name = "DURATION", value_parser = humantime_serde::re::humantime::parse_duration, default_value = "5m")]
+    timeout: Duration,
     #[command(flatten)]
     cache: CacheArgs,
 }
@@ -51,35 +67,38 @@ pub(super) async fn run(args: PullArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("{}: a URL needs --sha256 HEX", args.reference);
     }
     let name = match &args.name {
-        Some(name) => name.clone(),
-        None => default_name(&source),
+        Some(name) => PluginName::parse(name).context("--name")?,
+        None => PluginName::parse(&default_name(&source))
+            .context("the name the reference gives; choose one with --name")?,
     };
     let keys = (!args.keys.is_empty()).then(|| SignatureKeys {
         policy_key: "--key".into(),
         config_file: PathBuf::from("the command line"),
         paths: args.keys.clone(),
     });
-    let fetcher = Fetcher::new(&cache_dir(&args.cache)?, &args.plain_http);
-    let fetched = fetcher.fetch(&source, pinned, keys.as_ref()).await?;
-    if let Some(pin) = pinned
-        && pin != fetched.sha256
-    {
-        anyhow::bail!(
-            "{}: digest mismatch: --sha256 is {pin}, the component's is {}",
-            args.reference,
-            fetched.sha256
-        );
-    }
-    let bytes = fetcher
-        .store()
-        .blob(&fetched.sha256)
-        .context("the fetched component vanished from the cache")?;
+    let timeouts = FetchTimeouts {
+        connect: Bound::new(args.connect_timeout, "--connect-timeout"),
+        first_byte: Bound::new(args.first_byte_timeout, "--first-byte-timeout"),
+        total: Bound::new(args.timeout, "--timeout"),
+    };
+    let fetcher = Fetcher::new(&cache_dir(&args.cache)?, &args.plain_http).with_timeouts(timeouts);
+    let fetched = fetcher
+        .fetch(&Request {
+            source: &source,
+            pinned,
+            pin_key: "--sha256".into(),
+            keys: keys.as_ref(),
+            max_size: Bound::new(args.max_size.as_u64(), "--max-size"),
+        })
+        .await?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("cannot create {}", args.dir.display()))?;
-    let target = args.dir.join(format!("{name}.wasm"));
-    let tmp = args.dir.join(format!(".{name}.wasm.part"));
-    std::fs::write(&tmp, &bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &target).with_context(|| format!("cannot write {}", target.display()))?;
+    let target = args.dir.join(name.file_name());
+    // Copied in chunks through a temporary file, checked, then renamed.
+    fetcher
+        .store()
+        .copy_blob(&fetched.sha256, &target)
+        .with_context(|| format!("cannot write {}", target.display()))?;
     if fetched.offline {
         eprintln!(
             "warning: the registry cannot be reached; used the cached copy of {}",

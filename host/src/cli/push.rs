@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use mcp_wasm_host::source::limits::FetchTimeouts;
 use mcp_wasm_host::source::oci::Registry;
 
 use super::shared::oci_ref;
@@ -35,7 +36,7 @@ pub(super) async fn run(args: PushArgs) -> anyhow::Result<ExitCode> {
         "{}: not a WebAssembly component",
         args.file.display()
     );
-    let registry = Registry::for_ref(&r, &args.plain_http);
+    let registry = Registry::for_ref(&r, &args.plain_http, &FetchTimeouts::default());
     let digest = registry.push_component(&r, &bytes).await?;
     println!("{} {digest}", args.reference);
     Ok(ExitCode::SUCCESS)

@@ -206,17 +206,26 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let files = Runtime::plugin_files(&args.plugins)
         .with_context(|| format!("cannot load plugins from {}", args.plugins.display()))?;
     let fetcher = source_fetcher(&args.cache, &config);
+    // Held while sources are fetched and applied, so a policy reload's
+    // fetch never interleaves with the one at start.
+    let sources_lock = Arc::new(tokio::sync::Mutex::new(()));
     let watcher = Arc::new(std::sync::Mutex::new(None));
     {
         let (runtime, config, watcher) = (runtime.clone(), config.clone(), watcher.clone());
         let health = health.clone();
         let (dir, no_watch) = (args.plugins.clone(), args.no_watch);
         tokio::spawn(async move {
-            // The policy's sources are fetched (or taken from the cache)
-            // before anything loads, so their names are claimed first.
-            let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
-            let mut files = files;
-            files.extend(resolution.files());
+            let sources_guard = sources_lock.clone().lock_owned().await;
+            // The sources' names are claimed before anything loads, so no
+            // file of the directory stands in for one while it is fetched;
+            // the fetches themselves wait until what is here is served.
+            if let Some(fetcher) = &fetcher {
+                runtime.set_claims(mcp_wasm_host::source::pending_claims(
+                    fetcher,
+                    &config,
+                    |_| Default::default(),
+                ));
+            }
             // Watch first, so no change made while loading is missed; the
             // runtime serializes reloads with this load.
             if !no_watch {
@@ -225,8 +234,8 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
                     &dir,
                     &config,
                     max_memory,
-                    fetcher,
-                    resolution.files(),
+                    fetcher.clone(),
+                    sources_lock.clone(),
                 );
                 *watcher
                     .lock()
@@ -235,23 +244,10 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             let report = runtime.load_files(&files).await;
             health.set_loaded();
             for failure in &report.failed {
-                match resolution.source_of(failure.path()) {
-                    Some(s) => tracing::error!(
-                        "skipped plugin {} (source {}): {failure}",
-                        s.name,
-                        s.fetched.source
-                    ),
-                    None => tracing::error!("skipped plugin: {failure}"),
-                }
+                tracing::error!("skipped plugin: {failure}");
             }
             for skipped in &report.skipped_tools {
                 tracing::warn!("{skipped}");
-            }
-            for section in config.unused_sections(&report.loaded) {
-                tracing::warn!(
-                    "{}: [plugins.{section}] matches no loaded plugin",
-                    config.path().display()
-                );
             }
             tracing::info!(
                 plugins = report.loaded.len(),
@@ -260,6 +256,42 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
                 dir = %dir.display(),
                 "plugins loaded"
             );
+            let mut loaded = report.loaded;
+            // Then the sources, in the background of what is served: each
+            // appears (with list_changed) once fetched and checked.
+            let sources = config.sources().len();
+            if fetcher.is_some() && sources > 0 {
+                tracing::info!(sources, "fetching plugin sources");
+                let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
+                let report = runtime.reload_files(&resolution.files()).await;
+                for failure in &report.failed {
+                    match resolution.source_of(failure.path()) {
+                        Some(s) => tracing::error!(
+                            "skipped plugin {} (source {}): {failure}",
+                            s.name,
+                            s.fetched.source
+                        ),
+                        None => tracing::error!("skipped plugin: {failure}"),
+                    }
+                }
+                for skipped in &report.skipped_tools {
+                    tracing::warn!("{skipped}");
+                }
+                tracing::info!(
+                    fetched = resolution.sourced.len(),
+                    failed = resolution.failed.len() + report.failed.len(),
+                    tools = runtime.catalog().tools().len(),
+                    "plugin sources fetched"
+                );
+                loaded.extend(report.loaded);
+            }
+            drop(sources_guard);
+            for section in config.unused_sections(&loaded) {
+                tracing::warn!(
+                    "{}: [plugins.{section}] matches no loaded plugin",
+                    config.path().display()
+                );
+            }
         });
     }
     let rounds = args.rounds.rounds()?;
@@ -423,22 +455,24 @@ fn start_watcher(
     config: &Config,
     max_memory: u64,
     fetcher: Option<Fetcher>,
-    extra_files: Vec<PathBuf>,
+    sources_lock: Arc<tokio::sync::Mutex<()>>,
 ) -> Option<DirWatcher> {
     let mut options = WatchOptions::new(dir);
-    options.extra_files = extra_files;
     if !config.is_builtin() {
         let weak = Arc::downgrade(runtime);
         options.policy = Some(PolicyFile {
             path: config.path().to_owned(),
             load: Box::new(move |path| {
                 let (weak, fetcher) = (weak.clone(), fetcher.clone());
+                let sources_lock = sources_lock.clone();
                 Box::pin(async move {
                     let config = Config::load(&path, max_memory)
                         .map_err(|e| PolicyReloadError::Invalid(e.into()))?;
                     let Some(runtime) = weak.upgrade() else {
                         return Err(PolicyReloadError::ShuttingDown);
                     };
+                    // After the fetch at start, if it is still running.
+                    let _sources = sources_lock.lock().await;
                     let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
                     Ok(PolicyUpdate {
                         extra_files: resolution.files(),
@@ -464,7 +498,10 @@ fn start_watcher(
 fn source_fetcher(args: &CacheArgs, config: &Config) -> Option<Fetcher> {
     let dir = args.cache_dir.clone().or_else(CompileCache::default_dir);
     match dir {
-        Some(dir) => Some(Fetcher::new(&dir, config.plain_http_registries())),
+        Some(dir) => Some(
+            Fetcher::new(&dir, config.plain_http_registries())
+                .with_timeouts(config.fetch_timeouts()),
+        ),
         None => {
             if !config.sources().is_empty() {
                 tracing::warn!(

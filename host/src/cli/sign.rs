@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use mcp_wasm_host::source::limits::FetchTimeouts;
 use mcp_wasm_host::source::oci::Registry;
 use mcp_wasm_host::source::signature::{self, PrivateKey};
 
@@ -25,7 +26,7 @@ pub struct SignArgs {
 pub(super) async fn run(args: SignArgs) -> anyhow::Result<ExitCode> {
     let r = oci_ref(&args.reference)?;
     let key = PrivateKey::read(&args.key)?;
-    let registry = Registry::for_ref(&r, &args.plain_http);
+    let registry = Registry::for_ref(&r, &args.plain_http, &FetchTimeouts::default());
     let digest = match &r.digest {
         Some(d) => d.clone(),
         None => registry.resolve(&r).await?,

@@ -1,13 +1,14 @@
 //! Components fetched from a URL: `https://`, or `http://` on a loopback
 //! host. The policy pins the file's SHA-256, which the bytes are checked
-//! against before anything keeps them.
+//! against as they stream to a temporary file, with their count against
+//! the plugin's size bound; nothing keeps them before both pass.
 
-use std::time::Duration;
+use futures::StreamExt as _;
+use tokio::io::{AsyncWrite, AsyncWriteExt as _};
 
+use super::check::{CheckError, StreamCheck};
+use super::limits::{Bound, FetchTimeouts, spelled};
 use crate::runtime::Sha256Digest;
-
-/// The most bytes a component fetched from a URL may have.
-pub const MAX_COMPONENT_BYTES: usize = 256 << 20;
 
 /// Why a URL fetch failed.
 #[derive(Debug, thiserror::Error)]
@@ -28,49 +29,69 @@ pub enum HttpsError {
         /// What went wrong.
         reason: String,
     },
+    /// The bytes failed their size or digest check.
+    #[error("{url}: {source}")]
+    Check {
+        /// The URL.
+        url: String,
+        /// What is wrong.
+        source: CheckError,
+    },
 }
 
-/// GETs `url` (no redirects to other schemes are followed blindly: reqwest
-/// keeps at most 10 hops) and returns its body.
-pub async fn fetch(url: &str) -> Result<Vec<u8>, HttpsError> {
+/// GETs `url` (reqwest follows at most 10 redirects) and streams its body
+/// into `out`, checked against `expected` and `max` as it comes. `out`
+/// holds unchecked bytes until this returns `Ok`.
+pub async fn fetch_into(
+    url: &str,
+    expected: Sha256Digest,
+    max: &Bound<u64>,
+    timeouts: &FetchTimeouts,
+    out: &mut (impl AsyncWrite + Unpin),
+) -> Result<(), HttpsError> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let failed = |reason: String| HttpsError::Failed {
         url: url.to_string(),
         reason,
     };
+    let checked = |source: CheckError| HttpsError::Check {
+        url: url.to_string(),
+        source,
+    };
+    let unreachable = |e: reqwest::Error| {
+        let bound = |b: &Bound<std::time::Duration>, what: &str| {
+            format!("{what} within {} (`{}`)", spelled(b.value), b.key)
+        };
+        let reason = match (e.is_connect(), e.is_timeout()) {
+            (true, true) => bound(&timeouts.connect, "no connection"),
+            (false, true) => bound(&timeouts.first_byte, "no answer"),
+            (true, false) => e.to_string(),
+            (false, false) => return failed(e.to_string()),
+        };
+        HttpsError::Unreachable {
+            url: url.to_string(),
+            reason,
+        }
+    };
+    let mut check = StreamCheck::new(expected, None, max).map_err(checked)?;
     let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(300))
+        .connect_timeout(timeouts.connect.value)
+        .read_timeout(timeouts.first_byte.value)
         .https_only(!url.starts_with("http://"))
         .build()
         .map_err(|e| failed(e.to_string()))?;
-    let response = client.get(url).send().await.map_err(|e| {
-        if e.is_connect() || e.is_timeout() {
-            HttpsError::Unreachable {
-                url: url.to_string(),
-                reason: e.to_string(),
-            }
-        } else {
-            failed(e.to_string())
-        }
-    })?;
+    let response = client.get(url).send().await.map_err(unreachable)?;
     if !response.status().is_success() {
         return Err(failed(format!("HTTP {}", response.status())));
     }
-    if response
-        .content_length()
-        .is_some_and(|n| n > MAX_COMPONENT_BYTES as u64)
-    {
-        return Err(failed(format!("larger than {MAX_COMPONENT_BYTES} bytes")));
+    check.announce(response.content_length()).map_err(checked)?;
+    let mut body = response.bytes_stream();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(unreachable)?;
+        check.feed(&chunk).map_err(checked)?;
+        out.write_all(&chunk)
+            .await
+            .map_err(|e| failed(format!("cannot write it: {e}")))?;
     }
-    let body = response.bytes().await.map_err(|e| failed(e.to_string()))?;
-    if body.len() > MAX_COMPONENT_BYTES {
-        return Err(failed(format!("larger than {MAX_COMPONENT_BYTES} bytes")));
-    }
-    Ok(body.to_vec())
-}
-
-/// Whether `bytes` have the digest `expected`.
-pub fn matches(bytes: &[u8], expected: &Sha256Digest) -> bool {
-    Sha256Digest::of(bytes) == *expected
+    check.finish().map_err(checked)
 }

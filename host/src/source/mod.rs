@@ -4,13 +4,26 @@
 //! keeping it in the content-addressed [`store`], and handing the runtime
 //! a file to load under the policy section's name.
 //!
+//! What the registry says is trusted for nothing: the manifest is checked
+//! against its digest, the signature (when required) against the manifest
+//! digest before any layer is downloaded, and the component streams to a
+//! temporary file through a size and digest check, renamed into the store
+//! only once every check passed. Every fetch is bounded in time
+//! ([`limits::FetchTimeouts`]) and the component in size (`max_plugin_size`).
+//!
 //! - [`reference`] parses `oci://…` and `https://…` sources.
+//! - [`name`] is the plugin-name rule every path from a name goes through.
 //! - [`oci`] speaks to registries (`oci-client`).
 //! - [`https`] fetches a URL.
+//! - [`check`] checks bytes while they stream.
+//! - [`limits`] holds the bounds and the keys that set them.
 //! - [`signature`] checks and makes cosign-compatible signatures.
 //! - [`store`] keeps what was fetched, checked by digest.
 
+pub mod check;
 pub mod https;
+pub mod limits;
+pub mod name;
 pub mod oci;
 pub mod reference;
 pub mod signature;
@@ -19,10 +32,13 @@ pub mod store;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+pub use name::{BadPluginName, PluginName};
 pub use reference::{BadReference, OciRef, SourceRef};
 
 use crate::config::{Config, PluginSource, SignatureKeys};
 use crate::runtime::{NameClaims, Sha256Digest};
+use check::StreamCheck;
+use limits::{Bound, FetchTimeouts, MAX_MANIFEST_SIZE, MAX_PAYLOAD_SIZE, spelled};
 use oci::{OciError, Registry};
 use signature::{KeyError, PublicKey};
 use store::Store;
@@ -43,6 +59,30 @@ pub enum SourceError {
         reference: String,
         /// Why it could not be fetched.
         reason: String,
+    },
+    /// The whole fetch took longer than its bound.
+    #[error("{reference}: the fetch did not finish within {after} (`{key}`)")]
+    TimedOut {
+        /// The reference.
+        reference: String,
+        /// The bound, spelled as in the policy.
+        after: String,
+        /// The key that sets it.
+        key: String,
+    },
+    /// The component is not the one the policy pins.
+    #[error(
+        "{reference}: the component's SHA-256 does not match the pinned digest: expected {expected} ({pin_key}), actual {actual}"
+    )]
+    Pinned {
+        /// The reference.
+        reference: String,
+        /// The pinned digest.
+        expected: Sha256Digest,
+        /// The component's.
+        actual: String,
+        /// What pins it: ``​`sha256` in [plugins.NAME] of FILE`` or `--sha256`.
+        pin_key: String,
     },
     /// The policy requires a signature and none verifies.
     #[error(
@@ -97,21 +137,54 @@ pub struct Fetched {
     pub signed_by: Option<PathBuf>,
 }
 
+/// What one fetch is asked for: the source, what pins it, the keys it must
+/// be signed by and how large it may be.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// Where from.
+    pub source: &'a SourceRef,
+    /// The component's SHA-256, if pinned.
+    pub pinned: Option<Sha256Digest>,
+    /// What pins it, for messages.
+    pub pin_key: String,
+    /// The keys a signature must verify with, if required.
+    pub keys: Option<&'a SignatureKeys>,
+    /// The most bytes the component may have, and the key that says so.
+    pub max_size: Bound<u64>,
+}
+
+/// What a successful signature check found, kept only once the whole
+/// fetch succeeds.
+struct Verified {
+    key: PathBuf,
+    sig_tag: Option<(String, String)>,
+    blobs: Vec<(Sha256Digest, Vec<u8>)>,
+}
+
 /// Fetches plugins into a [`Store`].
 #[derive(Debug, Clone)]
 pub struct Fetcher {
     store: Store,
     plain_http: Vec<String>,
+    timeouts: FetchTimeouts,
 }
 
 impl Fetcher {
     /// A fetcher that keeps what it fetches under `cache_dir` and reaches
-    /// the registries in `plain_http` (besides loopback ones) over HTTP.
+    /// the registries in `plain_http` (besides loopback ones) over HTTP,
+    /// with the default timeouts.
     pub fn new(cache_dir: &Path, plain_http: &[String]) -> Self {
         Fetcher {
             store: Store::new(cache_dir),
             plain_http: plain_http.to_vec(),
+            timeouts: FetchTimeouts::default(),
         }
+    }
+
+    /// The same, held to `timeouts`.
+    pub fn with_timeouts(mut self, timeouts: FetchTimeouts) -> Self {
+        self.timeouts = timeouts;
+        self
     }
 
     /// The store.
@@ -121,56 +194,111 @@ impl Fetcher {
 
     /// A client for `r`'s registry.
     pub fn registry(&self, r: &OciRef) -> Registry {
-        Registry::for_ref(r, &self.plain_http)
+        Registry::for_ref(r, &self.plain_http, &self.timeouts)
     }
 
-    fn keep(&self, digest: &Sha256Digest, bytes: &[u8]) -> Result<(), SourceError> {
-        self.store
-            .put_blob(digest, bytes)
-            .map_err(|source| SourceError::Store {
-                path: self.store.plugins_dir(),
-                source,
-            })
+    fn store_error(&self, source: std::io::Error) -> SourceError {
+        SourceError::Store {
+            path: self.store.plugins_dir(),
+            source,
+        }
     }
 
-    /// The blob `digest` of `r`'s repository: from the store, else from the
-    /// registry (checked, then kept). `manifest` says which endpoint.
-    async fn cached(
+    /// A failure to reach the registry, said as one for `reference`.
+    fn offline(reference: String, e: OciError) -> SourceError {
+        match e {
+            OciError::Unreachable { registry, reason } => SourceError::Offline {
+                reference,
+                reason: format!("the registry {registry} cannot be reached ({reason})"),
+            },
+            e => e.into(),
+        }
+    }
+
+    /// The manifest `digest` of `r`'s repository: from the store, else from
+    /// the registry (checked by digest, not kept: see [`Fetcher::keep_all`]).
+    async fn manifest(
         &self,
         registry: &Registry,
         r: &OciRef,
         digest: &str,
-        manifest: bool,
-    ) -> Result<Vec<u8>, SourceError> {
-        let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
-        let key = Sha256Digest::from_hex(hex).map_err(|reason| OciError::Other {
-            reference: r.to_string(),
-            reason,
-        })?;
-        if let Some(bytes) = self.store.blob(&key) {
-            return Ok(bytes);
+    ) -> Result<(Sha256Digest, Vec<u8>), SourceError> {
+        let key = digest_of(r, digest)?;
+        if let Some(bytes) = self.store.blob(&key, MAX_MANIFEST_SIZE) {
+            return Ok((key, bytes));
         }
-        let fetched = if manifest {
-            registry.manifest(r, digest).await
-        } else {
-            registry.blob(r, digest).await
-        };
-        let bytes = match fetched {
-            Ok(bytes) => bytes,
-            Err(OciError::Unreachable { registry, reason }) => {
-                return Err(SourceError::Offline {
-                    reference: r.at_digest(digest).to_string(),
-                    reason: format!("the registry {registry} cannot be reached ({reason})"),
-                });
-            }
-            Err(e) => return Err(e.into()),
-        };
-        self.keep(&key, &bytes)?;
-        Ok(bytes)
+        let bytes = registry
+            .manifest(r, digest)
+            .await
+            .map_err(|e| Self::offline(r.at_digest(digest).to_string(), e))?;
+        Ok((key, bytes))
+    }
+
+    /// A signature payload: from the store, else from the registry
+    /// (checked by size and digest, not kept).
+    async fn payload(
+        &self,
+        registry: &Registry,
+        r: &OciRef,
+        digest: &str,
+        declared: i64,
+    ) -> Result<(Sha256Digest, Vec<u8>), SourceError> {
+        let key = digest_of(r, digest)?;
+        if let Some(bytes) = self.store.blob(&key, MAX_PAYLOAD_SIZE) {
+            return Ok((key, bytes));
+        }
+        let max = Bound::new(MAX_PAYLOAD_SIZE, "the signature payload bound (64 KiB)");
+        let bytes = registry
+            .blob(r, digest, Some(declared), &max)
+            .await
+            .map_err(|e| Self::offline(r.at_digest(digest).to_string(), e))?;
+        Ok((key, bytes))
+    }
+
+    /// The component layer `digest` (of `declared` size): in the store
+    /// already, else streamed from the registry into a temporary file of
+    /// the store through the size and digest checks, and kept only if it
+    /// passes them.
+    async fn component(
+        &self,
+        registry: &Registry,
+        r: &OciRef,
+        digest: &str,
+        declared: i64,
+        max: &Bound<u64>,
+    ) -> Result<Sha256Digest, SourceError> {
+        let key = digest_of(r, digest)?;
+        let what = format!("{}@{digest} (blob)", r.repository_name());
+        // The declared size is held to the bound even for a cached copy.
+        StreamCheck::new(key, Some(declared), max)
+            .map_err(|source| OciError::Check { what, source })?;
+        if self.has_blob(key).await {
+            return Ok(key);
+        }
+        let (staged, mut file) = self.store.stage().await.map_err(|e| self.store_error(e))?;
+        registry
+            .blob_into(r, digest, Some(declared), max, &mut file)
+            .await
+            .map_err(|e| Self::offline(r.at_digest(digest).to_string(), e))?;
+        staged
+            .keep(file, &key)
+            .await
+            .map_err(|e| self.store_error(e))?;
+        Ok(key)
+    }
+
+    /// Whether the store holds `digest` intact (hashed off the async
+    /// workers).
+    async fn has_blob(&self, digest: Sha256Digest) -> bool {
+        let store = self.store.clone();
+        tokio::task::spawn_blocking(move || store.has_blob(&digest))
+            .await
+            .unwrap_or(false)
     }
 
     /// The digest the tag of `r` resolves to; from the cache's record when
     /// the registry cannot be reached (the second value is then `true`).
+    /// Nothing is recorded here: [`Fetcher::keep_all`] does, on success.
     async fn resolve(
         &self,
         registry: &Registry,
@@ -181,12 +309,7 @@ impl Fetcher {
         }
         let key = r.to_string();
         match registry.resolve(r).await {
-            Ok(digest) => {
-                if let Err(e) = self.store.record(&key, &digest) {
-                    tracing::warn!("cannot record {key} -> {digest} in the cache: {e}");
-                }
-                Ok((digest, false))
-            }
+            Ok(digest) => Ok((digest, false)),
             Err(OciError::Unreachable { registry, reason }) => match self.store.resolved(&key) {
                 Some(digest) => Ok((digest, true)),
                 None => Err(SourceError::Offline {
@@ -198,21 +321,30 @@ impl Fetcher {
         }
     }
 
-    /// Fetches `source` into the store: resolves a tag, checks every byte
-    /// against its digest and, when `keys` is given, requires a signature
-    /// that verifies with one of them.
-    #[tracing::instrument(skip_all, fields(source = %source))]
-    pub async fn fetch(
-        &self,
-        source: &SourceRef,
-        pinned: Option<Sha256Digest>,
-        keys: Option<&SignatureKeys>,
-    ) -> Result<Fetched, SourceError> {
-        match source {
-            SourceRef::Oci(r) => self.fetch_oci(source, r, keys).await,
+    /// Fetches `request.source` into the store within the total timeout:
+    /// resolves a tag, checks every byte against its digest and size and,
+    /// when keys are given, requires a signature that verifies with one of
+    /// them before downloading the component.
+    #[tracing::instrument(skip_all, fields(source = %request.source))]
+    pub async fn fetch(&self, request: &Request<'_>) -> Result<Fetched, SourceError> {
+        let total = &self.timeouts.total;
+        match tokio::time::timeout(total.value, self.fetch_unbounded(request)).await {
+            Ok(result) => result,
+            // The fetch was dropped: its temporary file is removed.
+            Err(_) => Err(SourceError::TimedOut {
+                reference: request.source.to_string(),
+                after: spelled(total.value),
+                key: total.key.clone(),
+            }),
+        }
+    }
+
+    async fn fetch_unbounded(&self, request: &Request<'_>) -> Result<Fetched, SourceError> {
+        match request.source {
+            SourceRef::Oci(r) => self.fetch_oci(request, r).await,
             SourceRef::Https(url) => {
                 // Checked by the configuration: a URL needs a digest.
-                if let Some(keys) = keys {
+                if let Some(keys) = request.keys {
                     return Err(SourceError::Signature {
                         reference: url.clone(),
                         problem: "a URL carries no signature (sign an OCI artifact instead)".into(),
@@ -221,19 +353,47 @@ impl Fetcher {
                         keys: keys.paths.clone(),
                     });
                 }
-                let sha256 = match pinned.filter(|d| self.store.blob(d).is_some()) {
-                    Some(digest) => digest,
-                    None => {
-                        let bytes = https::fetch(url).await?;
-                        let digest = Sha256Digest::of(&bytes);
-                        self.keep(&digest, &bytes)?;
-                        digest
-                    }
+                let Some(pinned) = request.pinned else {
+                    return Err(SourceError::Https(https::HttpsError::Failed {
+                        url: url.clone(),
+                        reason: format!("a URL source needs its digest ({})", request.pin_key),
+                    }));
                 };
+                if !self.has_blob(pinned).await {
+                    let (staged, mut file) =
+                        self.store.stage().await.map_err(|e| self.store_error(e))?;
+                    match https::fetch_into(
+                        url,
+                        pinned,
+                        &request.max_size,
+                        &self.timeouts,
+                        &mut file,
+                    )
+                    .await
+                    {
+                        Ok(()) => {}
+                        Err(https::HttpsError::Check {
+                            source: check::CheckError::Digest { actual, .. },
+                            ..
+                        }) => {
+                            return Err(SourceError::Pinned {
+                                reference: url.clone(),
+                                expected: pinned,
+                                actual: actual.to_string(),
+                                pin_key: request.pin_key.clone(),
+                            });
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                    staged
+                        .keep(file, &pinned)
+                        .await
+                        .map_err(|e| self.store_error(e))?;
+                }
                 Ok(Fetched {
-                    source: source.clone(),
+                    source: request.source.clone(),
                     manifest_digest: None,
-                    sha256,
+                    sha256: pinned,
                     offline: false,
                     signed_by: None,
                 })
@@ -241,30 +401,43 @@ impl Fetcher {
         }
     }
 
-    async fn fetch_oci(
-        &self,
-        source: &SourceRef,
-        r: &OciRef,
-        keys: Option<&SignatureKeys>,
-    ) -> Result<Fetched, SourceError> {
+    async fn fetch_oci(&self, request: &Request<'_>, r: &OciRef) -> Result<Fetched, SourceError> {
         let registry = self.registry(r);
         let (digest, offline) = self.resolve(&registry, r).await?;
-        let manifest = self.cached(&registry, r, &digest, true).await?;
-        let layer = oci::component_layer(&r.at_digest(&digest).to_string(), &manifest)?;
-        self.cached(&registry, r, &layer, false).await?;
-        let sha256 =
-            Sha256Digest::from_hex(layer.trim_start_matches("sha256:")).map_err(|reason| {
-                OciError::Other {
-                    reference: r.to_string(),
-                    reason,
-                }
-            })?;
-        let signed_by = match keys {
+        let (manifest_key, manifest) = self.manifest(&registry, r, &digest).await?;
+        // The signature first: nothing of an unsigned artifact is
+        // downloaded past its manifest, and nothing of it is kept.
+        let verified = match request.keys {
             Some(keys) => Some(self.verify(&registry, r, &digest, keys).await?),
             None => None,
         };
+        let (layer, size) = oci::component_layer(&r.at_digest(&digest).to_string(), &manifest)?;
+        if let Some(pinned) = request.pinned
+            && layer != format!("sha256:{pinned}")
+        {
+            return Err(SourceError::Pinned {
+                reference: request.source.to_string(),
+                expected: pinned,
+                actual: layer.trim_start_matches("sha256:").to_string(),
+                pin_key: request.pin_key.clone(),
+            });
+        }
+        let sha256 = self
+            .component(&registry, r, &layer, size, &request.max_size)
+            .await?;
+        let mut blobs = vec![(manifest_key, manifest)];
+        let mut records = Vec::new();
+        if r.digest.is_none() && !offline {
+            records.push((r.to_string(), digest.clone()));
+        }
+        let signed_by = verified.map(|v| {
+            blobs.extend(v.blobs);
+            records.extend(v.sig_tag);
+            v.key
+        });
+        self.keep_all(&blobs, &records)?;
         Ok(Fetched {
-            source: source.clone(),
+            source: request.source.clone(),
             manifest_digest: Some(digest),
             sha256,
             offline,
@@ -272,15 +445,35 @@ impl Fetcher {
         })
     }
 
+    /// Keeps the manifests and payloads of a fetch that succeeded, and
+    /// records what its tags resolved to.
+    fn keep_all(
+        &self,
+        blobs: &[(Sha256Digest, Vec<u8>)],
+        records: &[(String, String)],
+    ) -> Result<(), SourceError> {
+        for (digest, bytes) in blobs {
+            self.store
+                .put_blob(digest, bytes)
+                .map_err(|e| self.store_error(e))?;
+        }
+        for (reference, digest) in records {
+            if let Err(e) = self.store.record(reference, digest) {
+                tracing::warn!("cannot record {reference} -> {digest} in the cache: {e}");
+            }
+        }
+        Ok(())
+    }
+
     /// Finds a signature of the manifest `digest` that verifies with one of
-    /// `keys`; returns that key's file.
+    /// `keys`; returns that key's file and what to keep.
     async fn verify(
         &self,
         registry: &Registry,
         r: &OciRef,
         digest: &str,
         keys: &SignatureKeys,
-    ) -> Result<PathBuf, SourceError> {
+    ) -> Result<Verified, SourceError> {
         let refused = |problem: String| SourceError::Signature {
             reference: r.to_string(),
             problem,
@@ -299,27 +492,32 @@ impl Fetcher {
             })?;
         let tag = signature::signature_tag(digest);
         let sig_ref = r.at_tag(&tag);
-        let sig_digest = match self.resolve(registry, &sig_ref).await {
-            Ok((d, _)) => d,
+        let (sig_digest, sig_offline) = match self.resolve(registry, &sig_ref).await {
+            Ok(found) => found,
             Err(SourceError::Registry(OciError::NotFound { .. })) => {
                 return Err(refused(format!("not signed (no signature tag {tag})")));
             }
             Err(e) => return Err(e),
         };
-        let sig_manifest = self.cached(registry, r, &sig_digest, true).await?;
+        let (sig_key, sig_manifest) = self.manifest(registry, r, &sig_digest).await?;
         let layers = oci::signature_layers(&sig_manifest);
         if layers.is_empty() {
             return Err(refused(format!(
                 "not signed (the tag {tag} holds no signature)"
             )));
         }
-        for (payload_digest, sig) in &layers {
-            let payload = self.cached(registry, r, payload_digest, false).await?;
+        for (payload_digest, size, sig) in &layers {
+            let (payload_key, payload) = self.payload(registry, r, payload_digest, *size).await?;
             if !signature::payload_names(&payload, digest) {
                 continue;
             }
             if let Some(key) = public.iter().find(|k| k.verifies(&payload, sig)) {
-                return Ok(key.path.clone());
+                let sig_tag = (!sig_offline).then(|| (sig_ref.to_string(), sig_digest.clone()));
+                return Ok(Verified {
+                    key: key.path.clone(),
+                    sig_tag,
+                    blobs: vec![(sig_key, sig_manifest), (payload_key, payload)],
+                });
             }
         }
         Err(refused(format!(
@@ -327,6 +525,11 @@ impl Fetcher {
             layers.len()
         )))
     }
+}
+
+/// The [`Sha256Digest`] of `sha256:HEX`.
+fn digest_of(r: &OciRef, digest: &str) -> Result<Sha256Digest, SourceError> {
+    Ok(oci::parse_digest(&r.to_string(), digest)?)
 }
 
 /// A plugin the policy file's `source` gave, ready to load.
@@ -363,6 +566,36 @@ impl Resolution {
     }
 }
 
+/// The names the policy's sources take, before anything is fetched: each
+/// may be served only from `keep_paths(name)` (the version already served,
+/// if any) until its fetch is done, so no file of the plugins directory
+/// stands in for it meanwhile.
+pub fn pending_claims(
+    fetcher: &Fetcher,
+    config: &Config,
+    keep_paths: impl Fn(&str) -> BTreeSet<PathBuf>,
+) -> NameClaims {
+    let mut claims = NameClaims::new(Some(fetcher.store().plugins_dir()));
+    for s in config.sources() {
+        claims.claim(
+            s.name.as_str(),
+            owner(config, &s),
+            keep_paths(s.name.as_str()),
+        );
+    }
+    claims
+}
+
+/// Who claims a sourced plugin's name, for messages.
+fn owner(config: &Config, s: &PluginSource) -> String {
+    format!(
+        "`{}.source` ({}) in {}",
+        s.section,
+        s.source,
+        config.path().display()
+    )
+}
+
 /// Fetches every source the policy file names (in parallel), logging each
 /// resolution (reference, digests, offline use). A source that fails
 /// keeps its name claimed, with `keep_paths(name)` (the version already
@@ -379,22 +612,21 @@ pub async fn resolve_all(
         ..Resolution::default()
     };
     for (s, result) in sources.iter().zip(fetched) {
-        let owner = format!(
-            "`{}.source` ({}) in {}",
-            s.section,
-            s.source,
-            config.path().display()
-        );
+        let name = s.name.as_str();
         match result {
             Ok(sourced) => {
-                resolution
-                    .claims
-                    .claim(&s.name, owner, BTreeSet::from([sourced.file.clone()]));
+                resolution.claims.claim(
+                    name,
+                    owner(config, s),
+                    BTreeSet::from([sourced.file.clone()]),
+                );
                 resolution.sourced.push(sourced);
             }
             Err(e) => {
-                resolution.claims.claim(&s.name, owner, keep_paths(&s.name));
-                resolution.failed.push((s.name.clone(), e));
+                resolution
+                    .claims
+                    .claim(name, owner(config, s), keep_paths(name));
+                resolution.failed.push((name.to_string(), e));
             }
         }
     }
@@ -402,21 +634,29 @@ pub async fn resolve_all(
 }
 
 async fn fetch_one(fetcher: &Fetcher, s: &PluginSource) -> Result<Sourced, SourceError> {
-    let fetched = fetcher.fetch(&s.source, s.sha256, s.keys.as_ref()).await?;
-    let file = fetcher
-        .store()
-        .plugin_file(&fetched.sha256, &s.name)
-        .map_err(|source| SourceError::Store {
-            path: fetcher.store().plugins_dir(),
-            source,
-        })?;
+    let fetched = fetcher
+        .fetch(&Request {
+            source: &s.source,
+            pinned: s.sha256,
+            pin_key: s.pin_key.clone(),
+            keys: s.keys.as_ref(),
+            max_size: s.max_size.clone(),
+        })
+        .await?;
+    let store = fetcher.store().clone();
+    let (digest, name) = (fetched.sha256, s.name.clone());
+    let file = match tokio::task::spawn_blocking(move || store.plugin_file(&digest, &name)).await {
+        Ok(written) => written,
+        Err(join) => Err(std::io::Error::other(join)),
+    }
+    .map_err(|e| fetcher.store_error(e))?;
     let digest = fetched
         .manifest_digest
         .clone()
         .unwrap_or_else(|| format!("sha256:{}", fetched.sha256));
     if fetched.offline {
         tracing::warn!(
-            plugin = s.name,
+            plugin = s.name.as_str(),
             source = %s.source,
             digest,
             "the registry cannot be reached: using the cached copy of {} ({digest})",
@@ -424,7 +664,7 @@ async fn fetch_one(fetcher: &Fetcher, s: &PluginSource) -> Result<Sourced, Sourc
         );
     }
     tracing::info!(
-        plugin = s.name,
+        plugin = s.name.as_str(),
         source = %s.source,
         digest,
         sha256 = %fetched.sha256,
@@ -432,7 +672,7 @@ async fn fetch_one(fetcher: &Fetcher, s: &PluginSource) -> Result<Sourced, Sourc
         "plugin source resolved"
     );
     Ok(Sourced {
-        name: s.name.clone(),
+        name: s.name.to_string(),
         fetched,
         file,
     })

@@ -10,21 +10,31 @@
 //! every other. Access is anonymous, or HTTP basic auth when
 //! `MCP_WASM_HOST_REGISTRY_USERNAME` and `MCP_WASM_HOST_REGISTRY_PASSWORD`
 //! are set (the password is never logged).
+//!
+//! Every request is held to the [`FetchTimeouts`] (connect, first byte);
+//! blobs stream to their destination through a [`StreamCheck`], so their
+//! size and digest are checked as they come and host memory does not
+//! grow with them. Manifests are read whole, up to [`MAX_MANIFEST_SIZE`].
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
+use futures::StreamExt as _;
 use oci_client::Client;
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::manifest::{
-    IMAGE_MANIFEST_MEDIA_TYPE, OCI_IMAGE_MEDIA_TYPE, OciDescriptor, OciImageManifest,
+    IMAGE_MANIFEST_LIST_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE, OCI_IMAGE_INDEX_MEDIA_TYPE,
+    OCI_IMAGE_MEDIA_TYPE, OciDescriptor, OciImageManifest,
 };
 use oci_client::secrets::RegistryAuth;
-use serde_json::json;
+use serde_json::{Value, json};
+use tokio::io::{AsyncWrite, AsyncWriteExt as _};
 
+use super::check::{CheckError, StreamCheck};
+use super::limits::{Bound, FetchTimeouts, MAX_MANIFEST_SIZE, spelled};
 use super::reference::{OciRef, is_loopback};
 use super::signature::{PAYLOAD_MEDIA_TYPE, SIGNATURE_ANNOTATION};
+use crate::runtime::Sha256Digest;
 
 /// The config media type of a wasm component artifact.
 pub const WASM_CONFIG: &str = "application/vnd.wasm.config.v0+json";
@@ -66,6 +76,26 @@ pub enum OciError {
         /// The digest of what came.
         actual: String,
     },
+    /// Fetched bytes failed their size or digest check.
+    #[error("{what}: {source}")]
+    Check {
+        /// What was fetched.
+        what: String,
+        /// What is wrong.
+        source: CheckError,
+    },
+    /// The reference names an OCI image index, not one manifest.
+    #[error(
+        "{reference} is an OCI image index (a multi-platform manifest list) of {} manifest(s): {}; a plugin source must name the one manifest of a WebAssembly component (refused: an index's platforms say nothing of which entry is the component, and a signature covers one manifest digest); use oci://REGISTRY/REPO@sha256:HEX of the wasm entry",
+        entries.len(),
+        if entries.is_empty() { "none".to_string() } else { entries.join(", ") }
+    )]
+    Index {
+        /// The reference.
+        reference: String,
+        /// Its entries: `DIGEST (PLATFORM or media type)`.
+        entries: Vec<String>,
+    },
     /// Anything else the registry or the artifact got wrong.
     #[error("{reference}: {reason}")]
     Other {
@@ -81,6 +111,7 @@ pub struct Registry {
     client: Client,
     auth: RegistryAuth,
     registry: String,
+    timeouts: FetchTimeouts,
 }
 
 impl std::fmt::Debug for Registry {
@@ -93,8 +124,10 @@ impl std::fmt::Debug for Registry {
 
 impl Registry {
     /// A client for `r`'s registry; plain HTTP for a loopback registry or
-    /// one of `plain_http` (`host` or `host:port`).
-    pub fn for_ref(r: &OciRef, plain_http: &[String]) -> Self {
+    /// one of `plain_http` (`host` or `host:port`); each request held to
+    /// `timeouts` (connect, and first byte, which bounds every wait for
+    /// the next byte too).
+    pub fn for_ref(r: &OciRef, plain_http: &[String], timeouts: &FetchTimeouts) -> Self {
         // reqwest is built without a crypto provider: the host's rustls
         // uses ring. Fails only if one is installed already, which is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -106,8 +139,8 @@ impl Registry {
             } else {
                 ClientProtocol::Https
             },
-            connect_timeout: Some(Duration::from_secs(10)),
-            read_timeout: Some(Duration::from_secs(60)),
+            connect_timeout: Some(timeouts.connect.value),
+            read_timeout: Some(timeouts.first_byte.value),
             ..ClientConfig::default()
         };
         let auth = match (std::env::var(USERNAME_ENV), std::env::var(PASSWORD_ENV)) {
@@ -118,6 +151,23 @@ impl Registry {
             client: Client::new(config),
             auth,
             registry: r.registry.clone(),
+            timeouts: timeouts.clone(),
+        }
+    }
+
+    /// Why a request failed, naming the timeout key if one ran out.
+    fn unreachable(&self, e: &reqwest::Error) -> OciError {
+        let bound = |b: &Bound<std::time::Duration>, what: &str| {
+            format!("{what} within {} (`{}`)", spelled(b.value), b.key)
+        };
+        let reason = match (e.is_connect(), e.is_timeout()) {
+            (true, true) => bound(&self.timeouts.connect, "no connection"),
+            (false, true) => bound(&self.timeouts.first_byte, "no answer"),
+            _ => error_chain(e),
+        };
+        OciError::Unreachable {
+            registry: self.registry.clone(),
+            reason,
         }
     }
 
@@ -125,10 +175,7 @@ impl Registry {
         let reference = reference.to_string();
         match e {
             OciDistributionError::RequestError(e) if e.is_connect() || e.is_timeout() => {
-                OciError::Unreachable {
-                    registry: self.registry.clone(),
-                    reason: error_chain(&e),
-                }
+                self.unreachable(&e)
             }
             OciDistributionError::ImageManifestNotFoundError(_) => OciError::NotFound { reference },
             OciDistributionError::ServerError { code: 404, .. } => OciError::NotFound { reference },
@@ -163,7 +210,10 @@ impl Registry {
             .map_err(|e| self.error(r, e))
     }
 
-    /// The manifest `r` names by digest, checked against that digest.
+    /// The manifest `r` names by digest, checked against that digest and
+    /// [`MAX_MANIFEST_SIZE`]. An index is accepted here (so that it can be
+    /// told apart from a missing manifest) and refused by
+    /// [`component_layer`].
     pub async fn manifest(&self, r: &OciRef, digest: &str) -> Result<Vec<u8>, OciError> {
         let at = r.at_digest(digest);
         let (bytes, _) = self
@@ -171,31 +221,99 @@ impl Registry {
             .pull_manifest_raw(
                 &at.client_ref(),
                 &self.auth,
-                &[OCI_IMAGE_MEDIA_TYPE, IMAGE_MANIFEST_MEDIA_TYPE],
+                &[
+                    OCI_IMAGE_MEDIA_TYPE,
+                    IMAGE_MANIFEST_MEDIA_TYPE,
+                    OCI_IMAGE_INDEX_MEDIA_TYPE,
+                    IMAGE_MANIFEST_LIST_MEDIA_TYPE,
+                ],
             )
             .await
             .map_err(|e| self.error(&at, e))?;
+        if bytes.len() as u64 > MAX_MANIFEST_SIZE {
+            return Err(OciError::Other {
+                reference: at.to_string(),
+                reason: format!(
+                    "the manifest has {} bytes; a manifest may have at most {MAX_MANIFEST_SIZE}",
+                    bytes.len()
+                ),
+            });
+        }
         check_digest(&at.to_string(), digest, &bytes)?;
         Ok(bytes.to_vec())
     }
 
-    /// The blob `digest` of `r`'s repository, checked against its digest.
-    pub async fn blob(&self, r: &OciRef, digest: &str) -> Result<Vec<u8>, OciError> {
+    /// Streams the blob `digest` of `r`'s repository into `out`, checking
+    /// its size against `declared` (the manifest's) and `max`, and its
+    /// digest, as it comes: the first chunk past a bound is refused
+    /// unwritten. `out` holds unchecked bytes until this returns `Ok`.
+    pub async fn blob_into(
+        &self,
+        r: &OciRef,
+        digest: &str,
+        declared: Option<i64>,
+        max: &Bound<u64>,
+        out: &mut (impl AsyncWrite + Unpin),
+    ) -> Result<(), OciError> {
+        let what = format!("{}@{digest} (blob)", r.repository_name());
+        let checked = |source: CheckError| OciError::Check {
+            what: what.clone(),
+            source,
+        };
+        let expected = parse_digest(&what, digest)?;
+        let mut check = StreamCheck::new(expected, declared, max).map_err(checked)?;
         let descriptor = OciDescriptor {
             digest: digest.to_string(),
+            size: declared.unwrap_or_default(),
             ..OciDescriptor::default()
         };
-        let mut out = Vec::new();
-        self.client
-            .pull_blob(&r.client_ref(), &descriptor, &mut out)
+        // oci-client checks the digest too, at the end of the stream;
+        // `check` does the sizes as the bytes come.
+        let mut stream = self
+            .client
+            .pull_blob_stream(&r.client_ref(), &descriptor)
             .await
             .map_err(|e| self.error(r, e))?;
-        check_digest(
-            &format!("{}@{digest} (blob)", r.repository_name()),
-            digest,
-            &out,
-        )?;
+        check.announce(stream.content_length).map_err(checked)?;
+        while let Some(chunk) = stream.stream.next().await {
+            let chunk = chunk.map_err(|e| self.stream_error(r, &e))?;
+            check.feed(&chunk).map_err(checked)?;
+            out.write_all(&chunk).await.map_err(|e| OciError::Other {
+                reference: what.clone(),
+                reason: format!("cannot write it: {e}"),
+            })?;
+        }
+        check.finish().map_err(checked)
+    }
+
+    /// A small blob (a signature payload), checked as [`Registry::blob_into`].
+    pub async fn blob(
+        &self,
+        r: &OciRef,
+        digest: &str,
+        declared: Option<i64>,
+        max: &Bound<u64>,
+    ) -> Result<Vec<u8>, OciError> {
+        let mut out = Vec::new();
+        self.blob_into(r, digest, declared, max, &mut out).await?;
         Ok(out)
+    }
+
+    /// Why reading a body failed.
+    fn stream_error(&self, r: &OciRef, e: &std::io::Error) -> OciError {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+        while let Some(s) = source {
+            if let Some(e) = s.downcast_ref::<reqwest::Error>()
+                && e.is_timeout()
+            {
+                return self.unreachable(e);
+            }
+            source = s.source();
+        }
+        OciError::Other {
+            reference: r.to_string(),
+            reason: error_chain(e),
+        }
     }
 
     /// Pushes `component` to `r` in the wasm artifact layout; returns the
@@ -312,12 +430,31 @@ impl Registry {
     }
 }
 
-/// The component layer of a wasm artifact manifest: its digest.
-pub fn component_layer(reference: &str, manifest: &[u8]) -> Result<String, OciError> {
+/// The component layer of a wasm artifact manifest: its digest and the
+/// size the manifest declares. An index is refused, naming its entries.
+pub fn component_layer(reference: &str, manifest: &[u8]) -> Result<(String, i64), OciError> {
     let other = |reason: String| OciError::Other {
         reference: reference.to_string(),
         reason,
     };
+    if let Ok(value) = serde_json::from_slice::<Value>(manifest) {
+        let media_type = value["mediaType"].as_str().unwrap_or_default();
+        if media_type == OCI_IMAGE_INDEX_MEDIA_TYPE
+            || media_type == IMAGE_MANIFEST_LIST_MEDIA_TYPE
+            || value.get("manifests").is_some_and(Value::is_array)
+        {
+            let entries = value["manifests"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(index_entry)
+                .collect();
+            return Err(OciError::Index {
+                reference: reference.to_string(),
+                entries,
+            });
+        }
+    }
     let manifest: OciImageManifest = serde_json::from_slice(manifest)
         .map_err(|e| other(format!("not an OCI image manifest: {e}")))?;
     let wasm: Vec<&OciDescriptor> = manifest
@@ -326,7 +463,7 @@ pub fn component_layer(reference: &str, manifest: &[u8]) -> Result<String, OciEr
         .filter(|l| l.media_type == WASM_LAYER || l.media_type == WASM_LAYER_LEGACY)
         .collect();
     match wasm.as_slice() {
-        [one] => Ok(one.digest.clone()),
+        [one] => Ok((one.digest.clone(), one.size)),
         [] => Err(other(format!(
             "not a WebAssembly component artifact: no layer of media type {WASM_LAYER} (config {})",
             manifest.config.media_type
@@ -338,9 +475,24 @@ pub fn component_layer(reference: &str, manifest: &[u8]) -> Result<String, OciEr
     }
 }
 
+/// One entry of an index, for a message: its digest and what it is for.
+fn index_entry(entry: &Value) -> String {
+    let digest = entry["digest"].as_str().unwrap_or("?");
+    let platform = &entry["platform"];
+    let what = match (platform["os"].as_str(), platform["architecture"].as_str()) {
+        (Some(os), Some(arch)) => format!("{os}/{arch}"),
+        _ => entry["artifactType"]
+            .as_str()
+            .or(entry["mediaType"].as_str())
+            .unwrap_or("unknown")
+            .to_string(),
+    };
+    format!("{digest} ({what})")
+}
+
 /// The signature layers of a signature manifest: (payload digest,
-/// base64 signature).
-pub fn signature_layers(manifest: &[u8]) -> Vec<(String, String)> {
+/// declared size, base64 signature).
+pub fn signature_layers(manifest: &[u8]) -> Vec<(String, i64, String)> {
     let Ok(manifest) = serde_json::from_slice::<OciImageManifest>(manifest) else {
         return Vec::new();
     };
@@ -350,14 +502,26 @@ pub fn signature_layers(manifest: &[u8]) -> Vec<(String, String)> {
         .filter(|l| l.media_type == PAYLOAD_MEDIA_TYPE)
         .filter_map(|l| {
             let signature = l.annotations.as_ref()?.get(SIGNATURE_ANNOTATION)?.clone();
-            Some((l.digest, signature))
+            Some((l.digest, l.size, signature))
         })
         .collect()
 }
 
+/// The [`Sha256Digest`] of `sha256:HEX` (`what` names it in the error).
+pub fn parse_digest(what: &str, digest: &str) -> Result<Sha256Digest, OciError> {
+    let other = |reason: String| OciError::Other {
+        reference: what.to_string(),
+        reason,
+    };
+    let hex = digest
+        .strip_prefix("sha256:")
+        .ok_or_else(|| other(format!("unsupported digest {digest} (only sha256)")))?;
+    Sha256Digest::from_hex(hex).map_err(other)
+}
+
 /// Checks that `bytes` have `digest` (`sha256:HEX`).
 pub fn check_digest(what: &str, digest: &str, bytes: &[u8]) -> Result<(), OciError> {
-    let actual = format!("sha256:{}", crate::runtime::Sha256Digest::of(bytes));
+    let actual = format!("sha256:{}", Sha256Digest::of(bytes));
     if !digest.starts_with("sha256:") {
         return Err(OciError::Other {
             reference: what.to_string(),

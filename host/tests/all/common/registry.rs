@@ -97,3 +97,80 @@ impl Drop for Registry {
         self.stop();
     }
 }
+
+/// The hex SHA-256 of `bytes`, as `sha256:HEX`.
+pub fn digest(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    format!("sha256:{}", hex::encode(sha2::Sha256::digest(bytes)))
+}
+
+impl Registry {
+    /// Uploads `bytes` as a blob of `repo` (the registry checks its
+    /// digest); returns the digest.
+    pub fn put_blob(&self, repo: &str, bytes: &[u8]) -> String {
+        let digest = digest(bytes);
+        let started = ureq::post(format!("http://{}/v2/{repo}/blobs/uploads/", self.addr))
+            .send_empty()
+            .unwrap();
+        let location = started.headers()["location"].to_str().unwrap().to_string();
+        let location = if location.starts_with('/') {
+            format!("http://{}{location}", self.addr)
+        } else {
+            location
+        };
+        let sep = if location.contains('?') { '&' } else { '?' };
+        ureq::put(format!("{location}{sep}digest={digest}"))
+            .header("Content-Type", "application/octet-stream")
+            .send(bytes)
+            .unwrap();
+        digest
+    }
+
+    /// Puts `body` as the manifest `reference` (a tag or digest) of `repo`
+    /// with `media_type`; returns its digest.
+    pub fn put_manifest(
+        &self,
+        repo: &str,
+        reference: &str,
+        media_type: &str,
+        body: &[u8],
+    ) -> String {
+        ureq::put(format!(
+            "http://{}/v2/{repo}/manifests/{reference}",
+            self.addr
+        ))
+        .header("Content-Type", media_type)
+        .send(body)
+        .unwrap();
+        digest(body)
+    }
+
+    /// Pushes `layer` as a wasm component artifact tagged `repo:tag`, its
+    /// manifest declaring the layer's size as `declared` (the true size
+    /// when `None`); returns the manifest digest.
+    pub fn push_wasm(&self, repo: &str, tag: &str, layer: &[u8], declared: Option<i64>) -> String {
+        let layer_digest = self.put_blob(repo, layer);
+        let config = br#"{"architecture":"wasm","os":"wasip2"}"#;
+        let config_digest = self.put_blob(repo, config);
+        let manifest = serde_json::json!({
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.manifest.v1+json",
+            "config": {
+                "mediaType": "application/vnd.wasm.config.v0+json",
+                "digest": config_digest,
+                "size": config.len(),
+            },
+            "layers": [{
+                "mediaType": "application/wasm",
+                "digest": layer_digest,
+                "size": declared.unwrap_or(layer.len() as i64),
+            }],
+        });
+        self.put_manifest(
+            repo,
+            tag,
+            "application/vnd.oci.image.manifest.v1+json",
+            &serde_json::to_vec(&manifest).unwrap(),
+        )
+    }
+}

@@ -28,6 +28,7 @@ mod engine;
 mod error;
 mod events;
 mod exports;
+mod generic;
 mod icons;
 mod imports;
 mod inspection;
@@ -70,6 +71,7 @@ pub use events::{
     ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress, RequestAt,
     Root, SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
+pub use generic::{GenericSummary, GenericTool, LeftOut};
 pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;
 pub use inspection::{Inspection, WorldTarget};

@@ -105,3 +105,10 @@ pub use watch::{
 pub(crate) use bindings::types as wit;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use call::{convert_result, guest_error, output_size};
+/// The generic components' WIT types and value conversions.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) mod generic_fuzzing {
+    pub(crate) use super::generic::schema::schema;
+    pub(crate) use super::generic::types::WitType;
+    pub(crate) use super::generic::value::{to_json, to_val};
+}

@@ -64,7 +64,7 @@ fn plugins(docs: bool) -> tempfile::TempDir {
     dir
 }
 
-const TOOLS: [&str; 11] = [
+const TOOLS: [&str; 12] = [
     "add",
     "divide",
     "sum-bytes",
@@ -72,6 +72,7 @@ const TOOLS: [&str; 11] = [
     "swap",
     "nothing",
     "crash",
+    "hash",
     "area",
     "midpoint",
     "parse",
@@ -97,6 +98,7 @@ fn the_python_sdk_client_calls_a_plain_wit_component() {
          "expect": "cat [a, b] (bold+italic) in feet"},
         {"name": "first-char", "arguments": {"s": "日本"}, "expect": "日"},
         {"name": "nothing", "arguments": {}},
+        {"name": "hash", "arguments": {"text": "a"}, "expect": "af63dc4c8601ec8c"},
         {"name": "crash", "arguments": {}, "expect": "crash was called", "is_error": true},
     ]);
     let file = dir.path().join("calls.json");
@@ -259,7 +261,7 @@ fn inspect_and_check_show_a_generic_component() {
     assert!(out.status.success(), "{text}");
     assert!(
         text.contains(
-            "ok   plainwit.wasm  (12 tools, a generic component: 0 exported functions left out)"
+            "ok   plainwit.wasm  (13 tools, a generic component: 0 exported functions left out)"
         ),
         "{text}"
     );

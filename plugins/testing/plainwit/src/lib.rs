@@ -52,6 +52,13 @@ impl bindings::Guest for Plain {
     fn crash() {
         panic!("crash was called")
     }
+
+    fn hash(text: String) -> String {
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+        format!("{hash:016x}")
+    }
 }
 
 impl shapes::Guest for Plain {

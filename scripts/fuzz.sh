@@ -8,7 +8,7 @@
 # fixed: `cargo test` replays that directory).
 #
 # Environment:
-#   FUZZ_SECONDS    time per target (default 60)
+#   FUZZ_SECONDS    time per target (default 45: four targets, three minutes)
 #   FUZZ_TIMEOUT    seconds one input may take before it counts as a
 #                   crash (default 10)
 #   FUZZ_TARGETS    the targets to run (default: all, space-separated)
@@ -33,9 +33,9 @@ cd "$repo"
 
 cargo_fuzz_version=0.13.2
 cache="${MCP_WASM_HOST_CACHE:-$HOME/.cache/mcp-wasm-host}"
-seconds="${FUZZ_SECONDS:-60}"
+seconds="${FUZZ_SECONDS:-45}"
 timeout="${FUZZ_TIMEOUT:-10}"
-targets="${FUZZ_TARGETS:-jsonrpc_message argument_validation result_conversion}"
+targets="${FUZZ_TARGETS:-jsonrpc_message argument_validation result_conversion wit_value_conversion}"
 tools="$cache/cargo-fuzz-$cargo_fuzz_version"
 build_dir="$cache/fuzz-target"
 cargo_fuzz="$tools/bin/cargo-fuzz"

@@ -13,6 +13,7 @@ pub mod messages;
 #[cfg(test)]
 mod replay;
 pub mod results;
+pub mod wit_values;
 
 use arbitrary::{Arbitrary, Unstructured};
 use serde::de::DeserializeOwned;

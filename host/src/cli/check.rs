@@ -99,7 +99,17 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                         counts.push(plural(n, what));
                     }
                 }
+                if let Some(g) = &plugin.generic {
+                    counts.push(format!(
+                        "a generic component: {} exported function{} left out",
+                        g.left_out.len(),
+                        if g.left_out.len() == 1 { "" } else { "s" }
+                    ));
+                }
                 writeln!(out, "ok   {file_name}  ({})", counts.join(", "))?;
+                for left in plugin.generic.iter().flat_map(|g| &g.left_out) {
+                    writeln!(out, "     {left}")?;
+                }
                 continue;
             }
             report

@@ -14,6 +14,7 @@ const TARGETS: &[(&str, Check)] = &[
     ("jsonrpc_message", super::messages::check),
     ("argument_validation", super::arguments::check),
     ("result_conversion", super::results::check),
+    ("wit_value_conversion", super::wit_values::check),
 ];
 
 fn fuzz_dir() -> PathBuf {

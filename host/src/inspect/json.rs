@@ -11,7 +11,10 @@ impl Report<'_> {
     /// `tools`, `task_support` (the tools that may run as tasks: name →
     /// `optional` or `required`), `resources`, `resource_templates`,
     /// `prompts`, `views` (tool name → view URI), `imports`, `policy`,
-    /// `errors` and `source` (`null` for a file; for a fetched plugin its
+    /// `errors`, `generic` (`null` unless the component is served as a
+    /// generic one; else its `functions`, each with its `tool`, WIT
+    /// `function` name and `signature`, and those `left_out`, each with its
+    /// `function` and `reason`) and `source` (`null` for a file; for a fetched plugin its
     /// `reference`, the manifest `digest` it resolved to, `signed_by` and
     /// `offline`).
     pub fn json(&self) -> Result<Value, InspectError> {
@@ -58,6 +61,17 @@ impl Report<'_> {
             "imports": imports,
             "policy": i.policy.as_ref().map(|p| self.policy_json(p)),
             "errors": i.errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "generic": i.generic.then(|| json!({
+                "functions": i.generic_functions.iter().flat_map(|g| &g.tools).map(|f| json!({
+                    "tool": f.tool,
+                    "function": f.function,
+                    "signature": f.signature,
+                })).collect::<Vec<_>>(),
+                "left_out": i.generic_functions.iter().flat_map(|g| &g.left_out).map(|l| json!({
+                    "function": l.function,
+                    "reason": l.reason,
+                })).collect::<Vec<_>>(),
+            })),
         }))
     }
 

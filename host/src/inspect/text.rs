@@ -57,6 +57,17 @@ impl Report<'_> {
         out.push('\n');
         self.tools_text(&mut out)?;
         self.served_text(&mut out);
+        if let Some(g) = &i.generic_functions
+            && !g.left_out.is_empty()
+        {
+            let items: Vec<String> = g
+                .left_out
+                .iter()
+                .map(|l| format!("{}: {}", l.function, l.reason))
+                .collect();
+            out.push('\n');
+            line(&mut out, 0, TOP, "left out", &items.join("\n"));
+        }
         Ok(out)
     }
 
@@ -119,6 +130,9 @@ impl Report<'_> {
             ),
             None if !i.compiled => {
                 "unknown (the file could not be read as a component)".to_string()
+            }
+            None if i.generic => {
+                "none: served as a generic component (it exports none of our interfaces; each exported function is a tool)".to_string()
             }
             None => {
                 let exports = if i.exports.is_empty() {
@@ -349,6 +363,15 @@ impl Report<'_> {
             }
             if !fields.contains_key("outputSchema") {
                 line(out, 4, INNER, "output schema", "none");
+            }
+            if let Some(f) = i
+                .generic_functions
+                .iter()
+                .flat_map(|g| &g.tools)
+                .find(|f| f.tool == name)
+            {
+                let wit = format!("{}: {}", f.function, f.signature);
+                line(out, 4, INNER, "wit", &words(&wit, WIDTH - TOOL_VALUES));
             }
             if let Some(info) = i.tools.iter().find(|t| t.name == name) {
                 line(out, 4, INNER, "task support", info.task_support.as_str());

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use wasmtime::component::Instance;
+use wasmtime::component::{Instance, Val};
 use wasmtime::{PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 
 use super::bindings::types as wit;
@@ -15,6 +15,7 @@ use super::capture::{find_alloc_failure, find_panic};
 use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
 use super::exports::Exports;
+use super::generic::Function;
 use super::offload::{self, Expired, Lane};
 use super::output::{Content, ToolOutput, cost};
 use super::policy::Policy;
@@ -294,6 +295,13 @@ pub async fn call_tool(
     events: Arc<dyn CallEvents>,
     deadline: Instant,
 ) -> (Result<ToolOutput, ToolFailure>, CallStats) {
+    if let Some(function) = target
+        .exports
+        .generic_functions()
+        .and_then(|g| g.function(&tool.name))
+    {
+        return call_function(target, tool, function, arguments, events, deadline).await;
+    }
     let mut live = match live(target, &tool.name, events, deadline) {
         Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
@@ -327,19 +335,79 @@ pub async fn call_tool(
         Ok(Ok(result)) => convert_off_the_workers(target, tool, result, deadline)
             .await
             .map_err(&failure)
-            .and_then(|out| {
-                let size = output_size(&out);
-                let limit = target.policy.limits.max_result_bytes;
-                if size > limit {
-                    Err(failure(FailureCause::ResultTooLarge {
-                        size,
-                        limit,
-                        hint: target.policy.raise_hint("max_result_size"),
-                    }))
-                } else {
-                    Ok(out)
-                }
-            }),
+            .and_then(|out| within_bound(target, out).map_err(failure)),
+    };
+    (settle(live, target, clean, outcome), stats)
+}
+
+/// `out`, unless it is over the plugin's `max_result_size`.
+fn within_bound(target: &CallTarget<'_>, out: ToolOutput) -> Result<ToolOutput, FailureCause> {
+    let size = output_size(&out);
+    let limit = target.policy.limits.max_result_bytes;
+    if size > limit {
+        Err(FailureCause::ResultTooLarge {
+            size,
+            limit,
+            hint: target.policy.raise_hint("max_result_size"),
+        })
+    } else {
+        Ok(out)
+    }
+}
+
+/// Calls a generic component's `function` (served as `tool`) with
+/// `arguments`, already validated against its input schema, through
+/// wasmtime's dynamic API: the arguments lowered from JSON along its WIT
+/// types, its result lifted back ([`Function::output`]). Everything else is
+/// a tool call's: the instance, limits, deadline, failure mapping, result
+/// bound and warm reuse.
+async fn call_function(
+    target: &CallTarget<'_>,
+    tool: &PluginTool,
+    function: &Function,
+    arguments: &str,
+    events: Arc<dyn CallEvents>,
+    deadline: Instant,
+) -> (Result<ToolOutput, ToolFailure>, CallStats) {
+    let failure = |cause| ToolFailure {
+        plugin: target.plugin.to_string(),
+        tool: tool.name.clone(),
+        cause,
+    };
+    let params = match function.arguments(arguments) {
+        Ok(params) => params,
+        Err(message) => {
+            let cause = FailureCause::Guest {
+                kind: GuestErrorKind::InvalidArguments,
+                message: clip(message, MAX_MESSAGE),
+            };
+            return (Err(failure(cause)), CallStats::default());
+        }
+    };
+    let mut live = match live(target, &tool.name, events, deadline) {
+        Ok(live) => live,
+        Err(failure) => return (Err(failure), CallStats::default()),
+    };
+    let result = run(&mut live, target, async |store, instance| {
+        let func = instance
+            .get_func(&mut *store, function.index())
+            .ok_or_else(|| wasmtime::format_err!("the instance does not export the function"))?;
+        let mut results = vec![Val::Bool(false); function.result_count()];
+        func.call_async(&mut *store, &params, &mut results).await?;
+        Ok(results)
+    })
+    .await;
+    let store = &mut live.store;
+    finish(store);
+    let stats = stats(store, target.policy.limits.fuel);
+    let clean = result.is_ok() && !live.tainted && !store.data().refused_growth();
+    let outcome = match result {
+        Err(e) => Err(describe_error(store.data(), e)),
+        Ok(results) => function
+            .output(&results)
+            .map_err(|m| FailureCause::BadOutput(clip(m, MAX_MESSAGE)))
+            .and_then(|out| within_bound(target, out))
+            .map_err(failure),
     };
     (settle(live, target, clean, outcome), stats)
 }

@@ -128,6 +128,13 @@ pub enum LoadError {
         /// The plugin file.
         path: PathBuf,
     },
+    /// A generic component exports no function that can be served.
+    NoServableFunctions {
+        /// The plugin file.
+        path: PathBuf,
+        /// How many functions were left out (each logged with its reason).
+        left_out: usize,
+    },
     /// Another source claims the plugin's name (see [`super::claims`]).
     NameTaken {
         /// The plugin file.
@@ -201,6 +208,14 @@ impl std::fmt::Display for LoadProblem<'_> {
                 what, limit, hint, ..
             } => write!(f, "{what}, over the limit of {limit} ({hint})"),
             LoadError::NoTools { .. } => f.write_str("the plugin exports no tools"),
+            LoadError::NoServableFunctions { left_out: 0, .. } => f.write_str(
+                "the component exports none of our interfaces and no function to serve as a tool",
+            ),
+            LoadError::NoServableFunctions { left_out, .. } => write!(
+                f,
+                "the component exports none of our interfaces, and none of its {} exported functions can be served as a tool (each is logged with its reason; `inspect` lists them)",
+                count(*left_out as u64)
+            ),
             LoadError::NameTaken { reason, .. } => write!(f, "not loaded: {reason}"),
             LoadError::Policy { reason, .. } => {
                 write!(f, "its policy cannot be applied: {reason}")
@@ -234,6 +249,7 @@ impl LoadError {
             | LoadError::InvalidServed { path, .. }
             | LoadError::ToolListTooLarge { path, .. }
             | LoadError::NoTools { path }
+            | LoadError::NoServableFunctions { path, .. }
             | LoadError::Policy { path, .. }
             | LoadError::NameTaken { path, .. }
             | LoadError::Directory { path, .. } => path,

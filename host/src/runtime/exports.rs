@@ -7,6 +7,7 @@
 //! would instead look up and type-check every export after each
 //! instantiation.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc};
@@ -17,6 +18,7 @@ use super::bindings::exports::mcp_wasm_host::plugin::{
 };
 use super::bindings::mcp_wasm_host::plugin::errors::ServeError;
 use super::bindings::{SUPPORTED_VERSIONS, WIT_VERSION, types as wit, v0_1};
+use super::generic::Generic;
 use super::sandbox::CallState;
 use super::served::Listing;
 
@@ -56,12 +58,23 @@ struct PromptsExport {
     get: ComponentExportIndex,
 }
 
+/// What the host calls in a component: our `tools` interface, or the
+/// functions of a generic component.
+enum Api {
+    /// `call-tool` and `list-tools` of our `tools` interface.
+    Tools {
+        call_tool: ComponentExportIndex,
+        list_tools: ComponentExportIndex,
+    },
+    /// A generic component's functions.
+    Generic(Arc<Generic>),
+}
+
 /// A component linked against the host, with the indices of the exports the
 /// host calls.
 pub(crate) struct Exports {
     pre: InstancePre<CallState>,
-    call_tool: ComponentExportIndex,
-    list_tools: ComponentExportIndex,
+    api: Api,
     resources: Option<ResourcesExport>,
     prompts: Option<PromptsExport>,
     complete: Option<ComponentExportIndex>,
@@ -151,14 +164,50 @@ impl Exports {
         let complete = optional("completions", &["complete"])?.map(|f| f[0]);
         Ok(Exports {
             pre,
-            call_tool,
-            list_tools,
+            api: Api::Tools {
+                call_tool,
+                list_tools,
+            },
             resources,
             prompts,
             complete,
             version,
             checked: AtomicBool::new(false),
         })
+    }
+
+    /// A generic component's exports: its functions, and nothing else.
+    pub(crate) fn generic(pre: InstancePre<CallState>, generic: Arc<Generic>) -> Self {
+        Exports {
+            pre,
+            api: Api::Generic(generic),
+            resources: None,
+            prompts: None,
+            complete: None,
+            version: "generic",
+            checked: AtomicBool::new(false),
+        }
+    }
+
+    /// The functions of a generic component (none for a plugin).
+    pub(crate) fn generic_functions(&self) -> Option<&Generic> {
+        match &self.api {
+            Api::Generic(g) => Some(g),
+            Api::Tools { .. } => None,
+        }
+    }
+
+    /// `call-tool` and `list-tools`, or an error for a generic component.
+    fn tools_api(&self) -> wasmtime::Result<(ComponentExportIndex, ComponentExportIndex)> {
+        match self.api {
+            Api::Tools {
+                call_tool,
+                list_tools,
+            } => Ok((call_tool, list_tools)),
+            Api::Generic(_) => Err(wasmtime::format_err!(
+                "a generic component exports no `tools` interface"
+            )),
+        }
     }
 
     /// The engine the component was compiled for.
@@ -182,14 +231,15 @@ impl Exports {
         mut store: impl AsContextMut<Data = CallState>,
         instance: &Instance,
     ) -> wasmtime::Result<Vec<wit::ToolDefinition>> {
+        let (call_tool, list_tools) = self.tools_api()?;
         // `call-tool` has the same types in every version.
-        let _: CallTool<'_> = instance.get_typed_func(&mut store, self.call_tool)?;
+        let _: CallTool<'_> = instance.get_typed_func(&mut store, call_tool)?;
         let defs = if self.version == WIT_VERSION {
-            let list: ListTools = instance.get_typed_func(&mut store, self.list_tools)?;
+            let list: ListTools = instance.get_typed_func(&mut store, list_tools)?;
             self.checked.store(true, Ordering::Relaxed);
             list.call_async(&mut store, ()).await?.0
         } else {
-            let list: ListToolsV0_1 = instance.get_typed_func(&mut store, self.list_tools)?;
+            let list: ListToolsV0_1 = instance.get_typed_func(&mut store, list_tools)?;
             self.checked.store(true, Ordering::Relaxed);
             let (defs,) = list.call_async(&mut store, ()).await?;
             defs.into_iter().map(Into::into).collect()
@@ -293,11 +343,12 @@ impl Exports {
         mut store: impl AsContextMut,
         instance: &Instance,
     ) -> wasmtime::Result<CallTool<'a>> {
+        let (call_tool, _) = self.tools_api()?;
         if !self.checked.load(Ordering::Relaxed) {
-            return instance.get_typed_func(&mut store, self.call_tool);
+            return instance.get_typed_func(&mut store, call_tool);
         }
         let func = instance
-            .get_func(&mut store, self.call_tool)
+            .get_func(&mut store, call_tool)
             .ok_or_else(|| wasmtime::format_err!("the instance does not export `call-tool`"))?;
         // SAFETY: `checked` is set only once `call-tool`'s type matched
         // `CallTool` in an instance of this component, and `get_func` found

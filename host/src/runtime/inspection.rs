@@ -11,6 +11,7 @@ use super::bindings::SUPPORTED_VERSIONS;
 use super::cache::Sha256Digest;
 use super::catalog::Catalog;
 use super::error::LoadError;
+use super::generic::GenericSummary;
 use super::lifecycle::Runtime;
 use super::output::ToolInfo;
 use super::plugin::{Compiled, plugin_name};
@@ -54,6 +55,12 @@ pub struct Inspection {
     pub served: super::served::Served,
     /// Why it would not load; empty when it loads.
     pub errors: Vec<LoadError>,
+    /// It exports none of our interfaces, so it is served as a generic
+    /// component (once it compiled).
+    pub generic: bool,
+    /// As a generic component that loaded: each function served (its tool,
+    /// WIT name and signature) and each left out, with why.
+    pub generic_functions: Option<GenericSummary>,
 }
 
 impl Inspection {
@@ -71,6 +78,8 @@ impl Inspection {
             tools: Vec::new(),
             served: Default::default(),
             errors: Vec::new(),
+            generic: false,
+            generic_functions: None,
         }
     }
 
@@ -87,6 +96,7 @@ impl Inspection {
             .exports
             .iter()
             .find_map(|e| WorldTarget::from_export(e));
+        self.generic = super::generic::is_generic(&compiled.component, engine);
     }
 
     /// The file loads: no errors.
@@ -186,6 +196,7 @@ impl Runtime {
                     match loaded {
                         Ok(plugin) => {
                             inspection.served = plugin.served.clone();
+                            inspection.generic_functions = plugin.generic.clone();
                             // Alone, a plugin's names (checked at load) are
                             // never qualified, so no tool is left out.
                             let (catalog, _) = Catalog::build(vec![Arc::new(plugin)]);

@@ -28,6 +28,7 @@ mod engine;
 mod error;
 mod events;
 mod exports;
+mod generic;
 mod icons;
 mod imports;
 mod inspection;
@@ -70,6 +71,7 @@ pub use events::{
     ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress, RequestAt,
     Root, SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
+pub use generic::{GenericSummary, GenericTool, LeftOut};
 pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;
 pub use inspection::{Inspection, WorldTarget};
@@ -103,3 +105,10 @@ pub use watch::{
 pub(crate) use bindings::types as wit;
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) use call::{convert_result, guest_error, output_size};
+/// The generic components' WIT types and value conversions.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) mod generic_fuzzing {
+    pub(crate) use super::generic::schema::schema;
+    pub(crate) use super::generic::types::WitType;
+    pub(crate) use super::generic::value::{to_json, to_val};
+}

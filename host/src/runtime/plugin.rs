@@ -15,6 +15,7 @@ use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::error::{LoadError, clip};
 use super::exports::Exports;
+use super::generic::{self, DeriveError, GenericSummary};
 use super::icons;
 use super::output::TaskSupport;
 use super::policy::{Policies, Policy};
@@ -53,6 +54,9 @@ pub struct Plugin {
     /// Its idle warm instances (none unless its policy reuses instances),
     /// dropped with this version of the plugin.
     pub(crate) idle: PluginIdle,
+    /// Served as a generic component (it exports none of our interfaces):
+    /// its functions served as tools, and those left out.
+    pub generic: Option<GenericSummary>,
 }
 
 impl Plugin {
@@ -229,6 +233,8 @@ pub(crate) struct Compiled {
     pub component: Component,
     /// The SHA-256 digest of its file.
     pub digest: Sha256Digest,
+    /// Its WIT doc comments (for a generic component's descriptions).
+    pub docs: Arc<generic::docs::Docs>,
 }
 
 impl Loader {
@@ -299,7 +305,12 @@ fn compile_blocking(
             elapsed_ms = started.elapsed().as_millis() as u64,
             "loaded from cache"
         );
-        return Ok(Compiled { component, digest });
+        let docs = Arc::new(generic::docs::Docs::read(bytes));
+        return Ok(Compiled {
+            component,
+            digest,
+            docs,
+        });
     }
     let component = Component::from_binary(engine, bytes).map_err(|e| LoadError::Compile {
         path: path.to_owned(),
@@ -314,7 +325,12 @@ fn compile_blocking(
     if let (Some(cache), Some(key)) = (cache, &key) {
         cache.put(key, &component, &plugin);
     }
-    Ok(Compiled { component, digest })
+    let docs = Arc::new(generic::docs::Docs::read(bytes));
+    Ok(Compiled {
+        component,
+        digest,
+        docs,
+    })
 }
 
 impl Loader {
@@ -338,6 +354,11 @@ impl Loader {
                 path: path.to_owned(),
                 reason: format!("{e:#}"),
             })?;
+        if generic::is_generic(&compiled.component, &self.engine) {
+            return self
+                .instantiate_generic(name, policy, path, compiled, pre)
+                .await;
+        }
         let exports = Exports::find(pre).map_err(|reason| LoadError::World {
             path: path.to_owned(),
             reason,
@@ -414,6 +435,90 @@ impl Loader {
             lane: Default::default(),
             stamp: None,
             idle,
+            generic: None,
+        })
+    }
+
+    /// The third step for a generic component: derives its tools from its
+    /// exported functions' types and docs (on the blocking pool), leaving
+    /// out, with one warning each, the functions it cannot serve, and holds
+    /// them to the same bounds and checks as any plugin's.
+    async fn instantiate_generic(
+        &self,
+        name: Arc<str>,
+        policy: Arc<Policy>,
+        path: &Path,
+        compiled: &Compiled,
+        pre: wasmtime::component::InstancePre<CallState>,
+    ) -> Result<Plugin, LoadError> {
+        let derived = {
+            let (component, engine, policy, file) = (
+                compiled.component.clone(),
+                self.engine.clone(),
+                policy.clone(),
+                path.to_owned(),
+            );
+            let docs = compiled.docs.clone();
+            off_the_workers(move || {
+                let (generic, summary, defs) = generic::derive(&component, &engine, &policy, &docs)
+                    .map_err(|DeriveError::TooLarge| LoadError::ToolListTooLarge {
+                        path: file.clone(),
+                        what: "its exported functions' types".into(),
+                        limit: bytes(policy.limits.max_tool_list_bytes),
+                        hint: policy.raise_hint("max_tool_list_size"),
+                    })?;
+                for left in &summary.left_out {
+                    tracing::warn!("{}: {left}", file.display());
+                }
+                check_bounds(&file, &policy, &defs, &Listing::default())?;
+                if defs.is_empty() {
+                    return Err(LoadError::NoServableFunctions {
+                        path: file.clone(),
+                        left_out: summary.left_out.len(),
+                    });
+                }
+                let tools = validate(&file, defs, false)?;
+                Ok((generic, summary, tools))
+            })
+            .await
+            .map_err(|e| LoadError::ListTools {
+                path: path.to_owned(),
+                reason: format!("the loader task failed: {e}"),
+            })??
+        };
+        let (generic, summary, tools) = derived;
+        tracing::debug!(
+            tools = tools.len(),
+            left_out = summary.left_out.len(),
+            "serving a generic component"
+        );
+        let idle = self.idle.plugin(
+            policy.limits.reuse_instances,
+            policy.limits.max_concurrent_calls.max(1) as usize,
+        );
+        let rate = ToolRates::new(
+            policy.limits.rate_limit_per_minute,
+            tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .chain(super::rate::REQUESTS),
+        );
+        Ok(Plugin {
+            name,
+            path: path.to_owned(),
+            digest: compiled.digest,
+            exports: Exports::generic(pre, Arc::new(generic)),
+            tools,
+            served: Served::default(),
+            slots: Arc::new(Semaphore::new(
+                policy.limits.max_concurrent_calls.max(1) as usize
+            )),
+            policy,
+            rate,
+            lane: Default::default(),
+            stamp: None,
+            idle,
+            generic: Some(summary),
         })
     }
 }

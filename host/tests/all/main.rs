@@ -13,6 +13,7 @@ mod c_plugins;
 mod cache;
 mod client_requests;
 mod flood;
+mod generic;
 mod go_plugins;
 mod host_errors;
 mod http;

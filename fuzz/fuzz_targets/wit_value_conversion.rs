@@ -1,0 +1,6 @@
+//! JSON through a generic component's JSON → WIT value conversion.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    mcp_wasm_host::fuzzing::wit_values::check(data);
+});

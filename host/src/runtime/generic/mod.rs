@@ -1,0 +1,373 @@
+//! Generic components: a component that exports none of our `plugin`
+//! interfaces is served as is, each exported function (of the world, and of
+//! each exported interface) one tool, its schemas derived from its WIT types
+//! and its description from its WIT doc comments.
+//!
+//! [`derive`] reads the component's exports into [`Generic`] (the functions
+//! served and those left out, and why) and the tool definitions the loader
+//! checks as it checks any plugin's; [`call`](super::call) runs a function
+//! through wasmtime's dynamic API with [`value`]'s conversions.
+
+pub(crate) mod docs;
+mod naming;
+pub(crate) mod schema;
+#[cfg(test)]
+mod tests;
+pub(crate) mod types;
+pub(crate) mod value;
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+use wasmtime::Engine;
+use wasmtime::component::types::{ComponentFunc, ComponentItem, Type};
+use wasmtime::component::{Component, ComponentExportIndex, Val};
+
+use super::bindings::types as wit;
+use super::output::{Content, ToolOutput};
+use super::policy::Policy;
+use super::schema::{MAX_TOOL_NAME, check_tool_name};
+use super::units::bytes;
+use naming::Exported;
+use types::{Reader, Unservable, WitType};
+
+/// The package of every interface of ours; a component that exports none
+/// of them is generic.
+const OUR_PACKAGE: &str = "mcp-wasm-host:plugin/";
+
+/// Interfaces under this namespace are entry points for other hosts
+/// (`wasi:cli/run`, `wasi:http/incoming-handler`), not tools.
+const WASI: &str = "wasi:";
+
+/// Whether `component` exports none of our interfaces, and so is served as
+/// a generic component.
+pub(crate) fn is_generic(component: &Component, engine: &Engine) -> bool {
+    !component
+        .component_type()
+        .exports(engine)
+        .any(|(name, _)| name.starts_with(OUR_PACKAGE))
+}
+
+/// One function served as a tool.
+#[derive(Debug)]
+pub(crate) struct Function {
+    /// Where the component exports it.
+    exported: Exported,
+    /// Its index among the component's exports.
+    index: ComponentExportIndex,
+    /// Its parameters, in order.
+    params: Vec<(String, WitType)>,
+    /// Its result, if it returns one.
+    result: Option<WitType>,
+}
+
+/// A function of a generic component that is not served, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The function as WIT tools name it (`local:kv/store@0.2.0#open`).
+    pub function: String,
+    /// Why, in a few words.
+    pub reason: String,
+}
+
+impl std::fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "function `{}` is not served: {}",
+            self.function, self.reason
+        )
+    }
+}
+
+/// A function served as a tool, as `inspect` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenericTool {
+    /// The tool's name (before any qualification by the catalog).
+    pub tool: String,
+    /// The function as WIT tools name it (`local:time/clock@0.1.0#now`).
+    pub function: String,
+    /// Its WIT signature (`func(tz: string) -> string`).
+    pub signature: String,
+}
+
+/// What serving a component as a generic one gave: its functions served,
+/// in export order, and those left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GenericSummary {
+    /// The functions served.
+    pub tools: Vec<GenericTool>,
+    /// The functions left out.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// A generic component's served functions, by tool name.
+#[derive(Debug, Default)]
+pub(crate) struct Generic {
+    functions: HashMap<String, Function>,
+}
+
+impl Generic {
+    /// The function served as `tool`.
+    pub(crate) fn function(&self, tool: &str) -> Option<&Function> {
+        self.functions.get(tool)
+    }
+}
+
+/// Why a generic component cannot be served at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DeriveError {
+    /// Its types, over all its functions, need more schema than the
+    /// policy's tool list bound allows.
+    TooLarge,
+}
+
+/// The functions `component` exports, each with where it is exported and
+/// its type, in export order; interfaces of ours or of WASI are skipped,
+/// and every exported type is named in `names`.
+fn exported_functions(
+    component: &Component,
+    engine: &Engine,
+    names: &mut Vec<(String, Type)>,
+) -> Vec<(Exported, ComponentExportIndex, ComponentFunc)> {
+    let mut found = Vec::new();
+    for (name, export) in component.component_type().exports(engine) {
+        match export.ty {
+            ComponentItem::ComponentFunc(f) => {
+                if let Some(index) = component.get_export_index(None, name) {
+                    let exported = Exported {
+                        interface: None,
+                        function: name.to_string(),
+                    };
+                    found.push((exported, index, f));
+                }
+            }
+            ComponentItem::Type(t) => names.push((name.to_string(), t)),
+            ComponentItem::ComponentInstance(instance)
+                if !name.starts_with(WASI) && !name.starts_with(OUR_PACKAGE) =>
+            {
+                let Some(parent) = component.get_export_index(None, name) else {
+                    continue;
+                };
+                for (fname, item) in instance.exports(engine) {
+                    match item.ty {
+                        ComponentItem::ComponentFunc(f) => {
+                            if let Some(index) = component.get_export_index(Some(&parent), fname) {
+                                let exported = Exported {
+                                    interface: Some(name.to_string()),
+                                    function: fname.to_string(),
+                                };
+                                found.push((exported, index, f));
+                            }
+                        }
+                        ComponentItem::Type(t) => names.push((fname.to_string(), t)),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Serves `component` as a generic component under `policy`: reads each
+/// exported function's types, leaves out those it cannot serve (saying
+/// why), names the rest (see [`naming::tool_names`]) and derives their tool
+/// definitions, described from `docs` when it describes them. The
+/// definitions still go through the loader's bounds and checks.
+pub(crate) fn derive(
+    component: &Component,
+    engine: &Engine,
+    policy: &Policy,
+    docs: &docs::Docs,
+) -> Result<(Generic, GenericSummary, Vec<wit::ToolDefinition>), DeriveError> {
+    let limits = &policy.limits;
+    let mut names = Vec::new();
+    let found = exported_functions(component, engine, &mut names);
+    // Every node of a type becomes a dozen bytes of schema or more: the
+    // tree of every type read stays within the tool list's bound.
+    let mut reader = Reader::new(&names, (limits.max_tool_list_bytes / 8) as usize);
+    let mut left_out = Vec::new();
+    let mut read = Vec::new();
+    for (exported, index, func) in found {
+        let leave = |reason: String| LeftOut {
+            function: exported.wit_name(),
+            reason,
+        };
+        if exported.function.starts_with("[constructor]")
+            || exported.function.starts_with("[method]")
+        {
+            left_out.push(leave("a resource's constructor or method works on a resource handle, which JSON cannot carry".into()));
+            continue;
+        }
+        if func.async_() {
+            left_out.push(leave("it is an `async` function".into()));
+            continue;
+        }
+        let params: Result<Vec<_>, _> = func
+            .params()
+            .map(|(n, t)| Ok((n.to_string(), reader.read(&t)?)))
+            .collect();
+        let results: Result<Vec<_>, _> = func.results().map(|t| reader.read(&t)).collect();
+        match (params, results) {
+            (Err(Unservable::TooLarge), _) | (_, Err(Unservable::TooLarge)) => {
+                return Err(DeriveError::TooLarge);
+            }
+            (Err(e), _) | (_, Err(e)) => left_out.push(leave(e.to_string())),
+            (Ok(_), Ok(results)) if results.len() > 1 => {
+                left_out.push(leave("it returns more than one value".into()));
+            }
+            (Ok(params), Ok(mut results)) => read.push(Function {
+                exported,
+                index,
+                params,
+                result: results.pop(),
+            }),
+        }
+    }
+    let tool_names =
+        naming::tool_names(&read.iter().map(|f| f.exported.clone()).collect::<Vec<_>>());
+    let mut generic = Generic::default();
+    let mut summary = GenericSummary::default();
+    let mut defs = Vec::new();
+    for (function, tool) in read.into_iter().zip(tool_names) {
+        let wit_name = function.exported.wit_name();
+        let leave = |reason: String| LeftOut {
+            function: wit_name.clone(),
+            reason,
+        };
+        if let Err(problem) = check_tool_name(&tool) {
+            left_out.push(leave(format!(
+                "its tool name cannot be used: {problem} (the limit is {MAX_TOOL_NAME})"
+            )));
+            continue;
+        }
+        let signature = types::signature(&function.params, function.result.as_ref());
+        let param_names: Vec<&str> = function.params.iter().map(|(n, _)| n.as_str()).collect();
+        let described = docs.function(&function.exported, &param_names);
+        let input = schema::input(&function.params, &described.params).to_string();
+        let output = schema::output(function.result.as_ref()).map(|s| s.to_string());
+        let over = [("input", Some(&input)), ("output", output.as_ref())]
+            .into_iter()
+            .find_map(|(which, s)| {
+                s.filter(|s| s.len() as u64 > limits.max_schema_bytes)
+                    .map(|s| (which, s.len()))
+            });
+        if let Some((which, size)) = over {
+            left_out.push(leave(format!(
+                "its {which} schema would be {}, over the limit of {} ({})",
+                bytes(size as u64),
+                bytes(limits.max_schema_bytes),
+                policy.raise_hint("max_schema_size")
+            )));
+            continue;
+        }
+        let description = described
+            .text
+            .unwrap_or_else(|| format!("The WIT function `{wit_name}`: `{signature}`."));
+        defs.push(wit::ToolDefinition {
+            name: tool.clone(),
+            title: None,
+            description,
+            input_schema: input,
+            output_schema: output,
+            annotations: wit::ToolAnnotations {
+                title: None,
+                read_only_hint: None,
+                destructive_hint: None,
+                idempotent_hint: None,
+                open_world_hint: None,
+            },
+            icons: Vec::new(),
+            task_support: wit::TaskSupport::Forbidden,
+        });
+        summary.tools.push(GenericTool {
+            tool: tool.clone(),
+            function: wit_name,
+            signature,
+        });
+        generic.functions.insert(tool, function);
+    }
+    summary.left_out = left_out;
+    Ok((generic, summary, defs))
+}
+
+impl Function {
+    /// The export to call.
+    pub(crate) fn index(&self) -> ComponentExportIndex {
+        self.index
+    }
+
+    /// The WIT values of the arguments object `arguments` (already checked
+    /// against the input schema).
+    pub(crate) fn arguments(&self, arguments: &str) -> Result<Vec<Val>, String> {
+        let args: Map<String, Value> = serde_json::from_str(arguments)
+            .map_err(|e| format!("the arguments are not a JSON object: {e}"))?;
+        value::arguments(&self.params, &args).map_err(|e| e.to_string())
+    }
+
+    /// How many values the function returns (0 or 1).
+    pub(crate) fn result_count(&self) -> usize {
+        usize::from(self.result.is_some())
+    }
+
+    /// The tool result of the values the function returned: its served
+    /// result as structured content (a record as it is, anything else in
+    /// [`schema::RESULT_FIELD`]) and as JSON text; the `err` of a `result`
+    /// as an error result, its value as text (a string as it is, anything
+    /// else as JSON) and as structured content in [`schema::ERROR_FIELD`].
+    pub(crate) fn output(&self, results: &[Val]) -> Result<ToolOutput, String> {
+        let (Some(ty), Some(val)) = (&self.result, results.first()) else {
+            return Ok(ToolOutput::default());
+        };
+        let bad = |e: value::ValueError| format!("its result does not match its type: {e}");
+        if let (WitType::Result { ok, err }, Val::Result(r)) = (ty, val) {
+            return match r {
+                Ok(v) => match (ok, v) {
+                    (Some(t), Some(v)) => self.success(t, v).map_err(bad),
+                    _ => Ok(ToolOutput::default()),
+                },
+                Err(v) => {
+                    let json = match (err, v) {
+                        (Some(t), Some(v)) => Some(value::to_json(t, v).map_err(bad)?),
+                        _ => None,
+                    };
+                    let text = match &json {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(other) => other.to_string(),
+                        None => format!("`{}` returned an error", self.exported.wit_name()),
+                    };
+                    let structured = json.map(|j| {
+                        let mut o = Map::new();
+                        o.insert(schema::ERROR_FIELD.into(), j);
+                        Value::Object(o)
+                    });
+                    Ok(ToolOutput {
+                        content: vec![Content::text(text)],
+                        structured,
+                        is_error: true,
+                    })
+                }
+            };
+        }
+        self.success(ty, val).map_err(bad)
+    }
+
+    fn success(&self, ty: &WitType, val: &Val) -> Result<ToolOutput, value::ValueError> {
+        let json = value::to_json(ty, val)?;
+        let structured = match ty {
+            WitType::Record { .. } => json,
+            _ => {
+                let mut o = Map::new();
+                o.insert(schema::RESULT_FIELD.into(), json);
+                Value::Object(o)
+            }
+        };
+        Ok(ToolOutput {
+            content: vec![Content::text(structured.to_string())],
+            structured: Some(structured),
+            is_error: false,
+        })
+    }
+}

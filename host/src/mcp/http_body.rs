@@ -340,9 +340,21 @@ async fn read_bounded(
     limit: usize,
     budget: &BodyBudget,
 ) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), BodyRead> {
+    // A body that declares its length (`Content-Length`) takes its whole
+    // share at once: bodies that each took part of theirs chunk by chunk
+    // could fill the budget between them and all wait for more, for ever.
+    let declared = http_body::Body::size_hint(&body)
+        .exact()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n <= limit);
     let mut stream = body.into_data_stream();
     let mut data = Vec::new();
     let mut share = None;
+    let mut paid = 0;
+    if let Some(len) = declared {
+        budget.take(len, &mut share).await;
+        paid = len;
+    }
     let mut too_long = false;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(BodyRead::Failed)?;
@@ -357,7 +369,11 @@ async fn read_bounded(
         } else {
             chunk.len()
         };
-        budget.take(keep, &mut share).await;
+        let held = data.len() + keep;
+        if held > paid {
+            budget.take(held - paid, &mut share).await;
+            paid = held;
+        }
         data.extend_from_slice(&chunk[..keep]);
     }
     if too_long {
@@ -521,6 +537,63 @@ mod tests {
             open.push(stream);
         }
         drop(open);
+    }
+
+    #[tokio::test]
+    async fn bodies_of_declared_length_take_their_whole_share_before_reading() {
+        // Two bodies of 3 KiB in a budget of 4 KiB, each arriving in 1 KiB
+        // chunks: taken chunk by chunk, both could hold 2 KiB and wait for
+        // ever; whole, one waits before it holds any.
+        let budget = BodyBudget::with_bytes(4 * BUDGET_UNIT);
+        let body =
+            |tx: &mut Option<futures::channel::mpsc::Sender<Result<Bytes, std::io::Error>>>| {
+                let (sender, receiver) = futures::channel::mpsc::channel(8);
+                *tx = Some(sender);
+                let stream =
+                    http_body_util::StreamBody::new(receiver.map(
+                        |chunk: Result<Bytes, std::io::Error>| chunk.map(http_body::Frame::data),
+                    ));
+                // Declares its length as a Content-Length body does.
+                Body::new(Sized3k(stream))
+            };
+        let (mut a_tx, mut b_tx) = (None, None);
+        let mut a = std::pin::pin!(read_bounded(body(&mut a_tx), 1 << 20, &budget));
+        let mut b = std::pin::pin!(read_bounded(body(&mut b_tx), 1 << 20, &budget));
+        assert!(futures::poll!(a.as_mut()).is_pending());
+        assert!(futures::poll!(b.as_mut()).is_pending());
+        // The first took its whole share; the second waits in the
+        // semaphore's fair queue, which sets the rest aside for it.
+        assert_eq!(budget.0.available_permits(), 0);
+        let (mut a_tx, mut b_tx) = (a_tx.unwrap(), b_tx.unwrap());
+        for _ in 0..3 {
+            a_tx.try_send(Ok(Bytes::from(vec![b'x'; BUDGET_UNIT])))
+                .unwrap();
+            b_tx.try_send(Ok(Bytes::from(vec![b'y'; BUDGET_UNIT])))
+                .unwrap();
+        }
+        drop((a_tx, b_tx));
+        let (first, share) = a.await.unwrap();
+        assert_eq!(first.len(), 3 * BUDGET_UNIT);
+        drop(share);
+        let (second, _share) = b.await.unwrap();
+        assert_eq!(second.len(), 3 * BUDGET_UNIT);
+    }
+
+    /// A body stream that declares 3 KiB, as `Content-Length: 3072` does.
+    struct Sized3k<S>(S);
+
+    impl<S: http_body::Body + Unpin> http_body::Body for Sized3k<S> {
+        type Data = S::Data;
+        type Error = S::Error;
+        fn poll_frame(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+        ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+            std::pin::Pin::new(&mut self.0).poll_frame(cx)
+        }
+        fn size_hint(&self) -> http_body::SizeHint {
+            http_body::SizeHint::with_exact(3 * BUDGET_UNIT as u64)
+        }
     }
 
     #[test]

@@ -102,6 +102,35 @@ impl Default for TaskSettings {
     }
 }
 
+/// Bounds on the URIs clients send and on what they keep watching
+/// (`[server]`'s `max_uri_size`, `max_subscriptions`, `max_watched_size`
+/// and `max_listen_streams`; see "The server section" in docs/policy.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedBounds {
+    /// The longest URI a request may name (`resources/read`,
+    /// `resources/subscribe`, a listen's `resourceSubscriptions`,
+    /// `completion/complete`'s `ref/resource`).
+    pub max_uri_bytes: usize,
+    /// The most URIs one session (`resources/subscribe`) or one
+    /// `subscriptions/listen` stream watches.
+    pub max_subscriptions: usize,
+    /// The bytes every watched URI of the server holds together.
+    pub max_watched_bytes: usize,
+    /// The `subscriptions/listen` streams open at once.
+    pub max_listen_streams: usize,
+}
+
+impl Default for ServedBounds {
+    fn default() -> Self {
+        ServedBounds {
+            max_uri_bytes: 8 << 10,
+            max_subscriptions: 1024,
+            max_watched_bytes: 64 << 20,
+            max_listen_streams: 1024,
+        }
+    }
+}
+
 /// `[server]`: what applies to the server as a whole, read at start.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -118,6 +147,14 @@ struct ServerSpec {
     max_tasks: Option<usize>,
     /// The most bytes the finished tasks' results may hold together.
     max_task_store_size: Option<ByteSize>,
+    /// The longest URI a request may name.
+    max_uri_size: Option<ByteSize>,
+    /// The most URIs one session or listen stream watches.
+    max_subscriptions: Option<usize>,
+    /// The bytes every watched URI holds together.
+    max_watched_size: Option<ByteSize>,
+    /// The listen streams open at once.
+    max_listen_streams: Option<usize>,
     /// Registries (`host` or `host:port`) reached over plain HTTP besides
     /// the loopback ones.
     plain_http_registries: Option<Vec<String>>,
@@ -476,6 +513,16 @@ impl Config {
                 return Err(invalid(format!("server.{key}"), "must be at least 1ms"));
             }
         }
+        for (key, value) in [
+            ("max_uri_size", s.max_uri_size.map(|b| b.as_u64())),
+            ("max_subscriptions", s.max_subscriptions.map(|n| n as u64)),
+            ("max_watched_size", s.max_watched_size.map(|b| b.as_u64())),
+            ("max_listen_streams", s.max_listen_streams.map(|n| n as u64)),
+        ] {
+            if value == Some(0) {
+                return Err(invalid(format!("server.{key}"), "must be at least 1"));
+            }
+        }
         if let Some(oauth) = &s.oauth {
             check_oauth(oauth).map_err(|(k, p)| invalid(format!("server.oauth.{k}"), &p))?;
         }
@@ -529,6 +576,23 @@ impl Config {
             max_store_bytes: s
                 .max_task_store_size
                 .map_or(defaults.max_store_bytes, |b| b.as_u64()),
+        }
+    }
+
+    /// `[server]`'s bounds on URIs and subscriptions over `defaults` (the
+    /// keys the file leaves out keep their default).
+    pub fn served_bounds(&self, defaults: ServedBounds) -> ServedBounds {
+        let s = &self.server;
+        let size = |b: Option<ByteSize>, default: usize| {
+            b.map_or(default, |b| {
+                usize::try_from(b.as_u64()).unwrap_or(usize::MAX)
+            })
+        };
+        ServedBounds {
+            max_uri_bytes: size(s.max_uri_size, defaults.max_uri_bytes),
+            max_subscriptions: s.max_subscriptions.unwrap_or(defaults.max_subscriptions),
+            max_watched_bytes: size(s.max_watched_size, defaults.max_watched_bytes),
+            max_listen_streams: s.max_listen_streams.unwrap_or(defaults.max_listen_streams),
         }
     }
 
@@ -1281,6 +1345,36 @@ write = true
     }
 
     #[test]
+    fn the_server_section_sets_the_uri_and_subscription_bounds_and_checks_them() {
+        let defaults = ServedBounds::default();
+        assert_eq!(parse("").unwrap().served_bounds(defaults.clone()), defaults);
+        let config = parse(
+            "[server]\nmax_uri_size = \"1 KiB\"\nmax_subscriptions = 3\nmax_watched_size = \"2 MiB\"\nmax_listen_streams = 5\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.served_bounds(defaults),
+            ServedBounds {
+                max_uri_bytes: 1024,
+                max_subscriptions: 3,
+                max_watched_bytes: 2 << 20,
+                max_listen_streams: 5,
+            }
+        );
+        for key in [
+            "max_uri_size",
+            "max_subscriptions",
+            "max_watched_size",
+            "max_listen_streams",
+        ] {
+            let e = parse(&format!("[server]\n{key} = 0\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("server.{key}")), "{key}: {e}");
+        }
+    }
+
+    #[test]
     fn the_server_section_sets_the_list_ttl_and_refuses_unknown_keys() {
         assert_eq!(parse("").unwrap().list_ttl(), None);
         let config = parse("[server]\nlist_ttl = \"2m\"\n").unwrap();
@@ -1638,6 +1732,27 @@ mod documentation {
         for bound in [&t.connect.key, &t.first_byte.key, &t.total.key] {
             let key = bound.trim_start_matches("server.");
             assert!(readme.contains(&format!("| `{key}` |")), "{key}");
+        }
+    }
+
+    #[test]
+    fn the_server_section_table_has_the_real_bounds() {
+        let (_, readme) = workspace_file("docs/policy.md");
+        let d = ServedBounds::default();
+        let t = TaskSettings::default();
+        let size = |n: usize| format!("`\"{}\"`", bytes(n as u64));
+        for row in [
+            format!("| `max_uri_size` | {} |", size(d.max_uri_bytes)),
+            format!("| `max_subscriptions` | `{}` |", d.max_subscriptions),
+            format!("| `max_watched_size` | {} |", size(d.max_watched_bytes)),
+            format!("| `max_listen_streams` | `{}` |", d.max_listen_streams),
+            format!("| `max_tasks` | `{}` |", t.max_tasks),
+            format!(
+                "| `max_task_store_size` | {} |",
+                size(t.max_store_bytes as usize)
+            ),
+        ] {
+            assert!(readme.contains(&row), "docs/policy.md lacks the row {row}");
         }
     }
 

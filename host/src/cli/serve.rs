@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use mcp_wasm_host::config::{Config, TaskSettings};
+use mcp_wasm_host::config::{Config, ServedBounds, TaskSettings};
 use mcp_wasm_host::mcp::auth::BearerToken;
 use mcp_wasm_host::mcp::handler::DEFAULT_LIST_TTL;
 use mcp_wasm_host::mcp::http::{self, HttpOptions};
@@ -305,6 +305,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             page_size: args.page_size as usize,
             list_ttl: config.list_ttl().unwrap_or(DEFAULT_LIST_TTL),
             tasks: config.task_options(TaskSettings::default()),
+            served: config.served_bounds(ServedBounds::default()),
         },
         rounds,
     );

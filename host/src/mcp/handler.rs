@@ -30,11 +30,11 @@ use super::events::SessionLevel;
 use super::notify::{ListsChanged, PeerRegistry};
 use super::rounds::{Round, Rounds};
 use super::serving::Run;
-use super::subscriptions::{Subscriptions, Watched};
+use super::subscriptions::{Subscriptions, WatchBudget, Watched, refresh};
 use super::task_run::TaskEvents;
 use super::tasks::{Finished, Tasks};
 use super::{convert, cursor};
-use crate::config::TaskSettings;
+use crate::config::{ServedBounds, TaskSettings};
 use crate::runtime::{
     CallError, CallEvents, Called, Caller, FailureCause, RunAs, Runtime, TaskSupport,
 };
@@ -48,6 +48,8 @@ pub struct ServerOptions {
     pub list_ttl: std::time::Duration,
     /// How tasks are kept.
     pub tasks: TaskSettings,
+    /// The bounds on URIs, subscriptions and listen streams.
+    pub served: ServedBounds,
 }
 
 /// The `ttlMs` of list results unless the policy file's `[server]
@@ -61,6 +63,7 @@ impl Default for ServerOptions {
             page_size: 50,
             list_ttl: DEFAULT_LIST_TTL,
             tasks: TaskSettings::default(),
+            served: ServedBounds::default(),
         }
     }
 }
@@ -82,11 +85,14 @@ pub struct McpServer {
     tasks: Tasks,
     /// This session's `resources/subscribe` subscriptions.
     subscriptions: Subscriptions,
+    /// What every session's subscriptions and listen streams hold.
+    watch: WatchBudget,
 }
 
 impl McpServer {
     /// A server for `runtime`; `rounds` signs the 2026-07-28 request state.
     pub fn new(runtime: Arc<Runtime>, options: ServerOptions, rounds: Rounds) -> Self {
+        let watch = WatchBudget::new(options.served.clone());
         McpServer {
             runtime,
             peers: PeerRegistry::default(),
@@ -94,7 +100,8 @@ impl McpServer {
             caller: Arc::default(),
             rounds: Arc::new(rounds),
             tasks: Tasks::new(options.tasks),
-            subscriptions: Subscriptions::default(),
+            subscriptions: Subscriptions::new(watch.clone()),
+            watch,
             options,
         }
     }
@@ -106,7 +113,7 @@ impl McpServer {
         McpServer {
             level: SessionLevel::default(),
             caller: Arc::default(),
-            subscriptions: Subscriptions::default(),
+            subscriptions: Subscriptions::new(self.watch.clone()),
             ..self.clone()
         }
     }
@@ -312,20 +319,10 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        if self
-            .subscriptions
+        self.subscriptions
             .subscribe(&self.runtime, context.peer.clone(), &request.uri)
-        {
-            Ok(())
-        } else {
-            Err(McpError::invalid_request(
-                format!(
-                    "this session already watches {} resources, the most it may",
-                    super::subscriptions::MAX_SUBSCRIPTIONS
-                ),
-                None,
-            ))
-        }
+            .await
+            .map_err(Into::into)
     }
 
     #[allow(deprecated)]
@@ -367,11 +364,13 @@ impl ServerHandler for McpServer {
         accepted.tools_list_changed = requested.tools_list_changed.filter(|wanted| *wanted);
         accepted.resources_list_changed = requested.resources_list_changed.filter(|wanted| *wanted);
         accepted.prompts_list_changed = requested.prompts_list_changed.filter(|wanted| *wanted);
+        // A list over the bounds is accepted as none; `listen` then ends
+        // the stream with the error naming the bound.
         accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
-            uris.iter()
-                .take(super::subscriptions::MAX_SUBSCRIPTIONS)
-                .cloned()
-                .collect()
+            let bounds = &self.options.served;
+            let within = uris.len() <= bounds.max_subscriptions
+                && uris.iter().all(|u| bounds.check_uri(u).is_ok());
+            if within { uris.clone() } else { Vec::new() }
         });
         Some(accepted)
     }
@@ -380,13 +379,37 @@ impl ServerHandler for McpServer {
     /// and `notifications/resources/updated` for its resources, each time
     /// the catalog changes, until the client ends it.
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), McpError> {
+        let _open = self.watch.open_stream()?;
+        let meta = serde_json::to_vec(&subscription.request_context().meta).map_or(0, |m| m.len());
+        if meta > super::subscriptions::MAX_LISTEN_META_BYTES {
+            return Err(super::subscriptions::Refused::MetaTooLarge {
+                len: meta,
+                max: super::subscriptions::MAX_LISTEN_META_BYTES,
+            }
+            .into());
+        }
+        let requested = subscription.requested().resource_subscriptions.as_deref();
+        for uri in requested.unwrap_or_default() {
+            self.options.served.check_uri(uri)?;
+        }
         let mut changes = self.runtime.subscribe_changes();
         let mut seen = *changes.borrow_and_update();
-        let accepted = subscription.accepted().clone();
-        let mut watched = Watched::new(
-            &self.runtime,
-            accepted.resource_subscriptions.iter().flatten(),
-        );
+        let (tools, resources, prompts) = {
+            let a = subscription.accepted();
+            (
+                a.tools_list_changed,
+                a.resources_list_changed,
+                a.prompts_list_changed,
+            )
+        };
+        let watched = Watched::with_all(
+            self.watch.clone(),
+            "a listen stream",
+            requested.unwrap_or_default(),
+        )?;
+        let watched = Arc::new(std::sync::Mutex::new(watched));
+        // Who serves each URI now: later changes are measured from here.
+        refresh(&watched, &self.runtime).await;
         let wanted = |flag: Option<bool>| flag == Some(true);
         loop {
             tokio::select! {
@@ -400,16 +423,16 @@ impl ServerHandler for McpServer {
                     seen = now;
                     let sink = subscription.sink();
                     let mut sent = Ok(());
-                    if lists.tools && wanted(accepted.tools_list_changed) {
+                    if lists.tools && wanted(tools) {
                         sent = sent.and(sink.notify_tool_list_changed().await);
                     }
-                    if lists.resources && wanted(accepted.resources_list_changed) {
+                    if lists.resources && wanted(resources) {
                         sent = sent.and(sink.notify_resource_list_changed().await);
                     }
-                    if lists.prompts && wanted(accepted.prompts_list_changed) {
+                    if lists.prompts && wanted(prompts) {
                         sent = sent.and(sink.notify_prompt_list_changed().await);
                     }
-                    for uri in watched.updated(&self.runtime) {
+                    for uri in refresh(&watched, &self.runtime).await {
                         sent = sent.and(sink.notify_resource_updated(uri).await);
                     }
                     if let Err(error) = sent {

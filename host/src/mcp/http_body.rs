@@ -8,10 +8,11 @@
 //! an id, as the transport's rules allow.
 //! With sessions, a request whose `id` is already in flight in its session
 //! gets `409 Conflict` (rmcp would leave one of the two streams open
-//! forever), and a `DELETE` for an unknown session gets `404`, as rmcp
-//! answers `GET` and `POST` for one.
+//! forever), one past the session's 256 requests in flight gets `429` with
+//! `-32000` (as over stdio; `ping` is always served), and a `DELETE` for an
+//! unknown session gets `404`, as rmcp answers `GET` and `POST` for one.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 
@@ -30,49 +31,92 @@ use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR, Rejection};
 /// The header that names a session.
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// The request ids in flight, per session.
+/// The request ids in flight, per session: at most
+/// [`stdio::MAX_IN_FLIGHT`](super::stdio::MAX_IN_FLIGHT) in one session, as
+/// over stdio (a body's share of the budget returns once it is parsed, so
+/// the budget no longer bounds the requests a session keeps waiting).
 #[derive(Debug, Default, Clone)]
-pub struct InFlight(Arc<Mutex<HashSet<(String, RequestId)>>>);
+pub struct InFlight(Arc<Mutex<Claims>>);
+
+/// The ids held, and how many each session holds.
+#[derive(Debug, Default)]
+struct Claims {
+    ids: HashSet<(String, RequestId)>,
+    per_session: HashMap<String, usize>,
+}
+
+/// Why an id cannot be held.
+#[derive(Debug, PartialEq, Eq)]
+enum Unclaimed {
+    /// The session has a request with this id in flight.
+    InUse,
+    /// The session has the most requests in flight it may.
+    TooMany,
+}
 
 /// A request id held in flight until dropped.
 #[derive(Debug)]
 struct Claim {
     in_flight: InFlight,
     key: (String, RequestId),
+    /// Whether it counts toward the session's bound (`ping` does not).
+    counted: bool,
 }
 
 impl InFlight {
-    /// Holds `id` in `session` until the claim is dropped, or says that it is
-    /// already held.
-    fn claim(&self, session: &str, id: &RequestId) -> Option<Claim> {
+    /// Holds `id` in `session` until the claim is dropped, or says why not:
+    /// it is already held, or the session holds the most it may (`capped`:
+    /// `ping` is always served, as over stdio).
+    fn claim(&self, session: &str, id: &RequestId, capped: bool) -> Result<Claim, Unclaimed> {
         let key = (session.to_string(), id.clone());
-        let fresh = self
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key.clone());
-        fresh.then(|| Claim {
+        let mut claims = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if claims.ids.contains(&key) {
+            return Err(Unclaimed::InUse);
+        }
+        if capped {
+            let held = claims.per_session.entry(key.0.clone()).or_default();
+            if *held >= super::stdio::MAX_IN_FLIGHT {
+                return Err(Unclaimed::TooMany);
+            }
+            *held += 1;
+        }
+        claims.ids.insert(key.clone());
+        Ok(Claim {
             in_flight: self.clone(),
             key,
+            counted: capped,
         })
     }
 }
 
 impl Drop for Claim {
     fn drop(&mut self) {
-        self.in_flight
+        let mut claims = self
+            .in_flight
             .0
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.key);
+            .unwrap_or_else(PoisonError::into_inner);
+        claims.ids.remove(&self.key);
+        if !self.counted {
+            return;
+        }
+        if let Some(held) = claims.per_session.get_mut(&self.key.0) {
+            *held -= 1;
+            if *held == 0 {
+                claims.per_session.remove(&self.key.0);
+            }
+        }
     }
 }
 
 /// The bytes of request bodies the server holds at once, across all
 /// connections. A body is read only as far as the budget allows (the rest
 /// waits in the connection, so the client is slowed, not refused), and its
-/// share is returned when its response ends; so many clients sending large
-/// bodies at once cannot make the host hold more than this.
+/// share is returned as soon as its bytes have been parsed (when rmcp drops
+/// them, or at the latest when the response starts), whatever the response
+/// does after: a `subscriptions/listen` stream open for hours holds none of
+/// it. So many clients sending large bodies at once cannot make the host
+/// hold more than this.
 pub const BODY_BUDGET_BYTES: usize = 256 << 20;
 
 /// The budget's unit: one permit per KiB.
@@ -164,9 +208,22 @@ pub async fn check_post_body(
     };
     let claim = match (&check.in_flight, &message, session_id(&parts.headers)) {
         (Some(in_flight), JsonRpcMessage::Request(r), Some(session)) => {
-            match in_flight.claim(session, &r.id) {
-                Some(claim) => Some(claim),
-                None => {
+            let capped = !matches!(r.request, rmcp::model::ClientRequest::PingRequest(_));
+            match in_flight.claim(session, &r.id, capped) {
+                Ok(claim) => Some(claim),
+                Err(Unclaimed::TooMany) => {
+                    let rejection = Rejection::new(
+                        super::stdio::TOO_MANY_IN_FLIGHT,
+                        format!(
+                            "too many requests in flight: {} of this session are waiting for their responses; wait for some before sending more",
+                            super::stdio::MAX_IN_FLIGHT
+                        ),
+                        Some(r.id.clone()),
+                    );
+                    tracing::warn!("{}", rejection.message);
+                    return json_rpc_error(StatusCode::TOO_MANY_REQUESTS, &rejection);
+                }
+                Err(Unclaimed::InUse) => {
                     let rejection = Rejection::new(
                         INVALID_REQUEST,
                         format!(
@@ -183,18 +240,54 @@ pub async fn check_post_body(
         _ => None,
     };
     drop(message);
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
-    if claim.is_none() && share.is_none() {
-        return response;
+    let share = Share(Arc::new(Mutex::new(share)));
+    let body = Body::from(Bytes::from_owner(Parsed {
+        bytes,
+        share: share.clone(),
+    }));
+    let response = next.run(Request::from_parts(parts, body)).await;
+    // The body has been parsed by now: its share goes back, whatever the
+    // response does after.
+    share.release();
+    match claim {
+        None => response,
+        Some(claim) => response.map(|body| release_at_end(body, claim)),
     }
-    response.map(|body| release_at_end(body, (claim, share)))
 }
 
-/// `body`, holding `claim` (the request's id in flight, its body's share of
-/// the budget) until its last byte has been read (before the client can see
-/// the end) or until it is dropped unfinished.
+/// A body's share of the budget, returned by whoever is first: the parsed
+/// body's bytes being dropped, or the response starting.
+#[derive(Debug, Clone)]
+struct Share(Arc<Mutex<Option<OwnedSemaphorePermit>>>);
+
+impl Share {
+    fn release(&self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
+}
+
+/// A checked body handed to rmcp: its bytes, and their share of the
+/// budget, returned when rmcp drops them after parsing.
+struct Parsed {
+    bytes: Vec<u8>,
+    share: Share,
+}
+
+impl AsRef<[u8]> for Parsed {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Drop for Parsed {
+    fn drop(&mut self) {
+        self.share.release();
+    }
+}
+
+/// `body`, holding `claim` (the request's id in flight) until its last byte
+/// has been read (before the client can see the end) or until it is dropped
+/// unfinished.
 fn release_at_end<C: Send + 'static>(body: Body, claim: C) -> Body {
     let mut claim = Some(claim);
     let end = futures::stream::poll_fn(move |_| {
@@ -246,10 +339,22 @@ async fn read_bounded(
     body: Body,
     limit: usize,
     budget: &BodyBudget,
-) -> Result<(Bytes, Option<OwnedSemaphorePermit>), BodyRead> {
+) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), BodyRead> {
+    // A body that declares its length (`Content-Length`) takes its whole
+    // share at once: bodies that each took part of theirs chunk by chunk
+    // could fill the budget between them and all wait for more, for ever.
+    let declared = http_body::Body::size_hint(&body)
+        .exact()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n <= limit);
     let mut stream = body.into_data_stream();
     let mut data = Vec::new();
     let mut share = None;
+    let mut paid = 0;
+    if let Some(len) = declared {
+        budget.take(len, &mut share).await;
+        paid = len;
+    }
     let mut too_long = false;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(BodyRead::Failed)?;
@@ -264,13 +369,17 @@ async fn read_bounded(
         } else {
             chunk.len()
         };
-        budget.take(keep, &mut share).await;
+        let held = data.len() + keep;
+        if held > paid {
+            budget.take(held - paid, &mut share).await;
+            paid = held;
+        }
         data.extend_from_slice(&chunk[..keep]);
     }
     if too_long {
         Err(BodyRead::TooLong(data))
     } else {
-        Ok((Bytes::from(data), share))
+        Ok((data, share))
     }
 }
 
@@ -291,16 +400,42 @@ mod tests {
     fn an_id_is_held_once_per_session_until_its_claim_is_dropped() {
         let in_flight = InFlight::default();
         let one = RequestId::Number(1);
-        let claim = in_flight.claim("s1", &one).unwrap();
-        assert!(in_flight.claim("s1", &one).is_none());
-        let other_session = in_flight.claim("s2", &one).unwrap();
+        let claim = in_flight.claim("s1", &one, true).unwrap();
+        assert_eq!(
+            in_flight.claim("s1", &one, true).unwrap_err(),
+            Unclaimed::InUse
+        );
+        let other_session = in_flight.claim("s2", &one, true).unwrap();
         let other_id = in_flight
-            .claim("s1", &RequestId::String("1".into()))
+            .claim("s1", &RequestId::String("1".into()), true)
             .unwrap();
         drop(claim);
-        assert!(in_flight.claim("s1", &one).is_some());
+        assert!(in_flight.claim("s1", &one, true).is_ok());
         drop((other_session, other_id));
-        assert!(in_flight.0.lock().unwrap().is_empty());
+        let claims = in_flight.0.lock().unwrap();
+        assert!(claims.ids.is_empty() && claims.per_session.is_empty());
+    }
+
+    #[test]
+    fn a_session_holds_at_most_the_stdio_bound_of_requests_in_flight() {
+        use super::super::stdio::MAX_IN_FLIGHT;
+        let in_flight = InFlight::default();
+        let mut held: Vec<Claim> = (0..MAX_IN_FLIGHT as i64)
+            .map(|i| in_flight.claim("s1", &RequestId::Number(i), true).unwrap())
+            .collect();
+        let next = RequestId::Number(MAX_IN_FLIGHT as i64);
+        assert_eq!(
+            in_flight.claim("s1", &next, true).unwrap_err(),
+            Unclaimed::TooMany
+        );
+        // `ping` is always served.
+        let _ping = in_flight
+            .claim("s1", &RequestId::Number(-1), false)
+            .unwrap();
+        // Another session is not affected; one answer makes room.
+        let _other = in_flight.claim("s2", &next, true).unwrap();
+        held.pop();
+        let _again = in_flight.claim("s1", &next, true).unwrap();
     }
 
     #[tokio::test]
@@ -334,6 +469,131 @@ mod tests {
         drop(first_share);
         let (second, _share) = second.await.unwrap();
         assert_eq!(second.len(), 2 * BUDGET_UNIT);
+    }
+
+    /// A server whose only route parses the body and answers with a
+    /// stream that never ends, as a `subscriptions/listen` does, behind
+    /// [`check_post_body`] with `budget`; its URL.
+    async fn endless_streams(budget: BodyBudget) -> String {
+        let route = axum::routing::post(|body: Bytes| async move {
+            let _parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            drop(body);
+            Body::from_stream(futures::stream::pending::<Result<Bytes, std::io::Error>>())
+        });
+        let check = BodyCheck {
+            in_flight: None,
+            budget,
+        };
+        let app = axum::Router::new()
+            .route("/", route)
+            .layer(axum::middleware::from_fn_with_state(check, check_post_body));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        url
+    }
+
+    /// Posts `body` over a new connection and returns it once the
+    /// response's head has arrived, the response still open.
+    async fn post_until_head(url: &str, body: &str) -> (tokio::net::TcpStream, String) {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let authority = url.trim_start_matches("http://").trim_end_matches('/');
+        let mut stream = tokio::net::TcpStream::connect(authority).await.unwrap();
+        let head = format!(
+            "POST / HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(body.as_bytes()).await.unwrap();
+        let mut received = Vec::new();
+        while !received.windows(4).any(|w| w == b"\r\n\r\n") {
+            let mut buf = [0u8; 1024];
+            let n = stream.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the connection closed");
+            received.extend_from_slice(&buf[..n]);
+        }
+        (stream, String::from_utf8_lossy(&received).into_owned())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_bodys_share_returns_once_it_is_parsed_while_its_response_stays_open() {
+        let budget = BodyBudget::with_bytes(100 * BUDGET_UNIT);
+        let url = endless_streams(budget.clone()).await;
+        // Each body takes most of the budget; the streams stay open.
+        let pad = " ".repeat(90 * BUDGET_UNIT);
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping"{pad}}}"#);
+        let mut open = Vec::new();
+        for _ in 0..3 {
+            // The head arrives once the body was read, within the budget;
+            // the one before still holds its response open.
+            let (stream, head) = tokio::time::timeout(
+                std::time::Duration::from_secs(60),
+                post_until_head(&url, &body),
+            )
+            .await
+            .expect("the body still waits for the budget");
+            assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+            assert_eq!(budget.0.available_permits(), 100, "the share came back");
+            open.push(stream);
+        }
+        drop(open);
+    }
+
+    #[tokio::test]
+    async fn bodies_of_declared_length_take_their_whole_share_before_reading() {
+        // Two bodies of 3 KiB in a budget of 4 KiB, each arriving in 1 KiB
+        // chunks: taken chunk by chunk, both could hold 2 KiB and wait for
+        // ever; whole, one waits before it holds any.
+        let budget = BodyBudget::with_bytes(4 * BUDGET_UNIT);
+        let body =
+            |tx: &mut Option<futures::channel::mpsc::Sender<Result<Bytes, std::io::Error>>>| {
+                let (sender, receiver) = futures::channel::mpsc::channel(8);
+                *tx = Some(sender);
+                let stream =
+                    http_body_util::StreamBody::new(receiver.map(
+                        |chunk: Result<Bytes, std::io::Error>| chunk.map(http_body::Frame::data),
+                    ));
+                // Declares its length as a Content-Length body does.
+                Body::new(Sized3k(stream))
+            };
+        let (mut a_tx, mut b_tx) = (None, None);
+        let mut a = std::pin::pin!(read_bounded(body(&mut a_tx), 1 << 20, &budget));
+        let mut b = std::pin::pin!(read_bounded(body(&mut b_tx), 1 << 20, &budget));
+        assert!(futures::poll!(a.as_mut()).is_pending());
+        assert!(futures::poll!(b.as_mut()).is_pending());
+        // The first took its whole share; the second waits in the
+        // semaphore's fair queue, which sets the rest aside for it.
+        assert_eq!(budget.0.available_permits(), 0);
+        let (mut a_tx, mut b_tx) = (a_tx.unwrap(), b_tx.unwrap());
+        for _ in 0..3 {
+            a_tx.try_send(Ok(Bytes::from(vec![b'x'; BUDGET_UNIT])))
+                .unwrap();
+            b_tx.try_send(Ok(Bytes::from(vec![b'y'; BUDGET_UNIT])))
+                .unwrap();
+        }
+        drop((a_tx, b_tx));
+        let (first, share) = a.await.unwrap();
+        assert_eq!(first.len(), 3 * BUDGET_UNIT);
+        drop(share);
+        let (second, _share) = b.await.unwrap();
+        assert_eq!(second.len(), 3 * BUDGET_UNIT);
+    }
+
+    /// A body stream that declares 3 KiB, as `Content-Length: 3072` does.
+    struct Sized3k<S>(S);
+
+    impl<S: http_body::Body + Unpin> http_body::Body for Sized3k<S> {
+        type Data = S::Data;
+        type Error = S::Error;
+        fn poll_frame(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+        ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+            std::pin::Pin::new(&mut self.0).poll_frame(cx)
+        }
+        fn size_hint(&self) -> http_body::SizeHint {
+            http_body::SizeHint::with_exact(3 * BUDGET_UNIT as u64)
+        }
     }
 
     #[test]

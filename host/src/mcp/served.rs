@@ -14,8 +14,8 @@ use serde_json::{Map, Value, json};
 
 use super::convert::{annotations, content, icon};
 use crate::runtime::{
-    Audience, Completion, FailureCause, PromptInfo, PromptOutput, ResourceInfo, ResourcePart,
-    ServeError, TemplateInfo, ToolView, ViewSettings,
+    Audience, Completion, PromptInfo, PromptOutput, ResourceInfo, ResourcePart, ServeError,
+    TemplateInfo, ToolView, ViewSettings,
 };
 
 /// The `_meta.ui` of a tool with a view (MCP Apps).
@@ -170,9 +170,10 @@ pub fn completion(c: &Completion) -> CompleteResult {
 /// The JSON-RPC error a failed read, prompt or completion answers with:
 /// unknown names and unusable arguments are the client's mistake
 /// (`-32602`; rmcp's resource-not-found code for a URI, with the URI in
-/// `data`), a guest asking the client at the wrong moment is the server's,
-/// and every other failure (a trap, a limit, a guest error) is an internal
-/// error whose message says what happened and how to fix it.
+/// `data`), and every other failure (a trap, a limit, a guest error) is
+/// `-32603` whose message says what happened and, for a limit, which
+/// policy key raises it, in the words a tool's `isError` result uses: the
+/// same for the four surfaces.
 pub fn error(e: &ServeError) -> McpError {
     match e {
         ServeError::ResourceNotFound(uri) => {
@@ -181,11 +182,6 @@ pub fn error(e: &ServeError) -> McpError {
         ServeError::PromptNotFound(_)
         | ServeError::TemplateNotFound(_)
         | ServeError::InvalidArguments(_) => McpError::invalid_params(e.to_string(), None),
-        ServeError::Failed(failure) => match &failure.cause {
-            FailureCause::RateLimited { .. } | FailureCause::ArgumentsTooLarge { .. } => {
-                McpError::invalid_request(failure.to_string(), None)
-            }
-            _ => McpError::internal_error(failure.to_string(), None),
-        },
+        ServeError::Failed(failure) => McpError::internal_error(failure.to_string(), None),
     }
 }

@@ -213,16 +213,18 @@ impl McpServer {
     ) -> Result<ReadResourceResponse, McpError> {
         self.runtime.wait_until_loaded().await;
         let gate = self.gate(&context)?;
-        if let Some(plugin) = self.runtime.catalog().resource_plugin(&request.uri)
+        self.options.served.check_uri(&request.uri)?;
+        // Matched once, off the async workers when it may take a while.
+        let plugin = self.runtime.resource_plugin(&request.uri).await;
+        if let Some(plugin) = &plugin
             && let Err(denied) = gate.plugin(plugin)
         {
             return Err(gate.refusal(&format!("resource {:?}", request.uri), &denied));
         }
         let what = format!("resources/read {}", request.uri);
         let digest = || {
-            self.runtime
-                .catalog()
-                .resource_plugin(&request.uri)
+            plugin
+                .as_ref()
                 .map(|p| p.digest.to_string())
                 .unwrap_or_default()
         };
@@ -235,7 +237,7 @@ impl McpServer {
             request.input_responses.take(),
         )?;
         let result = tokio::select! {
-            r = self.runtime.read_resource(&request.uri, &self.caller, run.events.clone()) => r,
+            r = self.runtime.read_resource(plugin.clone(), &request.uri, &self.caller, run.events.clone()) => r,
             () = context.ct.cancelled() => {
                 run.forwarder.finish().await;
                 return Err(McpError::internal_error("the read was cancelled", None));
@@ -351,7 +353,10 @@ impl McpServer {
         let gate = self.gate(context)?;
         let target = match &request.r#ref {
             Reference::Prompt(p) => CompletionTarget::Prompt(p.name.clone()),
-            Reference::Resource(r) => CompletionTarget::Template(r.uri.clone()),
+            Reference::Resource(r) => {
+                self.options.served.check_uri(&r.uri)?;
+                CompletionTarget::Template(r.uri.clone())
+            }
             _ => {
                 return Err(McpError::invalid_params(
                     "completion/complete completes prompt arguments (ref/prompt) and resource template variables (ref/resource)",

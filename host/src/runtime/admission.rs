@@ -137,6 +137,7 @@ impl Runtime {
             let cause = FailureCause::ArgumentsTooLarge {
                 size: json.len() as u64,
                 limit: limits.max_argument_bytes,
+                hint: plugin.policy.raise_hint("max_argument_size"),
             };
             return end("arguments_too_large", None, Err(fail(cause)));
         }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use super::output::ToolInfo;
 use super::plugin::Plugin;
 use super::schema::{check_tool_name, plugin_prefix};
-use super::served::{PromptInfo, ResourceInfo, TemplateInfo, matches_template};
+use super::served::{PromptInfo, ResourceInfo, TemplateInfo};
 use super::tool::PluginTool;
 
 /// A resource, and the plugin that serves it.
@@ -363,7 +363,7 @@ impl Catalog {
         self.resource(uri).map(|r| &r.plugin).or_else(|| {
             self.templates
                 .iter()
-                .find(|t| matches_template(&t.info.uri_template, uri))
+                .find(|t| t.info.matches(uri))
                 .map(|t| &t.plugin)
         })
     }

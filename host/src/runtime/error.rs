@@ -360,6 +360,9 @@ pub enum FailureCause {
         size: u64,
         /// The limit in bytes.
         limit: u64,
+        /// Where to raise it: ``raise `plugins.NAME.max_argument_size` in
+        /// FILE``.
+        hint: String,
     },
     /// The result was larger than the limit.
     ResultTooLarge {
@@ -532,8 +535,8 @@ impl ToolFailure {
                 }
                 m
             }
-            FailureCause::ArgumentsTooLarge { size, limit } => format!(
-                "the arguments to {tool} of plugin {plugin:?} are {size} bytes, over its limit of {}",
+            FailureCause::ArgumentsTooLarge { size, limit, hint } => format!(
+                "the arguments to {tool} of plugin {plugin:?} are {size} bytes, over its limit of {} ({hint})",
                 bytes(*limit)
             ),
             FailureCause::ResultTooLarge { size, limit, hint } => format!(

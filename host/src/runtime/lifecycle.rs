@@ -103,6 +103,9 @@ pub struct Runtime {
     pub(super) observer: Arc<dyn Observer>,
     /// Plugin names only some paths may serve.
     claims: RwLock<NameClaims>,
+    /// The blocking-pool share of matching long URIs against many
+    /// resource templates (see [`Runtime::resource_plugin`]).
+    pub(super) matching: super::offload::Lane,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -130,6 +133,7 @@ impl Runtime {
             loaded: channel::Sender::new(false),
             observer: Arc::new(NoObserver),
             claims: RwLock::new(NameClaims::default()),
+            matching: super::offload::Lane::default(),
         })
     }
 

@@ -49,6 +49,7 @@ mod served;
 mod stamp;
 mod tool;
 pub mod units;
+mod uri_match;
 mod warm;
 mod watch;
 

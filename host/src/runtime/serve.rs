@@ -22,6 +22,13 @@ use super::receipt::Receipt;
 use super::receipt::Unfinished;
 use super::served::{self, Completion, CompletionTarget, PromptOutput, ResourcePart};
 
+/// URI bytes times templates up to which a URI is matched on the async
+/// worker (a few microseconds); more goes to the blocking pool.
+const QUICK_MATCH_WORK: usize = 64 << 10;
+
+/// How long matching one URI may take before it counts as matching none.
+const MATCH_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Why a resource read, a prompt or a completion has no result.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ServeError {
@@ -113,6 +120,7 @@ impl Request<'_> {
             return Err(self.fail(FailureCause::ArgumentsTooLarge {
                 size: argument_bytes as u64,
                 limit: limits.max_argument_bytes,
+                hint: self.plugin.policy.raise_hint("max_argument_size"),
             }));
         }
         Ok(())
@@ -205,11 +213,11 @@ impl Request<'_> {
 /// that, the first plugin with a template that matches it).
 #[tracing::instrument(
     level = "debug",
-    skip(catalog, caller, events, observer),
+    skip(plugin, caller, events, observer),
     fields(plugin)
 )]
 async fn read_resource(
-    catalog: &Catalog,
+    plugin: Option<Arc<Plugin>>,
     uri: &str,
     caller: &Caller,
     events: Arc<dyn CallEvents>,
@@ -217,7 +225,7 @@ async fn read_resource(
 ) -> Result<Vec<ResourcePart>, ServeError> {
     let started = Instant::now();
     let not_found = || ServeError::ResourceNotFound(clip(uri.to_string(), 1024));
-    let Some(plugin) = catalog.resource_plugin(uri) else {
+    let Some(plugin) = &plugin else {
         return Err(not_found());
     };
     tracing::Span::current().record("plugin", &*plugin.name);
@@ -390,15 +398,39 @@ async fn complete(
 }
 
 impl Runtime {
-    /// Reads the resource `uri` from the plugin that lists it (or, failing
-    /// that, the first plugin with a template that matches it).
+    /// Reads the resource `uri` from `plugin`, the one
+    /// [`Runtime::resource_plugin`] found for it (none: not found).
     pub async fn read_resource(
         &self,
+        plugin: Option<Arc<Plugin>>,
         uri: &str,
         caller: &Caller,
         events: Arc<dyn CallEvents>,
     ) -> Result<Vec<ResourcePart>, ServeError> {
-        read_resource(&self.catalog(), uri, caller, events, &*self.observer).await
+        read_resource(plugin, uri, caller, events, &*self.observer).await
+    }
+
+    /// The plugin that serves `uri` now: the one that lists it, else the
+    /// first with a template that matches it. Matching is linear in the
+    /// URI, but a long URI against many templates still takes a while, so
+    /// such a match runs on the blocking pool (two at a time for the whole
+    /// server) rather than on an async worker, as slow schema checks do.
+    pub async fn resource_plugin(&self, uri: &str) -> Option<Arc<Plugin>> {
+        let catalog = self.catalog();
+        let work = uri.len().saturating_mul(catalog.templates().len());
+        if work <= QUICK_MATCH_WORK || catalog.resource(uri).is_some() {
+            return catalog.resource_plugin(uri).cloned();
+        }
+        let uri = uri.to_owned();
+        let deadline = Instant::now() + MATCH_DEADLINE;
+        super::offload::run(&self.matching, deadline, move || {
+            catalog.resource_plugin(&uri).cloned()
+        })
+        .await
+        .unwrap_or_else(|super::offload::Expired| {
+            tracing::warn!("matching a URI against the resource templates took too long");
+            None
+        })
     }
 
     /// Fills in the prompt clients call `name` with `arguments`; a required

@@ -14,6 +14,7 @@ use super::icons::{self, Icon};
 use super::output::ToolView;
 use super::output::{Audience, Content, ContentHints, ResourceBody};
 use super::schema::{MAX_TOOL_NAME, check_tool_name};
+use super::uri_match::UriPattern;
 
 /// The MIME type of an interactive view (MCP Apps).
 pub const VIEW_MIME_TYPE: &str = "text/html;profile=mcp-app";
@@ -103,6 +104,18 @@ pub struct TemplateInfo {
     pub hints: Option<ContentHints>,
     /// Icons.
     pub icons: Vec<Icon>,
+    /// The template compiled for matching URIs.
+    pub(crate) pattern: UriPattern,
+}
+
+impl TemplateInfo {
+    /// Whether `uri` matches the template: `{name}` matches one or more
+    /// characters other than `/`, `{+name}` one or more of any; the rest
+    /// must match exactly. Linear in the URI's length (see
+    /// [`super::uri_match`]).
+    pub fn matches(&self, uri: &str) -> bool {
+        self.pattern.is_match(uri)
+    }
 }
 
 /// One argument of a prompt.
@@ -312,6 +325,7 @@ pub(crate) fn check(listing: Listing, tools: &HashSet<&str>) -> Result<Served, R
         let what = format!("resource template {:?}", clip(t.uri_template.clone(), 256));
         check_uri(&t.uri_template).map_err(|p| (what.clone(), p))?;
         check_template(&t.uri_template).map_err(|p| (what.clone(), p))?;
+        let pattern = UriPattern::compile(&t.uri_template).map_err(|p| (what.clone(), p))?;
         if !templates.insert(t.uri_template.clone()) {
             return Err((what, "the plugin lists this template twice".into()));
         }
@@ -324,6 +338,7 @@ pub(crate) fn check(listing: Listing, tools: &HashSet<&str>) -> Result<Served, R
             mime_type: t.mime_type,
             hints: t.annotations.map(Into::into),
             icons: t.icons.into_iter().map(Into::into).collect(),
+            pattern,
         });
     }
     let mut names = HashSet::new();
@@ -444,33 +459,6 @@ fn check_template(template: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `uri` matches `template`: `{name}` matches one or more
-/// characters other than `/`, `{+name}` one or more of any; the rest must
-/// match exactly.
-pub fn matches_template(template: &str, uri: &str) -> bool {
-    let Some(open) = template.find('{') else {
-        return template == uri;
-    };
-    let Some(close) = template[open..].find('}').map(|i| open + i) else {
-        return template == uri;
-    };
-    let (literal, rest) = (&template[..open], &template[close + 1..]);
-    let Some(tail) = uri.strip_prefix(literal) else {
-        return false;
-    };
-    let any = template[open + 1..close].starts_with('+');
-    let ends = tail.char_indices().map(|(i, _)| i).skip(1);
-    for end in ends.chain([tail.len()]) {
-        if !any && tail[..end].contains('/') {
-            return false;
-        }
-        if matches_template(rest, &tail[end..]) {
-            return true;
-        }
-    }
-    false
-}
-
 /// A guest's `serve-error` as the runtime's kind of guest error and message.
 pub(crate) fn guest_error(error: WitServeError) -> (GuestErrorKind, String) {
     let (kind, message) = match error {
@@ -535,6 +523,22 @@ pub(crate) fn completion(c: wc::Completion) -> Completion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn matches_template(template: &str, uri: &str) -> bool {
+        let listing = Listing {
+            templates: vec![wr::ResourceTemplate {
+                uri_template: template.into(),
+                name: "t".into(),
+                title: None,
+                description: None,
+                mime_type: None,
+                annotations: None,
+                icons: Vec::new(),
+            }],
+            ..Listing::default()
+        };
+        check(listing, &HashSet::new()).unwrap().templates[0].matches(uri)
+    }
 
     #[test]
     fn templates_match_a_segment_or_any_text() {

@@ -42,6 +42,7 @@ mod revision_2026;
 mod revisions;
 mod sandbox;
 mod served;
+mod served_bounds;
 mod served_clients;
 mod stdio;
 mod tasks;

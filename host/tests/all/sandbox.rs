@@ -341,7 +341,9 @@ fn size_concurrency_and_rate_limits_hold() {
     let (msg, _) = attack_alongside(s, "hostile.echo_size", json!({"data": big}));
     assert!(
         msg.starts_with("the arguments to tool \"echo_size\" of plugin \"hostile\" are ")
-            && msg.ends_with("over its limit of 64 KiB"),
+            && msg.contains(
+                "over its limit of 64 KiB (raise `plugins.hostile.max_argument_size` in "
+            ),
         "{msg}"
     );
 

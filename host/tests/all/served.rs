@@ -327,3 +327,66 @@ fn a_prompt_asks_the_client_in_rounds_at_2026_07_28() {
     );
     assert_eq!(error(&forged)["code"], -32602);
 }
+
+/// Over-size arguments, on each of the four surfaces that run a guest: the
+/// same message naming `max_argument_size` and where to raise it; a tool
+/// answers with an `isError` result, the others with `-32603`, as
+/// docs/protocol.md says. The arguments of a read are its URI.
+#[test]
+fn over_size_arguments_name_the_key_on_every_surface() {
+    let policy = "[plugins.hostile]\nmax_argument_size = 40\n";
+    let (dir, plugins, config) =
+        crate::common::plugins_with_policy(&[test_artifacts::HOSTILE], policy);
+    let mut s = Server::initialized(&plugins, &["--config", &config], V);
+    let big = "y".repeat(100);
+    let hint = format!(
+        "(raise `plugins.hostile.max_argument_size` in {})",
+        dir.path().join("mcp-wasm-host.toml").display()
+    );
+    let cases = [
+        (
+            "tools/call",
+            json!({"name": "echo_size", "arguments": {"data": big}}),
+            "tool \"echo_size\"",
+        ),
+        (
+            "resources/read",
+            json!({"uri": format!("hostile://big/{big}")}),
+            "resources/read hostile://big/",
+        ),
+        (
+            "prompts/get",
+            json!({"name": "hostile_spin", "arguments": {"x": big}}),
+            "prompts/get hostile_spin",
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "hostile_spin"},
+                   "argument": {"name": "x", "value": big}}),
+            "completion/complete x",
+        ),
+    ];
+    for (method, params, what) in cases {
+        let response = s.request(method, params);
+        let message = if method == "tools/call" {
+            let result = result(&response);
+            assert_eq!(result["isError"], true, "{response}");
+            crate::common::text(result)
+        } else {
+            assert_eq!(error(&response)["code"], -32603, "{method}: {response}");
+            error(&response)["message"].as_str().unwrap().to_string()
+        };
+        assert!(
+            message.starts_with(&format!("the arguments to {what}"))
+                && message.contains("over its limit of 40 bytes")
+                && message.ends_with(&hint),
+            "{method}: {message}"
+        );
+    }
+    // Under the limit, the same requests reach the guest.
+    let small = s.request(
+        "tools/call",
+        json!({"name": "echo_size", "arguments": {"data": "y"}}),
+    );
+    assert_ne!(result(&small)["isError"], true, "{small}");
+}

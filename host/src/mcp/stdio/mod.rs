@@ -37,7 +37,7 @@ pub const MAX_LINE: usize = jsonrpc::MAX_MESSAGE_BYTES;
 pub const MAX_IN_FLIGHT: usize = 256;
 
 /// The error code of a request refused because too many are in flight.
-const TOO_MANY_IN_FLIGHT: i32 = -32000;
+pub(crate) const TOO_MANY_IN_FLIGHT: i32 = -32000;
 
 /// Errors of the stdio transport.
 #[derive(Debug, thiserror::Error)]

@@ -41,6 +41,7 @@ mod revisions;
 mod sandbox;
 mod served;
 mod served_clients;
+mod sessions;
 mod stdio;
 mod tasks;
 mod ts_sdk;

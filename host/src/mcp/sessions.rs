@@ -1,6 +1,7 @@
 //! Who owns each HTTP session and how many there may be. A session is
 //! bound at `initialize` to its owner: the OAuth subject of the token that
-//! opened it (with `[server.oauth]`) and the client's IP address. Every
+//! opened it (with `[server.oauth]`), and the client's IP address (which
+//! is counted, not checked: a client's address may change). Every
 //! later request that names the session (`Mcp-Session-Id`), whatever its
 //! HTTP verb (POST, GET, DELETE) or JSON-RPC method, must come from that
 //! subject; any other gets the same `404` as an unknown session, so a

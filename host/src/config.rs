@@ -131,6 +131,32 @@ impl Default for ServedBounds {
     }
 }
 
+/// How many HTTP sessions the server holds, and how long an idle one
+/// lives (`[server]`'s session keys; see "Sessions" in docs/http.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionSettings {
+    /// The most sessions open at once.
+    pub max_sessions: usize,
+    /// The most sessions one OAuth subject may hold at once; 0: no bound.
+    pub max_per_subject: usize,
+    /// The most sessions one client IP address may hold at once; 0: no
+    /// bound.
+    pub max_per_address: usize,
+    /// A session that receives nothing for this long is closed.
+    pub idle_timeout: Duration,
+}
+
+impl Default for SessionSettings {
+    fn default() -> Self {
+        SessionSettings {
+            max_sessions: 1000,
+            max_per_subject: 100,
+            max_per_address: 0,
+            idle_timeout: Duration::from_secs(5 * 60),
+        }
+    }
+}
+
 /// `[server]`: what applies to the server as a whole, read at start.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -165,6 +191,14 @@ struct ServerSpec {
     fetch_first_byte_timeout: Option<humantime_serde::Serde<Duration>>,
     /// How long one plugin's whole fetch may take.
     fetch_timeout: Option<humantime_serde::Serde<Duration>>,
+    /// The most HTTP sessions open at once.
+    max_sessions: Option<usize>,
+    /// The most HTTP sessions one OAuth subject may hold; 0: no bound.
+    max_sessions_per_subject: Option<usize>,
+    /// The most HTTP sessions one client address may hold; 0: no bound.
+    max_sessions_per_address: Option<usize>,
+    /// An HTTP session that receives nothing for this long is closed.
+    session_idle_timeout: Option<humantime_serde::Serde<Duration>>,
     /// `[server.oauth]`: the HTTP transport is an OAuth 2.1 resource server.
     oauth: Option<OAuthSpec>,
 }
@@ -523,6 +557,15 @@ impl Config {
                 return Err(invalid(format!("server.{key}"), "must be at least 1"));
             }
         }
+        if s.max_sessions == Some(0) {
+            return Err(invalid("server.max_sessions".into(), "must be at least 1"));
+        }
+        if s.session_idle_timeout.is_some_and(|t| t.as_millis() == 0) {
+            return Err(invalid(
+                "server.session_idle_timeout".into(),
+                "must be at least 1ms",
+            ));
+        }
         if let Some(oauth) = &s.oauth {
             check_oauth(oauth).map_err(|(k, p)| invalid(format!("server.oauth.{k}"), &p))?;
         }
@@ -593,6 +636,19 @@ impl Config {
             max_subscriptions: s.max_subscriptions.unwrap_or(defaults.max_subscriptions),
             max_watched_bytes: size(s.max_watched_size, defaults.max_watched_bytes),
             max_listen_streams: s.max_listen_streams.unwrap_or(defaults.max_listen_streams),
+        }
+    }
+
+    /// `[server]`'s session keys (the keys the file leaves out keep their
+    /// default).
+    pub fn session_options(&self) -> SessionSettings {
+        let s = &self.server;
+        let d = SessionSettings::default();
+        SessionSettings {
+            max_sessions: s.max_sessions.unwrap_or(d.max_sessions),
+            max_per_subject: s.max_sessions_per_subject.unwrap_or(d.max_per_subject),
+            max_per_address: s.max_sessions_per_address.unwrap_or(d.max_per_address),
+            idle_timeout: s.session_idle_timeout.map_or(d.idle_timeout, |t| *t),
         }
     }
 
@@ -1375,6 +1431,43 @@ write = true
     }
 
     #[test]
+    fn the_server_section_bounds_the_sessions_and_checks_its_values() {
+        let defaults = SessionSettings::default();
+        assert_eq!(parse("").unwrap().session_options(), defaults);
+        let config = parse(
+            "[server]\nmax_sessions = 3\nmax_sessions_per_subject = 0\nmax_sessions_per_address = 2\nsession_idle_timeout = \"1500ms\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.session_options(),
+            SessionSettings {
+                max_sessions: 3,
+                max_per_subject: 0,
+                max_per_address: 2,
+                idle_timeout: Duration::from_millis(1500),
+            }
+        );
+        for (text, key) in [
+            ("[server]\nmax_sessions = 0\n", "server.max_sessions"),
+            (
+                "[server]\nsession_idle_timeout = \"0s\"\n",
+                "server.session_idle_timeout",
+            ),
+            (
+                "[server]\nmax_sessions_per_subject = -1\n",
+                "max_sessions_per_subject",
+            ),
+            (
+                "[server]\nmax_sessions_per_address = \"many\"\n",
+                "max_sessions_per_address",
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+        }
+    }
+
+    #[test]
     fn the_server_section_sets_the_list_ttl_and_refuses_unknown_keys() {
         assert_eq!(parse("").unwrap().list_ttl(), None);
         let config = parse("[server]\nlist_ttl = \"2m\"\n").unwrap();
@@ -1753,6 +1846,42 @@ mod documentation {
             ),
         ] {
             assert!(readme.contains(&row), "docs/policy.md lacks the row {row}");
+        }
+    }
+
+    #[test]
+    fn the_policy_reference_server_table_has_the_session_keys_with_their_defaults() {
+        use humantime_serde::re::humantime::format_duration;
+        let (_, readme) = workspace_file("docs/policy.md");
+        let section = readme
+            .split("## The server section")
+            .nth(1)
+            .and_then(|rest| rest.split("\n## ").next())
+            .expect("docs/policy.md has a server section");
+        let d = SessionSettings::default();
+        let off = |n: usize| {
+            if n == 0 {
+                "`0` (no bound)".to_string()
+            } else {
+                format!("`{n}`")
+            }
+        };
+        for row in [
+            format!("| `max_sessions` | `{}` |", d.max_sessions),
+            format!(
+                "| `max_sessions_per_subject` | {} |",
+                off(d.max_per_subject)
+            ),
+            format!(
+                "| `max_sessions_per_address` | {} |",
+                off(d.max_per_address)
+            ),
+            format!(
+                "| `session_idle_timeout` | `\"{}\"` |",
+                format_duration(d.idle_timeout)
+            ),
+        ] {
+            assert!(section.contains(&row), "docs/policy.md lacks the row {row}");
         }
     }
 

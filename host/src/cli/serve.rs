@@ -320,6 +320,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     let mut options = args.http.options(addr)?;
+    options.session_limits = config.session_options();
     let drain = mcp_wasm_host::mcp::drain::Drain::new();
     options.drain = Some(drain.clone());
     if let Some(metrics) = &metrics {

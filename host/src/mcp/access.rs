@@ -22,10 +22,10 @@ pub(super) struct Gate {
 }
 
 impl McpServer {
-    /// The gate of the request in `context`. The session's first
-    /// authenticated request binds it to its subject; a request with a
-    /// token of another subject is refused, so a session ID cannot be
-    /// used by someone else.
+    /// The gate of the request in `context`. The HTTP layer has already
+    /// bound the session to the subject of its `initialize` and refused any
+    /// request of another subject ([`super::sessions`]); this binds the
+    /// caller (the audit log's subject) and checks again.
     pub(super) fn gate(&self, context: &RequestContext<RoleServer>) -> Result<Gate, McpError> {
         let principal = context
             .extensions

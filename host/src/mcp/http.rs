@@ -5,8 +5,10 @@
 //! balancer, `TCP_NODELAY` on every accepted connection, and the checks of
 //! [`super::http_body`]: a JSON-RPC error for every POST body that is not a
 //! message rmcp handles, one request per id in flight in a session, and
-//! `404` for a `DELETE` of an unknown session. With `[server.oauth]` it is
-//! an OAuth 2.1 resource server instead (see [`super::oauth`]). Routes from
+//! `404` for a `DELETE` of an unknown session. Sessions are bound to their
+//! owner and bounded in number by [`super::sessions`]. With
+//! `[server.oauth]` it is an OAuth 2.1 resource server instead (see
+//! [`super::oauth`]). Routes from
 //! outside MCP (metrics, health checks) may be served next to `/mcp`, and a
 //! graceful shutdown stops accepting connections before it ends the
 //! sessions.
@@ -33,6 +35,8 @@ use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
 use super::jsonrpc;
 use super::oauth::{self, OAuth};
+use super::sessions::{self, ClientAddr, Registry, Sessions};
+use crate::config::SessionSettings;
 use crate::telemetry::metrics::SessionCount;
 
 /// The path of the MCP endpoint.
@@ -80,6 +84,9 @@ pub struct HttpOptions {
     pub drain: Option<Drain>,
     /// Told how to count the open sessions (not in stateless mode).
     pub sessions: Option<SessionCount>,
+    /// How many sessions may be open and how long an idle one lives
+    /// (`[server]`'s session keys).
+    pub session_limits: SessionSettings,
 }
 
 impl HttpOptions {
@@ -99,6 +106,7 @@ impl HttpOptions {
             public_routes: None,
             drain: None,
             sessions: None,
+            session_limits: SessionSettings::default(),
         }
     }
 
@@ -247,21 +255,28 @@ impl HttpListener {
             let sessions = Arc::new(NeverSessionManager::default());
             (router(factory, sessions, config), check)
         } else {
-            let sessions = Arc::new(LocalSessionManager::default());
+            let limits = self.options.session_limits;
+            let mut local = LocalSessionManager::default();
+            local.session_config.keep_alive = Some(limits.idle_timeout);
+            let registry = Arc::new(Registry::new(limits));
             if let Some(count) = &self.options.sessions {
-                let sessions = sessions.clone();
-                count.count_with(move || sessions.sessions.try_read().ok().map(|s| s.len()));
+                let registry = registry.clone();
+                count.count_with(move || Some(registry.len()));
             }
+            let sessions = Arc::new(Sessions::new(local, registry.clone()));
             let check = BodyCheck {
                 in_flight: Some(InFlight::default()),
                 budget: BodyBudget::default(),
             };
-            let router = router(factory, sessions.clone(), config).layer(
-                axum::middleware::from_fn_with_state(
+            let router = router(factory, sessions.clone(), config)
+                .layer(axum::middleware::from_fn_with_state(
                     sessions,
-                    http_body::check_delete_session::<LocalSessionManager>,
-                ),
-            );
+                    http_body::check_delete_session::<Sessions<LocalSessionManager>>,
+                ))
+                .layer(axum::middleware::from_fn_with_state(
+                    registry,
+                    sessions::guard,
+                ));
             (router, check)
         };
         let router = router.layer(axum::middleware::from_fn_with_state(
@@ -303,10 +318,21 @@ impl HttpListener {
         // kernel already queued, then closes; the server shuts down once
         // those connections have been read from (see [`super::accept`]).
         let (listener, drain) = DrainingListener::new(self.listener, stop_accepting);
-        axum::serve(listener, router)
+        // The client's address goes into each request, for
+        // `max_sessions_per_address`.
+        let service = router.into_make_service_with_connect_info::<ClientAddr>();
+        axum::serve(listener, service)
             .with_graceful_shutdown(drain.finished())
             .await
             .map_err(HttpError::Serve)
+    }
+}
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, DrainingListener>>
+    for ClientAddr
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, DrainingListener>) -> Self {
+        ClientAddr(*stream.remote_addr())
     }
 }
 

@@ -18,6 +18,7 @@ pub mod oauth;
 pub mod rounds;
 pub mod served;
 mod serving;
+pub mod sessions;
 pub mod stdio;
 pub mod subscriptions;
 pub mod task_run;

@@ -44,6 +44,7 @@ mod sandbox;
 mod served;
 mod served_bounds;
 mod served_clients;
+mod sessions;
 mod stdio;
 mod tasks;
 mod ts_sdk;

@@ -248,6 +248,37 @@ impl Client {
         reply
     }
 
+    /// A `GET` (the session's event stream) or `DELETE` of the endpoint;
+    /// the body is read only when the answer is not an open event stream.
+    fn send(&self, verb: &str) -> Reply {
+        let mut request = http::Request::builder()
+            .method(verb)
+            .uri(&self.url)
+            .header("Accept", "text/event-stream");
+        if let Some(token) = &self.token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        if let Some(session) = &self.session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        let mut response = agent().run(request.body(()).unwrap()).unwrap();
+        let status = response.status().as_u16();
+        let stream = response
+            .headers()
+            .get("content-type")
+            .is_some_and(|v| v.to_str().unwrap().starts_with("text/event-stream"));
+        Reply {
+            status,
+            challenge: None,
+            session: None,
+            body: if stream {
+                String::new()
+            } else {
+                response.body_mut().read_to_string().unwrap_or_default()
+            },
+        }
+    }
+
     fn initialize(&mut self) -> Reply {
         let reply = self.post(&json!({
             "jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -553,17 +584,13 @@ fn scopes_limit_what_a_caller_sees_and_may_call() {
         "{challenge}"
     );
 
-    // A session belongs to the subject that opened it.
+    // A session belongs to the subject that opened it (the whole class is
+    // in `a_session_answers_only_to_its_subject_whatever_the_verb_or_method`).
     let mut thief = Client::new(&server.url, Some(&key.sign(&claims("mallory", "encode"))));
     thief.session = encoder.session.clone();
-    let stolen = thief.request("tools/list", json!({}));
-    assert!(
-        stolen["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("another subject"),
-        "{stolen}"
-    );
+    let stolen = thief.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}));
+    assert_eq!(stolen.status, 404, "{stolen:#?}");
+    assert_eq!(stolen.message()["error"]["code"], -32001, "{stolen:#?}");
 
     // The audit lines name the subject, never a token.
     let log = server.stderr();
@@ -578,6 +605,227 @@ fn scopes_limit_what_a_caller_sees_and_may_call() {
         "{log}"
     );
     assert!(!log.contains("eyJ"), "a JWT reached the log:\n{log}");
+}
+
+/// Every kind of message a client can send in a session, by HTTP verb:
+/// each request method the server serves, notifications, responses to the
+/// server's own requests, the event stream (`GET`) and the end (`DELETE`).
+/// `(label, verb, body)`; a request's id is its index.
+fn every_message_and_verb() -> Vec<(String, &'static str, Option<Value>)> {
+    let requests = [
+        (
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "thief", "version": "1"}
+            }),
+        ),
+        ("ping", json!({})),
+        ("tools/list", json!({})),
+        (
+            "tools/call",
+            json!({"name": "base64_encode", "arguments": {"text": "hi"}}),
+        ),
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("resources/read", json!({"uri": "fnv://offset-basis"})),
+        ("resources/subscribe", json!({"uri": "fnv://offset-basis"})),
+        (
+            "resources/unsubscribe",
+            json!({"uri": "fnv://offset-basis"}),
+        ),
+        ("prompts/list", json!({})),
+        ("prompts/get", json!({"name": "fnv_explain"})),
+        (
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/prompt", "name": "fnv_explain"},
+                "argument": {"name": "topic", "value": ""}
+            }),
+        ),
+        ("logging/setLevel", json!({"level": "debug"})),
+        ("tasks/list", json!({})),
+        ("tasks/get", json!({"taskId": "t-1"})),
+        ("tasks/result", json!({"taskId": "t-1"})),
+        ("tasks/cancel", json!({"taskId": "t-1"})),
+    ];
+    let notifications = [
+        ("notifications/initialized", json!({})),
+        ("notifications/cancelled", json!({"requestId": 1})),
+        (
+            "notifications/progress",
+            json!({"progressToken": "p", "progress": 1}),
+        ),
+        ("notifications/roots/list_changed", json!({})),
+    ];
+    let mut table: Vec<(String, &'static str, Option<Value>)> = Vec::new();
+    for (id, (method, params)) in requests.into_iter().enumerate() {
+        table.push((
+            format!("POST {method}"),
+            "POST",
+            Some(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})),
+        ));
+    }
+    for (method, params) in notifications {
+        table.push((
+            format!("POST {method}"),
+            "POST",
+            Some(json!({"jsonrpc": "2.0", "method": method, "params": params})),
+        ));
+    }
+    table.push((
+        "POST a result for the server's request".into(),
+        "POST",
+        Some(json!({"jsonrpc": "2.0", "id": "server-1", "result": {}})),
+    ));
+    table.push((
+        "POST an error for the server's request".into(),
+        "POST",
+        Some(json!({"jsonrpc": "2.0", "id": "server-2", "error": {"code": -1, "message": "no"}})),
+    ));
+    table.push(("GET the event stream".into(), "GET", None));
+    table.push(("DELETE the session".into(), "DELETE", None));
+    table
+}
+
+#[test]
+fn a_session_answers_only_to_its_subject_whatever_the_verb_or_method() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let (_dir, server) = start(&jwks, "30s");
+    let every_scope = "encode encode.admin hash";
+    // Alice opens a session; Mallory, with a valid token of her own that
+    // grants every scope, uses it before Alice does anything else in it.
+    let mut alice = open(&server, &key.sign(&claims("alice", every_scope)));
+    let mut mallory = Client::new(
+        &server.url,
+        Some(&key.sign(&claims("mallory", every_scope))),
+    );
+    mallory.session = alice.session.clone();
+    let table = every_message_and_verb();
+    assert!(table.len() > 20, "{} cases", table.len());
+    for (label, verb, body) in &table {
+        let reply = match body {
+            Some(body) => mallory.post(body),
+            None => mallory.send(verb),
+        };
+        assert_eq!(reply.status, 404, "{label}: {reply:#?}");
+        assert!(reply.session.is_none(), "{label}: {reply:#?}");
+        let message: Value = serde_json::from_str(&reply.body)
+            .unwrap_or_else(|e| panic!("{label}: not a JSON-RPC error ({e}): {reply:#?}"));
+        assert_eq!(message["error"]["code"], -32001, "{label}: {message}");
+        // A request's error names its id; any other message's is null.
+        let id = body
+            .as_ref()
+            .filter(|b| b.get("method").is_some())
+            .and_then(|b| b.get("id"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        assert_eq!(message["id"], id, "{label}: {message}");
+    }
+    // The refusals are the very answer of a session that does not exist.
+    let mut nobody = Client::new(
+        &server.url,
+        Some(&key.sign(&claims("mallory", every_scope))),
+    );
+    nobody.session = Some("no-such-session".into());
+    let unknown = nobody.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let stolen = mallory.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    assert_eq!(
+        (unknown.status, &unknown.body),
+        (stolen.status, &stolen.body)
+    );
+
+    // The session is still Alice's, with every verb: the refused DELETE
+    // did not end it, the refused uses did not make it Mallory's.
+    assert!(
+        alice
+            .names("tools/list", "tools", "name")
+            .contains(&"fnv.hash".to_string())
+    );
+    assert_eq!(alice.send("GET").status, 200, "Alice's event stream opens");
+    // A new token of the same subject, with other scopes, is the same
+    // owner.
+    let mut refreshed = Client::new(&server.url, Some(&key.sign(&claims("alice", "encode"))));
+    refreshed.session = alice.session.clone();
+    let tools = refreshed.names("tools/list", "tools", "name");
+    assert!(
+        tools.contains(&"base64_encode".to_string())
+            && !tools.contains(&"base64_decode".to_string())
+            && !tools.contains(&"fnv.hash".to_string()),
+        "this token's scopes decide: {tools:?}"
+    );
+    let log = server.stderr();
+    assert!(
+        log.contains("refused a request in a session of another subject")
+            && (log.contains("session_subject=\"alice\"") || log.contains("session_subject=alice")),
+        "{log}"
+    );
+    let ended = alice.send("DELETE");
+    assert_eq!(ended.status, 202, "{ended:#?}");
+    let after = alice.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    assert_eq!(after.status, 404, "{after:#?}");
+}
+
+#[test]
+fn one_subject_holds_at_most_its_share_of_the_sessions() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let policy = format!(
+        "[server]\nmax_sessions_per_subject = 2\n{}",
+        policy(&jwks, "30s")
+    );
+    let (_dir, plugins, config) = crate::common::plugins_with_policy(
+        &[test_artifacts::ENCODING, test_artifacts::FNV],
+        &policy,
+    );
+    let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+    let token = |sub: &str| key.sign(&claims(sub, "encode"));
+    let mut held: Vec<Client> = Vec::new();
+    // (subject, opened?); `None` ends the first session held.
+    let steps = [
+        (Some("alice"), true),
+        (Some("alice"), true),
+        (Some("alice"), false),
+        (Some("bob"), true),
+        (Some("bob"), true),
+        (Some("bob"), false),
+        (Some("alice"), false),
+        (None, true),
+        (Some("alice"), true),
+        (Some("alice"), false),
+    ];
+    for (step, (subject, opens)) in steps.into_iter().enumerate() {
+        let Some(subject) = subject else {
+            let ended = held.remove(0).send("DELETE");
+            assert_eq!(ended.status, 202, "step {step}: {ended:#?}");
+            continue;
+        };
+        let mut client = Client::new(&server.url, Some(&token(subject)));
+        let reply = client.initialize();
+        if opens {
+            assert_eq!(reply.status, 200, "step {step}: {reply:#?}");
+            held.push(client);
+            continue;
+        }
+        assert_eq!(reply.status, 429, "step {step}: {reply:#?}");
+        assert!(reply.session.is_none());
+        let message = reply.message();
+        assert_eq!(message["id"], 0, "{message}");
+        assert_eq!(message["error"]["code"], -32000, "{message}");
+        assert_eq!(
+            message["error"]["data"]["policy_key"], "server.max_sessions_per_subject",
+            "{message}"
+        );
+        assert!(
+            message["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("the subject of this access token already holds 2"),
+            "{message}"
+        );
+    }
 }
 
 #[test]

@@ -182,7 +182,9 @@ pub fn error(e: &ServeError) -> McpError {
         | ServeError::TemplateNotFound(_)
         | ServeError::InvalidArguments(_) => McpError::invalid_params(e.to_string(), None),
         ServeError::Failed(failure) => match &failure.cause {
-            FailureCause::RateLimited { .. } | FailureCause::ArgumentsTooLarge { .. } => {
+            FailureCause::RateLimited { .. }
+            | FailureCause::ArgumentsTooLarge { .. }
+            | FailureCause::ArgumentsRefused { .. } => {
                 McpError::invalid_request(failure.to_string(), None)
             }
             _ => McpError::internal_error(failure.to_string(), None),

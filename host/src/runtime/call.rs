@@ -12,10 +12,12 @@ use wasmtime::{PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 
 use super::bindings::types as wit;
 use super::capture::{find_alloc_failure, find_panic};
+use super::egress;
 use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
 use super::exports::Exports;
 use super::offload::{self, Expired, Lane};
+use super::outbound::Outbound;
 use super::output::{Content, ToolOutput, cost};
 use super::policy::Policy;
 use super::sandbox::CallState;
@@ -132,6 +134,8 @@ fn live(
     events: Arc<dyn CallEvents>,
     deadline: Instant,
 ) -> Result<Live, ToolFailure> {
+    // What the guest sends the client while it runs crosses the boundary.
+    let events = egress::events(&target.policy.grants, events);
     let Some(Warm {
         mut store,
         instance,
@@ -237,7 +241,7 @@ pub async fn list_tools(
 /// deadline, policy and failure mapping as a tool call; `label` names the
 /// request in failures and the log. A guest's own error comes back as
 /// [`FailureCause::Guest`], its message clipped and its secrets redacted.
-pub(crate) async fn serve<R>(
+pub(crate) async fn serve<R: Outbound>(
     target: &CallTarget<'_>,
     label: &str,
     events: Arc<dyn CallEvents>,
@@ -347,13 +351,17 @@ pub async fn call_tool(
 /// Ends a call: its instance is kept for the plugin's next call only when
 /// the run was `clean` and the guest returned cleanly (a result that passed
 /// every check, or its own error), and any secret of the plugin is redacted
-/// from the guest's text in a failure.
-fn settle<R>(
+/// from the guest's text in a failure. A result leaves through the one
+/// boundary of what a guest produces ([`egress::result`]).
+fn settle<R: Outbound>(
     live: Live,
     target: &CallTarget<'_>,
     clean: bool,
-    outcome: Result<R, ToolFailure>,
+    mut outcome: Result<R, ToolFailure>,
 ) -> Result<R, ToolFailure> {
+    if let Ok(value) = &mut outcome {
+        egress::result(&target.policy.grants, value);
+    }
     let served = live.served + 1;
     if clean
         && target.idle.would_keep(served)

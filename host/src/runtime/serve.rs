@@ -87,8 +87,14 @@ impl Request<'_> {
     }
 
     /// The plugin's and the caller's rate limits, then the arguments'
-    /// size, as for a tool call.
-    fn admit(&self, caller: &Caller, argument_bytes: usize) -> Result<(), ServeError> {
+    /// size and what they hold (`texts`, for the capabilities' inbound
+    /// checks), as for a tool call.
+    fn admit(
+        &self,
+        caller: &Caller,
+        argument_bytes: usize,
+        texts: &[&str],
+    ) -> Result<(), ServeError> {
         let limits = &self.plugin.policy.limits;
         let quota = match self.plugin.rate.check(self.kind) {
             Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
@@ -115,12 +121,26 @@ impl Request<'_> {
                 limit: limits.max_argument_bytes,
             }));
         }
+        let policy = &self.plugin.policy;
+        if let Err(refused) = policy
+            .grants
+            .inbound(super::capabilities::Arguments::Texts(texts))
+        {
+            self.audit("arguments_refused", None, None);
+            return Err(self.fail(FailureCause::ArgumentsRefused {
+                key: format!("{}.{}", policy.section, refused.key),
+                problem: refused.problem,
+                config_file: policy.config_file.to_string(),
+            }));
+        }
         Ok(())
     }
 
     /// Waits for one of the plugin's slots, then runs `f` in its sandbox;
     /// the outcome is audited. A guest's `not-found` becomes `not_found`.
-    async fn run<R>(
+    /// `f` returns the runtime's own type of result, which leaves through
+    /// the boundary of what a guest produces.
+    async fn run<R: super::outbound::Outbound>(
         &self,
         events: Arc<dyn CallEvents>,
         not_found: impl FnOnce() -> ServeError,
@@ -229,16 +249,16 @@ async fn read_resource(
         observer,
         subject: caller.subject(),
     };
-    request.admit(caller, uri.len())?;
-    let contents = request
+    request.admit(caller, uri.len(), &[uri])?;
+    let parts = request
         .run(events, not_found, async |exports, store, instance| {
-            exports.read_resource(store, &instance, uri).await
+            let read = exports.read_resource(store, &instance, uri).await?;
+            Ok(read.map(|contents| served::parts(contents, &plugin.served)))
         })
         .await?;
-    if contents.is_empty() {
+    if parts.is_empty() {
         return Err(not_found());
     }
-    let parts = served::parts(contents, &plugin.served);
     let size: u64 = parts
         .iter()
         .map(|p| {
@@ -295,15 +315,21 @@ async fn get_prompt(
     };
     let pairs: Vec<(String, String)> = arguments.into_iter().collect();
     let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
-    request.admit(caller, size)?;
+    let texts: Vec<&str> = pairs
+        .iter()
+        .flat_map(|(k, v)| [k.as_str(), v.as_str()])
+        .collect();
+    request.admit(caller, size, &texts)?;
     let own_name = entry.info.name.as_str();
     let not_found = || ServeError::PromptNotFound(name.to_string());
-    let result = request
+    let output = request
         .run(events, not_found, async |exports, store, instance| {
-            exports.get_prompt(store, &instance, own_name, &pairs).await
+            let got = exports
+                .get_prompt(store, &instance, own_name, &pairs)
+                .await?;
+            Ok(got.map(served::prompt_output))
         })
         .await?;
-    let output = served::prompt_output(result);
     let size = cost::output(&ToolOutput {
         content: output.messages.iter().map(|(_, c)| c.clone()).collect(),
         ..ToolOutput::default()
@@ -374,7 +400,15 @@ async fn complete(
             .iter()
             .map(|(k, v)| k.len() + v.len())
             .sum::<usize>();
-    request.admit(caller, size)?;
+    let texts: Vec<&str> = [wit.argument.as_str(), wit.value.as_str()]
+        .into_iter()
+        .chain(
+            wit.context
+                .iter()
+                .flat_map(|(k, v)| [k.as_str(), v.as_str()]),
+        )
+        .collect();
+    request.admit(caller, size, &texts)?;
     let not_found = || match target {
         CompletionTarget::Prompt(p) => ServeError::PromptNotFound(p.clone()),
         CompletionTarget::Template(t) => ServeError::TemplateNotFound(t.clone()),
@@ -383,10 +417,13 @@ async fn complete(
         .run(
             Arc::new(super::events::NoEvents),
             not_found,
-            async |exports, store, instance| exports.complete(store, &instance, &wit).await,
+            async |exports, store, instance| {
+                let completed = exports.complete(store, &instance, &wit).await?;
+                Ok(completed.map(served::completion))
+            },
         )
         .await?;
-    Ok(served::completion(completion))
+    Ok(served::clip_completion(completion))
 }
 
 impl Runtime {

@@ -499,6 +499,14 @@ pub(crate) fn parts(contents: Vec<wr::ResourceContents>, served: &Served) -> Vec
         .collect()
 }
 
+/// Clips each value of `completion` to [`MAX_COMPLETION_VALUE`] bytes.
+pub(crate) fn clip_completion(mut completion: Completion) -> Completion {
+    for v in &mut completion.values {
+        *v = clip(std::mem::take(v), MAX_COMPLETION_VALUE);
+    }
+    completion
+}
+
 /// A prompt result in the runtime's types.
 pub(crate) fn prompt_output(result: wp::PromptResult) -> PromptOutput {
     PromptOutput {
@@ -517,14 +525,17 @@ pub(crate) fn prompt_output(result: wp::PromptResult) -> PromptOutput {
     }
 }
 
-/// A completion in the runtime's types, held to [`MAX_COMPLETIONS`].
+/// The longest completion value passed on, in bytes.
+pub const MAX_COMPLETION_VALUE: usize = 1024;
+
+/// A completion in the runtime's types, held to [`MAX_COMPLETIONS`]; its
+/// values are clipped by [`clip_completion`] once they have crossed the
+/// boundary where secrets are redacted (a clip first could cut a secret in
+/// two and pass half of it on).
 pub(crate) fn completion(c: wc::Completion) -> Completion {
     let mut values = c.values;
     let more = values.len() > MAX_COMPLETIONS;
     values.truncate(MAX_COMPLETIONS);
-    for v in &mut values {
-        *v = clip(std::mem::take(v), 1024);
-    }
     Completion {
         values,
         total: c.total,

@@ -6,20 +6,96 @@
 //! transport's. Both hand the product to the plugin's capabilities
 //! ([`Grants::outbound`]: the secrets capability redacts), and both cost
 //! nothing when no capability rewrites anything: no wrapper, no walk.
+//!
+//! What a plugin lists at load (tools, resources, templates, prompts: its
+//! catalog, as tools/list, resources/list, resources/templates/list,
+//! prompts/list and `inspect` show it) crosses here too, once, where the
+//! plugin loads: [`identities`] leaves out an entry whose name or URI holds
+//! a secret (rewritten, it would name nothing), before the host checks or
+//! logs any of it, and [`catalog`] rewrites every other field.
 
 use std::sync::Arc;
 
+use super::bindings::types as wit;
 use super::capabilities::Grants;
 use super::events::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
     LogLevel, Progress, RequestAt, Root, SampledMessage, SamplingRequest,
 };
 use super::outbound::Outbound;
+use super::served::{Listing, Served};
+use super::tool::PluginTool;
 
 /// Rewrites a call's result with the plugin's outbound capabilities.
 pub(crate) fn result<R: Outbound>(grants: &Grants, value: &mut R) {
     if grants.rewrites_outbound() {
         grants.outbound(value);
+    }
+}
+
+/// Whether a capability would rewrite `identity` (a name or URI): the
+/// secrets capability, when it holds one of the plugin's secrets.
+fn rewritten(grants: &Grants, identity: &str) -> bool {
+    let mut copy = identity.to_owned();
+    grants.outbound(&mut copy);
+    copy != identity
+}
+
+/// Leaves out of a plugin's lists, as the guest gave them, every tool,
+/// view, resource, template and prompt whose identity (a tool's, view's
+/// or prompt's name, a prompt argument's name, a URI or URI template)
+/// holds a secret, with a warning that names the plugin, the kind of entry
+/// and its position in the plugin's list, never the value. Runs before the
+/// lists are checked, so no refusal quotes such a name either.
+pub(crate) fn identities(
+    grants: &Grants,
+    plugin: &str,
+    tools: &mut Vec<wit::ToolDefinition>,
+    listing: &mut Listing,
+) {
+    if !grants.rewrites_outbound() {
+        return;
+    }
+    fn keep<T>(plugin: &str, kind: &str, list: &mut Vec<T>, holds: impl Fn(&T) -> bool) {
+        let mut position = 0;
+        list.retain(|entry| {
+            position += 1;
+            let left_out = holds(entry);
+            if left_out {
+                tracing::warn!(
+                    plugin,
+                    kind,
+                    position,
+                    "left out of the plugin's lists: its name or URI holds one of the plugin's secrets (as itself or encoded); the value is not logged"
+                );
+            }
+            !left_out
+        });
+    }
+    let holds = |s: &str| rewritten(grants, s);
+    keep(plugin, "tool", tools, |t| holds(&t.name));
+    keep(plugin, "view", &mut listing.views, |v| {
+        holds(&v.tool) || holds(&v.resource_uri)
+    });
+    keep(plugin, "resource", &mut listing.resources, |r| {
+        holds(&r.uri)
+    });
+    keep(plugin, "resource template", &mut listing.templates, |t| {
+        holds(&t.uri_template)
+    });
+    keep(plugin, "prompt", &mut listing.prompts, |p| {
+        holds(&p.name) || p.arguments.iter().any(|a| holds(&a.name))
+    });
+}
+
+/// Rewrites every field of a plugin's checked lists that the client
+/// receives (see [`identities`] for the names and URIs).
+pub(crate) fn catalog(grants: &Grants, tools: &mut [PluginTool], served: &mut Served) {
+    if grants.rewrites_outbound() {
+        for tool in tools {
+            grants.outbound(tool);
+        }
+        grants.outbound(served);
     }
 }
 
@@ -108,9 +184,15 @@ mod tests {
     use super::*;
     use crate::runtime::capabilities::secrets::{REDACTED, SecretsPolicy};
     use crate::runtime::events::{SamplingContent, SamplingMessage, SamplingRole};
+    use crate::runtime::icons::Icon;
     use crate::runtime::outbound::Field;
     use crate::runtime::output::{Audience, Content, ContentHints, ResourceBody, ToolOutput};
-    use crate::runtime::served::{Completion, PromptOutput, ResourcePart};
+    use crate::runtime::output::{TaskSupport, ToolHints};
+    use crate::runtime::schema::Schema;
+    use crate::runtime::served::{
+        Completion, PromptArgument, PromptInfo, PromptOutput, ResourceInfo, ResourcePart,
+        TemplateInfo, ViewCsp, ViewSettings,
+    };
 
     const SECRET: &str = "sk-live/4f+9Qz=\"x\"";
 
@@ -303,6 +385,243 @@ mod tests {
                 message: Some(s.into()),
             }),
         ));
+        out.extend(listed(s));
+        out
+    }
+
+    /// What a plugin lists at load, with `s` in one field each.
+    fn listed(s: &str) -> Vec<(String, Box<dyn Outbound>)> {
+        let schema = |v: serde_json::Value| Schema::compile_object("input schema", &v.to_string());
+        let plain = || schema(json!({"type": "object"})).unwrap();
+        let tool = || PluginTool {
+            name: "t".into(),
+            title: None,
+            description: "d".into(),
+            input: plain(),
+            output: None,
+            hints: ToolHints::default(),
+            icons: Vec::new(),
+            task_support: TaskSupport::Forbidden,
+        };
+        let icon = |src: &str, mime: Option<&str>, size: &str| Icon {
+            src: src.into(),
+            mime_type: mime.map(Into::into),
+            sizes: vec![size.into()],
+            theme: None,
+        };
+        let mut out: Vec<(String, Box<dyn Outbound>)> = Vec::new();
+        let mut tools = vec![
+            PluginTool {
+                title: Some(s.into()),
+                ..tool()
+            },
+            PluginTool {
+                description: s.into(),
+                ..tool()
+            },
+            PluginTool {
+                hints: ToolHints {
+                    title: Some(s.into()),
+                    ..ToolHints::default()
+                },
+                ..tool()
+            },
+            PluginTool {
+                icons: vec![icon(s, None, "any")],
+                ..tool()
+            },
+            PluginTool {
+                icons: vec![icon("https://x", Some(s), "any")],
+                ..tool()
+            },
+            PluginTool {
+                icons: vec![icon("https://x", None, s)],
+                ..tool()
+            },
+            PluginTool {
+                output: Some(Arc::new(
+                    schema(json!({"type": "object", "description": s})).unwrap(),
+                )),
+                ..tool()
+            },
+        ];
+        for input in [
+            json!({"type": "object", "description": s}),
+            json!({"type": "object", "properties": {s: {"type": "string"}}}),
+            json!({"type": "object", "properties": {"a": {"enum": ["b", s], "default": s}}}),
+            json!({"type": "object", "$comment": s, "examples": [{"a": s}]}),
+        ] {
+            // A schema the compiler refuses (a key it reads) is not a case.
+            if let Ok(input) = schema(input) {
+                tools.push(PluginTool { input, ..tool() });
+            }
+        }
+        for (i, t) in tools.into_iter().enumerate() {
+            out.push((format!("listed tool {i}"), Box::new(vec![t])));
+        }
+        let resource = ResourceInfo {
+            uri: "x://r".into(),
+            name: "n".into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            hints: None,
+            icons: Vec::new(),
+            view: None,
+        };
+        let template = TemplateInfo {
+            uri_template: "x://r/{a}".into(),
+            name: "n".into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            hints: None,
+            icons: Vec::new(),
+        };
+        let prompt = PromptInfo {
+            name: "p".into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+            icons: Vec::new(),
+        };
+        let argument = PromptArgument {
+            name: "a".into(),
+            title: None,
+            description: None,
+            required: false,
+        };
+        let hints = Some(ContentHints {
+            audience: Vec::new(),
+            priority: None,
+            last_modified: Some(s.into()),
+        });
+        let csp = ViewCsp {
+            connect_domains: vec![s.into()],
+            ..ViewCsp::default()
+        };
+        let resources = [
+            ResourceInfo {
+                name: s.into(),
+                ..resource.clone()
+            },
+            ResourceInfo {
+                title: Some(s.into()),
+                ..resource.clone()
+            },
+            ResourceInfo {
+                description: Some(s.into()),
+                ..resource.clone()
+            },
+            ResourceInfo {
+                mime_type: Some(s.into()),
+                ..resource.clone()
+            },
+            ResourceInfo {
+                hints: hints.clone(),
+                ..resource.clone()
+            },
+            ResourceInfo {
+                icons: vec![icon(s, None, "any")],
+                ..resource.clone()
+            },
+            ResourceInfo {
+                view: Some(ViewSettings {
+                    csp: Some(csp),
+                    ..ViewSettings::default()
+                }),
+                ..resource.clone()
+            },
+            ResourceInfo {
+                view: Some(ViewSettings {
+                    domain: Some(s.into()),
+                    ..ViewSettings::default()
+                }),
+                ..resource.clone()
+            },
+        ];
+        let templates = [
+            TemplateInfo {
+                name: s.into(),
+                ..template.clone()
+            },
+            TemplateInfo {
+                title: Some(s.into()),
+                ..template.clone()
+            },
+            TemplateInfo {
+                description: Some(s.into()),
+                ..template.clone()
+            },
+            TemplateInfo {
+                mime_type: Some(s.into()),
+                ..template.clone()
+            },
+            TemplateInfo {
+                hints,
+                ..template.clone()
+            },
+            TemplateInfo {
+                icons: vec![icon(s, None, "any")],
+                ..template.clone()
+            },
+        ];
+        let prompts = [
+            PromptInfo {
+                title: Some(s.into()),
+                ..prompt.clone()
+            },
+            PromptInfo {
+                description: Some(s.into()),
+                ..prompt.clone()
+            },
+            PromptInfo {
+                icons: vec![icon(s, None, "any")],
+                ..prompt.clone()
+            },
+            PromptInfo {
+                arguments: vec![PromptArgument {
+                    title: Some(s.into()),
+                    ..argument.clone()
+                }],
+                ..prompt.clone()
+            },
+            PromptInfo {
+                arguments: vec![PromptArgument {
+                    description: Some(s.into()),
+                    ..argument
+                }],
+                ..prompt
+            },
+        ];
+        for (i, r) in resources.into_iter().enumerate() {
+            out.push((
+                format!("listed resource {i}"),
+                Box::new(Served {
+                    resources: vec![r],
+                    ..Served::default()
+                }),
+            ));
+        }
+        for (i, t) in templates.into_iter().enumerate() {
+            out.push((
+                format!("listed template {i}"),
+                Box::new(Served {
+                    templates: vec![t],
+                    ..Served::default()
+                }),
+            ));
+        }
+        for (i, p) in prompts.into_iter().enumerate() {
+            out.push((
+                format!("listed prompt {i}"),
+                Box::new(Served {
+                    prompts: vec![p],
+                    ..Served::default()
+                }),
+            ));
+        }
         out
     }
 

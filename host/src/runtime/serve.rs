@@ -15,7 +15,6 @@ use super::error::{FailureCause, GuestErrorKind, ToolFailure, clip};
 use super::events::CallEvents;
 use super::lifecycle::Runtime;
 use super::observe::{InPhase, Observer, Phase};
-use super::output::{ToolOutput, cost};
 use super::plugin::Plugin;
 use super::rate::{Caller, RateScope};
 use super::receipt::Receipt;
@@ -140,7 +139,7 @@ impl Request<'_> {
     /// the outcome is audited. A guest's `not-found` becomes `not_found`.
     /// `f` returns the runtime's own type of result, which leaves through
     /// the boundary of what a guest produces.
-    async fn run<R: super::outbound::Outbound>(
+    async fn run<R: super::outbound::Outbound + call::Budgeted>(
         &self,
         events: Arc<dyn CallEvents>,
         not_found: impl FnOnce() -> ServeError,
@@ -206,19 +205,6 @@ impl Request<'_> {
             }),
         }
     }
-
-    /// Fails with `max_result_size` when `size` is over it.
-    fn bound(&self, size: u64) -> Result<(), ServeError> {
-        let limit = self.plugin.policy.limits.max_result_bytes;
-        if size > limit {
-            return Err(self.fail(FailureCause::ResultTooLarge {
-                size,
-                limit,
-                hint: self.plugin.policy.raise_hint("max_result_size"),
-            }));
-        }
-        Ok(())
-    }
 }
 
 /// Reads the resource `uri` from the plugin that lists it (or, failing
@@ -259,18 +245,7 @@ async fn read_resource(
     if parts.is_empty() {
         return Err(not_found());
     }
-    let size: u64 = parts
-        .iter()
-        .map(|p| {
-            cost::string(&p.uri)
-                + p.mime_type.as_deref().map_or(0, cost::string)
-                + match &p.body {
-                    super::output::ResourceBody::Text(t) => cost::string(t),
-                    super::output::ResourceBody::Blob(b) => cost::base64(b.len()),
-                }
-        })
-        .sum();
-    request.bound(size)?;
+    // Held to `max_result_size` before redaction (`call::Budgeted`).
     Ok(parts)
 }
 
@@ -330,11 +305,7 @@ async fn get_prompt(
             Ok(got.map(served::prompt_output))
         })
         .await?;
-    let size = cost::output(&ToolOutput {
-        content: output.messages.iter().map(|(_, c)| c.clone()).collect(),
-        ..ToolOutput::default()
-    });
-    request.bound(size)?;
+    // Held to `max_result_size` before redaction (`call::Budgeted`).
     Ok(output)
 }
 

@@ -9,7 +9,7 @@ use super::bindings::exports::mcp_wasm_host::plugin::{
     completions as wc, prompts as wp, resources as wr,
 };
 use super::bindings::mcp_wasm_host::plugin::errors::ServeError as WitServeError;
-use super::error::{GuestErrorKind, MAX_MESSAGE, clip};
+use super::error::{GuestErrorKind, clip};
 use super::icons::{self, Icon};
 use super::output::ToolView;
 use super::output::{Audience, Content, ContentHints, ResourceBody};
@@ -471,15 +471,19 @@ pub fn matches_template(template: &str, uri: &str) -> bool {
     false
 }
 
-/// A guest's `serve-error` as the runtime's kind of guest error and message.
-pub(crate) fn guest_error(error: WitServeError) -> (GuestErrorKind, String) {
+/// A guest's `serve-error` as the runtime's kind of guest error and message
+/// (redacted, then clipped: [`super::call::guest_text`]).
+pub(crate) fn guest_error(
+    error: WitServeError,
+    secrets: &super::capabilities::secrets::SecretsPolicy,
+) -> (GuestErrorKind, String) {
     let (kind, message) = match error {
         WitServeError::NotFound(m) => (GuestErrorKind::UnknownTool, m),
         WitServeError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
         WitServeError::Denied(m) => (GuestErrorKind::Denied, m),
         WitServeError::Failed(m) => (GuestErrorKind::Failed, m),
     };
-    (kind, clip(message, MAX_MESSAGE))
+    (kind, super::call::guest_text(secrets, message))
 }
 
 /// A read's parts, each with the view settings of the listed resource of

@@ -11,6 +11,13 @@
 //! own encoder, and must show `[redacted]` instead. Inbound, with
 //! `block_secrets` a request whose arguments hold the secret in any form is
 //! refused with the key named, before the guest runs.
+//!
+//! What the plugin lists at load holds the secret too, in every form: the
+//! texts, schemas and icons of its tools, resources, templates and prompts
+//! come back redacted from tools/list, resources/list,
+//! resources/templates/list, prompts/list and `inspect` (text and JSON),
+//! and the entries whose name or URI holds it are left out, with a log
+//! line that names no value.
 
 #![allow(clippy::unwrap_used)]
 
@@ -43,6 +50,11 @@ struct Setup {
 /// A server with the leaker plugin, its secret exposed, `extra` added to
 /// its policy.
 fn start(extra: &str) -> Setup {
+    start_with(extra, SECRET)
+}
+
+/// [`start`] with the secret `secret`.
+fn start_with(extra: &str, secret: &str) -> Setup {
     let plugins = plugin_dir(&[test_artifacts::LEAKER]);
     let config_dir = tempfile::tempdir().unwrap();
     let config = config_dir.path().join("mcp-wasm-host.toml");
@@ -58,7 +70,7 @@ fn start(extra: &str) -> Setup {
     let server = Server::start_with_env(
         plugins.path(),
         &["--config", config.to_str().unwrap()],
-        &[("TEST_LEAKER_SECRET", SECRET)],
+        &[("TEST_LEAKER_SECRET", secret)],
     );
     Setup {
         _plugins: plugins,
@@ -440,4 +452,196 @@ fn without_block_secrets_such_arguments_reach_the_guest() {
     // redacted all the same.
     assert_ne!(r["result"]["isError"], true, "{r}");
     assert!(no_secret(&r, "unblocked") >= 1, "{r}");
+}
+
+/// Every page of a list method's items.
+fn list_all(s: &mut Server, method: &str, key: &str) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut cursor: Option<Value> = None;
+    loop {
+        let params = cursor.map_or_else(|| json!({}), |c| json!({"cursor": c}));
+        let r = s.request(method, params);
+        assert!(r.get("error").is_none(), "{method}: {r}");
+        items.extend(r["result"][key].as_array().unwrap().iter().cloned());
+        match r["result"].get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => return items,
+        }
+    }
+}
+
+#[test]
+fn every_list_and_inspect_show_no_form_of_a_secret_and_leave_out_names_that_hold_one() {
+    let mut setup = start("");
+    let s = &mut setup.server;
+    handshake(s);
+    // (method, result key, the field naming an entry, the listed entry
+    // whose texts hold the secret, how many entries are left out)
+    let lists = [
+        ("tools/list", "tools", "name", "leak_listed", 3),
+        ("resources/list", "resources", "uri", "leak://listed", 3),
+        (
+            "resources/templates/list",
+            "resourceTemplates",
+            "uriTemplate",
+            "leak://listed/{x}",
+            3,
+        ),
+        ("prompts/list", "prompts", "name", "leak_listed", 6),
+    ];
+    for (method, key, id, listed, _) in lists {
+        let items = list_all(s, method, key);
+        let all = Value::Array(items.clone());
+        let marks = no_secret(&all, method);
+        let entry = items
+            .iter()
+            .find(|i| i[id] == listed)
+            .unwrap_or_else(|| panic!("{method}: {listed} is missing: {all}"));
+        // Every text of the entry held every form at every alignment (18),
+        // and each comes back as a mark.
+        assert!(
+            no_secret(entry, method) >= 18,
+            "{method}: {listed} was not redacted: {entry}"
+        );
+        assert!(marks >= 18, "{method}: {all}");
+        for item in &items {
+            let name = item[id].as_str().unwrap();
+            assert!(
+                !name.contains("named") && !name.starts_with("leak_argument"),
+                "{method}: {name} holds the secret and is listed"
+            );
+        }
+    }
+    // Each entry left out is logged, with no value: the plugin, its kind
+    // and its position in the plugin's list.
+    // (The last one: the leaker's seventh prompt.)
+    s.wait_for_stderr("kind=\"prompt\" position=7");
+    let expected: usize = lists.iter().map(|l| l.4).sum();
+    let stderr = s.stderr();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("left out of the plugin's lists"))
+        .collect();
+    assert_eq!(lines.len(), expected, "{stderr}");
+    no_secret(&Value::String(stderr.clone()), "the server log");
+    for kind in ["tool", "resource", "resource template", "prompt"] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!("kind=\"{kind}\""))),
+            "no {kind} left out: {stderr}"
+        );
+    }
+
+    // `inspect`, text and JSON, under the same policy.
+    let config = setup._config_dir.path().join("mcp-wasm-host.toml");
+    for json in [false, true] {
+        let mut command = std::process::Command::new(crate::common::binary());
+        command
+            .args(["inspect", test_artifacts::LEAKER, "--config"])
+            .arg(&config)
+            .env_remove("MCP_WASM_HOST_CONFIG")
+            .env_remove("RUST_LOG")
+            .env("TEST_LEAKER_SECRET", SECRET);
+        if json {
+            command.arg("--json");
+        }
+        let out = command.output().unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+        assert!(stdout.contains("leak_listed"), "{stdout}");
+        let case = format!("inspect (json: {json})");
+        // The text report may wrap long lines; the JSON one holds every
+        // mark.
+        let least = if json { 18 } else { 1 };
+        assert!(
+            no_secret(&Value::String(stdout.clone()), &case) >= least,
+            "{case}: nothing was redacted: {stdout}"
+        );
+        no_secret(&Value::String(stderr), &case);
+        if json {
+            let report: Value = serde_json::from_str(&stdout).unwrap();
+            no_secret(&report, &case);
+        }
+    }
+}
+
+/// The largest padding `accepted` allows, found by bisection in `0..high`
+/// (`accepted` holds at 0 and not at `high`).
+fn boundary(high: usize, mut accepted: impl FnMut(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, high);
+    assert!(accepted(low) && !accepted(high));
+    while high - low > 1 {
+        let mid = (low + high) / 2;
+        if accepted(mid) {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+/// `max_result_size` holds the guest's own result, before redaction: with
+/// a 3-byte secret, which `[redacted]` (10 bytes) replaces, the largest
+/// result allowed is exactly as large as with a 3-byte decoy in its place,
+/// for a tool's result and for a resource read. At that boundary the
+/// result is allowed and comes back redacted (larger than the limit
+/// counted on it); one byte more is refused, naming the key, and the
+/// refusal shows no form of the secret.
+#[test]
+fn max_result_size_counts_the_guests_result_before_redaction_at_the_boundary() {
+    const SHORT: &str = "k3y";
+    let mut setup = start_with("max_result_size = \"2 KiB\"\n", SHORT);
+    let s = &mut setup.server;
+    handshake(s);
+    let short_forms = [("exact".to_string(), SHORT.to_string())];
+    type Ask = fn(&mut Server, &str, usize) -> Value;
+    let surfaces: [(&str, Ask); 2] = [
+        ("tool", |s, how, pad| {
+            s.request(
+                "tools/call",
+                json!({"name": "leak", "arguments": {"how": how, "pad": pad, "surface": "text"}}),
+            )
+        }),
+        ("resource", |s, how, pad| {
+            s.request(
+                "resources/read",
+                json!({"uri": format!("leak://text/{how}/{pad}")}),
+            )
+        }),
+    ];
+    let refused = |r: &Value| {
+        (r["result"]["isError"] == true || r.get("error").is_some())
+            && r.to_string().contains("max_result_size")
+    };
+    for (surface, ask) in surfaces {
+        let decoy = boundary(4096, |pad| !refused(&ask(s, "decoy", pad)));
+        let secret = boundary(4096, |pad| !refused(&ask(s, "exact", pad)));
+        assert_eq!(
+            secret, decoy,
+            "{surface}: redaction moved the boundary of max_result_size"
+        );
+        let at = ask(s, "exact", secret);
+        assert!(!refused(&at), "{surface}: {at}");
+        let mut marks = 0;
+        assert_eq!(
+            search(&at, &short_forms, &mut marks),
+            None,
+            "{surface}: {at}"
+        );
+        assert_eq!(marks, 1, "{surface}: not redacted at the boundary: {at}");
+        let over = ask(s, "exact", secret + 1);
+        assert!(refused(&over), "{surface}: {over}");
+        assert!(
+            over.to_string().contains("max_result_size"),
+            "{surface}: the refusal names no key: {over}"
+        );
+        assert_eq!(
+            search(&over, &short_forms, &mut marks),
+            None,
+            "{surface}: {over}"
+        );
+    }
 }

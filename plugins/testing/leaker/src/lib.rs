@@ -4,9 +4,12 @@
 //! progress, input request and result; progress; a resource read (text and blob); a prompt; a
 //! completion; and sampling and elicitation requests. Each takes the
 //! encoding to use (`how`: `exact`, `json`, `base64`, `base64url`,
-//! `percent`, `percent_lower`) and how many bytes of padding go before the
+//! `percent`, `percent_lower`; `decoy` sends no secret but as many bytes) and how many bytes of padding go before the
 //! secret (`pad`, for base64's three alignments), so the tests can check
-//! that the host redacts each form wherever it appears.
+//! that the host redacts each form wherever it appears. What it lists
+//! (tools, resources, templates, prompts) holds the secret too, in every
+//! form, and some of its names and URIs hold it (the host leaves those
+//! out).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -25,6 +28,8 @@ fn encode(how: &str, pad: usize) -> String {
         }
         "base64" => STANDARD.encode(&plain),
         "base64url" => URL_SAFE_NO_PAD.encode(&plain),
+        // No secret: as many bytes as it, for a control case.
+        "decoy" => format!("{}{} end", "x".repeat(pad), "#".repeat(secret.len())),
         "percent" | "percent_lower" => plain
             .bytes()
             .map(|b| {
@@ -63,11 +68,117 @@ fn how(vars: &Vars) -> &str {
     vars.get("how").map_or("exact", String::as_str)
 }
 
+/// Every encoding at every padding, one after another: what the leaker
+/// puts in each text it lists.
+fn every_form() -> String {
+    let mut out = Vec::new();
+    for how in [
+        "exact",
+        "json",
+        "base64",
+        "base64url",
+        "percent",
+        "percent_lower",
+    ] {
+        for pad in 0..3 {
+            out.push(encode(how, pad));
+        }
+    }
+    out.join(" | ")
+}
+
+/// Tools, resources, templates and prompts whose listing holds the secret:
+/// in every text (every encoding, every padding), every schema string, key
+/// and value, an icon's URL; and entries whose name or URI holds it, which the
+/// host must leave out.
+fn listed(router: Router) -> Router {
+    let all = every_form();
+    let schema = serde_json::json!({
+        "type": "object",
+        "description": all,
+        "properties": {
+            encode("base64url", 0): {"type": "string", "description": all, "default": all},
+            "how": {"type": "string", "enum": ["plain", all], "title": all},
+        },
+        "$comment": all,
+    });
+    let icon = Icon::new(format!("https://leak.example/{}.png", encode("percent", 0)));
+    let mut router = router
+        .tool(
+            ToolDef::new("leak_listed", format!("Lists the secret: {all}"))
+                .title(all.clone())
+                .raw_input_schema(schema.to_string())
+                .icon(icon),
+            |_: serde_json::Value| -> ToolResult { Ok(Output::text("listed")) },
+        )
+        .resource(
+            ResourceDef::new("leak://listed", all.clone())
+                .title(all.clone())
+                .description(all.clone())
+                .mime_type("text/plain"),
+            |uri: &str, _: &Vars| -> ResourceResult {
+                Ok(Contents::text(uri, "text/plain", "listed"))
+            },
+        )
+        .template(
+            TemplateDef::new("leak://listed/{x}", all.clone())
+                .title(all.clone())
+                .description(all.clone()),
+            |uri: &str, _: &Vars| -> ResourceResult {
+                Ok(Contents::text(uri, "text/plain", "listed"))
+            },
+        )
+        .prompt(
+            PromptDef::new("leak_listed", all.clone())
+                .title(all.clone())
+                .argument("how", all.clone(), false),
+            |_: &Vars| -> PromptResult { Ok(Messages::new().user(Output::text("listed"))) },
+        );
+    // Names and URIs that hold the secret, at base64's three alignments
+    // (URL-safe base64 is a valid tool name) and percent-encoded.
+    for pad in 0..3 {
+        let named = format!("leak_{}", encode("base64url", pad));
+        router = router
+            .tool(
+                ToolDef::new(named.clone(), "Its name holds the secret."),
+                |_: NoArgs| -> ToolResult { Ok(Output::text("named")) },
+            )
+            .prompt(
+                PromptDef::new(named.clone(), "Its name holds the secret."),
+                |_: &Vars| -> PromptResult { Ok(Messages::new().user(Output::text("named"))) },
+            )
+            .prompt(
+                PromptDef::new(
+                    format!("leak_argument_{pad}"),
+                    "An argument's name holds it.",
+                )
+                .argument(named, "The argument.", false),
+                |_: &Vars| -> PromptResult { Ok(Messages::new().user(Output::text("named"))) },
+            )
+            .resource(
+                ResourceDef::new(format!("leak://named/{}", encode("percent", pad)), "named"),
+                |uri: &str, _: &Vars| -> ResourceResult {
+                    Ok(Contents::text(uri, "text/plain", "named"))
+                },
+            )
+            .template(
+                TemplateDef::new(
+                    format!("leak://named/{}/{{x}}", encode("base64url", pad)),
+                    "named",
+                ),
+                |uri: &str, _: &Vars| -> ResourceResult {
+                    Ok(Contents::text(uri, "text/plain", "named"))
+                },
+            );
+    }
+    router
+}
+
 struct Leaker;
 
 impl Plugin for Leaker {
     fn router() -> Router {
-        Router::new()
+        listed(Router::new())
             .tool(
                 ToolDef::new("leak", "Returns the secret on the surface asked for."),
                 |args: Leak| -> ToolResult {

@@ -1533,6 +1533,39 @@ write = true
         }
     }
 
+    #[test]
+    fn block_secrets_is_set_in_the_defaults_or_per_plugin_but_secrets_only_per_plugin() {
+        let config = parse(
+            "[defaults]\nblock_secrets = true\n[plugins.a]\nblock_secrets = false\n[plugins.b.secrets.T]\nenv = \"PATH\"\nexpose = true\n",
+        )
+        .unwrap();
+        assert!(!config.policy_for("a").unwrap().grants.secrets.block);
+        let b = config.policy_for("b").unwrap();
+        assert!(b.grants.secrets.block);
+        assert_eq!(b.grants.secrets.secrets.len(), 1);
+        assert!(config.policy_for("c").unwrap().grants.secrets.block);
+        assert!(
+            !parse("")
+                .unwrap()
+                .policy_for("c")
+                .unwrap()
+                .grants
+                .secrets
+                .block
+        );
+        let e = parse("[defaults.secrets.T]\nenv = \"PATH\"\nexpose = true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`defaults.secrets`") && e.contains("granted per plugin"),
+            "{e}"
+        );
+        let e = parse("[plugins.a]\nblock_secrets = \"yes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("block_secrets"), "{e}");
+    }
+
     const OAUTH: &str = "[server.oauth]\nissuer = \"https://idp.example.com/\"\naudience = \"https://mcp.example.com/mcp\"\njwks_uri = \"https://idp.example.com/jwks\"\n";
 
     #[test]
@@ -1771,6 +1804,10 @@ mod documentation {
                 d.client_rate_limit_per_minute
             ),
             format!("| `audit_arguments` | boolean | `{}` |", d.audit_arguments),
+            format!(
+                "| `block_secrets` | boolean | `{}` |",
+                capabilities::secrets::SecretsPolicy::default().block
+            ),
             format!("| `receipts` | boolean | `{}` |", d.receipts),
             format!("| `log_lines` | integer | `{}` |", int(d.log_lines)),
             format!("| `log_bytes` | size | `\"{}\"` |", bytes(d.log_bytes)),

@@ -302,7 +302,7 @@ pub fn check(bytes: &[u8]) {
         Returned::Err(error) => {
             // As `call::call_tool` builds it, less the policy hint it adds
             // to `denied`.
-            let (kind, message) = guest_error(error.into());
+            let (kind, message) = guest_error(error.into(), &Default::default());
             let json = serialize(&failure(FailureCause::Guest { kind, message }));
             // Clipped to MAX_MESSAGE bytes, which JSON escaping may grow
             // at most sixfold (`\u0000`), plus the fixed text around it.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::call::{CallStats, call_tool};
+use super::capabilities::Arguments;
 use super::error::{CallError, FailureCause, ToolFailure};
 use super::events::CallEvents;
 use super::lifecycle::Runtime;
@@ -35,7 +36,8 @@ pub struct Called {
 
 impl Runtime {
     /// Calls a tool. In order: the tool's rate limits (its own, then the
-    /// caller's share), the arguments' size and their input schema are
+    /// caller's share), the arguments' size, the capabilities' inbound
+    /// checks (`block_secrets`) and the input schema are
     /// checked before any guest code runs; the
     /// call then waits for one of the plugin's slots and runs in a fresh
     /// instance (or a warm one, when the plugin's `reuse_instances` asks for
@@ -140,6 +142,15 @@ impl Runtime {
                 hint: plugin.policy.raise_hint("max_argument_size"),
             };
             return end("arguments_too_large", None, Err(fail(cause)));
+        }
+        let policy = &plugin.policy;
+        if let Err(refused) = policy.grants.inbound(Arguments::Json(&arguments)) {
+            let cause = FailureCause::ArgumentsRefused {
+                key: format!("{}.{}", policy.section, refused.key),
+                problem: refused.problem,
+                config_file: policy.config_file.to_string(),
+            };
+            return end("arguments_refused", None, Err(fail(cause)));
         }
         let problems = if tool.input.is_quick_to_check(json.len()) {
             tool.input.violations(&arguments)

@@ -11,12 +11,15 @@ use wasmtime::component::{Instance, Val};
 use wasmtime::{PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 
 use super::bindings::types as wit;
+use super::capabilities::secrets::SecretsPolicy;
 use super::capture::{find_alloc_failure, find_panic};
+use super::egress;
 use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
 use super::exports::Exports;
 use super::generic::Function;
 use super::offload::{self, Expired, Lane};
+use super::outbound::Outbound;
 use super::output::{Content, ToolOutput, cost};
 use super::policy::Policy;
 use super::sandbox::CallState;
@@ -133,6 +136,8 @@ fn live(
     events: Arc<dyn CallEvents>,
     deadline: Instant,
 ) -> Result<Live, ToolFailure> {
+    // What the guest sends the client while it runs crosses the boundary.
+    let events = egress::events(&target.policy.grants, events);
     let Some(Warm {
         mut store,
         instance,
@@ -233,12 +238,55 @@ pub async fn list_tools(
     result.map_err(|e| describe_error(live.store.data(), e))
 }
 
+/// What a result of one of the optional exports costs against
+/// `max_result_size` (see [`output_size`]), counted on the guest's own
+/// result, before redaction: the limit is the guest's budget, and a
+/// secret replaced by `[redacted]` never turns a result within it into a
+/// refusal (nor a refusal into a result).
+pub(crate) trait Budgeted {
+    /// The bytes it costs; `None`: not held to the limit (completions are
+    /// clipped value by value instead).
+    fn cost(&self) -> Option<u64>;
+}
+
+impl Budgeted for Vec<super::served::ResourcePart> {
+    fn cost(&self) -> Option<u64> {
+        Some(
+            self.iter()
+                .map(|p| {
+                    cost::string(&p.uri)
+                        + p.mime_type.as_deref().map_or(0, cost::string)
+                        + match &p.body {
+                            super::output::ResourceBody::Text(t) => cost::string(t),
+                            super::output::ResourceBody::Blob(b) => cost::base64(b.len()),
+                        }
+                })
+                .sum(),
+        )
+    }
+}
+
+impl Budgeted for super::served::PromptOutput {
+    fn cost(&self) -> Option<u64> {
+        Some(cost::output(&ToolOutput {
+            content: self.messages.iter().map(|(_, c)| c.clone()).collect(),
+            ..ToolOutput::default()
+        }))
+    }
+}
+
+impl Budgeted for super::served::Completion {
+    fn cost(&self) -> Option<u64> {
+        None
+    }
+}
+
 /// Runs `f` (one of the optional exports: a resource read, a prompt, a
 /// completion) in a fresh instance, or a warm one, under the same limits,
 /// deadline, policy and failure mapping as a tool call; `label` names the
 /// request in failures and the log. A guest's own error comes back as
 /// [`FailureCause::Guest`], its message clipped and its secrets redacted.
-pub(crate) async fn serve<R>(
+pub(crate) async fn serve<R: Outbound + Budgeted>(
     target: &CallTarget<'_>,
     label: &str,
     events: Arc<dyn CallEvents>,
@@ -266,7 +314,8 @@ pub(crate) async fn serve<R>(
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
-            let (kind, mut message) = super::served::guest_error(guest);
+            let (kind, mut message) =
+                super::served::guest_error(guest, &target.policy.grants.secrets);
             if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
@@ -276,7 +325,21 @@ pub(crate) async fn serve<R>(
                 cause: FailureCause::Guest { kind, message },
             })
         }
-        Ok(Ok(value)) => Ok(value),
+        Ok(Ok(value)) => {
+            let limit = target.policy.limits.max_result_bytes;
+            match value.cost() {
+                Some(size) if size > limit => Err(ToolFailure {
+                    plugin: target.plugin.to_string(),
+                    tool: label.to_string(),
+                    cause: FailureCause::ResultTooLarge {
+                        size,
+                        limit,
+                        hint: target.policy.raise_hint("max_result_size"),
+                    },
+                }),
+                _ => Ok(value),
+            }
+        }
     };
     (settle(live, target, clean, outcome), stats)
 }
@@ -324,7 +387,7 @@ pub async fn call_tool(
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
-            let (kind, mut message) = guest_error(guest);
+            let (kind, mut message) = guest_error(guest, &target.policy.grants.secrets);
             if !denials.is_empty() {
                 message = format!("{message} ({})", denials.join("; "));
             } else if kind == GuestErrorKind::Denied {
@@ -415,13 +478,17 @@ async fn call_function(
 /// Ends a call: its instance is kept for the plugin's next call only when
 /// the run was `clean` and the guest returned cleanly (a result that passed
 /// every check, or its own error), and any secret of the plugin is redacted
-/// from the guest's text in a failure.
-fn settle<R>(
+/// from the guest's text in a failure. A result leaves through the one
+/// boundary of what a guest produces ([`egress::result`]).
+fn settle<R: Outbound>(
     live: Live,
     target: &CallTarget<'_>,
     clean: bool,
-    outcome: Result<R, ToolFailure>,
+    mut outcome: Result<R, ToolFailure>,
 ) -> Result<R, ToolFailure> {
+    if let Ok(value) = &mut outcome {
+        egress::result(&target.policy.grants, value);
+    }
     let served = live.served + 1;
     if clean
         && target.idle.would_keep(served)
@@ -453,15 +520,26 @@ fn settle<R>(
     }
 }
 
-/// A guest's `tool-error` as the runtime's kind of guest error and message.
-pub(crate) fn guest_error(error: wit::ToolError) -> (GuestErrorKind, String) {
+/// Text a guest wrote, as the host passes it on: its secrets redacted
+/// first, then clipped to [`MAX_MESSAGE`]. Never the other way round: a
+/// clip that cuts a secret in two leaves a prefix no redaction finds.
+pub(crate) fn guest_text(secrets: &SecretsPolicy, text: String) -> String {
+    clip(secrets.redact_owned(text), MAX_MESSAGE)
+}
+
+/// A guest's `tool-error` as the runtime's kind of guest error and message
+/// (redacted, then clipped: [`guest_text`]).
+pub(crate) fn guest_error(
+    error: wit::ToolError,
+    secrets: &SecretsPolicy,
+) -> (GuestErrorKind, String) {
     let (kind, message) = match error {
         wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
         wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
         wit::ToolError::Denied(m) => (GuestErrorKind::Denied, m),
         wit::ToolError::Failed(m) => (GuestErrorKind::Failed, m),
     };
-    (kind, clip(message, MAX_MESSAGE))
+    (kind, guest_text(secrets, message))
 }
 
 /// How a denied guest's user grants access: every capability's hint (the
@@ -488,10 +566,10 @@ fn finish(store: &mut Store<CallState>) {
 
 /// Turns a wasmtime error from instantiating or calling into plain words,
 /// using the limiter's record and the guest's stderr. Text taken from the
-/// guest (its stderr) is clipped to [`MAX_MESSAGE`].
+/// guest (its stderr) is redacted, then clipped to [`MAX_MESSAGE`].
 fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
     let (stderr, _) = state.stderr.contents();
-    let clipped = |text: String| clip(text, MAX_MESSAGE);
+    let clipped = |text: String| guest_text(&state.policy.grants.secrets, text);
     let limits = &state.policy.limits;
     let trap = error.downcast_ref::<Trap>();
     let cause = if trap == Some(&Trap::OutOfFuel) {
@@ -557,7 +635,8 @@ async fn convert_off_the_workers(
     result: wit::CallResult,
     deadline: Instant,
 ) -> Result<ToolOutput, FailureCause> {
-    let bad_output = |m: String| FailureCause::BadOutput(clip(m, MAX_MESSAGE));
+    let bad_output =
+        |m: String| FailureCause::BadOutput(guest_text(&target.policy.grants.secrets, m));
     let structured_len = result.structured_content.as_ref().map_or(0, String::len);
     let slow = tool
         .output
@@ -632,6 +711,27 @@ mod tests {
     use super::*;
     use crate::runtime::output::{Audience, ContentHints, ResourceBody, ToolHints};
     use crate::runtime::schema::Schema;
+
+    /// Every form of a secret, cut by the clip of a guest's text (errors,
+    /// panics, bad output, log lines, progress messages) after each of its
+    /// bytes: nothing of it is left, only the mark, itself clipped.
+    #[test]
+    fn a_secret_straddling_the_clip_at_every_offset_leaves_no_prefix() {
+        use crate::runtime::capabilities::secrets::redact::forms;
+        const SECRET: &str = "Zq9/sec+ret=VALUE~42";
+        let secrets = SecretsPolicy::for_tests(&[("S", SECRET)], false);
+        let mut cases = 0;
+        for form in forms(SECRET) {
+            for cut in 1..form.len() {
+                let before = " ".repeat(MAX_MESSAGE - cut);
+                let text = guest_text(&secrets, format!("{before}{form} tail"));
+                let expected = clip(format!("{before}[redacted] tail"), MAX_MESSAGE);
+                assert!(text == expected, "{form:?} cut after {cut} bytes");
+                cases += 1;
+            }
+        }
+        assert!(cases > 100, "{cases}");
+    }
 
     /// The JSON of a `tools/call` result outside what [`output_size`]
     /// counts: `{"resultType":"complete","content":[],"isError":false}` is

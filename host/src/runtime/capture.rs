@@ -50,10 +50,23 @@ impl Capture {
     }
 
     /// What was captured, as text (invalid UTF-8 replaced), and how many bytes
-    /// were dropped past the limit.
+    /// were dropped past the limit. When the limit cut the stream, the line
+    /// it cut is dropped whole: it may end in the first bytes of a secret,
+    /// which redaction (run on what is kept) could not recognise.
     pub fn contents(&self) -> (String, usize) {
         let buf = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        (String::from_utf8_lossy(&buf.kept).into_owned(), buf.dropped)
+        let kept = if buf.dropped == 0 {
+            &buf.kept[..]
+        } else {
+            let whole = buf
+                .kept
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            &buf.kept[..whole]
+        };
+        let dropped = buf.dropped + (buf.kept.len() - kept.len());
+        (String::from_utf8_lossy(kept).into_owned(), dropped)
     }
 }
 
@@ -206,11 +219,36 @@ mod tests {
     #[test]
     fn capture_keeps_a_bounded_prefix_and_counts_the_rest() {
         let c = Capture::new();
-        c.push(&vec![b'a'; CAPTURE_LIMIT - 1]);
-        c.push(b"xyz");
+        c.push(b"first line\n");
+        c.push(&vec![b'a'; CAPTURE_LIMIT - 12]);
+        c.push(b"xyz\nmore");
         let (text, dropped) = c.contents();
-        assert_eq!(text.len(), CAPTURE_LIMIT);
-        assert!(text.ends_with('x'));
-        assert_eq!(dropped, 2);
+        assert_eq!(text, "first line\n");
+        assert_eq!(dropped, 7 + CAPTURE_LIMIT - 11);
+        let whole = Capture::new();
+        whole.push(b"one\ntwo");
+        assert_eq!(whole.contents(), ("one\ntwo".to_string(), 0));
+    }
+
+    /// A secret the capture limit cuts, at every offset: no prefix of it
+    /// reaches the log, in any of the forms the redactor knows.
+    #[test]
+    fn a_secret_cut_by_the_capture_limit_leaves_no_prefix() {
+        use crate::runtime::capabilities::secrets::{SecretsPolicy, redact::forms};
+        const SECRET: &str = "Zq9/sec+ret=VALUE~42";
+        let secrets = SecretsPolicy::for_tests(&[("S", SECRET)], false);
+        for form in forms(SECRET) {
+            for cut in 1..form.len() {
+                let c = Capture::new();
+                c.push(b"before\n");
+                c.push(&vec![b'-'; CAPTURE_LIMIT - 7 - cut]);
+                c.push(form.as_bytes());
+                c.push(b" after\n");
+                let (text, _) = c.contents();
+                let text = secrets.redact(&text);
+                assert_eq!(text, "before\n", "form {form:?} cut after {cut} bytes");
+                assert!(!text.contains(&form[..cut]), "{form:?} at {cut}");
+            }
+        }
     }
 }

@@ -364,6 +364,17 @@ pub enum FailureCause {
         /// FILE``.
         hint: String,
     },
+    /// A capability's inbound check refused the arguments (they hold a
+    /// secret and the policy sets `block_secrets`); no guest code ran.
+    ArgumentsRefused {
+        /// The policy key that refuses them, e.g.
+        /// `plugins.NAME.block_secrets`.
+        key: String,
+        /// Why, without any secret's value.
+        problem: String,
+        /// The policy file.
+        config_file: String,
+    },
     /// The result was larger than the limit.
     ResultTooLarge {
         /// Its size in bytes, as counted against the limit.
@@ -459,6 +470,7 @@ impl FailureCause {
             FailureCause::Timeout { .. } => "timeout",
             FailureCause::MemoryLimit { .. } => "memory_limit",
             FailureCause::ArgumentsTooLarge { .. } => "arguments_too_large",
+            FailureCause::ArgumentsRefused { .. } => "arguments_refused",
             FailureCause::ResultTooLarge { .. } => "result_too_large",
             FailureCause::RateLimited { .. } => "rate_limited",
             FailureCause::InputDeferred => "input_required",
@@ -538,6 +550,13 @@ impl ToolFailure {
             FailureCause::ArgumentsTooLarge { size, limit, hint } => format!(
                 "the arguments to {tool} of plugin {plugin:?} are {size} bytes, over its limit of {} ({hint})",
                 bytes(*limit)
+            ),
+            FailureCause::ArgumentsRefused {
+                key,
+                problem,
+                config_file,
+            } => format!(
+                "{tool} of plugin {plugin:?} was not run: {problem} (`{key}` in {config_file})"
             ),
             FailureCause::ResultTooLarge { size, limit, hint } => format!(
                 "{tool} of plugin {plugin:?} returned {size} bytes, over its result limit of {} ({hint})",

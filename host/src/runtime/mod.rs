@@ -12,7 +12,9 @@
 //!   `lifecycle`, building the catalog in `catalog`;
 //! - loading one plugin file, in steps `inspection` reuses: `plugin`;
 //! - call admission and the audit record: `admission` and `receipt`; the
-//!   call itself in its sandbox: `call`, `sandbox`, `warm`;
+//!   call itself in its sandbox: `call`, `sandbox`, `warm`; the one boundary
+//!   where what a guest produces leaves for the client: `egress` (over the
+//!   fields `outbound` lists);
 //! - resources, prompts and completions: `serve`, `served`.
 
 mod access;
@@ -24,6 +26,7 @@ pub mod capabilities;
 mod capture;
 mod catalog;
 mod claims;
+mod egress;
 mod engine;
 mod error;
 mod events;
@@ -37,6 +40,7 @@ mod limits;
 mod log_budget;
 mod observe;
 mod offload;
+mod outbound;
 mod output;
 mod plugin;
 mod policy;
@@ -79,6 +83,7 @@ pub use inspection::{Inspection, WorldTarget};
 pub use lifecycle::{LoadReport, ReloadOutcome, Runtime, RuntimeError};
 pub use limits::{Limits, MAX_REUSE_INSTANCES};
 pub use observe::{CallEnd, NoObserver, Observer, Phase};
+pub use outbound::{Field, Outbound};
 pub use output::{
     Audience, Content, ContentHints, ResourceBody, TaskSupport, ToolHints, ToolInfo, ToolOutput,
     ToolView,

@@ -13,6 +13,7 @@ use wasmtime::component::{Component, Linker};
 use super::bindings::types as wit;
 use super::cache::{CompileCache, Sha256Digest};
 use super::call;
+use super::capabilities::secrets::SecretsPolicy;
 use super::error::{LoadError, clip};
 use super::exports::Exports;
 use super::generic::{self, DeriveError, GenericSummary};
@@ -379,7 +380,7 @@ impl Loader {
                     lane: &lane,
                     idle: &idle,
                 };
-                let (defs, listing) =
+                let (mut defs, mut listing) =
                     runtime
                         .block_on(call::list_tools(&target))
                         .map_err(|failure| LoadError::ListTools {
@@ -393,18 +394,27 @@ impl Loader {
                     "listed its tools; checking and compiling them"
                 );
                 check_bounds(&path, &policy, &defs, &listing)?;
+                // The catalog crosses the egress boundary here, once: the
+                // entries whose name or URI holds a secret go before any
+                // check can quote them, then every other field is rewritten.
+                super::egress::identities(&policy.grants, &name, &mut defs, &mut listing);
                 let serves = !listing.resources.is_empty()
                     || !listing.templates.is_empty()
                     || !listing.prompts.is_empty();
-                let tools = validate(&path, defs, serves)?;
+                let secrets = &policy.grants.secrets;
+                let mut tools = validate(&path, defs, serves).map_err(|e| redacted(e, secrets))?;
                 let names = tools.iter().map(|t| t.name.as_str()).collect();
-                let served = served::check(listing, &names).map_err(|(what, problem)| {
-                    LoadError::InvalidServed {
-                        path: path.clone(),
-                        what,
-                        problem,
-                    }
+                let mut served = served::check(listing, &names).map_err(|(what, problem)| {
+                    redacted(
+                        LoadError::InvalidServed {
+                            path: path.clone(),
+                            what,
+                            problem,
+                        },
+                        secrets,
+                    )
                 })?;
+                super::egress::catalog(&policy.grants, &mut tools, &mut served);
                 Ok((tools, served, exports, idle))
             })
         };
@@ -520,6 +530,33 @@ impl Loader {
             idle,
             generic: Some(summary),
         })
+    }
+}
+
+/// `error` with the plugin's secrets redacted from the guest's text it
+/// quotes (a tool's name, an entry, what is wrong with a schema or an icon):
+/// a refusal is logged and shown by `inspect`.
+fn redacted(error: LoadError, secrets: &SecretsPolicy) -> LoadError {
+    match error {
+        LoadError::InvalidTool {
+            path,
+            tool,
+            problem,
+        } => LoadError::InvalidTool {
+            path,
+            tool: secrets.redact_owned(tool),
+            problem: secrets.redact_owned(problem),
+        },
+        LoadError::InvalidServed {
+            path,
+            what,
+            problem,
+        } => LoadError::InvalidServed {
+            path,
+            what: secrets.redact_owned(what),
+            problem: secrets.redact_owned(problem),
+        },
+        other => other,
     }
 }
 

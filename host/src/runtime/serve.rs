@@ -15,7 +15,6 @@ use super::error::{FailureCause, GuestErrorKind, ToolFailure, clip};
 use super::events::CallEvents;
 use super::lifecycle::Runtime;
 use super::observe::{InPhase, Observer, Phase};
-use super::output::{ToolOutput, cost};
 use super::plugin::Plugin;
 use super::rate::{Caller, RateScope};
 use super::receipt::Receipt;
@@ -94,8 +93,14 @@ impl Request<'_> {
     }
 
     /// The plugin's and the caller's rate limits, then the arguments'
-    /// size, as for a tool call.
-    fn admit(&self, caller: &Caller, argument_bytes: usize) -> Result<(), ServeError> {
+    /// size and what they hold (`texts`, for the capabilities' inbound
+    /// checks), as for a tool call.
+    fn admit(
+        &self,
+        caller: &Caller,
+        argument_bytes: usize,
+        texts: &[&str],
+    ) -> Result<(), ServeError> {
         let limits = &self.plugin.policy.limits;
         let quota = match self.plugin.rate.check(self.kind) {
             Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
@@ -123,12 +128,26 @@ impl Request<'_> {
                 hint: self.plugin.policy.raise_hint("max_argument_size"),
             }));
         }
+        let policy = &self.plugin.policy;
+        if let Err(refused) = policy
+            .grants
+            .inbound(super::capabilities::Arguments::Texts(texts))
+        {
+            self.audit("arguments_refused", None, None);
+            return Err(self.fail(FailureCause::ArgumentsRefused {
+                key: format!("{}.{}", policy.section, refused.key),
+                problem: refused.problem,
+                config_file: policy.config_file.to_string(),
+            }));
+        }
         Ok(())
     }
 
     /// Waits for one of the plugin's slots, then runs `f` in its sandbox;
     /// the outcome is audited. A guest's `not-found` becomes `not_found`.
-    async fn run<R>(
+    /// `f` returns the runtime's own type of result, which leaves through
+    /// the boundary of what a guest produces.
+    async fn run<R: super::outbound::Outbound + call::Budgeted>(
         &self,
         events: Arc<dyn CallEvents>,
         not_found: impl FnOnce() -> ServeError,
@@ -194,19 +213,6 @@ impl Request<'_> {
             }),
         }
     }
-
-    /// Fails with `max_result_size` when `size` is over it.
-    fn bound(&self, size: u64) -> Result<(), ServeError> {
-        let limit = self.plugin.policy.limits.max_result_bytes;
-        if size > limit {
-            return Err(self.fail(FailureCause::ResultTooLarge {
-                size,
-                limit,
-                hint: self.plugin.policy.raise_hint("max_result_size"),
-            }));
-        }
-        Ok(())
-    }
 }
 
 /// Reads the resource `uri` from the plugin that lists it (or, failing
@@ -237,28 +243,17 @@ async fn read_resource(
         observer,
         subject: caller.subject(),
     };
-    request.admit(caller, uri.len())?;
-    let contents = request
+    request.admit(caller, uri.len(), &[uri])?;
+    let parts = request
         .run(events, not_found, async |exports, store, instance| {
-            exports.read_resource(store, &instance, uri).await
+            let read = exports.read_resource(store, &instance, uri).await?;
+            Ok(read.map(|contents| served::parts(contents, &plugin.served)))
         })
         .await?;
-    if contents.is_empty() {
+    if parts.is_empty() {
         return Err(not_found());
     }
-    let parts = served::parts(contents, &plugin.served);
-    let size: u64 = parts
-        .iter()
-        .map(|p| {
-            cost::string(&p.uri)
-                + p.mime_type.as_deref().map_or(0, cost::string)
-                + match &p.body {
-                    super::output::ResourceBody::Text(t) => cost::string(t),
-                    super::output::ResourceBody::Blob(b) => cost::base64(b.len()),
-                }
-        })
-        .sum();
-    request.bound(size)?;
+    // Held to `max_result_size` before redaction (`call::Budgeted`).
     Ok(parts)
 }
 
@@ -303,20 +298,22 @@ async fn get_prompt(
     };
     let pairs: Vec<(String, String)> = arguments.into_iter().collect();
     let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
-    request.admit(caller, size)?;
+    let texts: Vec<&str> = pairs
+        .iter()
+        .flat_map(|(k, v)| [k.as_str(), v.as_str()])
+        .collect();
+    request.admit(caller, size, &texts)?;
     let own_name = entry.info.name.as_str();
     let not_found = || ServeError::PromptNotFound(name.to_string());
-    let result = request
+    let output = request
         .run(events, not_found, async |exports, store, instance| {
-            exports.get_prompt(store, &instance, own_name, &pairs).await
+            let got = exports
+                .get_prompt(store, &instance, own_name, &pairs)
+                .await?;
+            Ok(got.map(served::prompt_output))
         })
         .await?;
-    let output = served::prompt_output(result);
-    let size = cost::output(&ToolOutput {
-        content: output.messages.iter().map(|(_, c)| c.clone()).collect(),
-        ..ToolOutput::default()
-    });
-    request.bound(size)?;
+    // Held to `max_result_size` before redaction (`call::Budgeted`).
     Ok(output)
 }
 
@@ -382,7 +379,15 @@ async fn complete(
             .iter()
             .map(|(k, v)| k.len() + v.len())
             .sum::<usize>();
-    request.admit(caller, size)?;
+    let texts: Vec<&str> = [wit.argument.as_str(), wit.value.as_str()]
+        .into_iter()
+        .chain(
+            wit.context
+                .iter()
+                .flat_map(|(k, v)| [k.as_str(), v.as_str()]),
+        )
+        .collect();
+    request.admit(caller, size, &texts)?;
     let not_found = || match target {
         CompletionTarget::Prompt(p) => ServeError::PromptNotFound(p.clone()),
         CompletionTarget::Template(t) => ServeError::TemplateNotFound(t.clone()),
@@ -391,10 +396,13 @@ async fn complete(
         .run(
             Arc::new(super::events::NoEvents),
             not_found,
-            async |exports, store, instance| exports.complete(store, &instance, &wit).await,
+            async |exports, store, instance| {
+                let completed = exports.complete(store, &instance, &wit).await?;
+                Ok(completed.map(served::completion))
+            },
         )
         .await?;
-    Ok(served::completion(completion))
+    Ok(served::clip_completion(completion))
 }
 
 impl Runtime {

@@ -9,7 +9,7 @@ use super::bindings::exports::mcp_wasm_host::plugin::{
     completions as wc, prompts as wp, resources as wr,
 };
 use super::bindings::mcp_wasm_host::plugin::errors::ServeError as WitServeError;
-use super::error::{GuestErrorKind, MAX_MESSAGE, clip};
+use super::error::{GuestErrorKind, clip};
 use super::icons::{self, Icon};
 use super::output::ToolView;
 use super::output::{Audience, Content, ContentHints, ResourceBody};
@@ -459,15 +459,19 @@ fn check_template(template: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A guest's `serve-error` as the runtime's kind of guest error and message.
-pub(crate) fn guest_error(error: WitServeError) -> (GuestErrorKind, String) {
+/// A guest's `serve-error` as the runtime's kind of guest error and message
+/// (redacted, then clipped: [`super::call::guest_text`]).
+pub(crate) fn guest_error(
+    error: WitServeError,
+    secrets: &super::capabilities::secrets::SecretsPolicy,
+) -> (GuestErrorKind, String) {
     let (kind, message) = match error {
         WitServeError::NotFound(m) => (GuestErrorKind::UnknownTool, m),
         WitServeError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
         WitServeError::Denied(m) => (GuestErrorKind::Denied, m),
         WitServeError::Failed(m) => (GuestErrorKind::Failed, m),
     };
-    (kind, clip(message, MAX_MESSAGE))
+    (kind, super::call::guest_text(secrets, message))
 }
 
 /// A read's parts, each with the view settings of the listed resource of
@@ -485,6 +489,14 @@ pub(crate) fn parts(contents: Vec<wr::ResourceContents>, served: &Served) -> Vec
             },
         })
         .collect()
+}
+
+/// Clips each value of `completion` to [`MAX_COMPLETION_VALUE`] bytes.
+pub(crate) fn clip_completion(mut completion: Completion) -> Completion {
+    for v in &mut completion.values {
+        *v = clip(std::mem::take(v), MAX_COMPLETION_VALUE);
+    }
+    completion
 }
 
 /// A prompt result in the runtime's types.
@@ -505,14 +517,17 @@ pub(crate) fn prompt_output(result: wp::PromptResult) -> PromptOutput {
     }
 }
 
-/// A completion in the runtime's types, held to [`MAX_COMPLETIONS`].
+/// The longest completion value passed on, in bytes.
+pub const MAX_COMPLETION_VALUE: usize = 1024;
+
+/// A completion in the runtime's types, held to [`MAX_COMPLETIONS`]; its
+/// values are clipped by [`clip_completion`] once they have crossed the
+/// boundary where secrets are redacted (a clip first could cut a secret in
+/// two and pass half of it on).
 pub(crate) fn completion(c: wc::Completion) -> Completion {
     let mut values = c.values;
     let more = values.len() > MAX_COMPLETIONS;
     values.truncate(MAX_COMPLETIONS);
-    for v in &mut values {
-        *v = clip(std::mem::take(v), 1024);
-    }
     Completion {
         values,
         total: c.total,

@@ -516,6 +516,8 @@ connect = ["127.0.0.1:6379"]
         "injected as authorization into https://api.example.com",
         "PASS (from the environment variable INSPECT_TEST_TOKEN): exposed to the guest",
         "network          TCP connect to 127.0.0.1:6379",
+        "redacted from everything the plugin sends the client",
+        "(`block_secrets = true` refuses them)",
     ] {
         assert!(text.contains(expected), "no {expected:?} in\n{text}");
     }

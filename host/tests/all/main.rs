@@ -34,6 +34,7 @@ mod plugins_used;
 mod python_sdk;
 mod python_watch;
 mod receipts;
+mod redaction;
 mod registry;
 mod reload;
 mod replicas;

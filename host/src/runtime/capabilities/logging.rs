@@ -10,7 +10,6 @@ use wasmtime::component::{HasSelf, Linker};
 
 use super::super::bindings::link_earlier;
 use super::super::bindings::mcp_wasm_host::plugin::{host, types};
-use super::super::error::{MAX_MESSAGE, clip};
 use super::super::events::{CallEvents, LogLevel, Progress};
 use super::super::log_budget::LogBudget;
 use super::secrets::SecretsPolicy;
@@ -106,7 +105,7 @@ impl From<types::LogLevel> for LogLevel {
 impl host::Host for LogState {
     async fn log(&mut self, level: types::LogLevel, message: String) {
         let level = LogLevel::from(level);
-        let message = clip(self.secrets.redact_owned(message), MAX_MESSAGE);
+        let message = super::super::call::guest_text(&self.secrets, message);
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         let logged = self.budget.admit(message.len());
         match level {
@@ -149,7 +148,10 @@ impl host::Host for LogState {
             Progress {
                 progress,
                 total,
-                message: message.map(|m| clip(self.secrets.redact_owned(m), MAX_MESSAGE)),
+                // Redacted before the clip (a clip could cut a secret in
+                // two), and again where every product of the guest leaves
+                // for the client (`runtime::egress`).
+                message: message.map(|m| super::super::call::guest_text(&self.secrets, m)),
             },
         );
     }

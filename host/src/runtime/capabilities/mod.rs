@@ -15,8 +15,9 @@
 //! [`CallCtx`] (limits, grants, section and file), not as a `Policy`. What
 //! they do import leads nowhere back here: `bindings`, `events`, `error`
 //! (its message clipping), `imports` ([`ImportKind`]), `limits`,
-//! `log_budget` and `units`. `host/tests/all/layering.rs` checks that the
-//! runtime's modules import each other without a cycle.
+//! `log_budget`, `outbound` (the fields of a guest's products) and `units`.
+//! `host/tests/all/layering.rs` checks that the runtime's modules import
+//! each other without a cycle.
 
 pub mod client;
 pub mod env;
@@ -42,6 +43,7 @@ use super::bindings::mcp_wasm_host::plugin::types;
 use super::events::CallEvents;
 use super::imports::ImportKind;
 use super::limits::Limits;
+use super::outbound::Outbound;
 
 /// A key of a policy section whose value is refused, and why. `key` is
 /// relative to the section (`mounts[0].guest`); the configuration layer
@@ -111,6 +113,16 @@ impl Debug for CallCtx<'_> {
             .field("deadline", &self.deadline)
             .finish_non_exhaustive()
     }
+}
+
+/// What a client sends a guest, for the capabilities' inbound checks.
+#[derive(Debug, Clone, Copy)]
+pub enum Arguments<'a> {
+    /// A tool call's arguments.
+    Json(&'a Value),
+    /// A prompt's arguments (names and values), a completion's argument,
+    /// value and context, a resource's URI.
+    Texts(&'a [&'a str]),
 }
 
 /// Why a call's sandbox could not be built.
@@ -224,6 +236,27 @@ pub trait Capability: Debug + Clone + Default + PartialEq + Send + Sync + 'stati
     /// resolved (a secret injected into an origin the plugin may not
     /// reach, say).
     fn check_with(&self, _grants: &Grants) -> Result<(), KeyProblem> {
+        Ok(())
+    }
+
+    /// Whether [`Capability::outbound`] rewrites anything. When no
+    /// capability's does, what a guest produces is never walked: the
+    /// boundary costs nothing.
+    fn rewrites_outbound(&self) -> bool {
+        false
+    }
+
+    /// Rewrites what a guest produced on its way to the client: a result
+    /// (of a tool, a task, a resource read, a prompt, a completion) or a
+    /// request to the client. The runtime calls it at one boundary
+    /// (`runtime::egress`), only if [`Capability::rewrites_outbound`].
+    fn outbound(&self, _product: &mut dyn Outbound) {}
+
+    /// Checks what a client sends a guest (a call's arguments, a prompt's
+    /// arguments, a completion's value, a resource's URI) before any guest
+    /// code runs; a refusal names the key (relative to the plugin's
+    /// section) that refuses it.
+    fn inbound(&self, _arguments: Arguments<'_>) -> Result<(), KeyProblem> {
         Ok(())
     }
 }
@@ -341,6 +374,27 @@ macro_rules! registry {
             /// whose policy section is `section`, in order.
             pub fn denied_hints(&self, section: &str) -> Vec<String> {
                 [$(self.$field.denied_hint(section)),*].into_iter().flatten().collect()
+            }
+
+            /// Whether a capability rewrites what a guest produces on its
+            /// way to the client.
+            pub fn rewrites_outbound(&self) -> bool {
+                false $(|| self.$field.rewrites_outbound())*
+            }
+
+            /// Lets every capability that does rewrite `product` (see
+            /// [`Capability::outbound`]).
+            pub fn outbound(&self, product: &mut dyn Outbound) {
+                $(if self.$field.rewrites_outbound() {
+                    self.$field.outbound(product);
+                })*
+            }
+
+            /// Every capability's check of what a client sends a guest
+            /// (see [`Capability::inbound`]).
+            pub fn inbound(&self, arguments: Arguments<'_>) -> Result<(), KeyProblem> {
+                $(self.$field.inbound(arguments)?;)*
+                Ok(())
             }
 
             /// The capabilities' members of `inspect --json`'s policy.
@@ -485,7 +539,8 @@ mod tests {
                 "sockets",
                 "client",
                 "http",
-                "secrets"
+                "secrets",
+                "block_secrets"
             ]
         );
         let mut unique = listed.clone();

@@ -3,7 +3,12 @@
 //! injects a secret into the requests to the one origin it belongs to (the
 //! guest never holds it); `expose = true` hands it to the guest as an
 //! environment variable instead. Values never appear in logs, audit records,
-//! `inspect` output or errors, and are redacted from what the guest prints.
+//! `inspect` output or errors, and are redacted from what the guest prints
+//! and from everything it sends the client (its results and its requests),
+//! in their plain and encoded forms ([`redact`]). `block_secrets` also
+//! refuses a request whose arguments hold one.
+
+pub mod redact;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -15,8 +20,9 @@ use serde::Deserialize;
 use serde::de::MapAccess;
 use wasmtime_wasi::WasiCtxBuilder;
 
+use super::super::outbound::{Field, Outbound};
 use super::http::origin::{HostPattern, OriginPattern, RequestTarget};
-use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use super::{Arguments, CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 
 /// What every redacted value becomes.
 pub const REDACTED: &str = "[redacted]";
@@ -39,6 +45,15 @@ pub struct SecretSpec {
 
 /// `[plugins.NAME.secrets]`: secret name to its spec.
 pub type SecretsSpec = BTreeMap<String, SecretSpec>;
+
+/// The capability's keys of one section: `secrets` and `block_secrets`.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SecretsKeys {
+    /// `[plugins.NAME.secrets]`.
+    pub secrets: SecretsSpec,
+    /// `block_secrets`: refuse a request whose arguments hold a secret.
+    pub block_secrets: Option<bool>,
+}
 
 /// A secret's value. It prints as `[redacted]`; only
 /// [`SecretValue::reveal`] gives the text.
@@ -114,16 +129,32 @@ impl Secret {
 }
 
 /// A plugin's effective secrets (cheap to clone: calls share them).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SecretsPolicy {
     /// The secrets, by name.
     pub secrets: Arc<[Secret]>,
+    /// Refuse a request whose arguments hold a secret (`block_secrets`).
+    pub block: bool,
+    /// The secrets' values in all their forms, built once with the policy
+    /// (`None`: no secrets, nothing is ever searched).
+    redactor: Option<Arc<redact::Redactor>>,
 }
+
+impl PartialEq for SecretsPolicy {
+    fn eq(&self, other: &Self) -> bool {
+        // The redactor follows from the values.
+        self.secrets == other.secrets && self.block == other.block
+    }
+}
+
+impl Eq for SecretsPolicy {}
 
 impl Default for SecretsPolicy {
     fn default() -> Self {
         SecretsPolicy {
             secrets: Arc::new([]),
+            block: false,
+            redactor: None,
         }
     }
 }
@@ -273,9 +304,7 @@ pub fn resolve(spec: &SecretsSpec, base: &Path) -> Result<SecretsPolicy, KeyProb
         }
         secrets.push(secret);
     }
-    Ok(SecretsPolicy {
-        secrets: secrets.into(),
-    })
+    Ok(SecretsPolicy::new(secrets, false))
 }
 
 /// The file's text without its final line break, if no one but its owner
@@ -314,6 +343,33 @@ fn read_private(path: &Path) -> Result<String, String> {
 }
 
 impl SecretsPolicy {
+    /// The policy of `secrets`, with its redactor built.
+    pub fn new(secrets: Vec<Secret>, block: bool) -> SecretsPolicy {
+        let redactor =
+            redact::Redactor::new(secrets.iter().map(|s| s.value.reveal())).map(Arc::new);
+        SecretsPolicy {
+            secrets: secrets.into(),
+            block,
+            redactor,
+        }
+    }
+
+    /// A policy of exposed secrets with these names and values, for tests.
+    #[cfg(test)]
+    pub(crate) fn for_tests(values: &[(&str, &str)], block: bool) -> SecretsPolicy {
+        let secrets = values
+            .iter()
+            .map(|(name, value)| Secret {
+                name: name.to_string(),
+                source: SecretSource::Env(name.to_string()),
+                inject: None,
+                expose: true,
+                value: SecretValue(Arc::from(*value)),
+            })
+            .collect();
+        SecretsPolicy::new(secrets, block)
+    }
+
     /// The variables exposed secrets set in the guest's environment.
     pub fn exposed(&self) -> impl Iterator<Item = (&str, &str)> {
         self.secrets
@@ -329,16 +385,26 @@ impl SecretsPolicy {
             .filter_map(|s| s.inject.as_ref().map(|i| (s, i)))
     }
 
-    /// `text` with every secret's value replaced by `[redacted]`.
+    /// `text` with every secret's value, in each of its forms (see
+    /// [`redact`]), replaced by `[redacted]`.
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let mut out = Cow::Borrowed(text);
-        for s in self.secrets.iter() {
-            let value = s.value.reveal();
-            if out.contains(value) {
-                out = Cow::Owned(out.replace(value, REDACTED));
-            }
+        match &self.redactor {
+            Some(redactor) => redactor.redact(text),
+            None => Cow::Borrowed(text),
         }
-        out
+    }
+
+    /// The name of a secret `arguments` hold in any form, if one does: in
+    /// a text, or in a JSON tree's strings, keys or numbers.
+    pub fn found_in(&self, arguments: Arguments<'_>) -> Option<&str> {
+        let redactor = self.redactor.as_ref()?;
+        let found = match arguments {
+            Arguments::Json(value) => redactor.find_json(value),
+            Arguments::Texts(texts) => texts.iter().find_map(|t| redactor.find(t)),
+        };
+        found
+            .and_then(|i| self.secrets.get(i))
+            .map(|s| s.name.as_str())
     }
 
     /// `text` with every secret's value replaced by `[redacted]`, without
@@ -361,7 +427,8 @@ impl SecretsPolicy {
         if self.secrets.is_empty() {
             return vec![("secrets", "none".into())];
         }
-        self.secrets
+        let mut lines: Vec<(&'static str, String)> = self
+            .secrets
             .iter()
             .enumerate()
             .map(|(i, s)| {
@@ -377,7 +444,19 @@ impl SecretsPolicy {
                     format!("{} (from the {}): {}", s.name, s.source, uses.join("; ")),
                 )
             })
-            .collect()
+            .collect();
+        lines.push((
+            "",
+            format!(
+                "redacted from everything the plugin sends the client, as themselves, JSON-escaped, percent-encoded and in base64; {}",
+                if self.block {
+                    "requests whose arguments hold one are refused (`block_secrets`)"
+                } else {
+                    "requests whose arguments hold one are passed on (`block_secrets = true` refuses them)"
+                }
+            ),
+        ));
+        lines
     }
 
     /// The secrets as JSON for `inspect --json`: no values.
@@ -408,31 +487,85 @@ impl SecretsPolicy {
 
 impl Capability for SecretsPolicy {
     const NAME: &'static str = "secrets";
-    const KEYS: &'static [&'static str] = &["secrets"];
-    type Spec = SecretsSpec;
+    const KEYS: &'static [&'static str] = &["secrets", "block_secrets"];
+    type Spec = SecretsKeys;
     type State = ();
 
     fn parse_key<'de, A: MapAccess<'de>>(
-        spec: &mut SecretsSpec,
-        _key: &str,
+        spec: &mut SecretsKeys,
+        key: &str,
         map: &mut A,
     ) -> Result<(), A::Error> {
-        *spec = map.next_value()?;
+        if key == "block_secrets" {
+            spec.block_secrets = Some(map.next_value()?);
+        } else {
+            spec.secrets = map.next_value()?;
+        }
         Ok(())
     }
 
-    fn check(spec: &SecretsSpec) -> Result<(), KeyProblem> {
-        check(spec)
+    fn check(spec: &SecretsKeys) -> Result<(), KeyProblem> {
+        check(&spec.secrets)
+    }
+
+    /// `[defaults]` may turn `block_secrets` on for every plugin; secrets
+    /// themselves are granted per plugin.
+    fn check_defaults(spec: &SecretsKeys) -> Result<(), KeyProblem> {
+        if spec.secrets.is_empty() {
+            return Ok(());
+        }
+        Err(KeyProblem::new(
+            "secrets",
+            "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
+        ))
     }
 
     fn resolve(
-        _defaults: &SecretsSpec,
-        spec: Option<&SecretsSpec>,
+        defaults: &SecretsKeys,
+        spec: Option<&SecretsKeys>,
         ctx: &ResolveCtx<'_>,
     ) -> Result<Self, KeyProblem> {
-        match spec {
-            Some(spec) if !spec.is_empty() => resolve(spec, ctx.base),
-            _ => Ok(SecretsPolicy::default()),
+        let block = spec
+            .and_then(|s| s.block_secrets)
+            .or(defaults.block_secrets)
+            .unwrap_or(false);
+        let mut policy = match spec {
+            Some(spec) if !spec.secrets.is_empty() => resolve(&spec.secrets, ctx.base)?,
+            _ => SecretsPolicy::default(),
+        };
+        policy.block = block;
+        Ok(policy)
+    }
+
+    fn rewrites_outbound(&self) -> bool {
+        self.redactor.is_some()
+    }
+
+    /// Redacts every secret, in each of its forms, from every field.
+    fn outbound(&self, product: &mut dyn Outbound) {
+        let Some(redactor) = &self.redactor else {
+            return;
+        };
+        product.fields(&mut |field| match field {
+            Field::Text(text) => redactor.redact_string(text),
+            Field::Bytes(data) => redactor.redact_bytes(data),
+            Field::Json(value) => redactor.redact_json(value),
+        });
+    }
+
+    /// With `block_secrets`, refuses arguments that hold a secret.
+    fn inbound(&self, arguments: Arguments<'_>) -> Result<(), KeyProblem> {
+        if !self.block {
+            return Ok(());
+        }
+        match self.found_in(arguments) {
+            None => Ok(()),
+            Some(name) => Err(KeyProblem::new(
+                "block_secrets",
+                format!(
+                    "the arguments hold the value of the plugin's secret {name} (as itself or encoded), and this key refuses such requests"
+                ),
+            )),
         }
     }
 
@@ -448,7 +581,11 @@ impl Capability for SecretsPolicy {
     }
 
     fn inspect_json(&self) -> Vec<(&'static str, serde_json::Value)> {
-        vec![("secrets", self.json())]
+        let mut members = vec![("secrets", self.json())];
+        if self.block {
+            members.push(("block_secrets", true.into()));
+        }
+        members
     }
 
     /// An injected secret's origin must be one the plugin may reach, or the

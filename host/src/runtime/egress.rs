@@ -472,6 +472,7 @@ mod tests {
         };
         let template = TemplateInfo {
             uri_template: "x://r/{a}".into(),
+            pattern: super::super::uri_match::UriPattern::compile("x://r/{a}").unwrap(),
             name: "n".into(),
             title: None,
             description: None,

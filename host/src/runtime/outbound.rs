@@ -382,6 +382,9 @@ impl Outbound for TemplateInfo {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
         let TemplateInfo {
             uri_template: _,
+            // Compiled from `uri_template`, an identity: an entry whose
+            // template holds a secret is left out, never rewritten.
+            pattern: _,
             name,
             title,
             description,

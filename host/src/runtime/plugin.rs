@@ -469,6 +469,7 @@ impl Loader {
                 path.to_owned(),
             );
             let docs = compiled.docs.clone();
+            let name_for_log = name.clone();
             off_the_workers(move || {
                 let (generic, summary, defs) = generic::derive(&component, &engine, &policy, &docs)
                     .map_err(|DeriveError::TooLarge| LoadError::ToolListTooLarge {
@@ -481,13 +482,23 @@ impl Loader {
                     tracing::warn!("{}: {left}", file.display());
                 }
                 check_bounds(&file, &policy, &defs, &Listing::default())?;
+                // The same egress boundary as a plugin's catalog: a name
+                // that holds a secret goes, every other field is rewritten.
+                let mut defs = defs;
+                super::egress::identities(
+                    &policy.grants,
+                    &name_for_log,
+                    &mut defs,
+                    &mut Listing::default(),
+                );
                 if defs.is_empty() {
                     return Err(LoadError::NoServableFunctions {
                         path: file.clone(),
                         left_out: summary.left_out.len(),
                     });
                 }
-                let tools = validate(&file, defs, false)?;
+                let mut tools = validate(&file, defs, false)?;
+                super::egress::catalog(&policy.grants, &mut tools, &mut Served::default());
                 Ok((generic, summary, tools))
             })
             .await

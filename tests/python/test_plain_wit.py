@@ -1,7 +1,8 @@
-"""A component from plain WIT in Python, with no SDK: tests/python/plain_wit
-(its own WIT package `demo:plainpy`, built with componentize-py) served by
-the real binary as a generic component and called by the official MCP
-Python SDK client.
+"""Components from plain WIT, with no SDK, in Python (tests/python/plain_wit,
+its own WIT package `demo:plainpy`, built with componentize-py) and in
+JavaScript (tests/python/plain_wit_js, `demo:plainjs`, built with
+componentize-js): each served by the real binary as a generic component and
+called by the official MCP Python SDK client.
 
 Covers a record (argument and result), a record nested in a record, an
 `option` (left out, null and set), a `list`, an `option<list<..>>`, a 64-bit
@@ -48,9 +49,26 @@ def build_python(src: Path, out: Path) -> Path:
     return wasm
 
 
+def build_js(src: Path, out: Path) -> Path:
+    """Builds src/app.js against src/wit into out/plainjs.wasm with
+    componentize-js, as sdk-js's lockfile pins it (scripts/setup-node.sh
+    installs it and prints the Node it runs on)."""
+    node = subprocess.run(
+        [str(REPO / "scripts" / "setup-node.sh")], check=True, capture_output=True, text=True, timeout=900,
+    ).stdout.strip()
+    cli = REPO / "sdk-js" / "node_modules" / "@bytecodealliance" / "componentize-js" / "src" / "cli.js"
+    wasm = out / "plainjs.wasm"
+    subprocess.run(
+        [node, str(cli), str(src / "app.js"), "--wit", str(src / "wit"), "-n", "plainjs", "-o", str(wasm)],
+        check=True, cwd=src, timeout=600,
+    )
+    return wasm
+
+
 # language: (source directory, builder, WIT package)
 LANGUAGES = {
     "python": (REPO / "tests" / "python" / "plain_wit", build_python, "demo:plainpy@0.1.0"),
+    "js": (REPO / "tests" / "python" / "plain_wit_js", build_js, "demo:plainjs@0.1.0"),
 }
 
 
@@ -126,7 +144,8 @@ def test_every_exported_function_is_a_tool_with_a_derived_schema(component, sess
     _, package = component
     # componentize-py's components also export its pre-initialisation hook,
     # `exports#init`, which a plain-WIT world does not declare.
-    assert set(tools) - {"init"} == TOOLS
+    extra = {"init"} if package.startswith("demo:plainpy") else set()
+    assert set(tools) == TOOLS | extra
     place = tools["place"].input_schema
     assert place["type"] == "object"
     assert place["required"] == ["at"], "an option parameter may be left out"

@@ -7,7 +7,9 @@
 //! `scripts/serve-examples.sh` serves them, must get 0 errors and 0
 //! warnings; the SDK derives portable schemas (`mcp_wasm_sdk::schema`). The
 //! `unportable` test plugin, with a raw schema spelled the old way, shows
-//! that the check finds what it should.
+//! that the check finds what it should. The schemas the host derives from
+//! WIT types for a generic component (`plugins/testing/plainwit`, which uses
+//! every kind of WIT value type) get 0 errors and 0 warnings as well.
 //!
 //! The Inspector runs on Node 22: `MCP_WASM_HOST_NODE` names it
 //! (`MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)`, as `scripts/test.sh`
@@ -176,6 +178,146 @@ fn the_conformance_plugin_has_schemas_the_inspector_finds_portable() {
         "{}",
         report.output
     );
+}
+
+/// The input and output schemas derived from WIT types for a generic
+/// component (records, variants, enums, flags, options, results, tuples,
+/// lists, every integer width, floats, chars) are portable: the mapping in
+/// `runtime::generic::schema` writes nothing the check warns about.
+#[test]
+fn a_generic_components_derived_schemas_are_portable() {
+    let Some((node, launcher)) = inspector() else {
+        return;
+    };
+    let file = Path::new(test_artifacts::TESTING_DIR).join("plainwit.wasm");
+    let dir = crate::common::plugin_dir(&[file.to_str().unwrap()]);
+    let report = strict_tools_list(&node, &launcher, dir.path());
+    assert_portable(&report, "the generic component plainwit");
+    for tool in [
+        "add",
+        "divide",
+        "area",
+        "midpoint",
+        "parse",
+        "describe",
+        "first-char",
+        "swap",
+    ] {
+        assert!(
+            report.tools.iter().any(|t| t == tool),
+            "{tool} is not listed:\n{}",
+            report.output
+        );
+    }
+}
+
+/// Every kind of WIT value type, alone and nested in the others: a table of
+/// the shapes the mapping writes differently (an option of an option, a
+/// result with and without payloads, a variant with and without payloads,
+/// a record with an option field...).
+const EVERY_TYPE: &[&str] = &[
+    "bool",
+    "s8",
+    "u8",
+    "s16",
+    "u16",
+    "s32",
+    "u32",
+    "s64",
+    "u64",
+    "f32",
+    "f64",
+    "char",
+    "string",
+    "list<u8>",
+    "list<string>",
+    "option<u32>",
+    "option<option<string>>",
+    "option<list<option<bool>>>",
+    "result",
+    "result<u32>",
+    "result<_, string>",
+    "result<string, colour>",
+    "tuple<u8>",
+    "tuple<string, f32, char>",
+    "item",
+    "shape",
+    "bare",
+    "colour",
+    "style",
+    "list<item>",
+    "option<shape>",
+    "option<option<bare>>",
+    "result<option<item>, list<style>>",
+    "tuple<option<option<shape>>, result<_, colour>>",
+    "list<option<list<option<list<option<list<option<tuple<u64, s64>>>>>>>>>",
+];
+
+/// A component exporting `checkN: func(v: T, p0: u8, ... p15: u8) -> tuple<T,
+/// u8, ...>` for every `T` of [`EVERY_TYPE`]: with more than 16 flat
+/// parameters and more than one flat result, every function's core type is
+/// `(i32) -> i32`, so one trapping core function serves them all (the test
+/// only lists the tools).
+fn every_type_component() -> Vec<u8> {
+    let pad: String = (0..16).map(|i| format!(", p{i}: u8")).collect();
+    let pad_result: String = (0..16).map(|_| ", u8").collect();
+    let mut wit = String::from(
+        "package test:every;\nworld w {\n\
+         record item { name: string, count: u32, note: option<string>, tags: list<string> }\n\
+         variant shape { circle(f64), rect(tuple<f64, f64>), dot, empty }\n\
+         variant bare { one, two }\n\
+         enum colour { red, green }\n\
+         flags style { bold, italic }\n",
+    );
+    let mut core = String::from(
+        r#"(module (memory (export "memory") 1)
+           (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) unreachable)"#,
+    );
+    for (i, t) in EVERY_TYPE.iter().enumerate() {
+        wit.push_str(&format!(
+            "  export check{i}: func(v: {t}{pad}) -> tuple<{t}{pad_result}>;\n"
+        ));
+        core.push_str(&format!(
+            r#"(func (export "check{i}") (param i32) (result i32) unreachable)"#
+        ));
+    }
+    wit.push_str("}\n");
+    core.push(')');
+    let mut resolve = wit_parser::Resolve::default();
+    let package = resolve.push_str("every.wit", &wit).unwrap();
+    let world = resolve.select_world(&[package], Some("w")).unwrap();
+    let mut module = wat::parse_str(&core).unwrap();
+    wit_component::embed_component_metadata(
+        &mut module,
+        &resolve,
+        world,
+        wit_component::StringEncoding::UTF8,
+    )
+    .unwrap();
+    wit_component::ComponentEncoder::default()
+        .module(&module)
+        .unwrap()
+        .validate(true)
+        .encode()
+        .unwrap()
+}
+
+/// The class behind the plainwit check: the schemas derived for every kind
+/// of WIT value type, as parameter and inside a result, are portable.
+#[test]
+fn the_schemas_derived_for_every_wit_value_type_are_portable() {
+    let Some((node, launcher)) = inspector() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("every.wasm"), every_type_component()).unwrap();
+    let report = strict_tools_list(&node, &launcher, dir.path());
+    assert_portable(&report, "a generic component using every WIT value type");
+    let mut expected: Vec<String> = (0..EVERY_TYPE.len()).map(|i| format!("check{i}")).collect();
+    let mut listed = report.tools.clone();
+    expected.sort();
+    listed.sort();
+    assert_eq!(listed, expected, "{}", report.output);
 }
 
 #[test]

@@ -1,0 +1,189 @@
+"""Components from plain WIT, with no SDK, in Python (tests/python/plain_wit,
+its own WIT package `demo:plainpy`, built with componentize-py) and in
+JavaScript (tests/python/plain_wit_js, `demo:plainjs`, built with
+componentize-js): each served by the real binary as a generic component and
+called by the official MCP Python SDK client.
+
+Covers a record (argument and result), a record nested in a record, an
+`option` (left out, null and set), a `list`, an `option<list<..>>`, a 64-bit
+result, and a `result` whose `err` comes back as `isError: true`, plus the
+derived input schemas and the arguments the host refuses before the guest
+runs.
+
+Run: `scripts/setup-python.sh && MCP_WASM_HOST_BIN=target/debug/mcp-wasm-host
+.venv/bin/python -m pytest tests/python/test_plain_wit.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from host_session import text_of, with_session
+
+REPO = Path(__file__).resolve().parents[2]
+COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
+TOOLS = {"greet", "total", "parse-count", "words", "midpoint", "place"}
+
+
+def build_python(src: Path, out: Path) -> Path:
+    """Builds src/app.py against src/wit into out/plainpy.wasm with
+    componentize-py. VIRTUAL_ENV names an empty directory so only the copy
+    of the sources is on the guest's Python path (as
+    scripts/build-python-plugin.sh does)."""
+    empty_venv = src.parent / "venv"
+    (empty_venv / "lib" / "site-packages").mkdir(parents=True)
+    wasm = out / "plainpy.wasm"
+    subprocess.run(
+        [str(COMPONENTIZE_PY), "--quiet", "-d", str(src / "wit"), "-w", "plainpy",
+         "componentize", "--python-path", str(src), "app", "-o", str(wasm)],
+        check=True, cwd=src, env={**os.environ, "VIRTUAL_ENV": str(empty_venv)},
+        timeout=600,
+    )
+    return wasm
+
+
+def build_js(src: Path, out: Path) -> Path:
+    """Builds src/app.js against src/wit into out/plainjs.wasm with
+    componentize-js, as sdk-js's lockfile pins it (scripts/setup-node.sh
+    installs it and prints the Node it runs on)."""
+    node = subprocess.run(
+        [str(REPO / "scripts" / "setup-node.sh")], check=True, capture_output=True, text=True, timeout=900,
+    ).stdout.strip()
+    cli = REPO / "sdk-js" / "node_modules" / "@bytecodealliance" / "componentize-js" / "src" / "cli.js"
+    wasm = out / "plainjs.wasm"
+    subprocess.run(
+        [node, str(cli), str(src / "app.js"), "--wit", str(src / "wit"), "-n", "plainjs", "-o", str(wasm)],
+        check=True, cwd=src, timeout=600,
+    )
+    return wasm
+
+
+# language: (source directory, builder, WIT package)
+LANGUAGES = {
+    "python": (REPO / "tests" / "python" / "plain_wit", build_python, "demo:plainpy@0.1.0"),
+    "js": (REPO / "tests" / "python" / "plain_wit_js", build_js, "demo:plainjs@0.1.0"),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(LANGUAGES))
+def component(request, tmp_path_factory):
+    """(plugins directory, WIT package) of the component built from the
+    language's sources, copied first so the build writes nothing into the
+    tree."""
+    source, build, package = LANGUAGES[request.param]
+    stage = tmp_path_factory.mktemp(f"plain-{request.param}-src")
+    src = stage / "src"
+    shutil.copytree(source, src, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    out = tmp_path_factory.mktemp(f"plain-{request.param}")
+    wasm = build(src, out)
+    assert wasm.read_bytes()[:8] == b"\0asm\x0d\x00\x01\x00", f"{wasm} is not a component"
+    (out / "policy.toml").write_text("")
+    return out, package
+
+
+CALLS = [
+    # (tool, arguments, is_error, structured content, text it contains)
+    ("greet", {"name": "Ada"}, False, {"result": "hello, Ada"}, "hello, Ada"),
+    ("greet", {"name": "Ada", "nick": None}, False, {"result": "hello, Ada"}, "hello, Ada"),
+    ("greet", {"name": "Ada", "nick": "Countess"}, False, {"result": "hello, Countess"}, "hello, Countess"),
+    ("total", {"values": []}, False, {"result": 0}, "0"),
+    ("total", {"values": [2**31 - 1, 2**31 - 1, 2**31 - 1, -5]}, False,
+     {"result": 3 * (2**31 - 1) - 5}, str(3 * (2**31 - 1) - 5)),
+    ("parse-count", {"text": "42"}, False, {"result": 42}, "42"),
+    ("parse-count", {"text": "forty-two"}, True, {"error": "not a count: 'forty-two'"}, "not a count: 'forty-two'"),
+    ("parse-count", {"text": "4294967296"}, True, {"error": "not a count: '4294967296'"}, "not a count"),
+    ("words", {"text": "one  two\tthree"}, False, {"result": ["one", "two", "three"]}, "three"),
+    ("words", {"text": "   "}, False, {"result": None}, "null"),
+    ("midpoint", {"a": {"x": 0, "y": 0}, "b": {"x": 3, "y": -4}}, False, {"x": 1.5, "y": -2}, "1.5"),
+    ("place", {"at": {"x": 3, "y": 4}, "label": "p"}, False,
+     {"at": {"x": 3, "y": 4}, "distance": 5, "label": "p"}, "\"distance\":5"),
+    ("place", {"at": {"x": 3, "y": 4}}, False, {"at": {"x": 3, "y": 4}, "distance": 5, "label": None}, "5"),
+]
+
+BAD_ARGUMENTS = [
+    ("total", {"values": [2**31]}),  # beyond s32
+    ("total", {"values": ["1"]}),  # not an integer
+    ("greet", {}),  # a required parameter missing
+    ("greet", {"name": "x", "extra": 1}),  # an unknown parameter
+    ("midpoint", {"a": {"x": 0}, "b": {"x": 0, "y": 0}}),  # a record field missing
+    ("place", {"at": {"x": 0, "y": 0, "z": 0}}),  # an unknown record field
+]
+
+
+@pytest.fixture(scope="module")
+def session(component):
+    """One session with the real binary (loading a componentize-py
+    component compiles tens of MiB of code): the tools listed, the results
+    of CALLS, what BAD_ARGUMENTS got, and a last call after those."""
+    plugins, _ = component
+
+    async def body(session):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        results = [await session.call_tool(name, args) for name, args, *_ in CALLS]
+        refused = []
+        for name, args in BAD_ARGUMENTS:
+            try:
+                refused.append(await session.call_tool(name, args))
+            except Exception as e:  # a protocol error is a refusal too
+                refused.append(e)
+        last = await session.call_tool("greet", {"name": "still here"})
+        return tools, results, refused, last
+
+    return with_session(plugins, plugins / "policy.toml", body)
+
+
+def test_every_exported_function_is_a_tool_with_a_derived_schema(component, session):
+    tools, *_ = session
+    _, package = component
+    # componentize-py's components also export its pre-initialisation hook,
+    # `exports#init`, which a plain-WIT world does not declare.
+    extra = {"init"} if package.startswith("demo:plainpy") else set()
+    assert set(tools) == TOOLS | extra
+    place = tools["place"].input_schema
+    assert place["type"] == "object"
+    assert place["required"] == ["at"], "an option parameter may be left out"
+    point = place["properties"]["at"]
+    assert point["type"] == "object" and point["required"] == ["x", "y"]
+    assert point["additionalProperties"] is False
+    total = tools["total"].input_schema["properties"]["values"]
+    assert total["type"] == "array"
+    assert (total["items"]["minimum"], total["items"]["maximum"]) == (-(2**31), 2**31 - 1)
+    # A record result is the structured content itself; anything else is
+    # wrapped in one field, `result`.
+    assert tools["place"].output_schema["properties"]["at"]["required"] == ["x", "y"]
+    assert "result" in tools["total"].output_schema["properties"]
+    for tool in tools.values():
+        jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+        if tool.output_schema is not None:
+            jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+    # The toolchain keeps the WIT's types but writes no `package-docs`
+    # section, so the descriptions are the generated ones (docs/writing-plugins.md).
+    assert tools["greet"].description == (
+        "The WIT function `greet`: `func(name: string, nick: option<string>) -> string`."
+    )
+    assert tools["midpoint"].description == (
+        f"The WIT function `{package.replace('@', '/geometry@')}#midpoint`: `func(a: point, b: point) -> point`."
+    )
+
+
+def test_the_official_client_calls_each_function(session):
+    _, results, *_ = session
+    for (name, args, is_error, structured, text), result in zip(CALLS, results, strict=True):
+        what = f"{name}({args}): {result}"
+        assert bool(result.is_error) == is_error, what
+        assert result.structured_content == structured, what
+        assert "".join(text.split()) in "".join(text_of(result).split()), what
+
+
+def test_arguments_outside_the_schema_are_refused_before_the_guest_runs(session):
+    *_, refused, last = session
+    for (name, args), result in zip(BAD_ARGUMENTS, refused, strict=True):
+        assert isinstance(result, Exception) or result.is_error, f"{name}({args}) was accepted: {result}"
+    assert not last.is_error and last.structured_content == {"result": "hello, still here"}

@@ -314,8 +314,8 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
-            let (kind, mut message) =
-                super::served::guest_error(guest, &target.policy.grants.secrets);
+            let (kind, message) = super::served::guest_error(guest);
+            let mut message = guest_text(&target.policy.grants.secrets, message);
             if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
@@ -520,11 +520,10 @@ fn settle<R: Outbound>(
     }
 }
 
-/// Text a guest wrote, as the host passes it on: its secrets redacted
-/// first, then clipped to [`MAX_MESSAGE`]. Never the other way round: a
-/// clip that cuts a secret in two leaves a prefix no redaction finds.
+/// Text a guest wrote, as the host passes it on: redacted, then clipped
+/// ([`SecretsPolicy::guest_text`], which the capabilities call directly).
 pub(crate) fn guest_text(secrets: &SecretsPolicy, text: String) -> String {
-    clip(secrets.redact_owned(text), MAX_MESSAGE)
+    secrets.guest_text(text)
 }
 
 /// A guest's `tool-error` as the runtime's kind of guest error and message

@@ -459,19 +459,15 @@ fn check_template(template: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A guest's `serve-error` as the runtime's kind of guest error and message
-/// (redacted, then clipped: [`super::call::guest_text`]).
-pub(crate) fn guest_error(
-    error: WitServeError,
-    secrets: &super::capabilities::secrets::SecretsPolicy,
-) -> (GuestErrorKind, String) {
-    let (kind, message) = match error {
+/// A guest's `serve-error` as the runtime's kind of guest error and its
+/// message as the guest wrote it (the caller redacts, then clips it).
+pub(crate) fn guest_error(error: WitServeError) -> (GuestErrorKind, String) {
+    match error {
         WitServeError::NotFound(m) => (GuestErrorKind::UnknownTool, m),
         WitServeError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
         WitServeError::Denied(m) => (GuestErrorKind::Denied, m),
         WitServeError::Failed(m) => (GuestErrorKind::Failed, m),
-    };
-    (kind, super::call::guest_text(secrets, message))
+    }
 }
 
 /// A read's parts, each with the view settings of the listed resource of

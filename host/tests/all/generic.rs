@@ -15,7 +15,7 @@ use crate::common::{Server, binary, inspect_json, plugin_dir, workspace_root};
 
 /// The component as wit-bindgen built it.
 fn built() -> PathBuf {
-    Path::new(test_artifacts::TESTING_DIR).join("plainwit.wasm")
+    PathBuf::from(test_artifacts::PLAINWIT)
 }
 
 /// Appends a top-level `package-docs` custom section to `bytes` holding the
@@ -269,13 +269,7 @@ fn inspect_and_check_show_a_generic_component() {
 
 #[test]
 fn a_generic_component_and_a_plugin_serve_side_by_side() {
-    let dir = plugin_dir(&[
-        built().to_str().unwrap(),
-        Path::new(test_artifacts::TESTING_DIR)
-            .join("wordcount.wasm")
-            .to_str()
-            .unwrap(),
-    ]);
+    let dir = plugin_dir(&[built().to_str().unwrap(), test_artifacts::WORDCOUNT]);
     let mut server = Server::initialized(dir.path(), &[], "2025-11-25");
     let (tools, _) = server.list_all_tools();
     assert!(tools.iter().any(|t| t["name"] == "add"), "{tools:?}");

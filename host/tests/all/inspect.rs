@@ -99,10 +99,11 @@ fn inspect_json(cwd: &Path, args: &[&str]) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
-const KEYS: [&str; 18] = [
+const KEYS: [&str; 19] = [
     "errors",
     "exports",
     "file",
+    "generic",
     "host_wit_version",
     "imports",
     "plugin",
@@ -460,17 +461,22 @@ fn a_plugin_that_does_not_load_exits_1_with_the_error() {
         assert!(stdout(&out).contains(problem), "{}", stdout(&out));
     }
 
-    // A component for another world says what it exports instead.
+    // A component that exports none of our interfaces is read as a generic
+    // component (docs/generic-components.md); with no function to serve,
+    // it says so.
     let path = empty.path().join("empty.wasm");
     std::fs::write(&path, b"\0asm\x0d\x00\x01\x00").unwrap();
     let out = inspect(empty.path(), &[path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
-        text.contains("world      none: it does not export `mcp-wasm-host:plugin/tools`"),
+        text.contains("world      none: served as a generic component"),
         "{text}"
     );
-    assert!(text.contains("does not target the world"), "{text}");
+    assert!(
+        text.contains("exports none of our interfaces and no function to serve as a tool"),
+        "{text}"
+    );
 }
 
 /// A secret's value, read from a private file, that no report may print.

@@ -324,8 +324,9 @@ fn invalid_plugins_are_refused_at_load_naming_the_file_and_problem() {
         test_artifacts::LISTPANIC,
         test_artifacts::PANIC,
     ]);
-    // The 8-byte header alone is a valid, empty component: it targets no
-    // world of ours.
+    // The 8-byte header alone is a valid, empty component: it exports none
+    // of our interfaces, so it is read as a generic component, and it has
+    // no function to serve.
     std::fs::write(dir.path().join("empty.wasm"), b"\0asm\x0d\0\x01\0").unwrap();
     std::fs::write(dir.path().join("corrupt.wasm"), b"\0asm\x0d\0\x01\0garbage").unwrap();
     std::fs::write(dir.path().join("text.wasm"), b"hello").unwrap();
@@ -342,7 +343,7 @@ fn invalid_plugins_are_refused_at_load_naming_the_file_and_problem() {
         "corrupt.wasm: the component is invalid or corrupt",
         "text.wasm: not a WebAssembly file",
         "core.wasm: this is a core WebAssembly module, not a component",
-        "empty.wasm: the component does not target the world `mcp-wasm-host:plugin/plugin@0.2.1`",
+        "empty.wasm: the component exports none of our interfaces and no function to serve as a tool",
         "listpanic.wasm: listing its tools failed: plugin \"listpanic\" panicked in tool \"list-tools\": ",
         "the tool table is missing",
     ] {

@@ -105,7 +105,7 @@ impl From<types::LogLevel> for LogLevel {
 impl host::Host for LogState {
     async fn log(&mut self, level: types::LogLevel, message: String) {
         let level = LogLevel::from(level);
-        let message = super::super::call::guest_text(&self.secrets, message);
+        let message = self.secrets.guest_text(message);
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         let logged = self.budget.admit(message.len());
         match level {
@@ -151,7 +151,7 @@ impl host::Host for LogState {
                 // Redacted before the clip (a clip could cut a secret in
                 // two), and again where every product of the guest leaves
                 // for the client (`runtime::egress`).
-                message: message.map(|m| super::super::call::guest_text(&self.secrets, m)),
+                message: message.map(|m| self.secrets.guest_text(m)),
             },
         );
     }

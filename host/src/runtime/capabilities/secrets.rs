@@ -417,6 +417,14 @@ impl SecretsPolicy {
         redacted.unwrap_or(text)
     }
 
+    /// Text a guest wrote, as the host passes it on: its secrets redacted
+    /// first, then clipped to [`MAX_MESSAGE`](crate::runtime::MAX_MESSAGE).
+    /// Never the other way round: a clip that cuts a secret in two leaves a
+    /// prefix no redaction finds.
+    pub(crate) fn guest_text(&self, text: String) -> String {
+        super::super::error::clip(self.redact_owned(text), super::super::error::MAX_MESSAGE)
+    }
+
     /// No secrets.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()

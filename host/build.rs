@@ -11,8 +11,15 @@ fn main() {
     templates();
 }
 
+/// The host crate's directory, as cargo says when it runs this script (not
+/// when it compiled it: a build cache shared by clones at other paths runs a
+/// script compiled for another clone).
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+}
+
 fn wasmtime_version() {
-    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
+    let lock = manifest_dir().join("../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let version = std::fs::read_to_string(&lock)
         .ok()
@@ -37,7 +44,7 @@ fn wasmtime_version() {
 /// `host/templates/` by name, with its files (path relative to it, with `/`
 /// separators, and contents through `include_str!`), sorted by path.
 fn templates() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+    let root = manifest_dir().join("templates");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("host/templates/ is readable")

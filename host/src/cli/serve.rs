@@ -14,7 +14,7 @@ use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::{
     CacheError, CompileCache, DirWatcher, EngineSettings, PolicyFile, PolicyReloadError,
-    PolicySource, PolicyUpdate, Runtime, WatchOptions, watch,
+    PolicySource, PolicyUpdate, Runtime, SourceFetch, SourcesUpdate, WatchOptions, watch,
 };
 use mcp_wasm_host::source::Fetcher;
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
@@ -206,14 +206,17 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let files = Runtime::plugin_files(&args.plugins)
         .with_context(|| format!("cannot load plugins from {}", args.plugins.display()))?;
     let fetcher = source_fetcher(&args.cache, &config);
-    // Held while sources are fetched and applied, so a policy reload's
-    // fetch never interleaves with the one at start.
+    // Held while the start-up's sources are fetched and applied, so a
+    // policy reload's fetch never interleaves with it; a valid policy
+    // reload bumps `reloads`, which abandons the start-up's fetch.
     let sources_lock = Arc::new(tokio::sync::Mutex::new(()));
+    let reloads = tokio::sync::watch::Sender::new(0u64);
     let watcher = Arc::new(std::sync::Mutex::new(None));
     {
         let (runtime, config, watcher) = (runtime.clone(), config.clone(), watcher.clone());
         let health = health.clone();
         let (dir, no_watch) = (args.plugins.clone(), args.no_watch);
+        let mut superseded = reloads.subscribe();
         tokio::spawn(async move {
             let sources_guard = sources_lock.clone().lock_owned().await;
             // The sources' names are claimed before anything loads, so no
@@ -235,7 +238,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
                     &config,
                     max_memory,
                     fetcher.clone(),
-                    sources_lock.clone(),
+                    (sources_lock.clone(), reloads),
                 );
                 *watcher
                     .lock()
@@ -258,32 +261,24 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             );
             let mut loaded = report.loaded;
             // Then the sources, in the background of what is served: each
-            // appears (with list_changed) once fetched and checked.
+            // appears (with list_changed) once fetched and checked. A policy
+            // reload meanwhile supersedes them (it fetches its own).
             let sources = config.sources().len();
-            if fetcher.is_some() && sources > 0 {
+            if let Some(fetcher) = fetcher.as_ref().filter(|_| sources > 0) {
                 tracing::info!(sources, "fetching plugin sources");
-                let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
-                let report = runtime.reload_files(&resolution.files()).await;
-                for failure in &report.failed {
-                    match resolution.source_of(failure.path()) {
-                        Some(s) => tracing::error!(
-                            "skipped plugin {} (source {}): {failure}",
-                            s.name,
-                            s.fetched.source
-                        ),
-                        None => tracing::error!("skipped plugin: {failure}"),
+                let fetched = tokio::select! {
+                    update = fetch_sources(fetcher, &config, &runtime) => Some(update),
+                    // Without a watcher the sender is gone: never superseded.
+                    Ok(()) = superseded.changed() => None,
+                };
+                match fetched {
+                    Some(update) if *superseded.borrow() == 0 => {
+                        loaded.extend(runtime.apply_sources(&update).await.loaded);
                     }
+                    _ => tracing::info!(
+                        "the policy file was reloaded while its plugin sources were fetched at start: that fetch is abandoned for the new policy's"
+                    ),
                 }
-                for skipped in &report.skipped_tools {
-                    tracing::warn!("{skipped}");
-                }
-                tracing::info!(
-                    fetched = resolution.sourced.len(),
-                    failed = resolution.failed.len() + report.failed.len(),
-                    tools = runtime.catalog().tools().len(),
-                    "plugin sources fetched"
-                );
-                loaded.extend(report.loaded);
             }
             drop(sources_guard);
             for section in config.unused_sections(&loaded) {
@@ -457,7 +452,7 @@ fn start_watcher(
     config: &Config,
     max_memory: u64,
     fetcher: Option<Fetcher>,
-    sources_lock: Arc<tokio::sync::Mutex<()>>,
+    (sources_lock, reloads): (Arc<tokio::sync::Mutex<()>>, tokio::sync::watch::Sender<u64>),
 ) -> Option<DirWatcher> {
     let mut options = WatchOptions::new(dir);
     if !config.is_builtin() {
@@ -466,20 +461,40 @@ fn start_watcher(
             path: config.path().to_owned(),
             load: Box::new(move |path| {
                 let (weak, fetcher) = (weak.clone(), fetcher.clone());
-                let sources_lock = sources_lock.clone();
+                let (sources_lock, reloads) = (sources_lock.clone(), reloads.clone());
                 Box::pin(async move {
-                    let config = Config::load(&path, max_memory)
-                        .map_err(|e| PolicyReloadError::Invalid(e.into()))?;
+                    let config = Arc::new(
+                        Config::load(&path, max_memory)
+                            .map_err(|e| PolicyReloadError::Invalid(e.into()))?,
+                    );
                     let Some(runtime) = weak.upgrade() else {
                         return Err(PolicyReloadError::ShuttingDown);
                     };
-                    // After the fetch at start, if it is still running.
-                    let _sources = sources_lock.lock().await;
-                    let resolution = resolve_sources(fetcher.as_ref(), &config, &runtime).await;
+                    // The start-up's fetch, if it still runs, is abandoned.
+                    reloads.send_modify(|n| *n += 1);
+                    let Some(fetcher) = fetcher else {
+                        return Ok(PolicyUpdate::policies(config as PolicySource));
+                    };
+                    // Until fetched, a source keeps the version served.
+                    let served = served_sources(&fetcher, &runtime);
+                    let claims = mcp_wasm_host::source::pending_claims(&fetcher, &config, served);
+                    let fetches = !config.sources().is_empty();
+                    let sources = {
+                        let config = config.clone();
+                        Box::pin(async move {
+                            // After the start-up's fetch, if it still runs.
+                            let _sources = sources_lock.lock().await;
+                            match weak.upgrade() {
+                                Some(runtime) => fetch_sources(&fetcher, &config, &runtime).await,
+                                None => Default::default(),
+                            }
+                        }) as SourceFetch
+                    };
                     Ok(PolicyUpdate {
-                        extra_files: resolution.files(),
-                        claims: resolution.claims,
-                        policies: Arc::new(config) as PolicySource,
+                        policies: config as PolicySource,
+                        claims,
+                        // No source: the claims alone drop fetched plugins.
+                        sources: fetches.then_some(sources),
                     })
                 })
             }),
@@ -516,33 +531,47 @@ fn source_fetcher(args: &CacheArgs, config: &Config) -> Option<Fetcher> {
     }
 }
 
-/// Fetches the policy's sources and claims their names in `runtime`; logs
-/// each failure. A failed source keeps the version already served, if any.
-async fn resolve_sources(
-    fetcher: Option<&Fetcher>,
-    config: &Config,
+/// For each sourced plugin name, the fetched files `runtime` serves it
+/// from now (what a source that is still fetching, or fails, keeps).
+fn served_sources(
+    fetcher: &Fetcher,
     runtime: &Runtime,
-) -> mcp_wasm_host::source::Resolution {
+) -> impl Fn(&str) -> std::collections::BTreeSet<PathBuf> + use<> {
     let catalog = runtime.catalog();
-    let Some(fetcher) = fetcher else {
-        return Default::default();
-    };
     let managed = fetcher.store().plugins_dir();
-    let resolution = mcp_wasm_host::source::resolve_all(fetcher, config, |name| {
+    move |name| {
         catalog
             .plugins()
             .iter()
             .filter(|p| &*p.name == name && p.path.starts_with(&managed))
             .map(|p| p.path.clone())
             .collect()
-    })
-    .await;
+    }
+}
+
+/// Fetches the policy's sources, logging each failure (a failed source
+/// keeps the version already served, if any); what comes back is applied
+/// with [`Runtime::apply_sources`], at start and on every policy reload.
+async fn fetch_sources(fetcher: &Fetcher, config: &Config, runtime: &Runtime) -> SourcesUpdate {
+    let resolution =
+        mcp_wasm_host::source::resolve_all(fetcher, config, served_sources(fetcher, runtime)).await;
     for (name, e) in &resolution.failed {
         tracing::error!(
-            "skipped plugin {name}: `plugins.{name}.source` in {}: {e}",
+            "skipped plugin {name}: `plugins.{name}.source` in {}: {e}; the version already served, if any, keeps serving",
             config.path().display()
         );
     }
-    runtime.set_claims(resolution.claims.clone());
-    resolution
+    SourcesUpdate {
+        files: resolution.files(),
+        origins: resolution
+            .sourced
+            .iter()
+            .map(|s| {
+                let origin = format!("plugin {} (source {})", s.name, s.fetched.source);
+                (s.file.clone(), origin)
+            })
+            .collect(),
+        failed: resolution.failed.len(),
+        claims: resolution.claims,
+    }
 }

@@ -48,6 +48,11 @@ impl NameClaims {
         })
     }
 
+    /// Whether `name` is claimed.
+    pub fn is_claimed(&self, name: &str) -> bool {
+        self.names.contains_key(name)
+    }
+
     /// Whether a plugin `name` loaded from `path` may keep serving.
     pub fn keeps(&self, name: &str, path: &Path) -> bool {
         match self.names.get(name) {

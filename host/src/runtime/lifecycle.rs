@@ -182,7 +182,7 @@ impl Runtime {
         *self.claims.write().unwrap_or_else(PoisonError::into_inner) = claims;
     }
 
-    fn claims(&self) -> NameClaims {
+    pub(super) fn claims(&self) -> NameClaims {
         self.claims
             .read()
             .unwrap_or_else(PoisonError::into_inner)

@@ -31,6 +31,7 @@ mod engine;
 mod error;
 mod events;
 mod exports;
+mod fetched;
 mod generic;
 mod icons;
 mod imports;
@@ -76,6 +77,7 @@ pub use events::{
     ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress, RequestAt,
     Root, SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
+pub use fetched::SourcesUpdate;
 pub use generic::{GenericSummary, GenericTool, LeftOut};
 pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;
@@ -101,7 +103,7 @@ pub use served::{
 pub use stamp::FileStamp;
 pub use tool::PluginTool;
 pub use watch::{
-    DirWatcher, PolicyFile, PolicyLoader, PolicyReloadError, PolicyUpdate, WatchError,
+    DirWatcher, PolicyFile, PolicyLoader, PolicyReloadError, PolicyUpdate, SourceFetch, WatchError,
     WatchOptions, watch,
 };
 

@@ -13,6 +13,12 @@
 //! with [`PolicyFile::load`]; if it is valid every plugin is loaded again
 //! under it, and if not the old policy stays. Failures are logged (one line
 //! naming the file and the reason) and the previous version keeps serving.
+//!
+//! The plugins a policy fetches ([`PolicyUpdate::sources`]) are fetched on
+//! their own task, so the watcher keeps handling the plugins directory
+//! meanwhile; the result is swapped in ([`Runtime::apply_sources`]) when it
+//! is ready. A newer policy supersedes a fetch still running: that fetch is
+//! aborted and only the newest policy's result is ever applied.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,37 +31,75 @@ use tokio::sync::mpsc;
 
 use super::claims::NameClaims;
 use super::events::BoxFuture;
+use super::fetched::SourcesUpdate;
 use super::lifecycle::{ReloadOutcome, Runtime};
 use super::policy::PolicySource;
 use super::stamp::FileStamp;
+
+/// The fetch of a policy's plugin sources, run on its own task.
+pub type SourceFetch = BoxFuture<'static, SourcesUpdate>;
 
 /// What reading the policy file again gives.
 pub struct PolicyUpdate {
     /// The new policies.
     pub policies: PolicySource,
-    /// Plugin files to load besides the directory's (fetched ones).
-    pub extra_files: Vec<PathBuf>,
-    /// The plugin names those files claim.
+    /// The plugin names the policy's sources take while they are fetched.
     pub claims: NameClaims,
+    /// The fetch of the policy's sources, if it names any.
+    pub sources: Option<SourceFetch>,
 }
 
 impl std::fmt::Debug for PolicyUpdate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PolicyUpdate")
-            .field("extra_files", &self.extra_files)
             .field("claims", &self.claims)
+            .field("sources", &self.sources.is_some())
             .finish_non_exhaustive()
     }
 }
 
 impl PolicyUpdate {
-    /// Just new policies: no other files, no claims.
+    /// Just new policies: no claims, nothing to fetch.
     pub fn policies(policies: PolicySource) -> Self {
         PolicyUpdate {
             policies,
-            extra_files: Vec::new(),
             claims: NameClaims::default(),
+            sources: None,
         }
+    }
+}
+
+/// The policy file as read: its stamp and a digest of its bytes. Both, as
+/// the stamp alone misses a rewrite of the same length within one tick of
+/// the file system's clock, and the bytes alone miss a `touch`.
+#[derive(Debug, PartialEq, Eq)]
+struct PolicySeen {
+    stamp: FileStamp,
+    digest: [u8; 32],
+}
+
+impl PolicySeen {
+    fn of(path: &Path) -> Option<PolicySeen> {
+        use sha2::Digest;
+        let stamp = FileStamp::of(path)?;
+        let bytes = std::fs::read(path).ok()?;
+        Some(PolicySeen {
+            stamp,
+            digest: sha2::Sha256::digest(&bytes).into(),
+        })
+    }
+}
+
+/// A policy's fetch still running; dropping it aborts the fetch.
+struct PendingFetch {
+    /// Which policy reload started it.
+    generation: u64,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for PendingFetch {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 
@@ -99,9 +143,6 @@ pub struct WatchOptions {
     pub dir: PathBuf,
     /// The policy file, if the server has one.
     pub policy: Option<PolicyFile>,
-    /// Plugin files loaded besides the directory's at start (see
-    /// [`PolicyUpdate::extra_files`]).
-    pub extra_files: Vec<PathBuf>,
     /// How long a path must be quiet before its events are reported.
     pub debounce: Duration,
     /// The time between the two looks at a file that must agree before it
@@ -116,7 +157,6 @@ impl WatchOptions {
         WatchOptions {
             dir: dir.into(),
             policy: None,
-            extra_files: Vec::new(),
             debounce: Duration::from_millis(250),
             settle: Duration::from_millis(200),
         }
@@ -162,6 +202,7 @@ impl Drop for DirWatcher {
 /// runtime.
 pub fn watch(runtime: Arc<Runtime>, options: WatchOptions) -> Result<DirWatcher, WatchError> {
     let (tx, rx) = mpsc::unbounded_channel();
+    let (fetched_tx, fetched_rx) = mpsc::unbounded_channel();
     let mut debouncer = new_debouncer(options.debounce, move |result: DebounceEventResult| {
         // A send fails only once the watcher task is gone.
         let _ = tx.send(result);
@@ -201,13 +242,19 @@ pub fn watch(runtime: Arc<Runtime>, options: WatchOptions) -> Result<DirWatcher,
                 dir_key,
                 policy: policy_key,
             },
+            policy_seen: options
+                .policy
+                .as_ref()
+                .and_then(|f| PolicySeen::of(&f.path)),
             policy: options.policy,
-            extra_files: options.extra_files,
             settle: options.settle,
             pending: BTreeSet::new(),
             policy_pending: false,
+            generation: 0,
+            fetch: None,
+            fetched: fetched_tx,
         }
-        .run(rx),
+        .run(rx, fetched_rx),
     );
     tracing::info!(dir = %watched[0].display(), "watching the plugins directory");
     Ok(DirWatcher {
@@ -281,22 +328,41 @@ struct Watch {
     runtime: Arc<Runtime>,
     classifier: Classifier,
     policy: Option<PolicyFile>,
-    /// The files loaded besides the directory's.
-    extra_files: Vec<PathBuf>,
     settle: Duration,
     /// Plugin files that changed and are not handled yet.
     pending: BTreeSet<PathBuf>,
     /// The policy file changed and is not handled yet.
     policy_pending: bool,
+    /// The policy file as it was last read.
+    policy_seen: Option<PolicySeen>,
+    /// How many valid policies were read again.
+    generation: u64,
+    /// The newest policy's fetch, while it runs.
+    fetch: Option<PendingFetch>,
+    /// Where a finished fetch sends its result, with its generation.
+    fetched: mpsc::UnboundedSender<(u64, SourcesUpdate)>,
 }
 
 impl Watch {
-    async fn run(mut self, mut events: mpsc::UnboundedReceiver<DebounceEventResult>) {
+    async fn run(
+        mut self,
+        mut events: mpsc::UnboundedReceiver<DebounceEventResult>,
+        mut fetched: mpsc::UnboundedReceiver<(u64, SourcesUpdate)>,
+    ) {
         loop {
+            while let Ok((generation, update)) = fetched.try_recv() {
+                self.apply_fetched(generation, update).await;
+            }
             if self.pending.is_empty() && !self.policy_pending {
-                match events.recv().await {
-                    Some(batch) => self.note(batch),
-                    None => return,
+                tokio::select! {
+                    batch = events.recv() => match batch {
+                        Some(batch) => self.note(batch),
+                        None => return,
+                    },
+                    Some((generation, update)) = fetched.recv() => {
+                        self.apply_fetched(generation, update).await;
+                        continue;
+                    }
                 }
             }
             while let Ok(batch) = events.try_recv() {
@@ -402,12 +468,24 @@ impl Watch {
     }
 
     /// Reads the policy file again and, if it is valid, reloads every
-    /// plugin under it, except those still settling (they follow).
+    /// plugin under it, except those still settling (they follow), and
+    /// starts fetching its sources in the background, superseding the
+    /// previous policy's fetch if it still runs.
     #[tracing::instrument(skip(self))]
     async fn reload_policy(&mut self) {
         let Some(file) = &self.policy else {
             return;
         };
+        // Reading the file is an event too: one that changed nothing (the
+        // same stamp and the same bytes as the last one read) is not a new
+        // policy, and must not supersede its fetch. A `touch` is one (it
+        // asks for the sources to be fetched again).
+        let seen = PolicySeen::of(&file.path);
+        if seen.is_some() && seen == self.policy_seen {
+            tracing::debug!("the policy file is unchanged since it was read; nothing to do");
+            return;
+        }
+        self.policy_seen = seen;
         let update = match (file.load)(file.path.clone()).await {
             Ok(update) => update,
             Err(e) => {
@@ -419,36 +497,71 @@ impl Watch {
             }
         };
         let path = file.path.clone();
-        self.runtime.set_policies(update.policies);
-        self.runtime.set_claims(update.claims);
-        self.extra_files = update.extra_files;
-        let files = match Runtime::plugin_files(&self.classifier.dir) {
-            Ok(files) => files,
-            Err(e) => {
-                tracing::error!("cannot reload plugins after the policy changed: {e}");
-                return;
-            }
-        };
-        let files: Vec<PathBuf> = files
-            .into_iter()
-            .filter(|f| !self.pending.contains(f))
-            .chain(self.extra_files.iter().cloned())
-            .collect();
-        let report = self.runtime.reload_files(&files).await;
-        for failure in &report.failed {
-            tracing::warn!(
-                "reload after the policy change failed, the previous version (if any) keeps serving: {failure}"
+        self.generation += 1;
+        if self.fetch.take().is_some() {
+            tracing::info!(
+                file = %path.display(),
+                "the previous policy's plugin sources are still being fetched: that fetch is abandoned for the new policy's"
             );
         }
-        for skipped in &report.skipped_tools {
-            tracing::warn!("{skipped}");
+        self.runtime.set_policies(update.policies);
+        self.runtime.set_claims(update.claims);
+        // The fetched plugins the new policy still names are loaded again
+        // under it now; new versions follow when the fetch is done.
+        let fetched = self.runtime.claimed_files();
+        match Runtime::plugin_files(&self.classifier.dir) {
+            Ok(files) => {
+                let files: Vec<PathBuf> = files
+                    .into_iter()
+                    .filter(|f| !self.pending.contains(f))
+                    .chain(fetched)
+                    .collect();
+                let report = self.runtime.reload_files(&files).await;
+                for failure in &report.failed {
+                    tracing::warn!(
+                        "reload after the policy change failed, the previous version (if any) keeps serving: {failure}"
+                    );
+                }
+                for skipped in &report.skipped_tools {
+                    tracing::warn!("{skipped}");
+                }
+                tracing::info!(
+                    file = %path.display(),
+                    plugins = report.loaded.len(),
+                    failed = report.failed.len(),
+                    fetching = update.sources.is_some(),
+                    "policy file reloaded"
+                );
+            }
+            Err(e) => {
+                tracing::error!("cannot reload plugins after the policy changed: {e}");
+            }
         }
-        tracing::info!(
-            file = %path.display(),
-            plugins = report.loaded.len(),
-            failed = report.failed.len(),
-            "policy file reloaded"
-        );
+        if let Some(fetch) = update.sources {
+            let (generation, done) = (self.generation, self.fetched.clone());
+            tracing::info!(file = %path.display(), "fetching plugin sources");
+            self.fetch = Some(PendingFetch {
+                generation,
+                task: tokio::spawn(async move {
+                    let update = fetch.await;
+                    // Fails only once the watcher is gone.
+                    let _ = done.send((generation, update));
+                }),
+            });
+        }
+    }
+
+    /// Swaps a finished fetch's plugins in, if it is the newest policy's.
+    async fn apply_fetched(&mut self, generation: u64, update: SourcesUpdate) {
+        if self.fetch.as_ref().map(|f| f.generation) != Some(generation) {
+            tracing::debug!(
+                generation,
+                "a superseded policy's fetch finished; not applied"
+            );
+            return;
+        }
+        self.fetch = None;
+        self.runtime.apply_sources(&update).await;
     }
 }
 
@@ -481,5 +594,55 @@ mod classifier_tests {
             "..2026_11_24_01_00_00.123",
             "..data_tmp"
         ]));
+    }
+}
+
+#[cfg(test)]
+mod policy_seen_tests {
+    use super::PolicySeen;
+    use std::fs::File;
+    use std::time::{Duration, SystemTime};
+
+    /// Writes `text` to `path` and sets its modification time to `at`, as a
+    /// coarse file-system clock would.
+    fn write_at(path: &std::path::Path, text: &str, at: SystemTime) {
+        std::fs::write(path, text).unwrap();
+        File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    }
+
+    /// Each way a policy file can be written, against the one it replaces:
+    /// only reading it again (the watcher's own access) is "unchanged".
+    #[test]
+    fn a_policy_is_new_unless_both_its_stamp_and_its_bytes_are_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("policy.toml");
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let later = t0 + Duration::from_secs(1);
+        let a = "[plugins.a]\nsource = \"oci://h/a:v1\"\n";
+        let b = "[plugins.a]\nsource = \"oci://h/b:v1\"\n";
+        let longer = "[plugins.a]\nsource = \"oci://h/bb:v1\"\n";
+        assert_eq!(a.len(), b.len());
+        // (second write, its time, changed?)
+        let cases = [
+            (a, t0, false),     // read again: nothing written
+            (b, t0, true),      // same length, same clock tick
+            (longer, t0, true), // another length, same tick
+            (a, later, true),   // `touch`: fetch the sources again
+            (b, later, true),
+        ];
+        for (second, at, changed) in cases {
+            write_at(&path, a, t0);
+            let first = PolicySeen::of(&path).unwrap();
+            write_at(&path, second, at);
+            let now = PolicySeen::of(&path).unwrap();
+            assert_eq!(first != now, changed, "{second:?} at {at:?}");
+        }
+        std::fs::remove_file(&path).unwrap();
+        assert!(PolicySeen::of(&path).is_none());
     }
 }

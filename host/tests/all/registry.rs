@@ -854,6 +854,101 @@ fn a_registry_that_never_answers_does_not_delay_the_local_plugins() {
     }
 }
 
+/// Reads `stream` until its peer closes it (the fetch that held it was
+/// dropped); fails if that takes more than five minutes.
+fn wait_closed(stream: &std::net::TcpStream) {
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(300)))
+        .unwrap();
+    let mut buf = [0u8; 4096];
+    loop {
+        match (&*stream).read(&mut buf) {
+            Ok(0) => return,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return,
+            Err(e) => panic!("the fetch still holds its connection: {e}"),
+        }
+    }
+}
+
+/// Fetch bounds far beyond any test, so that a stalled fetch provably
+/// still waits while the test looks.
+const PATIENT: &str = "[server]\nfetch_first_byte_timeout = \"1h\"\nfetch_timeout = \"2h\"\n";
+
+/// A policy reload whose registry never answers delays nothing the plugins
+/// directory holds: while the reload's fetch is provably still waiting (its
+/// connection open, its timeouts an hour away), a plugin file added to the
+/// directory is served and announced with `list_changed`.
+#[test]
+fn a_reload_whose_registry_never_answers_does_not_delay_the_plugins_directory() {
+    for stall in [Stall::Silent, Stall::ReadsOnly, Stall::HalfAnswer] {
+        let work = Work::new();
+        work.write_policy(PATIENT);
+        let mut s = work.serve();
+        assert!(tool_names(&mut s).is_empty(), "{stall:?}");
+        let (addr, connections) = stalling_registry(stall);
+        work.write_policy(&format!(
+            "{PATIENT}[plugins.remote]\nsource = \"oci://{addr}/plugins/remote:v1\"\n"
+        ));
+        // The reload's fetch has reached the registry...
+        let held = connections
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .unwrap();
+        // ...and a plugin file added meanwhile is served.
+        std::fs::copy(test_artifacts::FNV, work.plugins().join("local.wasm")).unwrap();
+        wait_for_tools(&mut s, &["hash"]);
+        assert!(
+            still_open(&held),
+            "{stall:?}: the fetch is no longer waiting"
+        );
+        // Removing it is handled too, the fetch still waiting.
+        std::fs::remove_file(work.plugins().join("local.wasm")).unwrap();
+        wait_for_tools(&mut s, &[]);
+        assert!(
+            still_open(&held),
+            "{stall:?}: the fetch is no longer waiting"
+        );
+        let log = s.stderr();
+        assert!(!log.contains("plugin sources fetched"), "{stall:?}: {log}");
+    }
+}
+
+/// A newer policy supersedes a reload's fetch still running: the older
+/// fetch is abandoned (its connection closed, so it can never be applied)
+/// and the newer policy's plugin is served, announced with `list_changed`.
+#[test]
+fn a_newer_policy_supersedes_a_fetch_still_running() {
+    let Some(binary) = registry_binary() else {
+        return;
+    };
+    let registry = Registry::start(&binary);
+    let work = Work::new();
+    let reference = registry.reference("plugins/newer:v1");
+    push(work.path(), test_artifacts::WORDCOUNT, &reference);
+    work.write_policy(PATIENT);
+    let mut s = work.serve();
+    let (addr, connections) = stalling_registry(Stall::ReadsOnly);
+    work.write_policy(&format!(
+        "{PATIENT}[plugins.remote]\nsource = \"oci://{addr}/plugins/remote:v1\"\n"
+    ));
+    let held = connections
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .unwrap();
+    work.write_policy(&format!(
+        "{PATIENT}[plugins.remote]\nsource = \"{reference}\"\n"
+    ));
+    wait_for_tools(&mut s, &["word_count"]);
+    wait_closed(&held);
+    s.wait_for_stderr("that fetch is abandoned for the new policy's");
+    s.wait_for_stderr("plugin sources fetched");
+    let log = s.stderr();
+    assert_eq!(
+        log.matches("plugin sources fetched").count(),
+        1,
+        "only the newer policy's fetch is applied: {log}"
+    );
+}
+
 /// The timeouts end a stalled fetch with an error naming the key that
 /// bounds it: no first byte (`fetch_first_byte_timeout`), and an answer
 /// that trickles slower than the whole fetch may take (`fetch_timeout`).

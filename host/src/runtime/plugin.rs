@@ -479,7 +479,11 @@ impl Loader {
                         hint: policy.raise_hint("max_tool_list_size"),
                     })?;
                 for left in &summary.left_out {
-                    tracing::warn!("{}: {left}", file.display());
+                    if left.internal {
+                        tracing::debug!("{}: {left}", file.display());
+                    } else {
+                        tracing::warn!("{}: {left}", file.display());
+                    }
                 }
                 check_bounds(&file, &policy, &defs, &Listing::default())?;
                 // The same egress boundary as a plugin's catalog: a name

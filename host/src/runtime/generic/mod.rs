@@ -39,6 +39,25 @@ const OUR_PACKAGE: &str = "mcp-wasm-host:plugin/";
 /// (`wasi:cli/run`, `wasi:http/incoming-handler`), not tools.
 const WASI: &str = "wasi:";
 
+/// Functions a toolchain exports for its own use, not the author's: the
+/// interface (a plain name, not a package's), the function and what it is.
+/// They are left out, and said so, without a warning.
+const TOOLCHAIN_EXPORTS: &[(&str, &str, &str)] = &[(
+    "exports",
+    "init",
+    "componentize-py's build-time initializer (it ran when the component was built), not a function of the component's author",
+)];
+
+/// What toolchain added `exported` for its own use, if one did.
+fn toolchain_export(exported: &Exported) -> Option<&'static str> {
+    TOOLCHAIN_EXPORTS
+        .iter()
+        .find(|(interface, function, _)| {
+            exported.interface.as_deref() == Some(*interface) && exported.function == *function
+        })
+        .map(|(_, _, what)| *what)
+}
+
 /// Whether `component` exports none of our interfaces, and so is served as
 /// a generic component.
 pub(crate) fn is_generic(component: &Component, engine: &Engine) -> bool {
@@ -68,6 +87,9 @@ pub struct LeftOut {
     pub function: String,
     /// Why, in a few words.
     pub reason: String,
+    /// Whether a toolchain added it for its own use (see
+    /// [`TOOLCHAIN_EXPORTS`]): logged at debug level, not as a warning.
+    pub internal: bool,
 }
 
 impl std::fmt::Display for LeftOut {
@@ -194,7 +216,15 @@ pub(crate) fn derive(
         let leave = |reason: String| LeftOut {
             function: exported.wit_name(),
             reason,
+            internal: false,
         };
+        if let Some(what) = toolchain_export(&exported) {
+            left_out.push(LeftOut {
+                internal: true,
+                ..leave(format!("it is {what}"))
+            });
+            continue;
+        }
         if exported.function.starts_with("[constructor]")
             || exported.function.starts_with("[method]")
         {
@@ -236,6 +266,7 @@ pub(crate) fn derive(
         let leave = |reason: String| LeftOut {
             function: wit_name.clone(),
             reason,
+            internal: false,
         };
         if let Err(problem) = check_tool_name(&tool) {
             left_out.push(leave(format!(

@@ -329,6 +329,36 @@ mod cases {
         );
     }
 
+    /// A toolchain's own exports (componentize-py's `exports#init`) are left
+    /// out without a warning; a function of the same name elsewhere is not.
+    #[tokio::test]
+    async fn a_toolchains_own_exports_are_left_out_as_such() {
+        let wit = "package test:generic;
+            world w {
+                export exports: interface { init: func(app-name: string) -> result<_, string>; }
+                export mine: interface { init: func() -> u32; }
+                export init: func() -> u32;
+            }";
+        let core = r#"
+            (func (export "exports#init") (param i32 i32) (result i32) unreachable)
+            (func (export "mine#init") (result i32) i32.const 7)
+            (func (export "init") (result i32) i32.const 8)
+        "#;
+        let (runtime, report, _dir, _) =
+            serve(&[("py", component(wit, core, false))], Limits::default()).await;
+        assert!(report.failed.is_empty(), "{:?}", report.failed);
+        let catalog = runtime.catalog();
+        let summary = catalog.plugins()[0].generic.as_ref().unwrap();
+        let names: Vec<_> = summary.tools.iter().map(|t| t.tool.as_str()).collect();
+        assert_eq!(names, ["init", "mine.init"]);
+        assert_eq!(summary.left_out.len(), 1, "{:?}", summary.left_out);
+        assert!(summary.left_out[0].internal);
+        assert_eq!(
+            summary.left_out[0].to_string(),
+            "function `exports#init` is not served: it is componentize-py's build-time initializer (it ran when the component was built), not a function of the component's author"
+        );
+    }
+
     /// A small deterministic generator (xorshift64*), so that every run checks
     /// the same cases and a failure names its seed.
     struct Rng(u64);

@@ -700,15 +700,16 @@ impl Config {
         self.builtin
     }
 
-    /// Plugin sections whose name is not in `loaded` (likely typos).
+    /// Plugin sections without a `source` whose name is not in `loaded`
+    /// (likely typos; a source's failure is reported as such).
     pub fn unused_sections<'a>(
         &'a self,
         loaded: &'a [String],
     ) -> impl Iterator<Item = &'a str> + 'a {
         self.plugins
-            .keys()
-            .filter(|k| !loaded.contains(k))
-            .map(String::as_str)
+            .iter()
+            .filter(|(k, section)| section.source.is_none() && !loaded.contains(k))
+            .map(|(k, _)| k.as_str())
     }
 
     /// The engine's per-instance memory ceiling this file was checked against.

@@ -128,9 +128,9 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     for dir in empty {
         writeln!(out, "no plugins (*.wasm files) in {}", dir.display())?;
     }
-    for section in config.unused_sections(&report.loaded) {
+    for section in config.unused_sections(&report.names()) {
         tracing::warn!(
-            "{}: [plugins.{section}] matches no loaded plugin",
+            "{}: [plugins.{section}] matches no plugin (no file of that name in the plugins directory, and no `source`)",
             config.path().display()
         );
     }

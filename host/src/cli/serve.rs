@@ -259,7 +259,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
                 dir = %dir.display(),
                 "plugins loaded"
             );
-            let mut loaded = report.loaded;
+            let mut loaded = report.names();
             // Then the sources, in the background of what is served: each
             // appears (with list_changed) once fetched and checked. A policy
             // reload meanwhile supersedes them (it fetches its own).
@@ -273,7 +273,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
                 };
                 match fetched {
                     Some(update) if *superseded.borrow() == 0 => {
-                        loaded.extend(runtime.apply_sources(&update).await.loaded);
+                        loaded.extend(runtime.apply_sources(&update).await.names());
                     }
                     _ => tracing::info!(
                         "the policy file was reloaded while its plugin sources were fetched at start: that fetch is abandoned for the new policy's"
@@ -283,7 +283,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             drop(sources_guard);
             for section in config.unused_sections(&loaded) {
                 tracing::warn!(
-                    "{}: [plugins.{section}] matches no loaded plugin",
+                    "{}: [plugins.{section}] matches no plugin (no file of that name in the plugins directory, and no `source`)",
                     config.path().display()
                 );
             }

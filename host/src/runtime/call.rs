@@ -388,9 +388,7 @@ pub async fn call_tool(
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
             let (kind, mut message) = guest_error(guest, &target.policy.grants.secrets);
-            if !denials.is_empty() {
-                message = format!("{message} ({})", denials.join("; "));
-            } else if kind == GuestErrorKind::Denied {
+            if denials.is_empty() && kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
             Err(failure(FailureCause::Guest { kind, message }))
@@ -400,7 +398,53 @@ pub async fn call_tool(
             .map_err(&failure)
             .and_then(|out| within_bound(target, out).map_err(failure)),
     };
+    let outcome = told_denials(&denials, outcome);
     (settle(live, target, clean, outcome), stats)
+}
+
+/// `outcome`, with what the policy denied during the call (each naming the
+/// key that would grant it) told where the guest failed: its error, its
+/// error result, its panic or its trap, any of which a denial may explain.
+/// A success, or a limit the host enforced, is left as it is.
+fn told_denials(
+    denials: &[String],
+    outcome: Result<ToolOutput, ToolFailure>,
+) -> Result<ToolOutput, ToolFailure> {
+    if denials.is_empty() {
+        return outcome;
+    }
+    let why = clip(denials.join("; "), MAX_MESSAGE);
+    let told = |text: String| format!("{text} ({why})");
+    match outcome {
+        Ok(mut out) if out.is_error => {
+            match out.content.iter_mut().find_map(|c| match c {
+                Content::Text { text, .. } => Some(text),
+                _ => None,
+            }) {
+                Some(text) => *text = told(std::mem::take(text)),
+                None => out
+                    .content
+                    .push(Content::text(told("the tool failed".into()))),
+            }
+            Ok(out)
+        }
+        Err(failure) => {
+            let cause = match failure.cause {
+                FailureCause::Guest { kind, message } => FailureCause::Guest {
+                    kind,
+                    message: told(message),
+                },
+                FailureCause::Panic { message, location } => FailureCause::Panic {
+                    message: told(message),
+                    location,
+                },
+                FailureCause::Trap(message) => FailureCause::Trap(told(message)),
+                other => other,
+            };
+            Err(ToolFailure { cause, ..failure })
+        }
+        ok => ok,
+    }
 }
 
 /// `out`, unless it is over the plugin's `max_result_size`.
@@ -472,6 +516,7 @@ async fn call_function(
             .and_then(|out| within_bound(target, out))
             .map_err(failure),
     };
+    let outcome = told_denials(&store.data().caps.http.denials(), outcome);
     (settle(live, target, clean, outcome), stats)
 }
 
@@ -710,6 +755,62 @@ mod tests {
     use super::*;
     use crate::runtime::output::{Audience, ContentHints, ResourceBody, ToolHints};
     use crate::runtime::schema::Schema;
+
+    /// Each shape a call can end in, with a denial during it: the denial is
+    /// told in every failure the guest made (its error, error result, panic
+    /// or trap), and nowhere else (a success, a limit the host enforced).
+    #[test]
+    fn a_denial_is_told_in_every_failure_the_guest_made() {
+        let denials = vec!["the policy denied GET http://x/: add it to `k`".to_string()];
+        let fail = |cause| {
+            Err(ToolFailure {
+                plugin: "p".into(),
+                tool: "t".into(),
+                cause,
+            })
+        };
+        let output = |is_error, content: Vec<Content>| {
+            Ok(ToolOutput {
+                content,
+                structured: None,
+                is_error,
+            })
+        };
+        let cases: Vec<(Result<ToolOutput, ToolFailure>, bool)> = vec![
+            (
+                fail(FailureCause::Guest {
+                    kind: GuestErrorKind::Failed,
+                    message: "m".into(),
+                }),
+                true,
+            ),
+            (
+                fail(FailureCause::Panic {
+                    message: "m".into(),
+                    location: None,
+                }),
+                true,
+            ),
+            (fail(FailureCause::Trap("m".into())), true),
+            (output(true, vec![Content::text("m")]), true),
+            (output(true, vec![]), true),
+            (output(false, vec![Content::text("m")]), false),
+            (fail(FailureCause::OutOfFuel { limit: 1 }), false),
+        ];
+        for (outcome, told) in cases {
+            let before = format!("{outcome:?}");
+            let after = format!("{:?}", told_denials(&denials, outcome));
+            assert_eq!(
+                after.contains("add it to `k`"),
+                told,
+                "{before} became {after}"
+            );
+        }
+        // Nothing changes without a denial.
+        let quiet = output(true, vec![Content::text("m")]);
+        let before = format!("{quiet:?}");
+        assert_eq!(format!("{:?}", told_denials(&[], quiet)), before);
+    }
 
     /// Every form of a secret, cut by the clip of a guest's text (errors,
     /// panics, bad output, log lines, progress messages) after each of its

@@ -35,6 +35,14 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
+    /// The plugin names a policy section can match: those loaded and those
+    /// whose file failed to load (a section for a plugin that failed is no
+    /// typo).
+    pub fn names(&self) -> Vec<String> {
+        let failed = self.failed.iter().map(|e| plugin_name(e.path()));
+        self.loaded.iter().cloned().chain(failed).collect()
+    }
+
     /// Why the file `path` did not load, if it did not.
     pub fn failure(&self, path: &Path) -> Option<&LoadError> {
         self.failed.iter().find(|e| e.path() == path)

@@ -18,6 +18,7 @@ use super::error::{LoadError, clip};
 use super::exports::Exports;
 use super::generic::{self, DeriveError, GenericSummary};
 use super::icons;
+use super::imports::ImportKind;
 use super::output::TaskSupport;
 use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
@@ -335,6 +336,28 @@ fn compile_blocking(
 }
 
 impl Loader {
+    /// Why `component` does not link: the interfaces it imports that this
+    /// host does not provide at all, named, when there are any (wasmtime's
+    /// own words then speak of a "wrong type" of the first function it
+    /// looked for); wasmtime's reason otherwise (a WASI version the host's
+    /// wasmtime does not have, say).
+    fn link_failure(&self, component: &Component, e: &wasmtime::Error) -> String {
+        let unknown: Vec<String> = component
+            .component_type()
+            .imports(&self.engine)
+            .map(|(name, _)| name)
+            .filter(|name| ImportKind::of(name) == ImportKind::Other)
+            .map(|name| format!("`{name}`"))
+            .collect();
+        if unknown.is_empty() {
+            return format!("{e:#}");
+        }
+        format!(
+            "it imports {}, which this host does not provide (it provides WASI 0.2's interfaces and its own `mcp-wasm-host:plugin`; `inspect` lists every import)",
+            unknown.join(", ")
+        )
+    }
+
     /// The third step: links a compiled component against the host, checks it
     /// targets our world, and lists and validates its tools in a throwaway
     /// instance. The
@@ -353,7 +376,7 @@ impl Loader {
             .instantiate_pre(&compiled.component)
             .map_err(|e| LoadError::Link {
                 path: path.to_owned(),
-                reason: format!("{e:#}"),
+                reason: self.link_failure(&compiled.component, &e),
             })?;
         if generic::is_generic(&compiled.component, &self.engine) {
             return self

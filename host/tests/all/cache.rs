@@ -350,3 +350,44 @@ fn check_takes_files_and_directories() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&missing.display().to_string()), "{stderr}");
 }
+
+/// A `[plugins.NAME]` section is a likely typo only when no file of that
+/// name exists: one whose plugin failed to load, or one with a `source`,
+/// gets no typo warning (the failure speaks for itself), and a misspelt one
+/// does, for every way a plugin can fail.
+#[test]
+fn a_section_for_a_plugin_that_failed_is_not_called_a_typo() {
+    let plugins = plugin_dir(&[test_artifacts::PANIC]);
+    let dir = plugins.path();
+    let failing: [(&str, &[u8]); 3] = [
+        ("junk", b"junk"),
+        ("core", b"\0asm\x01\0\0\0"),
+        ("cut", &std::fs::read(test_artifacts::PANIC).unwrap()[..64]),
+    ];
+    let mut policy = String::from("[plugins.panic]\nfuel = 5_000_000\n[plugins.panik]\nfuel = 5\n");
+    for (name, bytes) in failing {
+        std::fs::write(dir.join(format!("{name}.wasm")), bytes).unwrap();
+        policy.push_str(&format!("[plugins.{name}]\nfuel = 5\n"));
+    }
+    policy.push_str("[plugins.remote]\nsource = \"oci://127.0.0.1:9/none:v1\"\n");
+    let config = tempfile::tempdir().unwrap();
+    let config = config.path().join("mcp-wasm-host.toml");
+    std::fs::write(&config, policy).unwrap();
+    let out = run(
+        &[
+            "check",
+            dir.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--no-cache",
+        ],
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warned: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("matches no plugin"))
+        .collect();
+    assert_eq!(warned.len(), 1, "{stderr}");
+    assert!(warned[0].contains("[plugins.panik]"), "{stderr}");
+}

@@ -64,7 +64,7 @@ fn plugins(docs: bool) -> tempfile::TempDir {
     dir
 }
 
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 13] = [
     "add",
     "divide",
     "sum-bytes",
@@ -73,6 +73,7 @@ const TOOLS: [&str; 12] = [
     "nothing",
     "crash",
     "hash",
+    "status",
     "area",
     "midpoint",
     "parse",
@@ -261,7 +262,7 @@ fn inspect_and_check_show_a_generic_component() {
     assert!(out.status.success(), "{text}");
     assert!(
         text.contains(
-            "ok   plainwit.wasm  (13 tools, a generic component: 0 exported functions left out)"
+            "ok   plainwit.wasm  (14 tools, a generic component: 0 exported functions left out)"
         ),
         "{text}"
     );

@@ -186,7 +186,7 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
     assert!(line("sockets").contains("tcp"), "{text}");
     assert!(line("filesystem").contains("preopens"), "{text}");
     assert!(
-        text.contains("! requests network access — denied by this host"),
+        text.contains("! requests network access — granted only for TCP connects listed in `sockets.connect` (this policy lists none)"),
         "{text}"
     );
     assert!(

@@ -648,3 +648,42 @@ fn an_allowed_path_prefix_is_never_climbed_out_of_in_any_encoding() {
         assert!(inside_api(&lenient_server(&r.path)), "{}", r.path);
     }
 }
+
+/// A generic component (plain WIT, no SDK) gets the same explanation of a
+/// denial as an SDK plugin, in its error result: the client sees which key
+/// would grant the request. Its denied request is audited with the same
+/// `origin` and `path` fields as one sent.
+#[test]
+fn a_generic_components_denied_request_is_explained_and_audited_like_any_other() {
+    let allowed = WebServer::start();
+    let other = WebServer::start();
+    let mut s = host(
+        &[("plainwit", test_artifacts::PLAINWIT)],
+        &allowing("plainwit", &allowed, ""),
+        &[],
+    );
+    let authority = |w: &WebServer| w.origin().trim_start_matches("http://").to_string();
+    let ok = s.call_ok(
+        "status",
+        json!({"authority": authority(&allowed), "path": "/text"}),
+    );
+    assert_eq!(structured(&ok)["result"], 200, "{ok}");
+    let denied = s.call(
+        "status",
+        json!({"authority": authority(&other), "path": "/text"}),
+    );
+    let result = &denied["result"];
+    assert_eq!(result["isError"], true, "{denied}");
+    let message = text(result);
+    assert!(
+        message.contains("HttpRequestDenied")
+            && message.contains("is not on the allow-list")
+            && message.contains("`plugins.plainwit.http.allow`"),
+        "{message}"
+    );
+    assert!(other.requests().is_empty(), "{:?}", other.requests());
+    s.wait_for_stderr(&format!(
+        "origin=\"{}\" path=\"/text\" outcome=\"denied\"",
+        other.origin()
+    ));
+}

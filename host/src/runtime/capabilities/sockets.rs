@@ -250,7 +250,7 @@ impl Capability for SocketsPolicy {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            _ => "requests network access — denied by this host".to_string(),
+            _ => "requests network access — granted only for TCP connects listed in `sockets.connect` (this policy lists none)".to_string(),
         })
     }
 }

@@ -24,10 +24,16 @@ mod cases {
         Caller, DefaultPolicies, EngineSettings, Limits, LoadReport, NoEvents, Runtime, ToolOutput,
     };
 
-    /// A bump allocator, the memory and the functions in `funcs` (WAT).
+    /// A bump allocator, the memory and the functions in `funcs` (WAT); its
+    /// lines that start with `(import` go first, as WAT wants.
     fn core_module(funcs: &str) -> String {
+        let (imports, funcs): (Vec<&str>, Vec<&str>) = funcs
+            .lines()
+            .partition(|l| l.trim_start().starts_with("(import"));
+        let (imports, funcs) = (imports.join("\n"), funcs.join("\n"));
         format!(
             r#"(module
+      {imports}
       (memory (export "memory") 1)
       (global $heap (mut i32) (i32.const 1024))
       (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32)
@@ -356,6 +362,27 @@ mod cases {
         assert_eq!(
             summary.left_out[0].to_string(),
             "function `exports#init` is not served: it is componentize-py's build-time initializer (it ran when the component was built), not a function of the component's author"
+        );
+    }
+
+    /// A component importing an interface the host does not provide at all
+    /// is refused naming it, not with wasmtime's "wrong type".
+    #[tokio::test]
+    async fn an_import_the_host_does_not_provide_is_named() {
+        let wit = "package test:generic;
+            interface kv { ping: func() -> u32; }
+            world w { import kv; export hello: func() -> u32; }";
+        let core = r#"
+            (import "test:generic/kv" "ping" (func $ping (result i32)))
+            (func (export "hello") (result i32) call $ping)
+        "#;
+        let (_, report, _dir, _) =
+            serve(&[("kv", component(wit, core, false))], Limits::default()).await;
+        let e = report.failed[0].to_string();
+        assert!(
+            e.contains("it imports `test:generic/kv`, which this host does not provide")
+                && !e.contains("wrong type"),
+            "{e}"
         );
     }
 

@@ -59,6 +59,29 @@ impl bindings::Guest for Plain {
         });
         format!("{hash:016x}")
     }
+
+    fn status(authority: String, path: String) -> Result<u16, String> {
+        use wasip2::http::outgoing_handler;
+        use wasip2::http::types::{Fields, OutgoingRequest, Scheme};
+        let request = OutgoingRequest::new(Fields::new());
+        let refused = |what: &str| format!("{what} refused");
+        request
+            .set_scheme(Some(&Scheme::Http))
+            .map_err(|()| refused("scheme"))?;
+        request
+            .set_authority(Some(&authority))
+            .map_err(|()| refused("authority"))?;
+        request
+            .set_path_with_query(Some(&path))
+            .map_err(|()| refused("path"))?;
+        let future = outgoing_handler::handle(request, None).map_err(|e| format!("{e:?}"))?;
+        future.subscribe().block();
+        match future.get() {
+            Some(Ok(Ok(response))) => Ok(response.status()),
+            Some(Ok(Err(code))) => Err(format!("{code:?}")),
+            Some(Err(())) | None => Err("no response".into()),
+        }
+    }
 }
 
 impl shapes::Guest for Plain {

@@ -126,8 +126,11 @@ impl Shared {
         )
     }
 
-    /// Records and logs a denial; the guest gets `HTTP-request-denied`.
-    fn deny(&self, method: &str, url: &str, why: String) -> Error {
+    /// Records and logs a denial of `method` to `origin` (`scheme://host`)
+    /// and `path`, both redacted of the plugin's secrets; the guest gets
+    /// `HTTP-request-denied`. The audit line has the same `origin` and
+    /// `path` fields as a request sent.
+    fn deny(&self, method: &str, origin: &str, path: &str, why: String) -> Error {
         let mut denials = self.denials.lock().unwrap_or_else(PoisonError::into_inner);
         if denials.len() >= KEPT_DENIALS {
             // A guest looping on denied requests must not flood the log:
@@ -135,7 +138,9 @@ impl Shared {
             self.unlogged.fetch_add(1, Ordering::Relaxed);
             return Error::HttpRequestDenied;
         }
-        let message = format!("the policy denied {method} {url}: {why}");
+        let origin = self.secrets().redact(origin);
+        let path = self.secrets().redact(path);
+        let message = format!("the policy denied {method} {origin}{path}: {why}");
         let (plugin, tool) = (&*self.call.plugin, &*self.call.tool);
         tracing::warn!(plugin, tool, "{message}");
         tracing::info!(
@@ -143,7 +148,8 @@ impl Shared {
             plugin,
             tool,
             method,
-            origin = url,
+            origin = &*origin,
+            path = &*path,
             outcome = "denied",
             "http"
         );
@@ -156,24 +162,26 @@ impl Shared {
     fn admit(&self, request: &mut http::Request<WasiBody>) -> Result<RequestTarget, Error> {
         let method = request.method().as_str().to_string();
         let uri = request.uri();
-        let shown = format!(
-            "{}://{}{}",
-            uri.scheme_str().unwrap_or("?"),
-            uri.authority().map_or("", |a| a.as_str()),
-            uri.path()
+        let shown = (
+            format!(
+                "{}://{}",
+                uri.scheme_str().unwrap_or("?"),
+                uri.authority().map_or("", |a| a.as_str()),
+            ),
+            uri.path().to_string(),
         );
-        let shown = self.secrets().redact(&shown).into_owned();
         let target = origin::target(
             uri.scheme_str().unwrap_or(""),
             uri.authority().map_or("", |a| a.as_str()),
             uri.path_and_query().map_or("/", |p| p.as_str()),
         )
-        .map_err(|why| self.deny(&method, &shown, why))?;
+        .map_err(|why| self.deny(&method, &shown.0, &shown.1, why))?;
         let limit = self.policy().limits.max_requests;
         if self.sent.fetch_add(1, Ordering::Relaxed) >= limit {
             return Err(self.deny(
                 &method,
-                &shown,
+                &shown.0,
+                &shown.1,
                 format!(
                     "the call already sent its {limit} requests; raise {}",
                     self.key("max_requests")
@@ -196,12 +204,13 @@ impl Shared {
                     self.key("allow")
                 )
             };
-            return Err(self.deny(&method, &shown, grant));
+            return Err(self.deny(&method, &shown.0, &shown.1, grant));
         }
         if !self.policy().allows_method(&method) {
             return Err(self.deny(
                 &method,
-                &shown,
+                &shown.0,
+                &shown.1,
                 format!(
                     "the plugin may use only {}; to grant {method} add it to {}",
                     self.policy().methods.join(", "),
@@ -252,10 +261,10 @@ impl Shared {
         {
             let ip: IpAddr = first.ip();
             let why = refusal(ip, &self.policy().addresses).unwrap_or("an internal address");
-            let url = format!("{}{}", target.origin(), target.path);
             return Err(self.deny(
                 method,
-                &url,
+                &target.origin(),
+                &target.path,
                 format!(
                     "{} resolves to {ip}, {why}; to grant it add \"{ip}\" to {}",
                     target.host,

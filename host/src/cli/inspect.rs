@@ -114,6 +114,7 @@ pub(super) async fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
             digest: fetched.manifest_digest.clone(),
             signed_by: fetched.signed_by.map(|p| p.display().to_string()),
             offline: fetched.offline,
+            requested: fetched.requested.clone(),
         });
     }
     let runtime = Runtime::new(&settings, policies)?.with_cache(open_cache(&args.cache));

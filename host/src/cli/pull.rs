@@ -25,6 +25,13 @@ pub struct PullArgs {
     /// path segment, or the URL's file stem.
     #[arg(long)]
     name: Option<String>,
+    /// Print, on stdout, the `[plugins.NAME]` section that would grant what
+    /// the artifact's policy layer requests (Wassette's
+    /// `application/vnd.wasm.policy.v1+yaml`), for you to review and add to
+    /// your policy file; the pull's own line goes to stderr. Nothing is
+    /// granted by pulling.
+    #[arg(long)]
+    print_policy: bool,
     /// The component's SHA-256 (required for a URL).
     #[arg(long, value_name = "HEX")]
     sha256: Option<String>,
@@ -113,11 +120,49 @@ pub(super) async fn run(args: PullArgs) -> anyhow::Result<ExitCode> {
         .signed_by
         .map(|k| format!(", signed by {}", k.display()))
         .unwrap_or_default();
-    println!(
+    let line = format!(
         "{}{digest} -> {} (sha256 {}{signed})",
         args.reference,
         target.display(),
         fetched.sha256
     );
+    let requested = match &fetched.requested {
+        Some(Ok(policy)) => {
+            let asks: Vec<String> = policy
+                .lines()
+                .into_iter()
+                .filter(|(what, _)| *what != "description")
+                .map(|(what, list)| format!("{what}: {list}"))
+                .collect();
+            eprintln!(
+                "note: its policy layer requests {}; nothing is granted until your policy file says so ({})",
+                if asks.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    asks.join("; ")
+                },
+                if args.print_policy {
+                    "the section is below"
+                } else {
+                    "see `pull --print-policy`"
+                }
+            );
+            Some(policy)
+        }
+        Some(Err(problem)) => {
+            eprintln!("warning: its policy layer was not read: {problem}");
+            None
+        }
+        None => None,
+    };
+    if args.print_policy {
+        eprintln!("{line}");
+        match requested {
+            Some(policy) => print!("{}", policy.section(name.as_str(), &args.reference)),
+            None => eprintln!("note: the artifact has no policy layer to print"),
+        }
+    } else {
+        println!("{line}");
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,7 +14,8 @@ use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::{
     CacheError, CompileCache, DirWatcher, EngineSettings, PolicyFile, PolicyReloadError,
-    PolicySource, PolicyUpdate, Runtime, SourceFetch, SourcesUpdate, WatchOptions, watch,
+    PolicySeen, PolicySource, PolicyUpdate, Runtime, SourceFetch, SourcesUpdate, WatchOptions,
+    watch,
 };
 use mcp_wasm_host::source::Fetcher;
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
@@ -181,6 +182,14 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ..EngineSettings::default()
     };
     let max_memory = settings.max_memory_bytes as u64;
+    // The policy file as it is before it is read: the watcher, once it
+    // starts, reads it again if it was written since (a write in between is
+    // read twice, never missed).
+    let policy_seen = PolicySeen::of(
+        args.config
+            .as_deref()
+            .unwrap_or(Path::new(mcp_wasm_host::config::DEFAULT_FILE)),
+    );
     let config = Arc::new(load_config(args.config.as_deref(), max_memory)?);
     // Metrics cost a little on every call: counted only when served.
     let metrics = (args.http.http.is_some() || args.telemetry.metrics_addr.is_some())
@@ -239,6 +248,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
                     max_memory,
                     fetcher.clone(),
                     (sources_lock.clone(), reloads),
+                    policy_seen,
                 );
                 *watcher
                     .lock()
@@ -453,12 +463,14 @@ fn start_watcher(
     max_memory: u64,
     fetcher: Option<Fetcher>,
     (sources_lock, reloads): (Arc<tokio::sync::Mutex<()>>, tokio::sync::watch::Sender<u64>),
+    policy_seen: Option<PolicySeen>,
 ) -> Option<DirWatcher> {
     let mut options = WatchOptions::new(dir);
     if !config.is_builtin() {
         let weak = Arc::downgrade(runtime);
         options.policy = Some(PolicyFile {
             path: config.path().to_owned(),
+            seen: policy_seen,
             load: Box::new(move |path| {
                 let (weak, fetcher) = (weak.clone(), fetcher.clone());
                 let (sources_lock, reloads) = (sources_lock.clone(), reloads.clone());

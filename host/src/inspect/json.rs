@@ -34,6 +34,17 @@ impl Report<'_> {
                 "digest": s.digest,
                 "signed_by": s.signed_by,
                 "offline": s.offline,
+                "requested": s.requested.as_ref().map(|r| match r {
+                    Ok(policy) => json!({
+                        "granted": false,
+                        "permissions": policy
+                            .lines()
+                            .into_iter()
+                            .map(|(what, list)| (what.to_string(), Value::String(list)))
+                            .collect::<Map<_, _>>(),
+                    }),
+                    Err(problem) => json!({"granted": false, "error": problem}),
+                }),
             })),
             "world": world.map(|w| w.world()),
             "wit_version": world.and_then(|w| w.version.clone()),

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::mcp::convert;
 use crate::runtime::{ImportKind, Inspection};
+use crate::source::requested::RequestedPolicy;
 
 /// Why the report could not be produced.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +53,9 @@ pub struct SourceInfo {
     pub signed_by: Option<String>,
     /// The registry could not be reached: the cache's copy was used.
     pub offline: bool,
+    /// What the artifact's policy layer requests (never granted), or why
+    /// it was not read.
+    pub requested: Option<Result<RequestedPolicy, String>>,
 }
 
 impl<'a> Report<'a> {

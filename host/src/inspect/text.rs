@@ -41,6 +41,28 @@ impl Report<'_> {
             if let Some(key) = &source.signed_by {
                 line(&mut out, 0, TOP, "signed_by", key);
             }
+            match &source.requested {
+                Some(Ok(policy)) => {
+                    line(
+                        &mut out,
+                        0,
+                        TOP,
+                        "requested",
+                        "by the artifact's policy layer; NOT granted (only the policy file grants; `pull --print-policy` writes the section to review)",
+                    );
+                    for (what, list) in policy.lines() {
+                        line(&mut out, 2, INNER, what, &list);
+                    }
+                }
+                Some(Err(problem)) => line(
+                    &mut out,
+                    0,
+                    TOP,
+                    "requested",
+                    &format!("the artifact's policy layer was not read: {problem}"),
+                ),
+                None => {}
+            }
         }
         if let Some(digest) = &i.sha256 {
             line(&mut out, 0, TOP, "sha256", &digest.to_string());

@@ -103,8 +103,8 @@ pub use served::{
 pub use stamp::FileStamp;
 pub use tool::PluginTool;
 pub use watch::{
-    DirWatcher, PolicyFile, PolicyLoader, PolicyReloadError, PolicyUpdate, SourceFetch, WatchError,
-    WatchOptions, watch,
+    DirWatcher, PolicyFile, PolicyLoader, PolicyReloadError, PolicySeen, PolicyUpdate, SourceFetch,
+    WatchError, WatchOptions, watch,
 };
 
 // What the fuzz targets' checks (`crate::fuzzing`) run, beyond the names

@@ -72,14 +72,15 @@ impl PolicyUpdate {
 /// The policy file as read: its stamp and a digest of its bytes. Both, as
 /// the stamp alone misses a rewrite of the same length within one tick of
 /// the file system's clock, and the bytes alone miss a `touch`.
-#[derive(Debug, PartialEq, Eq)]
-struct PolicySeen {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicySeen {
     stamp: FileStamp,
     digest: [u8; 32],
 }
 
 impl PolicySeen {
-    fn of(path: &Path) -> Option<PolicySeen> {
+    /// The file at `path` now, or `None` if it cannot be read.
+    pub fn of(path: &Path) -> Option<PolicySeen> {
         use sha2::Digest;
         let stamp = FileStamp::of(path)?;
         let bytes = std::fs::read(path).ok()?;
@@ -125,6 +126,17 @@ pub struct PolicyFile {
     pub path: PathBuf,
     /// Reads and validates it; the error says why it is invalid.
     pub load: PolicyLoader,
+    /// The file as it was just before the policies served were read from
+    /// it: if it differs when the watcher starts, it was written since
+    /// (before any event could be seen) and is read again at once.
+    pub seen: Option<PolicySeen>,
+}
+
+impl PolicyFile {
+    /// Whether the file differs from what was read at start ([`Self::seen`]).
+    fn changed(&self) -> bool {
+        PolicySeen::of(&self.path) != self.seen
+    }
 }
 
 impl std::fmt::Debug for PolicyFile {
@@ -242,14 +254,11 @@ pub fn watch(runtime: Arc<Runtime>, options: WatchOptions) -> Result<DirWatcher,
                 dir_key,
                 policy: policy_key,
             },
-            policy_seen: options
-                .policy
-                .as_ref()
-                .and_then(|f| PolicySeen::of(&f.path)),
+            policy_seen: options.policy.as_ref().and_then(|f| f.seen.clone()),
+            policy_pending: options.policy.as_ref().is_some_and(PolicyFile::changed),
             policy: options.policy,
             settle: options.settle,
             pending: BTreeSet::new(),
-            policy_pending: false,
             generation: 0,
             fetch: None,
             fetched: fetched_tx,
@@ -644,5 +653,57 @@ mod policy_seen_tests {
         }
         std::fs::remove_file(&path).unwrap();
         assert!(PolicySeen::of(&path).is_none());
+    }
+}
+
+#[cfg(test)]
+mod start_tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::runtime::{DefaultPolicies, EngineSettings, Limits};
+
+    /// A policy file written after the server read it and before its watcher
+    /// started (no event can tell of it) is read again as soon as the
+    /// watcher starts; one unchanged since is not.
+    #[tokio::test]
+    async fn a_policy_written_before_the_watcher_started_is_read_at_once() {
+        for (written_between, read_again) in [(true, true), (false, false)] {
+            let dir = tempfile::tempdir().unwrap();
+            let plugins = dir.path().join("plugins");
+            std::fs::create_dir(&plugins).unwrap();
+            let path = dir.path().join("policy.toml");
+            std::fs::write(&path, "# read at start\n").unwrap();
+            let seen = PolicySeen::of(&path);
+            if written_between {
+                std::fs::write(&path, "# written before the watcher\n").unwrap();
+            }
+            let (tx, mut rx) = mpsc::unbounded_channel();
+            let policies = || {
+                Arc::new(DefaultPolicies {
+                    limits: Limits::default(),
+                }) as PolicySource
+            };
+            let runtime = Arc::new(Runtime::new(&EngineSettings::default(), policies()).unwrap());
+            let mut options = WatchOptions::new(&plugins);
+            options.policy = Some(PolicyFile {
+                path: path.clone(),
+                seen,
+                load: Box::new(move |path| {
+                    let tx = tx.clone();
+                    Box::pin(async move {
+                        let _ = tx.send(std::fs::read_to_string(path).unwrap());
+                        Ok(PolicyUpdate::policies(policies()))
+                    })
+                }),
+            });
+            assert_eq!(options.policy.as_ref().unwrap().changed(), read_again);
+            let _watcher = watch(runtime, options).unwrap();
+            if read_again {
+                let read = tokio::time::timeout(Duration::from_secs(120), rx.recv()).await;
+                let read = read.expect("the policy was never read again").unwrap();
+                assert_eq!(read, "# written before the watcher\n");
+            }
+        }
     }
 }

@@ -26,6 +26,7 @@ pub mod limits;
 pub mod name;
 pub mod oci;
 pub mod reference;
+pub mod requested;
 pub mod signature;
 pub mod store;
 
@@ -135,6 +136,9 @@ pub struct Fetched {
     pub offline: bool,
     /// The key whose signature verified, if the policy required one.
     pub signed_by: Option<PathBuf>,
+    /// What the artifact's policy layer requests, if it has one, or why it
+    /// could not be read. Shown, never granted.
+    pub requested: Option<Result<requested::RequestedPolicy, String>>,
 }
 
 /// What one fetch is asked for: the source, what pins it, the keys it must
@@ -396,6 +400,7 @@ impl Fetcher {
                     sha256: pinned,
                     offline: false,
                     signed_by: None,
+                    requested: None,
                 })
             }
         }
@@ -425,7 +430,19 @@ impl Fetcher {
         let sha256 = self
             .component(&registry, r, &layer, size, &request.max_size)
             .await?;
-        let mut blobs = vec![(manifest_key, manifest)];
+        let mut blobs = Vec::new();
+        let requested = match oci::policy_layer(&manifest) {
+            Some((layer, declared)) => {
+                Some(self.requested(&registry, r, &layer, declared).await.map(
+                    |(key, bytes, policy)| {
+                        blobs.push((key, bytes));
+                        policy
+                    },
+                ))
+            }
+            None => None,
+        };
+        blobs.push((manifest_key, manifest));
         let mut records = Vec::new();
         if r.digest.is_none() && !offline {
             records.push((r.to_string(), digest.clone()));
@@ -442,7 +459,37 @@ impl Fetcher {
             sha256,
             offline,
             signed_by,
+            requested,
         })
+    }
+
+    /// The artifact's policy layer `digest` (of `declared` size), read: from
+    /// the store, else from the registry (checked by size and digest, kept
+    /// with the rest of a fetch that succeeds). A layer that cannot be had
+    /// or read is reported, and fails nothing: it grants nothing anyway.
+    async fn requested(
+        &self,
+        registry: &Registry,
+        r: &OciRef,
+        digest: &str,
+        declared: i64,
+    ) -> Result<(Sha256Digest, Vec<u8>, requested::RequestedPolicy), String> {
+        let key = digest_of(r, digest).map_err(|e| e.to_string())?;
+        let bytes = match self.store.blob(&key, requested::MAX_POLICY_LAYER) {
+            Some(bytes) => bytes,
+            None => {
+                let max = Bound::new(
+                    requested::MAX_POLICY_LAYER,
+                    "the policy layer bound (64 KiB)",
+                );
+                registry
+                    .blob(r, digest, Some(declared), &max)
+                    .await
+                    .map_err(|e| e.to_string())?
+            }
+        };
+        let policy = requested::RequestedPolicy::parse(&bytes).map_err(|e| e.to_string())?;
+        Ok((key, bytes, policy))
     }
 
     /// Keeps the manifests and payloads of a fetch that succeeded, and

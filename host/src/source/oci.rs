@@ -33,6 +33,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt as _};
 use super::check::{CheckError, StreamCheck};
 use super::limits::{Bound, FetchTimeouts, MAX_MANIFEST_SIZE, spelled};
 use super::reference::{OciRef, is_loopback};
+use super::requested::POLICY_LAYER;
 use super::signature::{PAYLOAD_MEDIA_TYPE, SIGNATURE_ANNOTATION};
 use crate::runtime::Sha256Digest;
 
@@ -316,9 +317,15 @@ impl Registry {
         }
     }
 
-    /// Pushes `component` to `r` in the wasm artifact layout; returns the
-    /// manifest's digest.
-    pub async fn push_component(&self, r: &OciRef, component: &[u8]) -> Result<String, OciError> {
+    /// Pushes `component` to `r` in the wasm artifact layout, with `policy`
+    /// (YAML) as a [`POLICY_LAYER`] layer if given; returns the manifest's
+    /// digest.
+    pub async fn push_component(
+        &self,
+        r: &OciRef,
+        component: &[u8],
+        policy: Option<&[u8]>,
+    ) -> Result<String, OciError> {
         let layer = ImageLayer::new(component.to_vec(), WASM_LAYER.to_string(), None);
         let config = json!({
             "architecture": "wasm",
@@ -330,15 +337,17 @@ impl Registry {
             WASM_CONFIG.to_string(),
             None,
         );
-        let manifest = OciImageManifest::build(std::slice::from_ref(&layer), &config, None);
+        let mut layers = vec![layer];
+        if let Some(policy) = policy {
+            layers.push(ImageLayer::new(
+                policy.to_vec(),
+                POLICY_LAYER.to_string(),
+                None,
+            ));
+        }
+        let manifest = OciImageManifest::build(&layers, &config, None);
         self.client
-            .push(
-                &r.client_ref(),
-                &[layer],
-                config,
-                &self.auth,
-                Some(manifest),
-            )
+            .push(&r.client_ref(), &layers, config, &self.auth, Some(manifest))
             .await
             .map_err(|e| self.error(r, e))?;
         self.resolve(r).await
@@ -473,6 +482,17 @@ pub fn component_layer(reference: &str, manifest: &[u8]) -> Result<(String, i64)
             wasm.len()
         ))),
     }
+}
+
+/// The policy layer of a wasm artifact manifest (Wassette's, media type
+/// [`POLICY_LAYER`]), if it has one: its digest and declared size.
+pub fn policy_layer(manifest: &[u8]) -> Option<(String, i64)> {
+    let manifest: OciImageManifest = serde_json::from_slice(manifest).ok()?;
+    manifest
+        .layers
+        .into_iter()
+        .find(|l| l.media_type == POLICY_LAYER)
+        .map(|l| (l.digest, l.size))
 }
 
 /// One entry of an index, for a message: its digest and what it is for.

@@ -1276,3 +1276,124 @@ fn wait_with_peak(mut child: std::process::Child) -> (std::process::ExitStatus, 
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
+
+/// The permissions an artifact's author requests (Wassette's policy layer,
+/// `application/vnd.wasm.policy.v1+yaml`) are shown by `pull` and `inspect`
+/// and written as a section to review by `pull --print-policy`, and never
+/// granted on their own: served from that artifact, the plugin gets only
+/// what the policy file says, for every kind of permission the layer asks.
+#[test]
+fn an_artifacts_requested_permissions_are_shown_and_never_granted() {
+    let Some(binary) = registry_binary() else {
+        return;
+    };
+    let registry = Registry::start(&binary);
+    let work = Work::new();
+    let cwd = work.path();
+    let reference = registry.reference("plugins/weather:v1");
+    std::fs::write(
+        cwd.join("policy.yaml"),
+        "version: \"1.0\"\ndescription: \"Permission policy for a weather demo\"\n\
+         permissions:\n  network:\n    allow:\n      - host: \"api.openweathermap.org\"\n\
+         \x20 environment:\n    allow:\n      - key: \"OPENWEATHER_API_KEY\"\n\
+         \x20 storage:\n    allow:\n      - uri: \"fs:///\"\n        access: [\"read\", \"write\"]\n",
+    )
+    .unwrap();
+    let out = run_ok(
+        cwd,
+        &[
+            "push",
+            test_artifacts::WORDCOUNT,
+            &reference,
+            "--policy",
+            "policy.yaml",
+        ],
+    );
+    let digest = out.split_whitespace().nth(1).unwrap().to_string();
+
+    // pull: the component as pushed, a note of what is requested, and with
+    // --print-policy the section (valid TOML) on stdout.
+    let pulled = run(
+        cwd,
+        &[
+            "pull",
+            &reference,
+            "--dir",
+            "pulled",
+            "--cache-dir",
+            &work.cache(),
+            "--print-policy",
+        ],
+    );
+    assert!(pulled.status.success(), "{pulled:?}");
+    let (section, note) = (
+        String::from_utf8(pulled.stdout).unwrap(),
+        String::from_utf8(pulled.stderr).unwrap(),
+    );
+    assert!(
+        note.contains("its policy layer requests network: api.openweathermap.org")
+            && note.contains("nothing is granted"),
+        "{note}"
+    );
+    let table: toml::Table = toml::from_str(&section).unwrap_or_else(|e| panic!("{e}\n{section}"));
+    let weather = &table["plugins"]["weather"];
+    assert_eq!(
+        weather["http"]["allow"][0].as_str(),
+        Some("https://api.openweathermap.org"),
+        "{section}"
+    );
+    assert_eq!(
+        weather["env_passthrough"][0].as_str(),
+        Some("OPENWEATHER_API_KEY")
+    );
+    assert_eq!(
+        weather["mounts"][0]["write"].as_bool(),
+        Some(true),
+        "{section}"
+    );
+    assert_eq!(
+        std::fs::read(cwd.join("pulled/weather.wasm")).unwrap(),
+        std::fs::read(test_artifacts::WORDCOUNT).unwrap()
+    );
+
+    // Served from the source under a policy that grants nothing: inspect
+    // shows the request beside a policy with no network, env or mounts.
+    work.write_policy(&format!("[plugins.remote]\nsource = \"{reference}\"\n"));
+    let (config, cache) = (work.config(), work.cache());
+    let inspect = |json: bool| {
+        let mut args = vec!["inspect", "--config", &config, "--cache-dir", &cache];
+        if json {
+            args.push("--json");
+        }
+        args.push(&reference);
+        run_ok(cwd, &args)
+    };
+    let report: Value = serde_json::from_str(&inspect(true)).unwrap();
+    let requested = &report["source"]["requested"];
+    assert_eq!(requested["granted"], false, "{report}");
+    assert_eq!(
+        requested["permissions"]["environment"], "OPENWEATHER_API_KEY",
+        "{report}"
+    );
+    assert_eq!(report["source"]["digest"], digest.as_str());
+    let text = inspect(false);
+    assert!(
+        text.contains("requested") && text.contains("NOT granted"),
+        "{text}"
+    );
+    let policy = text
+        .split("\npolicy ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    for granted in [
+        "mounts           none",
+        "env              none",
+        "http             none",
+    ] {
+        assert!(policy.contains(granted), "{granted}: {policy}");
+    }
+    // And an artifact with a policy layer serves like any other.
+    let mut s = work.serve();
+    wait_for_tools(&mut s, &["word_count"]);
+    assert_eq!(word_count(&mut s)["words"], 3);
+}

@@ -1,22 +1,24 @@
 """Components from plain WIT, with no SDK, in Python (tests/python/plain_wit,
 its own WIT package `demo:plainpy`, built with componentize-py), in
 JavaScript (tests/python/plain_wit_js, `demo:plainjs`, built with
-componentize-js) and in C (tests/python/plain_wit_c/plainc, `demo:plainc`,
+componentize-js), in C (tests/python/plain_wit_c/plainc, `demo:plainc`,
 bindings from wit-bindgen's C generator, built with clang-19 and wasi-libc by
-scripts/build-c-plugin.sh): each served by the real binary as a generic
-component and called by the official MCP Python SDK client.
+scripts/build-c-plugin.sh) and in Go (tests/python/plain_wit_go/plaingo,
+`demo:plaingo`, bindings from wit-bindgen's Go generator, built for
+GOOS=wasip1 by scripts/build-go-plugin.sh): each served by the real binary
+as a generic component and called by the official MCP Python SDK client.
 
 Covers a record (argument and result), a record nested in a record, an
 `option` (left out, null and set), a `list`, an `option<list<..>>`, a 64-bit
 result, and a `result` whose `err` comes back as `isError: true`, plus the
 derived input schemas and the arguments the host refuses before the guest
-runs. The C component also exports a `u64` function, called at the edge of
-its range, and carries its WIT docs (the build adds its `package-docs`
-section), so its descriptions are the WIT's.
+runs. The C and Go components also export a `u64` function, called at the
+edge of its range, and carry their WIT docs (the build adds the
+`package-docs` section), so their descriptions are the WIT's.
 
 A missing toolchain fails the test: componentize-py comes with the venv,
-Node from scripts/setup-node.sh, clang-19 from $MCP_WASM_HOST_C or
-scripts/setup-c.sh.
+Node from scripts/setup-node.sh, clang-19 and Go from $MCP_WASM_HOST_C and
+$MCP_WASM_HOST_GO or scripts/setup-c.sh and scripts/setup-go.sh.
 
 Run: `scripts/setup-python.sh && MCP_WASM_HOST_BIN=target/debug/mcp-wasm-host
 .venv/bin/python -m pytest tests/python/test_plain_wit.py`.
@@ -81,22 +83,35 @@ def build_js(source: Path, stage: Path, out: Path) -> Path:
     return wasm
 
 
-def build_c(source: Path, stage: Path, out: Path) -> Path:
-    """Builds the C component (its app.c against the bindings of its own
-    wit/, no SDK) into out/plainc.wasm with scripts/build-c-plugin.sh, in
-    place: the script writes nothing into the tree, and caches the component
-    under a hash of its inputs and their paths in the repository, so a rerun
-    reuses it."""
-    clang = os.environ.get("MCP_WASM_HOST_C") or subprocess.run(
-        [str(REPO / "scripts" / "setup-c.sh")], check=True, capture_output=True, text=True, timeout=900,
+def build_compiled(language: str, source: Path, out: Path) -> Path:
+    """Builds a compiled language's component (its code against the bindings
+    of its own wit/, no SDK) into out/NAME.wasm with
+    scripts/build-LANGUAGE-plugin.sh, in place: the script writes nothing
+    into the tree, and caches the component under a hash of its inputs and
+    their paths in the repository, so a rerun reuses it. The toolchain is
+    $MCP_WASM_HOST_LANGUAGE, else what scripts/setup-LANGUAGE.sh prints."""
+    var = f"MCP_WASM_HOST_{language.upper()}"
+    toolchain = os.environ.get(var) or subprocess.run(
+        [str(REPO / "scripts" / f"setup-{language}.sh")], check=True, capture_output=True, text=True, timeout=900,
     ).stdout.strip()
+    script = f"build-{language}-plugin.sh"
     run = subprocess.run(
-        [str(REPO / "scripts" / "build-c-plugin.sh"), str(out), source.name],
+        [str(REPO / "scripts" / script), str(out), source.name],
         cwd=REPO, capture_output=True, text=True, timeout=900,
-        env={**os.environ, "MCP_WASM_HOST_C": clang, "MCP_WASM_HOST_PLUGIN_SRC": str(source.parent)},
+        env={**os.environ, var: toolchain, "MCP_WASM_HOST_PLUGIN_SRC": str(source.parent)},
     )
-    assert run.returncode == 0, f"scripts/build-c-plugin.sh failed:\n{run.stderr}"
+    assert run.returncode == 0, f"scripts/{script} failed:\n{run.stderr}"
     return out / f"{source.name}.wasm"
+
+
+def build_c(source: Path, stage: Path, out: Path) -> Path:
+    """app.c with wit-bindgen's C bindings, clang-19 and wasi-libc."""
+    return build_compiled("c", source, out)
+
+
+def build_go(source: Path, stage: Path, out: Path) -> Path:
+    """The Go module with wit-bindgen's Go bindings, for GOOS=wasip1."""
+    return build_compiled("go", source, out)
 
 
 # language: (source directory, builder, WIT package)
@@ -104,6 +119,7 @@ LANGUAGES = {
     "python": (REPO / "tests" / "python" / "plain_wit", build_python, "demo:plainpy@0.1.0"),
     "js": (REPO / "tests" / "python" / "plain_wit_js", build_js, "demo:plainjs@0.1.0"),
     "c": (REPO / "tests" / "python" / "plain_wit_c" / "plainc", build_c, "demo:plainc@0.1.0"),
+    "go": (REPO / "tests" / "python" / "plain_wit_go" / "plaingo", build_go, "demo:plaingo@0.1.0"),
 }
 
 
@@ -139,14 +155,14 @@ CALLS = [
     ("place", {"at": {"x": 3, "y": 4}}, False, {"at": {"x": 3, "y": 4}, "distance": 5, "label": None}, "5"),
 ]
 
-# What only some components export: WIT package -> (tools, calls as in CALLS).
-EXTRA = {
-    "demo:plainc@0.1.0": ({"next"}, [
-        ("next", {"n": 0}, False, {"result": 1}, "1"),
-        ("next", {"n": 2**64 - 2}, False, {"result": 2**64 - 1}, str(2**64 - 1)),
-        ("next", {"n": 2**64 - 1}, False, {"result": None}, "null"),
-    ]),
-}
+# What only the compiled languages' components export: a u64 at the edge of
+# its range. WIT package -> (tools, calls as in CALLS).
+NEXT = ({"next"}, [
+    ("next", {"n": 0}, False, {"result": 1}, "1"),
+    ("next", {"n": 2**64 - 2}, False, {"result": 2**64 - 1}, str(2**64 - 1)),
+    ("next", {"n": 2**64 - 1}, False, {"result": None}, "null"),
+])
+EXTRA = {"demo:plainc@0.1.0": NEXT, "demo:plaingo@0.1.0": NEXT}
 
 BAD_ARGUMENTS = [
     ("total", {"values": [2**31]}),  # beyond s32
@@ -209,9 +225,9 @@ def test_every_exported_function_is_a_tool_with_a_derived_schema(component, sess
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
         if tool.output_schema is not None:
             jsonschema.Draft202012Validator.check_schema(tool.output_schema)
-    if package.startswith("demo:plainc"):
-        # scripts/build-c-plugin.sh adds the WIT's docs (sdk-tool
-        # componentize --docs): the descriptions are the doc comments.
+    if package in EXTRA:
+        # scripts/build-c-plugin.sh and build-go-plugin.sh add the WIT's docs
+        # (sdk-tool componentize --docs): the descriptions are the doc comments.
         assert tools["greet"].description == "Greets someone, by nickname if there is one."
         assert tools["midpoint"].description == "The point halfway between two points."
         nxt = tools["next"]

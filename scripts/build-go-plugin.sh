@@ -20,6 +20,17 @@
 # is built (today: regex). Go is $MCP_WASM_HOST_GO, or what
 # scripts/setup-go.sh prints.
 #
+# A plugin directory with its own wit/ is a plain-WIT component, built
+# without the SDK: the Go module NAME, with the world NAME in wit/. Step 1
+# writes that world's bindings as the module NAME/wit, whose wit_exports
+# package (which NAME's main package imports) calls the functions of the
+# packages NAME/export_wit_world (the world's own exports) and
+# NAME/export_<package>_<interface>; step 2 is skipped; step 4 embeds that
+# world and adds the package's doc comments as a `package-docs` section, so
+# the host describes each function with them (docs/generic-components.md).
+# tests/python/test_plain_wit.py builds tests/python/plain_wit_go/plaingo
+# this way (MCP_WASM_HOST_PLUGIN_SRC=tests/python/plain_wit_go).
+#
 # Components are cached in target/go-plugins-cache (in $CARGO_TARGET_DIR if
 # set, or $MCP_WASM_HOST_GO_CACHE) under a hash of everything the build
 # reads: the plugin's files, the SDK, the build tool, the pinned toolchain,
@@ -46,39 +57,70 @@ prepare() {
     export GOCACHE="$target/go-cache/build" GOMODCACHE="$target/go-cache/mod"
     export GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local GOTELEMETRY=off GOENV=off GOFLAGS=
     plugins_workdir
-    sdk_tool go-bindings "$repo/wit" "$work/gen" --world plugin-full \
-        --module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit \
-        --exports github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal >&2
-    local plugins=() n
+    local modules=() n
     for n in "${names[@]}"; do
-        plugins+=("$src_root/$n")
+        modules+=("$src_root/$n")
+        if [[ -d "$src_root/$n/wit" ]]; then
+            sdk_tool go-bindings "$src_root/$n/wit" "$work/gen-$n" --world "$n" \
+                --module "$n/wit" --exports "$n" >&2
+            modules+=("$work/gen-$n/bindings")
+        else
+            sdk=1
+        fi
     done
-    (cd "$work" && "$go" work init "$repo/sdk-go" "$work/gen/bindings" "${plugins[@]}" &&
-        "$go" work edit -replace="go.bytecodealliance.org/pkg=$work/gen/go-pkg")
+    if [[ -n "$sdk" ]]; then
+        sdk_tool go-bindings "$repo/wit" "$work/gen" --world plugin-full \
+            --module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/wit \
+            --exports github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/internal >&2
+        modules+=("$repo/sdk-go" "$work/gen/bindings")
+    fi
+    # Every generator run writes the same runtime package: any copy serves.
+    local pkg="$work/gen/go-pkg"
+    [[ -n "$sdk" ]] || pkg="$work/gen-${names[0]}/go-pkg"
+    (cd "$work" && "$go" work init "${modules[@]}" &&
+        "$go" work edit -replace="go.bytecodealliance.org/pkg=$pkg")
     export GOWORK="$work/go.work"
 }
+# set by prepare when a plugin to build uses the SDK.
+sdk=""
 
 # build NAME OUTPUT: checks plugins/go/NAME natively, then builds it into
 # the component OUTPUT.
 build() {
     local name="$1" src="$src_root/$1" check
     prepare
+    if [[ -d "$src/wit" ]]; then
+        wasm_build "$name"
+        sdk_tool componentize "$work/$name.core.wasm" "$2" --wit "$src/wit" --world "$name" \
+            --docs "$src/wit" >&2
+        return
+    fi
     (cd "$src" && CGO_ENABLED=0 "$go" build -trimpath -o "$work/$name.check" .)
     if ! check="$("$work/$name.check" 2>&1)"; then
         echo "$prefix: $name: its tools cannot be served:" >&2
         echo "$check" | sed -n '1,/^goroutine /p' | grep -v '^goroutine ' >&2
         exit 1
     fi
-    # -checklinkname=0: the bindings' runtime package allocates with
-    # runtime.sbrk before the Go runtime is up, through a go:linkname that
-    # Go refuses by default.
-    (cd "$src" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
-        -ldflags='-s -w -checklinkname=0' -o "$work/$name.core.wasm" .)
+    wasm_build "$name"
     sdk_tool componentize "$work/$name.core.wasm" "$2" --wit "$repo/wit" --world plugin-full >&2
 }
 
+# wasm_build NAME: compiles NAME into the reactor module $work/NAME.core.wasm.
+wasm_build() {
+    # -checklinkname=0: the bindings' runtime package allocates with
+    # runtime.sbrk before the Go runtime is up, through a go:linkname that
+    # Go refuses by default.
+    (cd "$src_root/$1" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
+        -ldflags='-s -w -checklinkname=0' -o "$work/$1.core.wasm" .)
+}
+
 for name in "${names[@]}"; do
-    plugins_build "$name" "$(plugins_hash "$src_rel/$name" sdk-go sdk-tool/src \
-        sdk-tool/build.rs sdk-tool/Cargo.toml wit Cargo.lock scripts/build-go-plugin.sh \
+    if [[ -d "$src_root/$name/wit" ]]; then
+        uses=(sdk-go/requirements.txt) # the pinned Go
+    else
+        uses=(sdk-go wit)
+    fi
+    plugins_build "$name" "$(plugins_hash "$src_rel/$name" "${uses[@]}" sdk-tool/src \
+        sdk-tool/build.rs sdk-tool/Cargo.toml Cargo.lock scripts/build-go-plugin.sh \
         scripts/lib/compiled-plugins.sh)" build
 done

@@ -11,6 +11,7 @@ use wasi_preview1_component_adapter_provider::{
 };
 use wit_component::{ComponentEncoder, StringEncoding};
 
+use crate::docs;
 use crate::wit::{self, WitError, chain};
 
 /// Why a module could not become a component.
@@ -26,7 +27,8 @@ pub enum ComponentizeError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// The world to embed could not be read.
+    /// The world to embed, or the package whose docs to add, could not be
+    /// read.
     #[error(transparent)]
     Wit(#[from] WitError),
     /// wit-component refused the module (no component-type section, an
@@ -65,12 +67,14 @@ pub fn encode(module: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// Reads the core module at `input`, embeds the world `embed` describes (if
-/// any) and writes its component to `output`. Returns the component's size
-/// in bytes.
+/// any) and writes its component to `output`, with the doc comments of the
+/// WIT package at `docs` (if any) as its `package-docs` section. Returns
+/// the component's size in bytes.
 pub fn file(
     input: &Path,
     output: &Path,
     embed: Option<&Embed<'_>>,
+    docs: Option<&Path>,
 ) -> Result<usize, ComponentizeError> {
     let mut module = std::fs::read(input).map_err(|source| ComponentizeError::Io {
         action: "read",
@@ -85,10 +89,13 @@ pub fn file(
                 message: chain(&e),
             })?;
     }
-    let component = encode(&module).map_err(|message| ComponentizeError::Encode {
+    let mut component = encode(&module).map_err(|message| ComponentizeError::Encode {
         path: input.to_path_buf(),
         message,
     })?;
+    if let Some(wit_dir) = docs {
+        component.extend(docs::section(wit_dir)?);
+    }
     std::fs::write(output, &component).map_err(|source| ComponentizeError::Io {
         action: "write",
         path: output.to_path_buf(),
@@ -128,7 +135,7 @@ mod tests {
     fn a_missing_module_is_an_io_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.wasm");
-        let err = file(&missing, &dir.path().join("out.wasm"), None).unwrap_err();
+        let err = file(&missing, &dir.path().join("out.wasm"), None, None).unwrap_err();
         assert!(err.to_string().contains("missing.wasm"), "{err}");
     }
 
@@ -138,16 +145,36 @@ mod tests {
         // an empty component. With the `plugin` world embedded, the
         // encoder knows the module must export `tools` and names what is
         // missing.
-        let dir = tempfile::tempdir().unwrap();
-        let input = dir.path().join("empty.wasm");
-        std::fs::write(&input, b"\0asm\x01\0\0\0").unwrap();
-        let output = dir.path().join("out.wasm");
-        file(&input, &output, None).unwrap();
+        let (_dir, input, output) = empty_module();
+        file(&input, &output, None, None).unwrap();
         let embed = Embed {
             wit_dir: &wit::tests::repo_wit(),
             world: "plugin",
         };
-        let err = file(&input, &output, Some(&embed)).unwrap_err().to_string();
+        let err = file(&input, &output, Some(&embed), None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("list-tools"), "{err}");
+    }
+
+    #[test]
+    fn docs_are_appended_to_the_component_as_its_last_section() {
+        let (_dir, input, output) = empty_module();
+        let wit_dir = wit::tests::repo_wit();
+        file(&input, &output, None, Some(&wit_dir)).unwrap();
+        let bytes = std::fs::read(&output).unwrap();
+        let section = docs::section(&wit_dir).unwrap();
+        assert!(bytes.starts_with(b"\0asm\x0d\0\x01\0"), "a component");
+        assert!(bytes.ends_with(&section), "the section comes last");
+    }
+
+    /// A temporary directory holding an empty core module: (the directory,
+    /// the module's path, a path for the component).
+    fn empty_module() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("empty.wasm");
+        std::fs::write(&input, b"\0asm\x01\0\0\0").unwrap();
+        let output = dir.path().join("out.wasm");
+        (dir, input, output)
     }
 }

@@ -8,14 +8,18 @@
 //! mcp-wasm-sdk-tool go-bindings WIT_DIR OUT_DIR --module PATH --exports PATH [--world WORLD]
 //!     writes OUT_DIR/bindings, the Go module PATH with the world's
 //!     packages, and OUT_DIR/go-pkg, the runtime package they import
-//! mcp-wasm-sdk-tool componentize CORE_MODULE.wasm OUT.wasm [--wit WIT_DIR [--world WORLD]]
+//! mcp-wasm-sdk-tool componentize CORE_MODULE.wasm OUT.wasm [--wit WIT_DIR [--world WORLD]] [--docs WIT_DIR]
 //!     wraps a wasm32-wasi (preview 1) reactor module into a WASI 0.2
 //!     component with the preview 1 reactor adapter, first embedding the
-//!     world's description when --wit is given (Go modules carry none)
+//!     world's description when --wit is given (Go modules carry none);
+//!     --docs adds the doc comments of the WIT package in WIT_DIR as the
+//!     component's `package-docs` section (a generic component's tool
+//!     descriptions)
 //! ```
 
 mod bindings;
 mod componentize;
+mod docs;
 mod go_pkg;
 mod wit;
 
@@ -25,7 +29,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   mcp-wasm-sdk-tool c-bindings WIT_DIR OUT_DIR [--world WORLD]
   mcp-wasm-sdk-tool go-bindings WIT_DIR OUT_DIR --module PATH --exports PATH [--world WORLD]
-  mcp-wasm-sdk-tool componentize CORE_MODULE.wasm OUT.wasm [--wit WIT_DIR [--world WORLD]]";
+  mcp-wasm-sdk-tool componentize CORE_MODULE.wasm OUT.wasm [--wit WIT_DIR [--world WORLD]] [--docs WIT_DIR]";
 
 /// The world every subcommand uses unless `--world` names another: the one
 /// the SDKs target, whose optional exports are empty when unused.
@@ -66,12 +70,13 @@ fn run(args: &[String]) -> Result<(), String> {
                 .map_err(|e| e.to_string())
         }
         ("componentize", [input, output]) => {
-            args.only(&["world", "wit"])?;
+            args.only(&["world", "wit", "docs"])?;
             let embed = args.flag("wit").map(|wit| componentize::Embed {
                 wit_dir: Path::new(wit),
                 world,
             });
-            componentize::file(Path::new(input), Path::new(output), embed.as_ref())
+            let docs = args.flag("docs").map(Path::new);
+            componentize::file(Path::new(input), Path::new(output), embed.as_ref(), docs)
                 .map(|size| eprintln!("mcp-wasm-sdk-tool: {output}: {size} bytes"))
                 .map_err(|e| e.to_string())
         }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use wit_bindgen_core::wit_parser::{Resolve, WorldId};
+use wit_bindgen_core::wit_parser::{PackageId, Resolve, WorldId};
 
 /// The WIT did not parse or has no such world.
 #[derive(Debug, thiserror::Error)]
@@ -16,18 +16,30 @@ pub struct WitError {
 
 /// The package at `wit_dir`, resolved, and its world `world`.
 pub fn load(wit_dir: &Path, world: &str) -> Result<(Resolve, WorldId), WitError> {
-    let wit_error = |message: String| WitError {
-        dir: wit_dir.to_path_buf(),
-        message,
-    };
+    let (resolve, package) = package(wit_dir)?;
+    let world_id = resolve
+        .select_world(&[package], Some(world))
+        .map_err(|e| WitError::new(wit_dir, &e))?;
+    Ok((resolve, world_id))
+}
+
+/// The package at `wit_dir`, resolved.
+pub fn package(wit_dir: &Path) -> Result<(Resolve, PackageId), WitError> {
     let mut resolve = Resolve::default();
     let (package, _) = resolve
         .push_path(wit_dir)
-        .map_err(|e| wit_error(chain(&e)))?;
-    let world_id = resolve
-        .select_world(&[package], Some(world))
-        .map_err(|e| wit_error(chain(&e)))?;
-    Ok((resolve, world_id))
+        .map_err(|e| WitError::new(wit_dir, &e))?;
+    Ok((resolve, package))
+}
+
+impl WitError {
+    /// What went wrong reading the WIT in `dir`.
+    pub fn new(dir: &Path, error: &dyn std::fmt::Display) -> Self {
+        WitError {
+            dir: dir.to_path_buf(),
+            message: chain(error),
+        }
+    }
 }
 
 /// An error and its causes on one line (anyhow's alternate form).

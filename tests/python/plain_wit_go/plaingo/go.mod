@@ -1,0 +1,3 @@
+module plaingo
+
+go 1.25

@@ -12,6 +12,7 @@ mod bounds;
 mod c_plugins;
 mod cache;
 mod client_requests;
+mod docs_paths;
 mod flood;
 mod generic;
 mod go_plugins;

@@ -189,6 +189,7 @@ impl Drop for StreamGuard {
     fn drop(&mut self) {
         let open = self.0.fetch_sub(1, Ordering::AcqRel) - 1;
         tracing::info!("a subscriptions/listen stream closed; {open} open");
+        crate::memory::release_soon();
     }
 }
 

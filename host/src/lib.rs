@@ -15,6 +15,8 @@
 //! - [`source`] fetches plugins named by an OCI reference or a URL
 //!   (`source` in the policy file, `pull`, `push`, `sign`) and checks their
 //!   digests and signatures; the runtime loads what it fetched as files.
+//! - [`memory`] gives freed heap memory back to the operating system once
+//!   a burst (listen streams, sessions, large bodies) is over.
 //! - [`scaffold`] writes a new plugin project (`mcp-wasm-host new`) from
 //!   the templates in `host/templates/`.
 //!
@@ -24,6 +26,7 @@
 pub mod config;
 pub mod inspect;
 pub mod mcp;
+pub mod memory;
 pub mod runtime;
 pub mod scaffold;
 pub mod source;

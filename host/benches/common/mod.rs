@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -21,6 +21,9 @@ pub struct Server {
     child: Child,
     /// The MCP endpoint.
     pub url: String,
+    /// The lines of its stderr that contain one of the texts it was started
+    /// to watch for (see [`spawn_watching`]).
+    pub watched: Arc<Mutex<Vec<String>>>,
 }
 
 impl Drop for Server {
@@ -59,6 +62,18 @@ pub fn process_memory(pid: u32, field: &str) -> u64 {
 /// (the text of a policy file), with `extra` arguments, and waits until it
 /// listens.
 pub fn start(dir: &Path, plugins: &[&str], policy: &str, extra: &[&str]) -> Server {
+    start_watching(dir, plugins, policy, extra, &[])
+}
+
+/// [`start`], keeping the stderr lines that contain one of `watch` in
+/// [`Server::watched`].
+pub fn start_watching(
+    dir: &Path,
+    plugins: &[&str],
+    policy: &str,
+    extra: &[&str],
+    watch: &'static [&'static str],
+) -> Server {
     let config = dir.join("bench.toml");
     std::fs::write(&config, policy).unwrap();
     let plugin_dir = dir.join("plugins");
@@ -82,12 +97,18 @@ pub fn start(dir: &Path, plugins: &[&str], policy: &str, extra: &[&str]) -> Serv
         .arg("--plugins")
         .arg(&plugin_dir)
         .args(extra);
-    spawn_listening(command)
+    spawn_watching(command, watch)
 }
 
 /// Spawns `command`, a server that logs `listening on URL` on stderr, and
 /// waits until it listens.
-pub fn spawn_listening(mut command: Command) -> Server {
+pub fn spawn_listening(command: Command) -> Server {
+    spawn_watching(command, &[])
+}
+
+/// [`spawn_listening`], keeping the stderr lines that contain one of `watch`
+/// in [`Server::watched`].
+pub fn spawn_watching(mut command: Command, watch: &'static [&'static str]) -> Server {
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -108,13 +129,22 @@ pub fn spawn_listening(mut command: Command) -> Server {
         }
     };
     // Keep draining stderr so the server never blocks on a full pipe.
+    let watched = Arc::new(Mutex::new(Vec::new()));
+    let keep = watched.clone();
     std::thread::spawn(move || {
         let mut sink = String::new();
         while stderr.read_line(&mut sink).map(|n| n > 0).unwrap_or(false) {
+            if watch.iter().any(|w| sink.contains(w)) {
+                keep.lock().unwrap().push(sink.trim_end().to_string());
+            }
             sink.clear();
         }
     });
-    Server { child, url }
+    Server {
+        child,
+        url,
+        watched,
+    }
 }
 
 /// One client: an MCP session over its own keep-alive connection.
@@ -167,6 +197,15 @@ impl Session {
             .limit(u64::MAX)
             .read_to_string()
             .unwrap()
+    }
+
+    /// Ends the session with `DELETE`.
+    pub fn delete(self) {
+        let mut request = self.agent.delete(&self.url);
+        if let Some(id) = &self.id {
+            request = request.header("Mcp-Session-Id", id);
+        }
+        request.call().unwrap();
     }
 
     /// Sends a request and returns the response body; a JSON-RPC error or

@@ -240,6 +240,9 @@ pub async fn check_post_body(
         _ => None,
     };
     drop(message);
+    // A large body leaves its parsed copies behind in the allocator once
+    // its response ends: give them back then.
+    let release = (bytes.len() >= LARGE_BODY_BYTES).then_some(ReleaseMemory);
     let share = Share(Arc::new(Mutex::new(share)));
     let body = Body::from(Bytes::from_owner(Parsed {
         bytes,
@@ -249,9 +252,9 @@ pub async fn check_post_body(
     // The body has been parsed by now: its share goes back, whatever the
     // response does after.
     share.release();
-    match claim {
-        None => response,
-        Some(claim) => response.map(|body| release_at_end(body, claim)),
+    match (claim, release) {
+        (None, None) => response,
+        (claim, release) => response.map(|body| release_at_end(body, (claim, release))),
     }
 }
 
@@ -282,6 +285,19 @@ impl AsRef<[u8]> for Parsed {
 impl Drop for Parsed {
     fn drop(&mut self) {
         self.share.release();
+    }
+}
+
+/// A body at least this large asks for memory to be given back
+/// ([`crate::memory::release_soon`]) once its response has ended.
+const LARGE_BODY_BYTES: usize = 1 << 20;
+
+/// Asks for freed memory to be given back when dropped.
+struct ReleaseMemory;
+
+impl Drop for ReleaseMemory {
+    fn drop(&mut self) {
+        crate::memory::release_soon();
     }
 }
 

@@ -398,6 +398,7 @@ impl<M: SessionManager> SessionManager for Sessions<M> {
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         if self.registry.closed(id) {
             tracing::info!(open = self.registry.len(), "HTTP session ended");
+            crate::memory::release_soon();
         }
         self.inner
             .close_session(id)

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rmcp::RoleServer;
 use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::Peer;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 pub use crate::config::ServedBounds;
 use crate::runtime::units::bytes;
@@ -189,6 +190,7 @@ impl Drop for StreamGuard {
     fn drop(&mut self) {
         let open = self.0.fetch_sub(1, Ordering::AcqRel) - 1;
         tracing::info!("a subscriptions/listen stream closed; {open} open");
+        crate::memory::release_soon();
     }
 }
 
@@ -327,7 +329,11 @@ pub async fn refresh(watched: &Arc<Mutex<Watched>>, runtime: &Arc<Runtime>) -> V
 #[derive(Debug, Clone)]
 pub struct Subscriptions {
     watched: Arc<Mutex<Watched>>,
-    watcher: Arc<OnceLock<()>>,
+    /// Ends the notifying task when the last clone is dropped (the
+    /// session's handler is gone): a task that only looked when the
+    /// plugins changed would otherwise outlive its session, holding its
+    /// peer, as long as they never did.
+    watcher: Arc<OnceLock<DropGuard>>,
 }
 
 impl Subscriptions {
@@ -364,8 +370,17 @@ impl Subscriptions {
             let (watched, runtime) = (Arc::downgrade(&self.watched), runtime.clone());
             let mut changes = runtime.subscribe_changes();
             changes.mark_unchanged();
+            let ended = CancellationToken::new();
+            let session_ended = ended.clone();
             tokio::spawn(async move {
-                while changes.changed().await.is_ok() && !peer.is_transport_closed() {
+                loop {
+                    tokio::select! {
+                        () = session_ended.cancelled() => break,
+                        changed = changes.changed() => if changed.is_err() { break },
+                    }
+                    if peer.is_transport_closed() {
+                        break;
+                    }
                     let Some(watched) = watched.upgrade() else {
                         break;
                     };
@@ -378,6 +393,7 @@ impl Subscriptions {
                     }
                 }
             });
+            ended.drop_guard()
         });
         Ok(())
     }

@@ -14,11 +14,13 @@
 # componentize-py generates the `wit_world` bindings itself while building,
 # so no generated code is kept in the repository.
 #
-# The plugin's sources are copied to a temporary directory first, so the build
-# writes nothing (such as __pycache__) into the source tree, and only that copy
-# and the SDK's copy are on the guest's Python path: VIRTUAL_ENV points at an empty directory
-# because componentize-py otherwise appends the site-packages of `python3` on
-# PATH, which makes the output depend on what the machine has installed.
+# The build is the SDK's own command (sdk-python/mcp_wasm_sdk_build, what
+# `mcp-wasm-sdk-build` runs once the package is installed): it copies the
+# plugin's sources and the SDK to a temporary directory first, so the build
+# writes nothing (such as __pycache__) into the source tree, and only those
+# copies are on the guest's Python path (VIRTUAL_ENV points at an empty
+# directory, as componentize-py otherwise appends the site-packages of
+# `python3` on PATH, which makes the output depend on what the machine has).
 # Prints the path of each component built on stdout; progress goes to stderr.
 set -euo pipefail
 
@@ -37,7 +39,6 @@ out_dir="$(cd "$out_dir" && pwd)"
 src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/python}" && pwd)"
 
 python="$("$repo/scripts/setup-python.sh")"
-componentize_py="$(dirname "$python")/componentize-py"
 
 if [[ $# -gt 0 ]]; then
     names=("$@")
@@ -52,37 +53,17 @@ if [[ ${#names[@]} -eq 0 ]]; then
     exit 1
 fi
 
-stage="$(mktemp -d)"
-trap 'rm -rf "$stage"' EXIT
-
 for name in "${names[@]}"; do
     src="$src_root/$name"
     if [[ ! -f "$src/app.py" ]]; then
         echo "build-python-plugin: $src/app.py not found" >&2
         exit 1
     fi
-    app="$stage/$name/app"
-    sdk="$stage/$name/sdk"
-    empty_venv="$stage/$name/venv"
-    mkdir -p "$app" "$sdk" "$empty_venv/lib/site-packages"
-    (cd "$src" && tar --exclude=__pycache__ --exclude='*.pyc' -cf - .) | tar -xf - -C "$app"
-    (cd "$repo/sdk-python" && tar --exclude=__pycache__ --exclude='*.pyc' -cf - mcp_wasm_sdk) | tar -xf - -C "$sdk"
     wasm="$out_dir/$name.wasm"
-
     start=$(date +%s.%N)
-    (cd "$app" && VIRTUAL_ENV="$empty_venv" "$componentize_py" --quiet \
-        -d "$repo/wit" -w plugin-full \
-        componentize --python-path "$app" --python-path "$sdk" mcp_wasm_sdk.component -o "$wasm")
+    # The SDK's own build command, as a user runs it once installed.
+    PYTHONPATH="$repo/sdk-python" "$python" -m mcp_wasm_sdk_build "$src" -o "$wasm" >/dev/null
     end=$(date +%s.%N)
-
-    # A component (not a core module) starts with \0asm, version 0x0d, layer 1.
-    "$python" - "$wasm" <<'PY'
-import sys
-with open(sys.argv[1], "rb") as f:
-    head = f.read(8)
-if head != b"\0asm\x0d\x00\x01\x00":
-    sys.exit(f"build-python-plugin: {sys.argv[1]} is not a WebAssembly component (header {head.hex()})")
-PY
     size=$(stat -c %s "$wasm")
     awk -v n="$name" -v s="$size" -v a="$start" -v b="$end" 'BEGIN {
         printf "build-python-plugin: %s.wasm: %.1f MB in %.1f s\n", n, s / 1e6, b - a > "/dev/stderr" }'

@@ -1,22 +1,25 @@
-"""The Python SDK as a user gets it: its wheel (scripts/package-python-sdk.sh)
-installed with pip into a fresh virtual environment outside this checkout,
-a plugin written in a directory outside it, built with the installed
-`mcp-wasm-sdk-build` command (componentize-py comes with the package), and
-served by the real binary to the official MCP Python SDK client.
+"""The SDKs as a user gets them, outside this checkout: each packed the way
+its language publishes (scripts/package-LANGUAGE-sdk.sh), installed by its
+package manager into a project written in a fresh directory, the plugin
+built with the installed build command, and served by the real binary to
+the official MCP Python SDK client.
 
-The fresh environment gets componentize-py, pinned by the package, from the
-index (the only network use; pip's cache serves a rerun).
+- Python: the wheel, pip-installed into a fresh virtual environment
+  (componentize-py, pinned by the package, comes from the index);
+- JavaScript/TypeScript: the `npm pack` tarball, npm-installed into a fresh
+  project (componentize-js and esbuild, pinned by the package, come from
+  the registry; npm's cache serves a rerun).
 
 Run: `MCP_WASM_HOST_BIN=target/debug/mcp-wasm-host .venv/bin/python -m pytest tests/python/test_sdk_package.py`.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
-
-import jsonschema
 
 from host_session import text_of, with_session
 
@@ -38,8 +41,8 @@ def shout(text: str, times: int = 1) -> str:
 '''
 
 
-def run(*args: str, cwd: Path) -> str:
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900)
+def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, f"{args}: {done.stdout}{done.stderr}"
     return done.stdout
 
@@ -70,6 +73,32 @@ def test_an_installed_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path) -
     config = tmp_path / "mcp-wasm-host.toml"
     config.write_text("")
 
+    serve_and_shout(plugins, config)
+
+    # A directory without the module `app` gets a clear error, not a trace.
+    (tmp_path / "empty").mkdir()
+    done = subprocess.run([str(venv / "bin" / "mcp-wasm-sdk-build"), "empty", "-o", "x.wasm"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "has no module `app`" in done.stderr, done.stderr
+
+
+TS_APP = """import { defineTool, s } from "mcp-wasm-sdk";
+
+defineTool(
+  {
+    name: "shout",
+    description: "Upper-cases a text.",
+    inputSchema: s.object({
+      text: s.string({ description: "The text to shout." }),
+      times: s.integer({ minimum: 1 }).optional().describe("How many times to say it."),
+    }),
+  },
+  ({ text, times = 1 }) => Array(times).fill(text.toUpperCase()).join(" "),
+);
+"""
+
+
+def serve_and_shout(plugins: Path, config: Path) -> None:
     async def body(session):
         tools = (await session.list_tools()).tools
         result = await session.call_tool("shout", {"text": "hi", "times": 2})
@@ -77,12 +106,33 @@ def test_an_installed_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path) -
 
     tools, result = with_session(plugins, config, body)
     assert [t.name for t in tools] == ["shout"]
-    jsonschema.Draft202012Validator.check_schema(tools[0].input_schema)
     assert tools[0].input_schema["properties"]["times"]["description"] == "How many times to say it."
     assert not result.is_error and text_of(result) == "HI HI", result
 
-    # A directory without the module `app` gets a clear error, not a trace.
-    (tmp_path / "empty").mkdir()
-    done = subprocess.run([str(venv / "bin" / "mcp-wasm-sdk-build"), "empty", "-o", "x.wasm"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert done.returncode != 0 and "has no module `app`" in done.stderr, done.stderr
+
+def test_an_installed_js_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path) -> None:
+    assert not tmp_path.resolve().is_relative_to(REPO)
+    node = run(str(REPO / "scripts" / "setup-node.sh"), cwd=REPO).strip()
+    env = {**os.environ, "PATH": f"{Path(node).parent}{os.pathsep}{os.environ['PATH']}"}
+    tarball = Path(run(str(REPO / "scripts" / "package-js-sdk.sh"), str(tmp_path / "dist"), cwd=REPO).strip())
+    assert tarball.name == "mcp-wasm-sdk-0.1.0.tgz", tarball
+
+    project = tmp_path / "hello"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "index.ts").write_text(TS_APP)
+    (project / "package.json").write_text(json.dumps({
+        "name": "hello", "private": True, "type": "module",
+        "devDependencies": {"mcp-wasm-sdk": f"file:{tarball}"},
+    }))
+    run("npm", "install", "--silent", "--no-audit", "--no-fund", cwd=project, env=env)
+    installed = project / "node_modules" / "mcp-wasm-sdk"
+    assert not installed.is_symlink(), "installed from the tarball, not linked to the checkout"
+    assert (installed / "wit" / "plugin.wit").is_file()
+
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    run("npx", "--no-install", "mcp-wasm-sdk", "build", "src/index.ts", "-o", str(plugins / "hello.wasm"),
+        cwd=project, env={k: v for k, v in env.items() if k != "MCP_WASM_HOST_WIT"})
+    config = tmp_path / "mcp-wasm-host.toml"
+    config.write_text("")
+    serve_and_shout(plugins, config)

@@ -1,5 +1,5 @@
 """The SDKs as a user gets them, outside this checkout: each packed the way
-its language publishes (scripts/package-LANGUAGE-sdk.sh), installed by its
+its language publishes (scripts/package-sdk.sh), installed by its
 package manager into a project written in a fresh directory, the plugin
 built with the installed build command, and served by the real binary to
 the official MCP Python SDK client.
@@ -49,7 +49,7 @@ def run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
 
 def test_an_installed_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path) -> None:
     assert not tmp_path.resolve().is_relative_to(REPO)
-    wheel = Path(run(str(REPO / "scripts" / "package-python-sdk.sh"), str(tmp_path / "dist"), cwd=REPO).strip())
+    wheel = Path(run(str(REPO / "scripts" / "package-sdk.sh"), "python", str(tmp_path / "dist"), cwd=REPO).strip())
     assert wheel.name == "mcp_wasm_sdk-0.1.0-py3-none-any.whl", wheel
 
     venv = tmp_path / "venv"
@@ -114,7 +114,7 @@ def test_an_installed_js_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path
     assert not tmp_path.resolve().is_relative_to(REPO)
     node = run(str(REPO / "scripts" / "setup-node.sh"), cwd=REPO).strip()
     env = {**os.environ, "PATH": f"{Path(node).parent}{os.pathsep}{os.environ['PATH']}"}
-    tarball = Path(run(str(REPO / "scripts" / "package-js-sdk.sh"), str(tmp_path / "dist"), cwd=REPO).strip())
+    tarball = Path(run(str(REPO / "scripts" / "package-sdk.sh"), "js", str(tmp_path / "dist"), cwd=REPO).strip())
     assert tarball.name == "mcp-wasm-sdk-0.1.0.tgz", tarball
 
     project = tmp_path / "hello"

@@ -9,10 +9,13 @@
 #       is asked);
 #   scripts/package-sdk.sh js OUT_DIR       the `npm pack` tarball mcp-wasm-sdk-VERSION.tgz:
 #       src/, bin/ (`mcp-wasm-sdk build`) and wit/, with componentize-js and
-#       esbuild as its dependencies.
+#       esbuild as its dependencies;
+#   scripts/package-sdk.sh rust OUT_DIR     the crate mcp-wasm-sdk-VERSION.crate, as
+#       `cargo package` makes and checks it (its wit/ is a link to the
+#       repository's, whose files the crate holds).
 set -euo pipefail
 if [[ $# -ne 2 ]]; then
-    echo "usage: $0 python|js OUT_DIR" >&2
+    echo "usage: $0 python|js|rust OUT_DIR" >&2
     exit 2
 fi
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,8 +42,16 @@ case "$language" in
         (cd "$stage" && npm pack --silent --pack-destination "$out" >&2)
         ls "$out"/mcp-wasm-sdk-*.tgz
         ;;
+    rust)
+        # shellcheck source=lib/target-dir.sh
+        . "$repo/scripts/lib/target-dir.sh"
+        (cd "$repo" && cargo package --quiet --locked -p mcp-wasm-sdk --allow-dirty >&2)
+        crate="$(ls "$(cargo_target_dir)"/package/mcp-wasm-sdk-*.crate)"
+        cp "$crate" "$out/"
+        ls "$out"/mcp-wasm-sdk-*.crate
+        ;;
     *)
-        echo "package-sdk: no SDK $language (python or js)" >&2
+        echo "package-sdk: no SDK $language (python, js or rust)" >&2
         exit 2
         ;;
 esac

@@ -328,7 +328,7 @@ pub mod __private {
     )]
     pub mod bindings {
         wit_bindgen::generate!({
-            path: "../wit",
+            path: "wit",
             world: "plugin-full",
             pub_export_macro: true,
             export_macro_name: "__export_plugin_world",

@@ -8,7 +8,12 @@ the official MCP Python SDK client.
   (componentize-py, pinned by the package, comes from the index);
 - JavaScript/TypeScript: the `npm pack` tarball, npm-installed into a fresh
   project (componentize-js and esbuild, pinned by the package, come from
-  the registry; npm's cache serves a rerun).
+  the registry; npm's cache serves a rerun);
+- Rust: the `cargo package` crate, unpacked as a user's vendored copy and
+  depended on by version (`mcp-wasm-sdk = "0.1.0"`) through
+  `[patch.crates-io]`, the project built for wasm32-wasip2 (its other
+  dependencies from crates.io; their builds are kept in the workspace's
+  target directory, so a rerun builds only the project).
 
 Run: `MCP_WASM_HOST_BIN=target/debug/mcp-wasm-host .venv/bin/python -m pytest tests/python/test_sdk_package.py`.
 """
@@ -133,6 +138,75 @@ def test_an_installed_js_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path
     plugins.mkdir()
     run("npx", "--no-install", "mcp-wasm-sdk", "build", "src/index.ts", "-o", str(plugins / "hello.wasm"),
         cwd=project, env={k: v for k, v in env.items() if k != "MCP_WASM_HOST_WIT"})
+    config = tmp_path / "mcp-wasm-host.toml"
+    config.write_text("")
+    serve_and_shout(plugins, config)
+
+
+RUST_APP = """use mcp_wasm_sdk::prelude::*;
+
+/// Arguments of `shout`.
+#[derive(Deserialize, JsonSchema)]
+struct Args {
+    /// The text to shout.
+    text: String,
+    /// How many times to say it.
+    times: Option<usize>,
+}
+
+struct Tools;
+
+impl Plugin for Tools {
+    fn router() -> Router {
+        Router::new().tool(ToolDef::new("shout", "Upper-cases a text."), |args: Args| {
+            Ok(vec![args.text.to_uppercase(); args.times.unwrap_or(1)].join(" "))
+        })
+    }
+}
+
+mcp_wasm_sdk::export_plugin!(Tools);
+"""
+
+
+def test_a_packaged_rust_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path) -> None:
+    import tarfile
+
+    crate = Path(run(str(REPO / "scripts" / "package-sdk.sh"), "rust", str(tmp_path / "dist"), cwd=REPO).strip())
+    assert crate.name == "mcp-wasm-sdk-0.1.0.crate", crate
+    vendor = tmp_path / "vendor"
+    with tarfile.open(crate) as t:
+        t.extractall(vendor, filter="data")
+    sdk = vendor / "mcp-wasm-sdk-0.1.0"
+    assert (sdk / "wit" / "plugin.wit").is_file() and not (sdk / "wit").is_symlink()
+
+    project = tmp_path / "hello"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "lib.rs").write_text(RUST_APP)
+    (project / "Cargo.toml").write_text(f"""[package]
+name = "hello"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[lib]
+crate-type = ["cdylib"]
+
+[dependencies]
+mcp-wasm-sdk = "0.1.0"
+serde = {{ version = "1", features = ["derive"] }}
+
+[patch.crates-io]
+mcp-wasm-sdk = {{ path = "{sdk}" }}
+
+[workspace]
+""")
+    target = Path(json.loads(run("cargo", "metadata", "--format-version", "1", "--no-deps", cwd=REPO))["target_directory"])
+    env = {**os.environ, "CARGO_TARGET_DIR": str(target / "sdk-package-rust")}
+    run("cargo", "build", "--quiet", "--target", "wasm32-wasip2", cwd=project, env=env)
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    built = target / "sdk-package-rust" / "wasm32-wasip2" / "debug" / "hello.wasm"
+    (plugins / "hello.wasm").write_bytes(built.read_bytes())
     config = tmp_path / "mcp-wasm-host.toml"
     config.write_text("")
     serve_and_shout(plugins, config)

@@ -59,23 +59,7 @@ fn component(n: usize) -> Vec<u8> {
     }
     wit.push_str("}\n");
     core.push_str(")\n");
-    let mut resolve = wit_parser::Resolve::default();
-    let package = resolve.push_str("bench.wit", &wit).unwrap();
-    let world = resolve.select_world(&[package], Some("w")).unwrap();
-    let mut module = wat::parse_str(&core).unwrap();
-    wit_component::embed_component_metadata(
-        &mut module,
-        &resolve,
-        world,
-        wit_component::StringEncoding::UTF8,
-    )
-    .unwrap();
-    wit_component::ComponentEncoder::default()
-        .module(&module)
-        .unwrap()
-        .validate(true)
-        .encode()
-        .unwrap()
+    test_artifacts::component_of_wit(&wit, "w", &core)
 }
 
 fn main() {

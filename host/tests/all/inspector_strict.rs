@@ -283,23 +283,7 @@ fn every_type_component() -> Vec<u8> {
     }
     wit.push_str("}\n");
     core.push(')');
-    let mut resolve = wit_parser::Resolve::default();
-    let package = resolve.push_str("every.wit", &wit).unwrap();
-    let world = resolve.select_world(&[package], Some("w")).unwrap();
-    let mut module = wat::parse_str(&core).unwrap();
-    wit_component::embed_component_metadata(
-        &mut module,
-        &resolve,
-        world,
-        wit_component::StringEncoding::UTF8,
-    )
-    .unwrap();
-    wit_component::ComponentEncoder::default()
-        .module(&module)
-        .unwrap()
-        .validate(true)
-        .encode()
-        .unwrap()
+    test_artifacts::component_of_wit(&wit, "w", &core)
 }
 
 /// The class behind the plainwit check: the schemas derived for every kind

@@ -15,6 +15,32 @@
 
 include!(concat!(env!("OUT_DIR"), "/plugins.rs"));
 
+/// A component of the world `world` of the WIT package `wit` (text), its
+/// functions those of the core module `core_wat`, encoded as toolchains do
+/// (wit-component, UTF-8 strings, validated). For the tests and benchmarks
+/// that need a component of a shape no plugin has. Panics on bad input.
+pub fn component_of_wit(wit: &str, world: &str, core_wat: &str) -> Vec<u8> {
+    let mut resolve = wit_parser::Resolve::default();
+    let package = resolve.push_str("component.wit", wit).expect("valid WIT");
+    let world = resolve
+        .select_world(&[package], Some(world))
+        .expect("the world is in the WIT");
+    let mut module = wat::parse_str(core_wat).expect("valid WAT");
+    wit_component::embed_component_metadata(
+        &mut module,
+        &resolve,
+        world,
+        wit_component::StringEncoding::UTF8,
+    )
+    .expect("the WIT metadata embeds");
+    wit_component::ComponentEncoder::default()
+        .module(&module)
+        .expect("a core module")
+        .validate(true)
+        .encode()
+        .expect("the module implements the world")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,24 +60,10 @@ mod cases {
     /// with the package's docs in a top-level `package-docs` section when
     /// `docs`, as `wit-docs-inject` adds them.
     pub(crate) fn component(wit: &str, funcs: &str, docs: bool) -> Vec<u8> {
-        let mut resolve = wit_parser::Resolve::default();
-        let package = resolve.push_str("test.wit", wit).unwrap();
-        let world = resolve.select_world(&[package], Some("w")).unwrap();
-        let mut module = wat::parse_str(core_module(funcs)).unwrap();
-        wit_component::embed_component_metadata(
-            &mut module,
-            &resolve,
-            world,
-            wit_component::StringEncoding::UTF8,
-        )
-        .unwrap();
-        let mut bytes = wit_component::ComponentEncoder::default()
-            .module(&module)
-            .unwrap()
-            .validate(true)
-            .encode()
-            .unwrap();
+        let mut bytes = test_artifacts::component_of_wit(wit, "w", &core_module(funcs));
         if docs {
+            let mut resolve = wit_parser::Resolve::default();
+            let package = resolve.push_str("test.wit", wit).unwrap();
             let data = wit_parser::PackageMetadata::extract(&resolve, package)
                 .encode()
                 .unwrap();

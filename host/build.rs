@@ -19,7 +19,13 @@ fn manifest_dir() -> PathBuf {
 }
 
 fn wasmtime_version() {
-    let lock = manifest_dir().join("../Cargo.lock");
+    // The workspace's lockfile, or, in the packaged crate (`cargo package`,
+    // `cargo install`), the one packed beside its manifest.
+    let dir = manifest_dir();
+    let lock = [dir.join("Cargo.lock"), dir.join("../Cargo.lock")]
+        .into_iter()
+        .find(|lock| lock.is_file())
+        .unwrap_or_else(|| dir.join("Cargo.lock"));
     println!("cargo:rerun-if-changed={}", lock.display());
     let version = std::fs::read_to_string(&lock)
         .ok()

@@ -7,7 +7,8 @@
 //! placeholders: `@NAME@` (the project name), `@NAME_SNAKE@` (the name with
 //! `_` for `-`), `@SDK@` (the absolute path of the mcp-wasm-host checkout
 //! the SDKs come from) and a language's own (`LANGUAGES`). A file named
-//! `dot-X` is written as `.X`, and one starting with `#!` is made executable. Adding
+//! `dot-X` is written as `.X`, a `.tmpl` suffix is dropped, and one starting
+//! with `#!` is made executable. Adding
 //! a language is one template directory and one line in [`LANGUAGES`].
 //!
 //! The SDKs are not published, so a project refers to the checkout it was
@@ -414,12 +415,17 @@ fn template_files(template: &str) -> &'static [(&'static str, &'static str)] {
         .unwrap_or(&[])
 }
 
-/// A template path with each `dot-X` segment made `.X`.
+/// A template path as written: each `dot-X` segment made `.X`, and a
+/// `.tmpl` suffix dropped (a template's `Cargo.toml` is `Cargo.toml.tmpl`, as
+/// `cargo package` leaves out any directory holding a `Cargo.toml`).
 fn dotted(path: &str) -> String {
     path.split('/')
-        .map(|segment| match segment.strip_prefix("dot-") {
-            Some(rest) => format!(".{rest}"),
-            None => segment.to_owned(),
+        .map(|segment| {
+            let segment = segment.strip_suffix(".tmpl").unwrap_or(segment);
+            match segment.strip_prefix("dot-") {
+                Some(rest) => format!(".{rest}"),
+                None => segment.to_owned(),
+            }
         })
         .collect::<Vec<_>>()
         .join("/")
@@ -674,6 +680,7 @@ mod tests {
         assert_eq!(dotted("dot-gitignore"), ".gitignore");
         assert_eq!(dotted("a/dot-env/b"), "a/.env/b");
         assert_eq!(dotted("src/dotty.rs"), "src/dotty.rs");
+        assert_eq!(dotted("Cargo.toml.tmpl"), "Cargo.toml");
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub const WIT_VERSION: &str = "0.2.1";
 pub const SUPPORTED_VERSIONS: [&str; 2] = [WIT_VERSION, v0_1::VERSION];
 
 wasmtime::component::bindgen!({
-    path: "../wit/plugin.wit",
+    path: "wit/plugin.wit",
     // The world with every optional export, for their types; the host finds
     // each export on its own (see `Exports`).
     world: "plugin-full",
@@ -52,7 +52,7 @@ pub mod v0_1 {
     pub const VERSION: &str = "0.1.2";
 
     wasmtime::component::bindgen!({
-        path: "../wit/history/plugin@0.1.2.wit",
+        path: "wit/history/plugin@0.1.2.wit",
         world: "plugin",
     });
 

@@ -12,16 +12,30 @@
 #       esbuild as its dependencies;
 #   scripts/package-sdk.sh rust OUT_DIR     the crate mcp-wasm-sdk-VERSION.crate, as
 #       `cargo package` makes and checks it (its wit/ is a link to the
-#       repository's, whose files the crate holds).
+#       repository's, whose files the crate holds);
+#   scripts/package-sdk.sh tool OUT_DIR     the crate mcp-wasm-sdk-tool-VERSION.crate, the C
+#       and Go SDKs' build tool (`cargo install`), which carries the WIT;
+#   scripts/package-sdk.sh go OUT_DIR       a Go module proxy directory (GOPROXY=file://OUT_DIR)
+#       holding the module github.com/mcp-wasm-host/mcp-wasm-host/sdk-go at
+#       vVERSION, laid out as the proxy protocol serves it (list, .info,
+#       .mod and .zip): the module a `sdk-go/vVERSION` tag publishes;
+#   scripts/package-sdk.sh c OUT_DIR        the source archive mcp-wasm-sdk-c-VERSION.tar.gz:
+#       header, sources, WIT, Makefile (`make install PREFIX=...`) and the
+#       pkg-config file it installs.
+#
+# VERSION is the workspace's (Cargo.toml); sdk-c/VERSION, sdk-python's
+# pyproject.toml and sdk-js's package.json say the same
+# (tests/python/test_new_outside.py checks).
 set -euo pipefail
 if [[ $# -ne 2 ]]; then
-    echo "usage: $0 python|js|rust OUT_DIR" >&2
+    echo "usage: $0 python|js|rust|tool|go|c OUT_DIR" >&2
     exit 2
 fi
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 language="$1"
 mkdir -p "$2"
 out="$(cd "$2" && pwd)"
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$repo/Cargo.toml" | head -1)"
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 case "$language" in
@@ -42,16 +56,40 @@ case "$language" in
         (cd "$stage" && npm pack --silent --pack-destination "$out" >&2)
         ls "$out"/mcp-wasm-sdk-*.tgz
         ;;
-    rust)
+    rust | tool)
         # shellcheck source=lib/target-dir.sh
         . "$repo/scripts/lib/target-dir.sh"
-        (cd "$repo" && cargo package --quiet --locked -p mcp-wasm-sdk --allow-dirty >&2)
-        crate="$(ls "$(cargo_target_dir)"/package/mcp-wasm-sdk-*.crate)"
-        cp "$crate" "$out/"
-        ls "$out"/mcp-wasm-sdk-*.crate
+        crate=mcp-wasm-sdk
+        [[ "$language" == rust ]] || crate=mcp-wasm-sdk-tool
+        # The tool is checked by its `cargo install` (the crate's build), not
+        # twice.
+        verify=()
+        [[ "$language" == rust ]] || verify=(--no-verify)
+        (cd "$repo" && cargo package --quiet --locked -p "$crate" --allow-dirty "${verify[@]}" >&2)
+        cp "$(cargo_target_dir)/package/$crate-$version.crate" "$out/"
+        ls "$out/$crate-$version.crate"
+        ;;
+    go)
+        python3 "$repo/scripts/lib/go-proxy.py" "$repo/sdk-go" "v$version" "$out"
+        ;;
+    c)
+        name="mcp-wasm-sdk-c-$version"
+        mkdir -p "$stage/$name/wit"
+        (cd "$repo/sdk-c" && tar -cf - include src Makefile mcp-wasm-sdk.pc.in VERSION) | tar -xf - -C "$stage/$name"
+        cp "$repo/wit/plugin.wit" "$stage/$name/wit/"
+        cp "$repo/LICENSE" "$stage/$name/" 2>/dev/null || true
+        if [[ "$(cat "$stage/$name/VERSION")" != "$version" ]]; then
+            echo "package-sdk: sdk-c/VERSION says $(cat "$stage/$name/VERSION"), the workspace $version" >&2
+            exit 1
+        fi
+        # Reproducible: sorted names, one owner, the time of the last commit.
+        stamp="$(git -C "$repo" log -1 --format=%ct 2>/dev/null || echo 0)"
+        tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$stamp" \
+            -C "$stage" -cf - "$name" | gzip -n > "$out/$name.tar.gz"
+        ls "$out/$name.tar.gz"
         ;;
     *)
-        echo "package-sdk: no SDK $language (python, js or rust)" >&2
+        echo "package-sdk: no SDK $language (python, js, rust, tool, go or c)" >&2
         exit 2
         ;;
 esac

@@ -16,8 +16,12 @@
 #      seeds and saved crashes;
 #   3. pytest tests/python: the Python plugins, built with componentize-py and
 #      served by the host to the Python SDK client and to the MCP Inspector's
-#      --strict schema check, and the Kubernetes files
-#      in deploy/ against the Kubernetes schemas;
+#      --strict schema check; the Kubernetes files in deploy/ against the
+#      Kubernetes schemas; and, outside the clone, the host installed with
+#      `cargo install` from its packaged crate (scripts/install-host.sh, a
+#      static musl build: musl-tools from Debian) and a project of every
+#      language `new` writes, built from the packed SDKs with the clone
+#      hidden (test_new_outside.py);
 #   4. scripts/conformance.sh: the official MCP conformance suite
 #      (--suite all) against `serve --http` with the conformance plugin.
 set -euo pipefail

@@ -1,5 +1,6 @@
 //! `mcp-wasm-sdk-tool`: the build tool of the C and Go guest SDKs, used by
-//! `scripts/build-c-plugin.sh` and `scripts/build-go-plugin.sh`.
+//! the C and Go projects `mcp-wasm-host new` writes, and in this repository
+//! by `scripts/build-c-plugin.sh` and `scripts/build-go-plugin.sh`.
 //!
 //! ```text
 //! mcp-wasm-sdk-tool c-bindings WIT_DIR OUT_DIR [--world WORLD]
@@ -8,6 +9,11 @@
 //! mcp-wasm-sdk-tool go-bindings WIT_DIR OUT_DIR --module PATH --exports PATH [--world WORLD]
 //!     writes OUT_DIR/bindings, the Go module PATH with the world's
 //!     packages, and OUT_DIR/go-pkg, the runtime package they import
+//! mcp-wasm-sdk-tool wit OUT_DIR
+//!     writes the plugin WIT this tool carries (OUT_DIR/plugin.wit): the
+//!     contract of the SDK release it belongs to
+//! mcp-wasm-sdk-tool --version
+//!     prints the tool's version and its WIT package's
 //! mcp-wasm-sdk-tool componentize CORE_MODULE.wasm OUT.wasm [--wit WIT_DIR [--world WORLD]] [--docs WIT_DIR]
 //!     wraps a wasm32-wasi (preview 1) reactor module into a WASI 0.2
 //!     component with the preview 1 reactor adapter, first embedding the
@@ -27,6 +33,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
+  mcp-wasm-sdk-tool wit OUT_DIR
+  mcp-wasm-sdk-tool --version
   mcp-wasm-sdk-tool c-bindings WIT_DIR OUT_DIR [--world WORLD]
   mcp-wasm-sdk-tool go-bindings WIT_DIR OUT_DIR --module PATH --exports PATH [--world WORLD]
   mcp-wasm-sdk-tool componentize CORE_MODULE.wasm OUT.wasm [--wit WIT_DIR [--world WORLD]] [--docs WIT_DIR]";
@@ -50,6 +58,14 @@ fn run(args: &[String]) -> Result<(), String> {
     let Some((command, rest)) = args.split_first() else {
         return Err(USAGE.to_string());
     };
+    if command == "--version" && rest.is_empty() {
+        println!(
+            "mcp-wasm-sdk-tool {} (WIT {})",
+            env!("CARGO_PKG_VERSION"),
+            wit::embedded::package_version()
+        );
+        return Ok(());
+    }
     let args = Args::parse(rest)?;
     let world = args.flag("world").unwrap_or(DEFAULT_WORLD);
     match (command.as_str(), args.positional.as_slice()) {
@@ -68,6 +84,10 @@ fn run(args: &[String]) -> Result<(), String> {
             bindings::go(Path::new(wit), world, &modules, Path::new(out))
                 .map(drop)
                 .map_err(|e| e.to_string())
+        }
+        ("wit", [out]) => {
+            args.only(&[])?;
+            wit::embedded::write(Path::new(out)).map_err(|e| e.to_string())
         }
         ("componentize", [input, output]) => {
             args.only(&["world", "wit", "docs"])?;

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc};
+use wasmtime::component::{Component, ComponentExportIndex, Instance, InstancePre, TypedFunc};
 use wasmtime::{AsContextMut, Engine};
 
 use super::bindings::exports::mcp_wasm_host::plugin::{
@@ -93,6 +93,51 @@ impl std::fmt::Debug for Exports {
     }
 }
 
+/// Why a component exports no `tools` interface this host serves: built
+/// against a WIT version it does not serve (named, with what to do), or
+/// with no `tools` interface at all.
+fn unsupported_tools_version(component: &Component, engine: &Engine) -> String {
+    let served = SUPPORTED_VERSIONS.join(", ");
+    let found = component
+        .component_type()
+        .exports(engine)
+        .find_map(|(name, _)| {
+            name.strip_prefix("mcp-wasm-host:plugin/tools@")
+                .map(str::to_owned)
+        });
+    match found {
+        Some(version) => {
+            let newer = newer_than(&version, WIT_VERSION);
+            let remedy = if newer {
+                format!(
+                    "it was built with a newer SDK than this host: install an mcp-wasm-host that serves WIT {version}, or build the plugin with an SDK of WIT {WIT_VERSION} (docs/versions.md)"
+                )
+            } else {
+                format!("rebuild it with an SDK of WIT {WIT_VERSION} (docs/versions.md)")
+            };
+            format!(
+                "the plugin is built against the plugin WIT {version} (`mcp-wasm-host:plugin/tools@{version}`), which this host (mcp-wasm-host {}) does not serve: it serves {served}; {remedy}",
+                env!("CARGO_PKG_VERSION")
+            )
+        }
+        None => format!(
+            "no exported instance named `mcp-wasm-host:plugin/tools@{WIT_VERSION}` (nor one of the earlier versions {})",
+            SUPPORTED_VERSIONS[1..].join(", ")
+        ),
+    }
+}
+
+/// Whether the version `a` is later than `b` (dotted numbers; a part that
+/// is not a number counts as 0).
+fn newer_than(a: &str, b: &str) -> bool {
+    let parts = |v: &str| -> Vec<u64> {
+        v.split(['.', '-', '+'])
+            .map(|p| p.parse().unwrap_or(0))
+            .collect()
+    };
+    parts(a) > parts(b)
+}
+
 impl Exports {
     /// Finds the `tools` interface's functions in the component behind
     /// `pre`, in the newest supported version it exports. wasmtime matches
@@ -106,10 +151,7 @@ impl Exports {
             let tools = component.get_export_index(None, &interface)?;
             Some((*v, interface, tools))
         }) else {
-            let earlier = SUPPORTED_VERSIONS[1..].join(", ");
-            return Err(format!(
-                "no exported instance named `mcp-wasm-host:plugin/tools@{WIT_VERSION}` (nor one of the earlier versions {earlier})"
-            ));
+            return Err(unsupported_tools_version(component, component.engine()));
         };
         let function = |name: &str| {
             component

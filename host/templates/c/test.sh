@@ -9,7 +9,7 @@ source "$here/config.sh"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-"$clang" -std=gnu17 -O1 -Wall -Wextra -I "$sdk/sdk-c/include" -I "$sdk/sdk-c/src" \
-    "$here/tests/test_tool.c" "$sdk/sdk-c/src/json.c" "$sdk/sdk-c/src/result.c" \
-    "$sdk/sdk-c/src/utf8.c" -lm -o "$work/test_tool"
+"$clang" -std=gnu17 -O1 -Wall -Wextra "${sdk_cflags[@]}" -I "$sdk_src" \
+    "$here/tests/test_tool.c" "$sdk_src/json.c" "$sdk_src/result.c" \
+    "$sdk_src/utf8.c" -lm -o "$work/test_tool"
 "$work/test_tool" "$here/dist"

@@ -1,33 +1,26 @@
 #!/usr/bin/env bash
-# Builds src/app.py into dist/@NAME@.wasm, a WebAssembly component, with
-# componentize-py and the Python SDK of the mcp-wasm-host checkout below.
+# Builds src/app.py into dist/@NAME@.wasm, a WebAssembly component, with the
+# Python SDK's mcp-wasm-sdk-build (componentize-py inside) from this project's
+# own virtual environment, .venv, which it makes from requirements.txt the
+# first time and again whenever requirements.txt changes. pip reads its usual
+# settings: PIP_INDEX_URL, PIP_FIND_LINKS (a directory of wheels) and pip.conf.
 set -euo pipefail
 
-# The mcp-wasm-host checkout this project was made from (`mcp-wasm-host new --sdk`).
-sdk="@SDK@"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-
-# componentize-py: $COMPONENTIZE_PY, else the one the checkout's
-# scripts/setup-python.sh installed, else the one on PATH.
-componentize_py="${COMPONENTIZE_PY:-$sdk/.venv/bin/componentize-py}"
-if [[ ! -x "$componentize_py" ]]; then
-    componentize_py="$(command -v componentize-py || true)"
+venv="$here/.venv"
+stamp="$venv/.requirements.sha256"
+want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
+if [[ ! -f "$stamp" ]] || [[ "$(cat "$stamp")" != "$want" ]]; then
+    echo "build.sh: installing requirements.txt into .venv" >&2
+    "${PYTHON:-python3}" -m venv "$venv"
+    if ! "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"; then
+        echo "build.sh: cannot install the Python SDK this project was made for ($(grep -m1 '^[^#]' "$here/requirements.txt") in requirements.txt)." >&2
+        echo "build.sh: point pip at a package index or a wheel directory that has it (PIP_INDEX_URL, PIP_FIND_LINKS), or edit requirements.txt to the SDK version you have." >&2
+        exit 1
+    fi
+    echo "$want" > "$stamp"
 fi
-if [[ -z "$componentize_py" ]]; then
-    echo "build.sh: componentize-py not found: run $sdk/scripts/setup-python.sh, or put componentize-py on PATH" >&2
-    exit 1
-fi
 
-# Only src/ and the SDK are on the guest's Python path: componentize-py would
-# also add the site-packages of the virtualenv in $VIRTUAL_ENV, so that names
-# an empty one.
-empty="$(mktemp -d)"
-trap 'rm -rf "$empty"' EXIT
-mkdir -p "$empty/lib/site-packages" "$here/dist"
-cd "$here"
-# The SDK's entry module imports src/app.py and takes the world's exports
-# from it (or the SDK's own, which serve no resources or prompts).
-VIRTUAL_ENV="$empty" "$componentize_py" --quiet -d "$sdk/wit" -w plugin-full \
-    componentize --python-path "$here/src" --python-path "$sdk/sdk-python" mcp_wasm_sdk.component \
-    -o "dist/@NAME@.wasm"
+mkdir -p "$here/dist"
+"$venv/bin/mcp-wasm-sdk-build" "$here/src" -o "$here/dist/@NAME@.wasm" >/dev/null
 echo "build.sh: dist/@NAME@.wasm" >&2

@@ -53,3 +53,4 @@ mod ts_sdk;
 mod ts_sdk_v2;
 mod utilities;
 mod watch;
+mod wit_versions;

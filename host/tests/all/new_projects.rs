@@ -1,28 +1,21 @@
 //! `mcp-wasm-host new`, run as a user runs it: the files it writes, what it
-//! refuses, and for every language that the project it writes builds and
-//! passes its own test, with the commands its README gives (the first `sh`
-//! block under `## Build` and under `## Test`, run with bash in the
-//! project).
+//! refuses, and, for `--sdk` (a project on a checkout's SDK, for work on the
+//! SDKs), that the Rust and C projects it writes build and pass their own
+//! test with the commands their README gives (the first `sh` block under
+//! `## Build` and under `## Test`, run with bash in the project).
 //!
-//! The toolchains come from the variables `scripts/test.sh` sets:
-//! `MCP_WASM_HOST_PYTHON` (its directory, with componentize-py, goes first
-//! on PATH), `MCP_WASM_HOST_NODE` (likewise; `npm` must be on PATH) and
-//! `MCP_WASM_HOST_C` (else `clang-19` on PATH) and `MCP_WASM_HOST_GO`;
-//! Rust needs the wasm32-wasip2 target. A language whose toolchain is not configured says
-//! so and passes without running. The projects call the binary under test
-//! (`MCP_WASM_HOST_BIN`) with the tests' compile cache.
+//! A project on the SDK packages, the default, is built and tested for
+//! every language outside the clone, from the packed SDKs and the installed
+//! host, by tests/python/test_new_outside.py.
 //!
-//! Each project is made afresh in `target/new-projects/LANG/demo-LANG`, the
-//! same path every run, so that caches hold: the Rust project builds in the
-//! shared target directory `target/new-projects/cargo`, the C and Go
-//! projects' SDK tool is the workspace's, and Go's build cache is the one
-//! `scripts/build-go-plugin.sh` keeps (`target/go-cache`). componentize-py and componentize-js do not
-//! build the same bytes twice, so after their build succeeds the component
-//! is swapped for the one an earlier run built from the same inputs (the
-//! project's files and the SDK's, kept in `target/new-projects/components`);
-//! the host then finds it in its compile cache instead of compiling 10 to 20
-//! MB of interpreter again. Builds run one at a time, and each prints how
-//! long its build and test took.
+//! The C toolchain comes from `MCP_WASM_HOST_C` (else `clang-19` on PATH),
+//! as `scripts/test.sh` sets it; Rust needs the wasm32-wasip2 target. The
+//! projects call the binary under test (`MCP_WASM_HOST_BIN`) with the
+//! tests' compile cache. Each project is made afresh in
+//! `target/new-projects/LANG/demo-LANG`, the same path every run, so that
+//! caches hold: the Rust project builds in the shared target directory
+//! `target/new-projects/cargo`, and the C project's SDK tool is the
+//! workspace's.
 #![allow(clippy::unwrap_used)]
 
 use std::ffi::OsString;
@@ -32,7 +25,6 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use mcp_wasm_host::scaffold::{LANGUAGES, ReadmeCommands};
-use sha2::{Digest as _, Sha256};
 
 /// Runs `mcp-wasm-host new ARGS…`.
 fn new(args: &[&str]) -> Output {
@@ -68,12 +60,18 @@ fn files(dir: &Path) -> Vec<String> {
 }
 
 #[test]
-fn new_writes_each_language_s_project_with_its_name_and_the_sdk_path_filled_in() {
+fn new_writes_each_language_s_project_with_its_name_and_its_sdk_filled_in() {
     let sdk = crate::common::workspace_root().canonicalize().unwrap();
-    for lang in LANGUAGES.iter().map(|l| l.name) {
+    let sdk = sdk.to_str().unwrap();
+    let cases = LANGUAGES
+        .iter()
+        .flat_map(|l| [(l.name, None), (l.name, Some(sdk))]);
+    for (lang, checkout) in cases {
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().to_str().unwrap();
-        let out = new(&["--lang", lang, "--dir", dir, "my-tool"]);
+        let mut args = vec!["--lang", lang, "--dir", dir, "my-tool"];
+        args.extend(checkout.iter().flat_map(|sdk| ["--sdk", *sdk]));
+        let out = new(&args);
         assert!(out.status.success(), "{lang}: {}", stderr(&out));
         let project = parent.path().join("my-tool");
         let written = files(&project);
@@ -96,10 +94,10 @@ fn new_writes_each_language_s_project_with_its_name_and_the_sdk_path_filled_in()
         for file in &written {
             let text = std::fs::read_to_string(project.join(file)).unwrap();
             assert!(
-                !text.contains("@NAME@") && !text.contains("@SDK@"),
+                !text.contains("@NAME@") && !text.contains("@VERSION@"),
                 "{lang}: {file}"
             );
-            names_sdk |= text.contains(sdk.to_str().unwrap()) && file != "README.md";
+            names_sdk |= text.contains(sdk) && file != "README.md";
             #[cfg(unix)]
             if text.starts_with("#!") {
                 use std::os::unix::fs::PermissionsExt as _;
@@ -110,10 +108,10 @@ fn new_writes_each_language_s_project_with_its_name_and_the_sdk_path_filled_in()
                 assert_eq!(mode & 0o111, 0o111, "{lang}: {file} is executable");
             }
         }
-        assert!(
+        assert_eq!(
             names_sdk,
-            "{lang}: no build file names the SDK at {}",
-            sdk.display()
+            checkout.is_some(),
+            "{lang}: a build file names the checkout at {sdk} if and only if --sdk names it"
         );
         let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
         assert!(readme.starts_with("# my-tool\n"), "{lang}: {readme}");
@@ -227,21 +225,6 @@ struct Toolchain {
     env: Vec<(&'static str, OsString)>,
     /// A directory to put first on PATH.
     path: Option<PathBuf>,
-    /// For builds that do not repeat their bytes: the SDK paths (files or
-    /// directories of the checkout) the build reads.
-    sdk_inputs: &'static [&'static str],
-}
-
-/// A toolchain directory from the variable `var`, which names a program in
-/// it; `None` (after saying so) when it is unset.
-fn program_dir(var: &str, lang: &str) -> Option<PathBuf> {
-    match std::env::var_os(var) {
-        Some(program) => Some(Path::new(&program).parent().unwrap().to_path_buf()),
-        None => {
-            crate::common::skip(format!("{lang}: {var} is unset (scripts/test.sh sets it)"));
-            None
-        }
-    }
 }
 
 /// Makes the `lang` project, builds it and runs its test with the commands
@@ -258,12 +241,19 @@ fn build_and_test(lang: &str, toolchain: Toolchain) {
     if parent.exists() {
         std::fs::remove_dir_all(&parent).unwrap();
     }
-    let out = new(&["--lang", lang, "--dir", parent.to_str().unwrap(), &name]);
+    let sdk = root.to_str().unwrap();
+    let out = new(&[
+        "--lang",
+        lang,
+        "--dir",
+        parent.to_str().unwrap(),
+        "--sdk",
+        sdk,
+        &name,
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
     let commands = ReadmeCommands::of(&readme);
-    let inputs = (!toolchain.sdk_inputs.is_empty())
-        .then(|| inputs_digest(&project, &root, toolchain.sdk_inputs));
 
     let run = |what: &str, script: &str| {
         let mut command = Command::new("bash");
@@ -293,65 +283,8 @@ fn build_and_test(lang: &str, toolchain: Toolchain) {
         started.elapsed()
     };
     let build = run("build", &commands.build.unwrap());
-    if let Some(digest) = inputs {
-        settle_component(lang, &project.join(format!("dist/{name}.wasm")), &digest);
-    }
     let test = run("test", &commands.test.unwrap());
     eprintln!("{lang}: build {build:.1?}, test {test:.1?}");
-}
-
-/// A digest of everything a build reads: the project's files, as `new`
-/// wrote them, and the SDK's `sdk_inputs` (without installed packages).
-fn inputs_digest(project: &Path, root: &Path, sdk_inputs: &[&str]) -> String {
-    let mut hasher = Sha256::new();
-    let mut add = |base: &Path, file: &str| {
-        let bytes = std::fs::read(base.join(file)).unwrap();
-        hasher.update(format!("{file}\0{}\0", bytes.len()));
-        hasher.update(bytes);
-    };
-    for file in files(project) {
-        add(project, &file);
-    }
-    for input in sdk_inputs {
-        let path = root.join(input);
-        if path.is_file() {
-            add(root, input);
-            continue;
-        }
-        for file in files(&path) {
-            if !file.contains("node_modules/") && !file.contains("__pycache__/") {
-                add(&path, &file);
-            }
-        }
-    }
-    hex::encode(&hasher.finalize()[..8])
-}
-
-/// Replaces `component` with the one built earlier from the same inputs,
-/// or keeps it for later runs (dropping those of older inputs).
-fn settle_component(lang: &str, component: &Path, digest: &str) {
-    let dir = crate::common::target_dir().join("new-projects/components");
-    std::fs::create_dir_all(&dir).unwrap();
-    let kept = dir.join(format!("{lang}-{digest}.wasm"));
-    if kept.is_file() {
-        std::fs::copy(&kept, component).unwrap();
-        return;
-    }
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        let stale = path
-            .file_name()
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .starts_with(&format!("{lang}-"));
-        if stale {
-            std::fs::remove_file(path).unwrap();
-        }
-    }
-    let part = kept.with_extension("part");
-    std::fs::copy(component, &part).unwrap();
-    std::fs::rename(&part, &kept).unwrap();
 }
 
 #[test]
@@ -362,52 +295,8 @@ fn a_new_rust_project_builds_and_passes_its_test() {
         Toolchain {
             env: vec![("CARGO_TARGET_DIR", target.into_os_string())],
             path: None,
-            sdk_inputs: &[],
         },
     );
-}
-
-#[test]
-fn a_new_python_project_builds_and_passes_its_test() {
-    let Some(path) = program_dir("MCP_WASM_HOST_PYTHON", "python") else {
-        return;
-    };
-    build_and_test(
-        "python",
-        Toolchain {
-            env: Vec::new(),
-            path: Some(path),
-            sdk_inputs: &["sdk-python", "wit", "tests/python/requirements.txt"],
-        },
-    );
-}
-
-/// The toolchain of a TypeScript or JavaScript project.
-fn node(lang: &str) -> Option<Toolchain> {
-    Some(Toolchain {
-        env: Vec::new(),
-        path: Some(program_dir("MCP_WASM_HOST_NODE", lang)?),
-        sdk_inputs: &[
-            "sdk-js/src",
-            "sdk-js/bin",
-            "sdk-js/package-lock.json",
-            "wit",
-        ],
-    })
-}
-
-#[test]
-fn a_new_typescript_project_builds_and_passes_its_test() {
-    if let Some(toolchain) = node("ts") {
-        build_and_test("ts", toolchain);
-    }
-}
-
-#[test]
-fn a_new_javascript_project_builds_and_passes_its_test() {
-    if let Some(toolchain) = node("js") {
-        build_and_test("js", toolchain);
-    }
 }
 
 #[test]
@@ -428,27 +317,6 @@ fn a_new_c_project_builds_and_passes_its_test() {
         Toolchain {
             env: vec![("MCP_WASM_HOST_C", clang)],
             path: None,
-            sdk_inputs: &[],
-        },
-    );
-}
-
-#[test]
-fn a_new_go_project_builds_and_passes_its_test() {
-    let Some(go) = std::env::var_os("MCP_WASM_HOST_GO") else {
-        crate::common::skip("go: MCP_WASM_HOST_GO is unset (scripts/test.sh sets it)");
-        return;
-    };
-    let cache = crate::common::target_dir().join("go-cache/build");
-    build_and_test(
-        "go",
-        Toolchain {
-            env: vec![
-                ("MCP_WASM_HOST_GO", go),
-                ("GOCACHE", cache.into_os_string()),
-            ],
-            path: None,
-            sdk_inputs: &[],
         },
     );
 }

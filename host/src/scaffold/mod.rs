@@ -5,17 +5,20 @@
 //!
 //! A template is a directory of files whose paths and contents may hold
 //! placeholders: `@NAME@` (the project name), `@NAME_SNAKE@` (the name with
-//! `_` for `-`), `@SDK@` (the absolute path of the mcp-wasm-host checkout
-//! the SDKs come from) and a language's own (`LANGUAGES`). A file named
-//! `dot-X` is written as `.X`, a `.tmpl` suffix is dropped, and one starting
-//! with `#!` is made executable. Adding
-//! a language is one template directory and one line in [`LANGUAGES`].
+//! `_` for `-`), those of the SDK ([`source::SdkSource::vars`]: the version,
+//! and each language's dependency on its SDK) and a language's own
+//! (`LANGUAGES`). A file named `dot-X` is written as `.X`, a `.tmpl` suffix
+//! is dropped, and one starting with `#!` is made executable. Adding a
+//! language is one template directory and one line in [`LANGUAGES`].
 //!
-//! The SDKs are not published, so a project refers to the checkout it was
-//! made from (`--sdk`, by default the one this binary was built from) by
-//! absolute path, in its own build files. `new` never overwrites a file: it
-//! writes only into a new or empty directory, and removes what it wrote if
-//! it cannot finish.
+//! A project depends on the SDK packages at this host's version, by name,
+//! the way its language does (crates.io, PyPI, npm, the Go module proxy,
+//! pkg-config), so `new` needs nothing but this binary. `--sdk REPO` makes
+//! it depend on a checkout of the repository by path instead, for work on
+//! the SDKs. `new` never overwrites a file: it writes only into a new or
+//! empty directory, and removes what it wrote if it cannot finish.
+
+pub mod source;
 
 use std::fmt;
 use std::io::Write as _;
@@ -26,12 +29,7 @@ include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 /// The longest project name.
 pub const MAX_NAME_LEN: usize = 64;
 
-/// The checkout this binary was built from (the parent of `host/`): the
-/// default `--sdk`.
-fn built_from() -> &'static Path {
-    let host = Path::new(env!("CARGO_MANIFEST_DIR"));
-    host.parent().unwrap_or(host)
-}
+use source::SdkSource;
 
 /// A file every SDK checkout holds.
 const SDK_MARKER: &str = "wit/plugin.wit";
@@ -45,9 +43,10 @@ pub struct Language {
     template: &'static str,
     /// Placeholders of its own.
     vars: &'static [(&'static str, &'static str)],
-    /// What the SDK checkout must hold for it.
+    /// What an SDK checkout (`--sdk`) must hold for it.
     needs: &'static [&'static str],
-    /// Files copied from the SDK checkout into the project, when there.
+    /// Files copied from an SDK checkout (`--sdk`) into the project, when
+    /// there.
     seeds: &'static [&'static str],
 }
 
@@ -81,10 +80,27 @@ impl Language {
 pub const LANGUAGES: &[Language] = &[
     Language::new("rust", "rust", &["sdk-guest/Cargo.toml"]).seeds(&["Cargo.lock"]),
     Language::new("python", "python", &["sdk-python/mcp_wasm_sdk/__init__.py"]),
-    Language::new("ts", "js", &["sdk-js/package.json"])
-        .vars(&[("EXT", "ts"), ("LANGUAGE", "TypeScript")]),
-    Language::new("js", "js", &["sdk-js/package.json"])
-        .vars(&[("EXT", "js"), ("LANGUAGE", "JavaScript")]),
+    Language::new("ts", "js", &["sdk-js/package.json"]).vars(&[
+        ("EXT", "ts"),
+        ("LANGUAGE", "TypeScript"),
+        // The type check runs with what the project's own npm install
+        // brings: typescript, and the SDK's types.
+        ("DEV_DEPS", ",\n    \"typescript\": \"7.0.2\""),
+        ("TEST_SCRIPT", "tsc --noEmit && node --test test/tool.test.js"),
+        (
+            "TYPES_NOTE",
+            " esbuild strips types without checking them;\n`npm test` checks them first (`tsc --noEmit`, with `tsconfig.json`).",
+        ),
+        ("TEST_NOTE", " It type-checks `src/` first."),
+    ]),
+    Language::new("js", "js", &["sdk-js/package.json"]).vars(&[
+        ("EXT", "js"),
+        ("LANGUAGE", "JavaScript"),
+        ("DEV_DEPS", ""),
+        ("TEST_SCRIPT", "node --test test/tool.test.js"),
+        ("TYPES_NOTE", ""),
+        ("TEST_NOTE", ""),
+    ]),
     Language::new(
         "c",
         "c",
@@ -117,8 +133,8 @@ pub struct NewArgs {
     /// The directory to make the project in (as `DIR/NAME`).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// The mcp-wasm-host checkout whose SDK the project uses (default: the
-    /// one this binary was built from, if it is still there).
+    /// For work on the SDKs: use the SDK of this mcp-wasm-host checkout, by
+    /// path, instead of the SDK packages at this host's version.
     #[arg(long, value_name = "REPO", env = "MCP_WASM_HOST_SDK")]
     pub sdk: Option<PathBuf>,
 }
@@ -173,9 +189,6 @@ pub enum NewError {
     /// The project directory exists and is not an empty directory.
     #[error("{} already exists and is not an empty directory; `new` writes only into a new or empty one", .0.display())]
     Occupied(PathBuf),
-    /// No `--sdk`, and the checkout this binary was built from is gone.
-    #[error("no mcp-wasm-host checkout to take the SDK from: this binary was built from {}, which holds no {SDK_MARKER} now; pass --sdk with the path of a checkout", .0.display())]
-    NoDefaultSdk(PathBuf),
     /// The SDK checkout lacks what the language needs.
     #[error("{} is not an mcp-wasm-host checkout with the {lang} SDK: it has no {missing}; pass --sdk with the path of one", .sdk.display())]
     SdkMissing {
@@ -219,9 +232,7 @@ impl NewError {
     /// usage error, 2, reported by the argument parser).
     pub fn exit_code(&self) -> u8 {
         match self {
-            NewError::NoDefaultSdk(_) | NewError::SdkMissing { .. } | NewError::SdkPath { .. } => {
-                66
-            }
+            NewError::SdkMissing { .. } | NewError::SdkPath { .. } => 66,
             NewError::Occupied(_) => 73,
             NewError::Read { .. } | NewError::Write { .. } => 74,
         }
@@ -316,8 +327,16 @@ fn sh_block(readme: &str, heading: &str) -> Option<String> {
 
 /// Writes the project `args` asks for.
 pub fn run(args: &NewArgs) -> Result<Created, NewError> {
-    let sdk = sdk_checkout(args.sdk.as_deref(), &args.lang)?;
-    let files = render_project(&args.lang, &args.name, &sdk)?;
+    let checkout = args
+        .sdk
+        .as_deref()
+        .map(|repo| sdk_checkout(repo, &args.lang))
+        .transpose()?;
+    let source = match &checkout {
+        Some(repo) => SdkSource::Checkout(repo),
+        None => SdkSource::Packages,
+    };
+    let files = render_project(&args.lang, &args.name, source)?;
     let dir = args.dir.join(args.name.as_str());
     write_project(&dir, &files)?;
     Ok(Created {
@@ -327,28 +346,20 @@ pub fn run(args: &NewArgs) -> Result<Created, NewError> {
     })
 }
 
-/// The SDK checkout: `explicit`, else the one this binary was built from;
-/// absolute, holding what `lang` needs, and writable into build files.
-fn sdk_checkout(explicit: Option<&Path>, lang: &Language) -> Result<PathBuf, NewError> {
-    let given = explicit.unwrap_or(built_from());
+/// The SDK checkout `given` (`--sdk`): absolute, holding what `lang` needs,
+/// and writable into build files.
+fn sdk_checkout(given: &Path, lang: &Language) -> Result<PathBuf, NewError> {
     let missing = |missing| NewError::SdkMissing {
         sdk: given.to_owned(),
         lang: lang.name,
         missing,
     };
-    let Ok(sdk) = given.canonicalize() else {
-        return Err(match explicit {
-            Some(_) => missing(SDK_MARKER),
-            None => NewError::NoDefaultSdk(given.to_owned()),
-        });
-    };
-    for needed in std::iter::once(&SDK_MARKER).chain(lang.needs) {
-        if !sdk.join(needed).is_file() {
-            return Err(match explicit {
-                None if *needed == SDK_MARKER => NewError::NoDefaultSdk(sdk),
-                _ => missing(needed),
-            });
-        }
+    let sdk = given.canonicalize().map_err(|_| missing(SDK_MARKER))?;
+    if let Some(needed) = std::iter::once(&SDK_MARKER)
+        .chain(lang.needs)
+        .find(|needed| !sdk.join(needed).is_file())
+    {
+        return Err(missing(needed));
     }
     check_sdk_path(&sdk)?;
     Ok(sdk)
@@ -370,19 +381,16 @@ fn check_sdk_path(sdk: &Path) -> Result<(), NewError> {
     }
 }
 
-/// The files of a `lang` project named `name`, with the SDK at `sdk`.
+/// The files of a `lang` project named `name`, with the SDK from `source`.
 fn render_project(
     lang: &Language,
     name: &ProjectName,
-    sdk: &Path,
+    source: SdkSource,
 ) -> Result<Vec<ProjectFile>, NewError> {
-    let sdk_text = sdk.to_string_lossy();
     let snake = name.as_str().replace('-', "_");
-    let mut vars = vec![
-        ("NAME", name.as_str()),
-        ("NAME_SNAKE", snake.as_str()),
-        ("SDK", &*sdk_text),
-    ];
+    let sdk_vars = source.vars();
+    let mut vars = vec![("NAME", name.as_str()), ("NAME_SNAKE", snake.as_str())];
+    vars.extend(sdk_vars.iter().map(|(k, v)| (*k, v.as_str())));
     vars.extend(lang.vars.iter().copied());
     let mut files: Vec<ProjectFile> = template_files(lang.template)
         .iter()
@@ -391,7 +399,11 @@ fn render_project(
             contents: render(contents, &vars),
         })
         .collect();
-    for seed in lang.seeds {
+    let seeds = match source {
+        SdkSource::Checkout(repo) => lang.seeds.iter().map(|seed| (repo, *seed)).collect(),
+        SdkSource::Packages => Vec::new(),
+    };
+    for (sdk, seed) in seeds {
         let path = sdk.join(seed);
         match std::fs::read_to_string(&path) {
             Ok(contents) => files.push(ProjectFile {
@@ -597,10 +609,18 @@ mod tests {
         }
     }
 
-    fn rendered(lang: &Language) -> Vec<ProjectFile> {
+    fn rendered(lang: &Language, source: SdkSource) -> Vec<ProjectFile> {
         let name = ProjectName::parse("my-tool").unwrap();
-        let sdk = Path::new("/opt/mcp wasm@host");
-        render_project(lang, &name, sdk).unwrap()
+        render_project(lang, &name, source).unwrap()
+    }
+
+    /// Both sources of the SDK (the checkout at a path with a space and an
+    /// at sign).
+    fn sources() -> [SdkSource<'static>; 2] {
+        [
+            SdkSource::Packages,
+            SdkSource::Checkout(Path::new("/opt/mcp wasm@host")),
+        ]
     }
 
     /// The first `@KEY@` in `text`.
@@ -626,8 +646,8 @@ mod tests {
 
     #[test]
     fn every_template_fills_all_its_placeholders() {
-        for lang in LANGUAGES {
-            for file in rendered(lang) {
+        for (lang, source) in LANGUAGES.iter().flat_map(|l| sources().map(|s| (l, s))) {
+            for file in rendered(lang, source) {
                 for text in [&file.path, &file.contents] {
                     let left = placeholder_in(text);
                     assert_eq!(
@@ -641,9 +661,45 @@ mod tests {
     }
 
     #[test]
+    fn a_project_names_its_sdk_by_version_or_by_the_checkout_path_given() {
+        for lang in LANGUAGES {
+            let dependency_file = match lang.name {
+                "rust" => "Cargo.toml",
+                "python" => "requirements.txt",
+                "ts" | "js" => "package.json",
+                "go" => "go.mod",
+                _ => "config.sh",
+            };
+            let packaged = rendered(lang, SdkSource::Packages);
+            let file = packaged.iter().find(|f| f.path == dependency_file).unwrap();
+            assert!(
+                file.contents.contains(source::SDK_VERSION),
+                "{}: {dependency_file} names no SDK version",
+                lang.name
+            );
+            for file in &packaged {
+                assert!(
+                    !file.contents.contains("/opt/") && !file.contents.contains("sdk-guest"),
+                    "{}: {} names a path",
+                    lang.name,
+                    file.path
+                );
+            }
+            let checkout = rendered(lang, sources()[1]);
+            assert!(
+                checkout
+                    .iter()
+                    .any(|f| f.path != "README.md" && f.contents.contains("/opt/mcp wasm@host/")),
+                "{}: no build file names the checkout",
+                lang.name
+            );
+        }
+    }
+
+    #[test]
     fn every_project_has_a_readme_with_its_build_and_test_commands() {
         for lang in LANGUAGES {
-            let files = rendered(lang);
+            let files = rendered(lang, SdkSource::Packages);
             let readme = files.iter().find(|f| f.path == "README.md").unwrap();
             let commands = ReadmeCommands::of(&readme.contents);
             assert!(

@@ -10,9 +10,11 @@
 #   scripts/package-sdk.sh js OUT_DIR       the `npm pack` tarball mcp-wasm-sdk-VERSION.tgz:
 #       src/, bin/ (`mcp-wasm-sdk build`) and wit/, with componentize-js and
 #       esbuild as its dependencies;
-#   scripts/package-sdk.sh rust OUT_DIR     the crate mcp-wasm-sdk-VERSION.crate, as
-#       `cargo package` makes and checks it (its wit/ is a link to the
-#       repository's, whose files the crate holds).
+#   scripts/package-sdk.sh rust OUT_DIR     the crates mcp-wasm-sdk-VERSION.crate and
+#       mcp-wasm-sdk-macros-VERSION.crate (its `#[tool]` attribute, which the
+#       SDK depends on by exact version), as `cargo package` makes and checks
+#       them together (the SDK's wit/ is a link to the repository's, whose
+#       files the crate holds); one path a line, the SDK's first.
 set -euo pipefail
 if [[ $# -ne 2 ]]; then
     echo "usage: $0 python|js|rust OUT_DIR" >&2
@@ -45,10 +47,13 @@ case "$language" in
     rust)
         # shellcheck source=lib/target-dir.sh
         . "$repo/scripts/lib/target-dir.sh"
-        (cd "$repo" && cargo package --quiet --locked -p mcp-wasm-sdk --allow-dirty >&2)
-        crate="$(ls "$(cargo_target_dir)"/package/mcp-wasm-sdk-*.crate)"
-        cp "$crate" "$out/"
-        ls "$out"/mcp-wasm-sdk-*.crate
+        (cd "$repo" && cargo package --quiet --locked -p mcp-wasm-sdk -p mcp-wasm-sdk-macros \
+            --allow-dirty >&2)
+        version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$repo/Cargo.toml" | head -n 1)"
+        for name in mcp-wasm-sdk mcp-wasm-sdk-macros; do
+            cp "$(cargo_target_dir)/package/$name-$version.crate" "$out/"
+            echo "$out/$name-$version.crate"
+        done
         ;;
     *)
         echo "package-sdk: no SDK $language (python, js or rust)" >&2

@@ -238,6 +238,33 @@ pub use tool::{Hints, Icon, IconTheme, NoArgs, TaskSupport, ToolDef};
 /// assert_eq!(out.content()[0].as_text(), Some("abab"));
 /// assert!(router.list()[0].input_schema().unwrap().contains("How many times"));
 /// ```
+///
+/// Misuse does not compile, with an error that says what to write: a tool
+/// without a doc comment ("a #[tool] needs a description: write a `///` doc
+/// comment on the function…"),
+///
+/// ```compile_fail
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// #[tool]
+/// fn shout(text: String) -> String {
+///     text.to_uppercase()
+/// }
+/// ```
+///
+/// a borrowed parameter ("a #[tool] parameter is an owned value (`String`,
+/// not `&str`)…"), a method, an `async` or generic function, a parameter
+/// that is a pattern, or an unknown key:
+///
+/// ```compile_fail
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// /// Shout.
+/// #[tool(readonly)]
+/// fn shout(text: &str) -> String {
+///     text.to_uppercase()
+/// }
+/// ```
 pub use mcp_wasm_sdk_macros::tool;
 
 /// A [`Router`] with the given [`#[tool]`](tool) functions, in order: for a

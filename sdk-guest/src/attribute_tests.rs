@@ -72,8 +72,31 @@ fn count(
     }
 }
 
+/// Tools in another module, named by path.
+mod text {
+    use crate::prelude::*;
+
+    #[tool(description = "Upper-case a text.")]
+    pub(crate) fn shout(
+        /// The text.
+        text: String,
+    ) -> String {
+        text.to_uppercase()
+    }
+}
+
 fn router() -> Router {
     tool_router![sum_first, greeting, repeat, parse, count]
+}
+
+#[test]
+fn tools_are_named_by_path_and_described_by_the_key() {
+    let router = tool_router![text::shout];
+    let defs = router.list();
+    assert_eq!(defs[0].name(), "shout");
+    assert_eq!(defs[0].description(), "Upper-case a text.");
+    let out = router.call("shout", r#"{"text":"hi"}"#).expect("ok");
+    assert_eq!(out.content()[0].as_text(), Some("HI"));
 }
 
 fn schema(text: Option<&str>) -> Value {

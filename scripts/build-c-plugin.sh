@@ -11,8 +11,9 @@
 #   scripts/build-c-plugin.sh OUT_DIR [NAME...]
 #
 # NAME.wasm lands in OUT_DIR; without NAMEs every plugins/c/*/ with a .c
-# file is built (today: calc). The compiler comes from scripts/setup-c.sh
-# (clang-19, or $MCP_WASM_HOST_C naming it).
+# file is built (today: calc, and stats, its schemas written with
+# MCP_FIELDS). The compiler comes from scripts/setup-c.sh (clang-19, or
+# $MCP_WASM_HOST_C naming it).
 #
 # A plugin directory with its own wit/ is a plain-WIT component, built
 # without the SDK: step 1 writes the bindings of the world NAME of that WIT

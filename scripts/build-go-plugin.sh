@@ -17,8 +17,8 @@
 #   scripts/build-go-plugin.sh OUT_DIR [NAME...]
 #
 # NAME.wasm lands in OUT_DIR; without NAMEs every plugins/go/*/ with a go.mod
-# is built (today: regex). Go is $MCP_WASM_HOST_GO, or what
-# scripts/setup-go.sh prints.
+# is built (today: regex, and stats, written in mcp.Register's light form). Go
+# is $MCP_WASM_HOST_GO, or what scripts/setup-go.sh prints.
 #
 # A plugin directory with its own wit/ is a plain-WIT component, built
 # without the SDK: the Go module NAME, with the world NAME in wit/. Step 1

@@ -10,9 +10,11 @@
 #   scripts/package-sdk.sh js OUT_DIR       the `npm pack` tarball mcp-wasm-sdk-VERSION.tgz:
 #       src/, bin/ (`mcp-wasm-sdk build`) and wit/, with componentize-js and
 #       esbuild as its dependencies;
-#   scripts/package-sdk.sh rust OUT_DIR     the crate mcp-wasm-sdk-VERSION.crate, as
-#       `cargo package` makes and checks it (its wit/ is a link to the
-#       repository's, whose files the crate holds);
+#   scripts/package-sdk.sh rust OUT_DIR     the crates mcp-wasm-sdk-VERSION.crate and
+#       mcp-wasm-sdk-macros-VERSION.crate (its `#[tool]` attribute, which the
+#       SDK depends on by exact version), as `cargo package` makes and checks
+#       them together (the SDK's wit/ is a link to the repository's, whose
+#       files the crate holds); one path a line, the SDK's first;
 #   scripts/package-sdk.sh tool OUT_DIR     the crate mcp-wasm-sdk-tool-VERSION.crate, the C
 #       and Go SDKs' build tool (`cargo install`), which carries the WIT;
 #   scripts/package-sdk.sh go OUT_DIR       a Go module proxy directory (GOPROXY=file://OUT_DIR)
@@ -59,15 +61,19 @@ case "$language" in
     rust | tool)
         # shellcheck source=lib/target-dir.sh
         . "$repo/scripts/lib/target-dir.sh"
-        crate=mcp-wasm-sdk
-        [[ "$language" == rust ]] || crate=mcp-wasm-sdk-tool
-        # The tool is checked by its `cargo install` (the crate's build), not
-        # twice.
+        # The SDK and its macros are packed and checked together; the tool
+        # is checked by its `cargo install` (the crate's build), not twice.
+        crates=(mcp-wasm-sdk mcp-wasm-sdk-macros)
         verify=()
-        [[ "$language" == rust ]] || verify=(--no-verify)
-        (cd "$repo" && cargo package --quiet --locked -p "$crate" --allow-dirty "${verify[@]}" >&2)
-        cp "$(cargo_target_dir)/package/$crate-$version.crate" "$out/"
-        ls "$out/$crate-$version.crate"
+        if [[ "$language" == tool ]]; then
+            crates=(mcp-wasm-sdk-tool)
+            verify=(--no-verify)
+        fi
+        (cd "$repo" && cargo package --quiet --locked "${crates[@]/#/--package=}" --allow-dirty "${verify[@]}" >&2)
+        for name in "${crates[@]}"; do
+            cp "$(cargo_target_dir)/package/$name-$version.crate" "$out/"
+            echo "$out/$name-$version.crate"
+        done
         ;;
     go)
         python3 "$repo/scripts/lib/go-proxy.py" "$repo/sdk-go" "v$version" "$out"

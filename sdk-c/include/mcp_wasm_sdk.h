@@ -17,11 +17,11 @@
  *
  *     MCP_TOOLS(
  *         MCP_TOOL("greet", "Greets someone by name.",
- *                  MCP_JSON({"type": "object",
- *                            "properties": {"name": {"type": "string"}},
- *                            "required": ["name"]}),
+ *                  MCP_FIELDS(MCP_REQUIRED("name", MCP_STRING, "Whom to greet.")),
  *                  greet, .read_only = MCP_YES),
  *     )
+ *
+ * The input schema can also be JSON text: MCP_JSON({"type": "object", ...}).
  *
  * Each call runs in a fresh instance, so nothing persists between calls.
  * Strings the SDK hands out (arguments, mcp_quote) stay valid until the
@@ -245,6 +245,48 @@ typedef enum mcp_task_support {
 /** A tool's handler: its arguments, validated against the input schema. */
 typedef mcp_result (*mcp_handler)(const mcp_value *args);
 
+/* ---- Schemas without JSON --------------------------------------------- */
+
+/**
+ * One argument of a tool (or one field of its structured result): its name,
+ * the JSON Schema of its value (MCP_STRING, MCP_ARRAY_OF(MCP_NUMBER), ...,
+ * or any MCP_JSON({...}) object), its description, and whether a call must
+ * give it. MCP_REQUIRED and MCP_OPTIONAL write one; MCP_FIELDS lists them.
+ */
+typedef struct mcp_field {
+    const char *name;
+    const char *schema;
+    const char *description;
+    bool required;
+} mcp_field;
+
+/** A required argument or result field. */
+#define MCP_REQUIRED(name_, schema_, description_) {(name_), (schema_), (description_), true}
+/** An optional argument or result field. */
+#define MCP_OPTIONAL(name_, schema_, description_) {(name_), (schema_), (description_), false}
+/**
+ * The fields of an object, for MCP_TOOL's input schema or `.output_fields`:
+ * the SDK writes {"type": "object", "properties": ..., "required": [...]}
+ * from them (the input schema also with "additionalProperties": false).
+ */
+#define MCP_FIELDS(...) ((const mcp_field[]){__VA_ARGS__, {0}})
+
+/* The schemas of a field's value. */
+#define MCP_STRING "{\"type\": \"string\"}"
+#define MCP_NUMBER "{\"type\": \"number\"}"
+#define MCP_INTEGER "{\"type\": \"integer\"}"
+#define MCP_BOOLEAN "{\"type\": \"boolean\"}"
+/** An array whose items have the schema `items_` (e.g. MCP_NUMBER). */
+#define MCP_ARRAY_OF(items_) "{\"type\": \"array\", \"items\": " items_ "}"
+/** An integer from `min_` to `max_`, both included (numeric literals). */
+#define MCP_INTEGER_IN(min_, max_) \
+    "{\"type\": \"integer\", \"minimum\": " #min_ ", \"maximum\": " #max_ "}"
+/** A number from `min_` to `max_`, both included (numeric literals). */
+#define MCP_NUMBER_IN(min_, max_) \
+    "{\"type\": \"number\", \"minimum\": " #min_ ", \"maximum\": " #max_ "}"
+/** A string that is one of the given string literals: MCP_ONE_OF("a", "b"). */
+#define MCP_ONE_OF(...) "{\"type\": \"string\", \"enum\": " MCP_JSON([__VA_ARGS__]) "}"
+
 /** One tool. */
 typedef struct mcp_tool {
     const char *name;          /* 1-128 of A-Z a-z 0-9 _ . - */
@@ -257,16 +299,22 @@ typedef struct mcp_tool {
     const mcp_icon *icons;     /* optional: MCP_ICONS(...), at most 8 */
     mcp_task_support task_support; /* optional: MCP_TASK_FORBIDDEN by default */
     const char *view;          /* optional: the ui:// URI of an MCP_VIEW showing its results */
+    const mcp_field *input_fields;  /* MCP_FIELDS given as the input schema */
+    const mcp_field *output_fields; /* optional: MCP_FIELDS, instead of .output_schema */
 } mcp_tool;
 
 /**
- * A tool entry: name, description, input schema (JSON text; MCP_JSON helps),
- * handler, then optional designated fields: .title, .output_schema,
- * .read_only, .destructive, .idempotent, .open_world, .icons, .task_support,
- * .view.
+ * A tool entry: name, description, input schema (MCP_FIELDS(...), or JSON
+ * text: MCP_JSON helps), handler, then optional designated fields: .title,
+ * .output_fields or .output_schema, .read_only, .destructive, .idempotent,
+ * .open_world, .icons, .task_support, .view.
  */
-#define MCP_TOOL(name_, description_, input_schema_, handler_, ...)                  \
-    {.name = (name_), .description = (description_), .input_schema = (input_schema_), \
+#define MCP_TOOL(name_, description_, input_, handler_, ...)                                  \
+    {.name = (name_), .description = (description_),                                          \
+     .input_schema = _Generic((input_), const mcp_field *: (const char *)0,                   \
+                              mcp_field *: (const char *)0, default: (input_)),               \
+     .input_fields = _Generic((input_), const mcp_field *: (input_), mcp_field *: (input_),  \
+                              default: (const mcp_field *)0),                                 \
      .handler = (handler_), __VA_ARGS__}
 
 /** The plugin's tool table; use once, at file scope. */

@@ -1,7 +1,7 @@
 /*
  * internal.h: what the SDK's source files share and plugins do not see:
- * the per-call arena (allocations freed when a call ends) and printf into
- * fresh memory.
+ * the per-call arena (allocations freed when a call ends), printf into
+ * fresh memory, and the schemas of MCP_FIELDS.
  */
 #ifndef MCP_WASM_SDK_INTERNAL_H
 #define MCP_WASM_SDK_INTERNAL_H
@@ -32,6 +32,14 @@ bool mcp__utf8_valid(const char *s, size_t len);
 /** A copy of `s` (malloc, NUL-terminated) with U+FFFD for each invalid
  * byte, or NULL when out of memory; `out_len` gets its length. */
 char *mcp__utf8_repair(const char *s, size_t len, size_t *out_len);
+
+/**
+ * The JSON Schema (malloc) of the object whose fields are `fields` (ended
+ * by an entry without a name), with "additionalProperties": false when
+ * `closed`. NULL when out of memory, or when a field's schema is not a JSON
+ * object: then `*bad_field` names that field.
+ */
+char *mcp__fields_schema(const mcp_field *fields, bool closed, const char **bad_field);
 
 /** A result with status `status` and the formatted message. */
 mcp_result mcp__error(mcp_status status, const char *fmt, va_list args);

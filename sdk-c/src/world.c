@@ -109,6 +109,19 @@ static void icons(tool_definition *d, const mcp_icon *table) {
     d->icons.len = n;
 }
 
+/* The schema of a tool's MCP_FIELDS. A field whose schema is not a JSON
+ * object leaves it empty, which the host refuses at load; stderr (the
+ * server's log) says which. */
+static plugin_full_string_t fields_schema(const mcp_tool *t, const mcp_field *fields, bool closed) {
+    const char *bad = NULL;
+    char *schema = mcp__fields_schema(fields, closed, &bad);
+    if (bad != NULL) {
+        fprintf(stderr, "mcp_wasm_sdk: tool %s: the schema of field %s is not a JSON object\n",
+                t->name, bad);
+    }
+    return take(schema, schema == NULL ? 0 : strlen(schema));
+}
+
 void exports_mcp_wasm_host_plugin_tools_list_tools(
     exports_mcp_wasm_host_plugin_tools_list_tool_definition_t *ret) {
     ret->len = 0;
@@ -120,8 +133,17 @@ void exports_mcp_wasm_host_plugin_tools_list_tools(
         own(&d->name, t->name);
         d->title = some_string(t->title);
         own(&d->description, t->description);
-        own(&d->input_schema, t->input_schema);
-        d->output_schema = some_string(t->output_schema);
+        if (t->input_schema == NULL && t->input_fields != NULL) {
+            d->input_schema = fields_schema(t, t->input_fields, true);
+        } else {
+            own(&d->input_schema, t->input_schema);
+        }
+        if (t->output_schema == NULL && t->output_fields != NULL) {
+            d->output_schema.is_some = true;
+            d->output_schema.val = fields_schema(t, t->output_fields, false);
+        } else {
+            d->output_schema = some_string(t->output_schema);
+        }
         d->annotations.title = some_string(t->title);
         d->annotations.read_only_hint = hint(t->read_only);
         d->annotations.destructive_hint = hint(t->destructive);

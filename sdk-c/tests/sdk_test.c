@@ -1,6 +1,6 @@
 /*
  * sdk_test.c: unit tests of the SDK's parts that need no host (the JSON
- * reader, mcp_quote, results, UTF-8 repair), compiled natively and run by
+ * reader, mcp_quote, results, UTF-8 repair, MCP_FIELDS schemas), compiled natively and run by
  * host/tests/c_plugins.rs. Prints one line per failure; exits non-zero if
  * any check failed.
  */
@@ -153,6 +153,68 @@ static void templates_match_one_segment_or_any_text(void) {
     free(r.message);
 }
 
+static mcp_result no_handler(const mcp_value *args) {
+    (void)args;
+    return mcp_text("x");
+}
+
+/* MCP_TOOL takes MCP_FIELDS or JSON text as the input schema, in a table at
+ * file scope (a constant initializer). */
+static const mcp_tool tools[] = {
+    MCP_TOOL("f", "Fields.",
+             MCP_FIELDS(MCP_REQUIRED("numbers", MCP_ARRAY_OF(MCP_NUMBER), "The \"numbers\"."),
+                        MCP_OPTIONAL("digits", MCP_INTEGER_IN(0, 10), "Digits."),
+                        MCP_OPTIONAL("mode", MCP_ONE_OF("a", "b"), NULL),
+                        MCP_OPTIONAL("any", MCP_JSON({ }), "Anything.")),
+             no_handler, .output_fields = MCP_FIELDS(MCP_REQUIRED("count", MCP_INTEGER, "N."))),
+    MCP_TOOL("j", "JSON.", MCP_JSON({"type": "object"}), no_handler),
+};
+
+static void fields_make_the_schemas_json_would(void) {
+    CHECK(tools[0].input_schema == NULL && tools[0].input_fields != NULL);
+    CHECK(tools[1].input_fields == NULL && strcmp(tools[1].input_schema, "{\"type\": \"object\"}") == 0);
+
+    const char *bad = "unset";
+    char *schema = mcp__fields_schema(tools[0].input_fields, true, &bad);
+    CHECK(bad == NULL);
+    CHECK(schema != NULL);
+    char error[96];
+    mcp_value *v = schema == NULL ? NULL : parse(schema, error);
+    CHECK(v != NULL);
+    const mcp_value *props = mcp_get(v, "properties");
+    const mcp_value *numbers = mcp_get(props, "numbers");
+    CHECK(strcmp(mcp_get_string(numbers, "description", ""), "The \"numbers\".") == 0);
+    CHECK(strcmp(mcp_get_string(numbers, "type", ""), "array") == 0);
+    CHECK(strcmp(mcp_get_string(mcp_get(numbers, "items"), "type", ""), "number") == 0);
+    CHECK(mcp_get_number(mcp_get(props, "digits"), "maximum", -1) == 10);
+    CHECK(mcp_get(mcp_get(props, "mode"), "description") == NULL);
+    CHECK(mcp_array_len(mcp_get_array(mcp_get(props, "mode"), "enum")) == 2);
+    CHECK(strcmp(mcp_get_string(mcp_get(props, "any"), "description", ""), "Anything.") == 0);
+    const mcp_value *required = mcp_get_array(v, "required");
+    CHECK(mcp_array_len(required) == 1);
+    CHECK(strcmp(mcp_array_at(required, 0)->string, "numbers") == 0);
+    CHECK(mcp_get(v, "additionalProperties") != NULL);
+    mcp_json_free(v);
+    free(schema);
+
+    schema = mcp__fields_schema(tools[0].output_fields, false, &bad);
+    CHECK(schema != NULL && strstr(schema, "additionalProperties") == NULL);
+    free(schema);
+
+    /* A field whose schema is not an object is named. */
+    const mcp_field broken[] = {MCP_REQUIRED("ok", MCP_STRING, "."), MCP_REQUIRED("x", "[1]", "."), {0}};
+    schema = mcp__fields_schema(broken, true, &bad);
+    CHECK(schema == NULL);
+    CHECK(bad != NULL && strcmp(bad, "x") == 0);
+
+    /* No fields: an object without properties. */
+    const mcp_field none[] = {{0}};
+    schema = mcp__fields_schema(none, true, &bad);
+    CHECK(schema != NULL && strcmp(schema, "{\"type\": \"object\", \"properties\": {}, \"required\": [], "
+                                           "\"additionalProperties\": false}") == 0);
+    free(schema);
+}
+
 int main(void) {
     values_are_read_by_key_with_fallbacks();
     malformed_json_is_refused_with_the_offset();
@@ -161,6 +223,7 @@ int main(void) {
     json_results_are_checked_and_errors_keep_their_case();
     invalid_utf8_is_repaired_and_valid_utf8_is_kept();
     templates_match_one_segment_or_any_text();
+    fields_make_the_schemas_json_would();
     if (failures == 0) printf("sdk_test: all checks passed\n");
     return failures == 0 ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 // Package mcp writes MCP tools for mcp-wasm-host in a few lines of Go.
 //
-// A plugin is a main package that adds its tools in an init function;
+// A plugin is a main package that registers its tools in an init function;
 // scripts/build-go-plugin.sh builds it into a WASI 0.2 component:
 //
 //	package main
@@ -16,14 +16,16 @@
 //		Times int    `json:"times,omitempty" jsonschema:"How many times." minimum:"1" default:"1"`
 //	}
 //
-//	func init() {
-//		mcp.AddTool(mcp.Tool{Name: "shout", Description: "Upper-cases a text.", ReadOnly: mcp.Yes},
-//			func(args ShoutArgs) (string, error) {
-//				return strings.Repeat(strings.ToUpper(args.Text)+" ", args.Times), nil
-//			})
+//	func shout(args ShoutArgs) (string, error) {
+//		return strings.Repeat(strings.ToUpper(args.Text)+" ", args.Times), nil
 //	}
 //
+//	func init() { mcp.Register(shout, "Upper-cases a text.", mcp.ReadOnly) }
+//
 //	func main() {}
+//
+// Register names the tool after its function (shout); AddTool takes the
+// whole Tool instead.
 //
 // # Schemas
 //

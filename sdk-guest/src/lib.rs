@@ -2,11 +2,12 @@
 //!
 //! A plugin is a WebAssembly component (WASI 0.2) that exports the
 //! `mcp-wasm-host:plugin` world's `tools` interface. This crate hides the
-//! bindings: you describe each tool with a [`ToolDef`], write its handler as
-//! a function of a typed argument struct, collect them in a [`Router`], and
-//! export the plugin with [`export_plugin!`]. Each tool's input schema (JSON
-//! Schema 2020-12) is derived from its argument type with `schemars`, doc
-//! comments included.
+//! bindings: you write each tool as a function, mark it [`#[tool]`](tool),
+//! and export the plugin with [`export_tools!`]. The tool's name is the
+//! function's, its description the function's doc comment, and its input
+//! schema (JSON Schema 2020-12) is derived from the parameters with
+//! `schemars`, their doc comments included; a function returning a struct
+//! gives structured content with a derived output schema.
 //!
 //! # Example
 //!
@@ -22,8 +23,8 @@
 //! crate-type = ["cdylib"]
 //!
 //! [dependencies]
-//! mcp-wasm-sdk = { path = "../../../sdk-guest" }
-//! # `#[derive(Deserialize, Serialize)]` needs a crate named `serde`;
+//! mcp-wasm-sdk = "0.1"
+//! # `#[derive(Serialize)]` needs a crate named `serde`;
 //! # `#[derive(JsonSchema)]` finds `schemars` through the prelude.
 //! serde = { version = "1", features = ["derive"] }
 //! ```
@@ -33,18 +34,14 @@
 //! ```
 //! use mcp_wasm_sdk::prelude::*;
 //!
-//! /// Arguments of `reverse`.
-//! #[derive(Deserialize, JsonSchema)]
-//! struct ReverseArgs {
+//! /// Reverse a text, character by character.
+//! #[tool(title = "Reverse", read_only, idempotent, closed_world)]
+//! fn reverse(
 //!     /// The text to reverse.
 //!     text: String,
-//! }
-//!
-//! /// Arguments of `stats`.
-//! #[derive(Deserialize, JsonSchema)]
-//! struct StatsArgs {
-//!     /// The text to measure.
-//!     text: String,
+//! ) -> String {
+//!     log::debug(format!("reversing {} bytes", text.len()));
+//!     text.chars().rev().collect()
 //! }
 //!
 //! /// Statistics about a text.
@@ -56,47 +53,66 @@
 //!     words: usize,
 //! }
 //!
+//! /// Count the characters and words of a text.
+//! #[tool(read_only)]
+//! fn stats(
+//!     /// The text to measure.
+//!     text: String,
+//! ) -> Result<Stats, ToolError> {
+//!     if text.is_empty() {
+//!         return Err(ToolError::invalid_arguments("`text` is empty"));
+//!     }
+//!     Ok(Stats { chars: text.chars().count(), words: text.split_whitespace().count() })
+//! }
+//!
+//! export_tools!(reverse, stats);
+//! #
+//! # let router = tool_router![reverse, stats];
+//! # let out = router.call("reverse", r#"{"text":"abc"}"#).unwrap();
+//! # assert_eq!(out.content()[0].as_text(), Some("cba"));
+//! # let out = router.call("stats", r#"{"text":"a b"}"#).unwrap();
+//! # assert_eq!(out.structured_content(), Some(r#"{"chars":3,"words":2}"#));
+//! ```
+//!
+//! The same plugin with a [`Router`]: the form that also serves resources and
+//! prompts, and takes closures and argument structs of your own. Describe
+//! each tool with a [`ToolDef`], write its handler as a function of a typed
+//! argument struct, collect them in a [`Router`] and export the [`Plugin`]
+//! with [`export_plugin!`].
+//!
+//! ```
+//! use mcp_wasm_sdk::prelude::*;
+//!
+//! /// Arguments of `reverse`.
+//! #[derive(Deserialize, JsonSchema)]
+//! struct ReverseArgs {
+//!     /// The text to reverse.
+//!     text: String,
+//! }
+//!
 //! struct Text;
 //!
 //! impl Plugin for Text {
 //!     fn router() -> Router {
-//!         Router::new()
-//!             .tool(
-//!                 ToolDef::new("reverse", "Reverse a text, character by character.")
-//!                     .title("Reverse")
-//!                     .read_only()
-//!                     .idempotent()
-//!                     .closed_world(),
-//!                 |args: ReverseArgs| -> ToolResult {
-//!                     log::debug(format!("reversing {} bytes", args.text.len()));
-//!                     Ok(Output::text(args.text.chars().rev().collect::<String>()))
-//!                 },
-//!             )
-//!             // The result is structured content plus the same JSON as text;
-//!             // the tool's output schema is derived from `Stats`.
-//!             .json_tool(
-//!                 ToolDef::new("stats", "Count the characters and words of a text.")
-//!                     .read_only(),
-//!                 |args: StatsArgs| -> Result<Stats, ToolError> {
-//!                     if args.text.is_empty() {
-//!                         return Err(ToolError::invalid_arguments("`text` is empty"));
-//!                     }
-//!                     Ok(Stats {
-//!                         chars: args.text.chars().count(),
-//!                         words: args.text.split_whitespace().count(),
-//!                     })
-//!                 },
-//!             )
+//!         Router::new().tool(
+//!             ToolDef::new("reverse", "Reverse a text, character by character.")
+//!                 .title("Reverse")
+//!                 .read_only()
+//!                 .idempotent()
+//!                 .closed_world(),
+//!             |args: ReverseArgs| -> ToolResult {
+//!                 Ok(Output::text(args.text.chars().rev().collect::<String>()))
+//!             },
+//!         )
+//!         // `.json_tool(def, handler)` adds a tool returning structured
+//!         // content, its output schema derived from the handler's result.
 //!     }
 //! }
 //!
 //! mcp_wasm_sdk::export_plugin!(Text);
 //! #
-//! # let router = Text::router();
-//! # let out = router.call("reverse", r#"{"text":"abc"}"#).unwrap();
+//! # let out = Text::router().call("reverse", r#"{"text":"abc"}"#).unwrap();
 //! # assert_eq!(out.content()[0].as_text(), Some("cba"));
-//! # let out = router.call("stats", r#"{"text":"a b"}"#).unwrap();
-//! # assert_eq!(out.structured_content(), Some(r#"{"chars":3,"words":2}"#));
 //! ```
 //!
 //! Build it with `cargo build --release --target wasm32-wasip2`; the
@@ -104,7 +120,10 @@
 //!
 //! # Handlers
 //!
-//! A handler is a closure or function taking the argument type and returning
+//! A [`#[tool]`](tool) function returns content (`String`, `&str`,
+//! [`Output`], [`ToolResult`]) or a struct for structured content, either
+//! plain or in a `Result<_, ToolError>`. A [`Router`] handler is a closure or
+//! function taking the argument type and returning
 //! `Result<O, ToolError>` where `O` converts into an [`Output`] (a
 //! [`ToolResult`], or `Result<String, ToolError>`). `?` converts any
 //! [`std::error::Error`] into a [`ToolError`]. Outputs can carry every MCP
@@ -143,6 +162,8 @@
 // of `export_plugin!` do.
 extern crate self as mcp_wasm_sdk;
 
+#[cfg(test)]
+mod attribute_tests;
 pub mod client;
 pub mod defaults;
 mod error;
@@ -167,6 +188,119 @@ pub use serve::{
 };
 pub use tool::{Hints, Icon, IconTheme, NoArgs, TaskSupport, ToolDef};
 
+/// Makes a function a tool, for [`export_tools!`] and [`tool_router!`].
+///
+/// The function stays as written (call it from unit tests); the attribute
+/// adds a hidden companion that routes calls to it:
+///
+/// - the tool's **name** is the function's, its **description** the
+///   function's doc comment (a tool without one does not compile);
+/// - each **parameter** is an argument: its name, its type's schema and its
+///   doc comment make the input schema. `Option<T>` parameters are optional;
+///   `#[serde(...)]` and `#[schemars(...)]` attributes go on parameters as on
+///   fields, e.g. `#[schemars(range(max = 10))]` or
+///   `#[serde(default = "defaults::u32::<2>")]`. A function without
+///   parameters takes no arguments ([`NoArgs`]);
+/// - the **result** is content if it is a `String`, `&str`, [`Output`] or
+///   [`ToolResult`], and structured content (with an output schema derived
+///   from the type) if it is anything else, e.g. a struct deriving
+///   `Serialize` and `JsonSchema`. Wrap it in `Result<_, ToolError>` (or any
+///   error type that converts into [`ToolError`]) to refuse a call. The
+///   attribute reads the type as written, so spell these names out rather
+///   than through an alias.
+///
+/// The attribute's keys set the rest of the [`ToolDef`]: `name = "…"`,
+/// `title = "…"`, `description = "…"`, and the hints `read_only`,
+/// `idempotent`, `destructive` (or `destructive = false`), `open_world` (or
+/// `open_world = false`), `closed_world` and `pure`.
+///
+/// ```
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// /// Repeat a text.
+/// #[tool(read_only, idempotent)]
+/// fn repeat(
+///     /// The text to repeat.
+///     text: String,
+///     /// How many times (default 2).
+///     #[schemars(range(max = 10))]
+///     times: Option<usize>,
+/// ) -> Result<String, ToolError> {
+///     if text.is_empty() {
+///         return Err(ToolError::invalid_arguments("`text` is empty"));
+///     }
+///     Ok(text.repeat(times.unwrap_or(2)))
+/// }
+///
+/// assert_eq!(repeat("ab".into(), Some(3)), Ok("ababab".into()));
+/// let router = tool_router![repeat];
+/// let out = router.call("repeat", r#"{"text":"ab"}"#).unwrap();
+/// assert_eq!(out.content()[0].as_text(), Some("abab"));
+/// assert!(router.list()[0].input_schema().unwrap().contains("How many times"));
+/// ```
+///
+/// Misuse does not compile, with an error that says what to write: a tool
+/// without a doc comment ("a #[tool] needs a description: write a `///` doc
+/// comment on the function…"),
+///
+/// ```compile_fail
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// #[tool]
+/// fn shout(text: String) -> String {
+///     text.to_uppercase()
+/// }
+/// ```
+///
+/// a borrowed parameter ("a #[tool] parameter is an owned value (`String`,
+/// not `&str`)…"), a method, an `async` or generic function, a parameter
+/// that is a pattern, or an unknown key:
+///
+/// ```compile_fail
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// /// Shout.
+/// #[tool(readonly)]
+/// fn shout(text: &str) -> String {
+///     text.to_uppercase()
+/// }
+/// ```
+pub use mcp_wasm_sdk_macros::tool;
+
+/// A [`Router`] with the given [`#[tool]`](tool) functions, in order: for a
+/// plugin's unit tests, or to add resources and prompts in a [`Plugin`].
+///
+/// ```
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// /// Say hello.
+/// #[tool]
+/// fn hello() -> &'static str {
+///     "Hello!"
+/// }
+///
+/// let router = tool_router![hello];
+/// assert_eq!(router.call("hello", "{}").unwrap().content()[0].as_text(), Some("Hello!"));
+/// ```
+pub use mcp_wasm_sdk_macros::tool_router;
+
+/// Exports the given [`#[tool]`](tool) functions as the plugin: the
+/// one-line form of a [`Plugin`] whose router is [`tool_router!`], exported
+/// with [`export_plugin!`]. Use it once, at the root of a `cdylib` crate.
+///
+/// ```
+/// use mcp_wasm_sdk::prelude::*;
+///
+/// /// Say hello.
+/// #[tool]
+/// fn hello() -> &'static str {
+///     "Hello!"
+/// }
+///
+/// export_tools!(hello);
+/// ```
+pub use mcp_wasm_sdk_macros::export_tools;
+
 /// Re-export of `schemars`, for `#[derive(JsonSchema)]` attributes such as
 /// `#[schemars(range(min = 1))]`.
 pub use schemars;
@@ -185,7 +319,8 @@ pub mod prelude {
     pub use crate::{
         Contents, Icon, IconTheme, Messages, NoArgs, Output, Plugin, PromptDef, PromptResult,
         ResourceDef, ResourceResult, Role, Router, TaskSupport, TemplateDef, ToolDef, ToolError,
-        ToolResult, Vars, View, defaults, export_plugin, log, progress, schemars, serde_json,
+        ToolResult, Vars, View, defaults, export_plugin, export_tools, log, progress, schemars,
+        serde_json, tool, tool_router,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

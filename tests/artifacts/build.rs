@@ -72,7 +72,14 @@ fn main() {
     let wasm_target_dir = target_dir.join("wasm-plugins");
     let out_root = target_dir.join("plugins");
 
-    for watched in ["plugins", "sdk-guest", "wit", "Cargo.toml", "Cargo.lock"] {
+    for watched in [
+        "plugins",
+        "sdk-guest",
+        "sdk-macros",
+        "wit",
+        "Cargo.toml",
+        "Cargo.lock",
+    ] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()

@@ -181,9 +181,15 @@ def test_a_new_project_builds_and_passes_its_test_from_packages_outside_the_clon
     point_at_packages = ""
     if lang == "rust":
         assert f'mcp-wasm-sdk = "{VERSION}"' in (project / "Cargo.toml").read_text()
-        sdk = unpack_crate(packed / f"mcp-wasm-sdk-{VERSION}.crate", outside / "crates")
+        # The SDK and its macros crate, as a user's vendored copies.
+        patches = "".join(
+            f'{crate.name.removesuffix(f"-{VERSION}.crate")} = {{ path = "{unpack_crate(crate, outside / "crates")}" }}\n'
+            for crate in sorted(packed.glob(f"mcp-wasm-sdk*-{VERSION}.crate"))
+            if not crate.name.startswith("mcp-wasm-sdk-tool")
+        )
+        assert patches.count("path") == 2, patches
         (project / ".cargo").mkdir()
-        (project / ".cargo" / "config.toml").write_text(f'[patch.crates-io]\nmcp-wasm-sdk = {{ path = "{sdk}" }}\n')
+        (project / ".cargo" / "config.toml").write_text("[patch.crates-io]\n" + patches)
         env["CARGO_TARGET_DIR"] = str(target_dir() / "new-outside" / "cargo")
     elif lang == "python":
         assert f"mcp-wasm-sdk=={VERSION}" in (project / "requirements.txt").read_text()

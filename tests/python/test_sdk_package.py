@@ -9,9 +9,9 @@ the official MCP Python SDK client.
 - JavaScript/TypeScript: the `npm pack` tarball, npm-installed into a fresh
   project (componentize-js and esbuild, pinned by the package, come from
   the registry; npm's cache serves a rerun);
-- Rust: the `cargo package` crate, unpacked as a user's vendored copy and
-  depended on by version (`mcp-wasm-sdk = "0.1.0"`) through
-  `[patch.crates-io]`, the project built for wasm32-wasip2 (its other
+- Rust: the `cargo package` crates (the SDK and its `#[tool]` macros), unpacked
+  as a user's vendored copies and depended on by version
+  (`mcp-wasm-sdk = "0.1.0"`) through `[patch.crates-io]`, the project built for wasm32-wasip2 (its other
   dependencies from crates.io; their builds are kept in the workspace's
   target directory, so a rerun builds only the project).
 
@@ -145,38 +145,33 @@ def test_an_installed_js_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path
 
 RUST_APP = """use mcp_wasm_sdk::prelude::*;
 
-/// Arguments of `shout`.
-#[derive(Deserialize, JsonSchema)]
-struct Args {
+/// Upper-cases a text.
+#[tool]
+fn shout(
     /// The text to shout.
     text: String,
     /// How many times to say it.
     times: Option<usize>,
+) -> String {
+    vec![text.to_uppercase(); times.unwrap_or(1)].join(" ")
 }
 
-struct Tools;
-
-impl Plugin for Tools {
-    fn router() -> Router {
-        Router::new().tool(ToolDef::new("shout", "Upper-cases a text."), |args: Args| {
-            Ok(vec![args.text.to_uppercase(); args.times.unwrap_or(1)].join(" "))
-        })
-    }
-}
-
-mcp_wasm_sdk::export_plugin!(Tools);
+export_tools!(shout);
 """
 
 
 def test_a_packaged_rust_sdk_builds_a_plugin_outside_the_checkout(tmp_path: Path) -> None:
     import tarfile
 
-    crate = Path(run(str(REPO / "scripts" / "package-sdk.sh"), "rust", str(tmp_path / "dist"), cwd=REPO).strip())
-    assert crate.name == "mcp-wasm-sdk-0.1.0.crate", crate
+    crates = [Path(line) for line in run(str(REPO / "scripts" / "package-sdk.sh"), "rust", str(tmp_path / "dist"),
+                                         cwd=REPO).split()]
+    assert [c.name for c in crates] == ["mcp-wasm-sdk-0.1.0.crate", "mcp-wasm-sdk-macros-0.1.0.crate"], crates
     vendor = tmp_path / "vendor"
-    with tarfile.open(crate) as t:
-        t.extractall(vendor, filter="data")
+    for crate in crates:
+        with tarfile.open(crate) as t:
+            t.extractall(vendor, filter="data")
     sdk = vendor / "mcp-wasm-sdk-0.1.0"
+    macros = vendor / "mcp-wasm-sdk-macros-0.1.0"
     assert (sdk / "wit" / "plugin.wit").is_file() and not (sdk / "wit").is_symlink()
 
     project = tmp_path / "hello"
@@ -197,6 +192,7 @@ serde = {{ version = "1", features = ["derive"] }}
 
 [patch.crates-io]
 mcp-wasm-sdk = {{ path = "{sdk}" }}
+mcp-wasm-sdk-macros = {{ path = "{macros}" }}
 
 [workspace]
 """)

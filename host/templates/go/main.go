@@ -35,10 +35,10 @@ func numberStats(args StatsArgs) (Stats, error) {
 	return stats, nil
 }
 
+// The tool's name, number_stats, comes from the function's.
 func init() {
-	mcp.AddTool(mcp.Tool{Name: "number_stats", Title: "Number statistics",
-		Description: "Count numbers and give their mean, minimum and maximum.",
-		ReadOnly:    mcp.Yes, OpenWorld: mcp.No}, numberStats)
+	mcp.Register(numberStats, "Count numbers and give their mean, minimum and maximum.",
+		mcp.Title("Number statistics"), mcp.ReadOnly, mcp.ClosedWorld)
 }
 
 func main() {}

@@ -284,7 +284,10 @@ fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapp
         .arg("-I")
         .arg(sdk.join("src"))
         .arg(sdk.join("tests/sdk_test.c"))
-        .args(["json.c", "result.c", "utf8.c", "serve.c"].map(|f| sdk.join("src").join(f)))
+        .args(
+            ["json.c", "result.c", "utf8.c", "serve.c", "fields.c"]
+                .map(|f| sdk.join("src").join(f)),
+        )
         .arg("-lm")
         .arg("-o")
         .arg(&exe)

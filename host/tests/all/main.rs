@@ -25,6 +25,7 @@ mod inspector_strict;
 mod isolation;
 mod js_plugins;
 mod layering;
+mod light_forms;
 mod malformed;
 mod native_baseline;
 mod network;

@@ -19,18 +19,14 @@ static mcp_result number_stats(const mcp_value *args) {
                     count, digits, sum / (double)count, min, max);
 }
 
+/* The schemas, field by field (MCP_JSON({...}) takes JSON text instead). */
 MCP_TOOLS(
     MCP_TOOL("number_stats", "Count numbers and give their mean, minimum and maximum.",
-             MCP_JSON({"type": "object", "additionalProperties": false,
-                       "properties": {
-                           "numbers": {"type": "array", "items": {"type": "number"},
-                                       "description": "The numbers to summarize."},
-                           "digits": {"type": "integer", "minimum": 0, "maximum": 10,
-                                      "description": "Decimal places of the mean (default 2)."}},
-                       "required": ["numbers"]}),
+             MCP_FIELDS(MCP_REQUIRED("numbers", MCP_ARRAY_OF(MCP_NUMBER), "The numbers to summarize."),
+                        MCP_OPTIONAL("digits", MCP_INTEGER_IN(0, 10), "Decimal places of the mean (default 2).")),
              number_stats, .title = "Number statistics", .read_only = MCP_YES, .open_world = MCP_NO,
-             .output_schema = MCP_JSON({"type": "object",
-                                        "properties": {"count": {"type": "integer"}, "mean": {"type": "number"},
-                                                       "min": {"type": "number"}, "max": {"type": "number"}},
-                                        "required": ["count", "mean", "min", "max"]})),
+             .output_fields = MCP_FIELDS(MCP_REQUIRED("count", MCP_INTEGER, "How many numbers."),
+                                         MCP_REQUIRED("mean", MCP_NUMBER, "Their mean, rounded."),
+                                         MCP_REQUIRED("min", MCP_NUMBER, "The smallest."),
+                                         MCP_REQUIRED("max", MCP_NUMBER, "The largest."))),
 )

@@ -1,0 +1,3 @@
+module stats
+
+go 1.25

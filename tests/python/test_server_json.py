@@ -88,6 +88,8 @@ def test_the_versions_of_cargo_the_bundle_and_the_registry_entry_agree():
     version = workspace_version()
     assert server()["version"] == version
     assert json.loads(MANIFEST.read_text())["version"] == version
+    # The README names the bundle's file, which carries the version.
+    assert f"`mcp-wasm-host-{version}-linux-x86_64.mcpb`" in (REPO / "README.md").read_text()
 
 
 def test_the_package_arguments_name_a_subcommand_and_flags_the_binary_has():

@@ -6,7 +6,9 @@
 #   tests/ts           the official MCP TypeScript SDK, for tests/ts/*.mjs,
 #                      and the MCP Inspector, for host/tests/all/inspector_strict.rs;
 #   sdk-js             the JavaScript guest SDK's build tools (esbuild and
-#                      componentize-js), for scripts/build-js-plugin.sh.
+#                      componentize-js), for scripts/build-js-plugin.sh;
+#   packaging/mcpb     the official MCP Bundle CLI (@anthropic-ai/mcpb), for
+#                      scripts/build-bundle.sh.
 # Idempotent: a directory whose stamp file records the hash of its current
 # lockfile is not installed again. Needs `npm` on PATH (any Node >= 18 will
 # do to install) and the npm registry; nothing else is downloaded.
@@ -66,6 +68,7 @@ install() {
 install tests/conformance
 install tests/ts
 install sdk-js
+install packaging/mcpb
 
 if ! "$node" --version >/dev/null 2>&1; then
     echo "setup-node: $node does not run after installing tests/conformance" >&2

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Context as _;
 use mcp_wasm_host::config::{Config, ServedBounds, TaskSettings};
 use mcp_wasm_host::mcp::auth::BearerToken;
 use mcp_wasm_host::mcp::handler::DEFAULT_LIST_TTL;
@@ -13,7 +12,7 @@ use mcp_wasm_host::mcp::oauth::OAuth;
 use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::{
-    CacheError, CompileCache, DirWatcher, EngineSettings, PolicyFile, PolicyReloadError,
+    CacheError, CompileCache, DirWatcher, EngineSettings, LoadError, PolicyFile, PolicyReloadError,
     PolicySeen, PolicySource, PolicyUpdate, Runtime, SourceFetch, SourcesUpdate, WatchOptions,
     watch,
 };
@@ -27,9 +26,10 @@ pub struct ServeArgs {
     /// The directory of plugin components.
     #[arg(long, default_value = "plugins", env = "MCP_WASM_HOST_PLUGINS")]
     plugins: PathBuf,
-    /// The policy file. Without it, `./mcp-wasm-host.toml` is used if it
-    /// exists, and the built-in defaults (no capabilities) otherwise.
-    #[arg(long, env = "MCP_WASM_HOST_CONFIG")]
+    /// The policy file. Without it (or with an empty value, as a client
+    /// passes an unset setting), `./mcp-wasm-host.toml` is used if it exists,
+    /// and the built-in defaults (no capabilities) otherwise.
+    #[arg(long, env = "MCP_WASM_HOST_CONFIG", value_parser = path_or_empty)]
     config: Option<PathBuf>,
     #[command(flatten)]
     cache: CacheArgs,
@@ -185,12 +185,10 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // The policy file as it is before it is read: the watcher, once it
     // starts, reads it again if it was written since (a write in between is
     // read twice, never missed).
-    let policy_seen = PolicySeen::of(
-        args.config
-            .as_deref()
-            .unwrap_or(Path::new(mcp_wasm_host::config::DEFAULT_FILE)),
-    );
-    let config = Arc::new(load_config(args.config.as_deref(), max_memory)?);
+    let config_file = args.config_file();
+    let policy_seen =
+        PolicySeen::of(config_file.unwrap_or(Path::new(mcp_wasm_host::config::DEFAULT_FILE)));
+    let config = Arc::new(load_config(config_file, max_memory)?);
     // Metrics cost a little on every call: counted only when served.
     let metrics = (args.http.http.is_some() || args.telemetry.metrics_addr.is_some())
         .then(|| Arc::new(Metrics::new()));
@@ -212,8 +210,8 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // A missing or unreadable directory stops the server at once; the
     // plugins themselves load in the background so that `initialize` is
     // answered promptly (tools/list and tools/call wait for the load).
-    let files = Runtime::plugin_files(&args.plugins)
-        .with_context(|| format!("cannot load plugins from {}", args.plugins.display()))?;
+    let files =
+        Runtime::plugin_files(&args.plugins).map_err(|e| plugins_dir_error(&args.plugins, e))?;
     let fetcher = source_fetcher(&args.cache, &config);
     // Held while the start-up's sources are fetched and applied, so a
     // policy reload's fetch never interleaves with it; a valid policy
@@ -585,5 +583,120 @@ async fn fetch_sources(fetcher: &Fetcher, config: &Config, runtime: &Runtime) ->
             .collect(),
         failed: resolution.failed.len(),
         claims: resolution.claims,
+    }
+}
+
+impl ServeArgs {
+    /// The policy file given, if any: an empty `--config` gives none.
+    fn config_file(&self) -> Option<&Path> {
+        self.config.as_deref().filter(|p| !p.as_os_str().is_empty())
+    }
+}
+
+/// `--config`'s value: a path, or empty for none (an MCP bundle passes an
+/// unset optional setting as an empty string).
+fn path_or_empty(value: &str) -> Result<PathBuf, std::convert::Infallible> {
+    Ok(PathBuf::from(value))
+}
+
+/// Why the plugins directory cannot be served, naming it and saying what to
+/// do: a path that does not exist or is not a directory is most often a
+/// setting that points at the wrong place (`--plugins`,
+/// `MCP_WASM_HOST_PLUGINS`, or the Claude Desktop bundle's "Plugins folder").
+fn plugins_dir_error(dir: &Path, error: LoadError) -> anyhow::Error {
+    let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    let kind = match &error {
+        LoadError::Directory { source, .. } => Some(source.kind()),
+        _ => None,
+    };
+    let what = match kind {
+        Some(std::io::ErrorKind::NotFound) => "does not exist",
+        Some(std::io::ErrorKind::NotADirectory) => "is not a directory",
+        _ => {
+            return anyhow::Error::new(error)
+                .context(format!("cannot load plugins from {}", shown.display()));
+        }
+    };
+    anyhow::anyhow!(
+        "the plugins directory {} {what}: create it and put the plugins' .wasm files in it, \
+         or point the server at an existing folder (`--plugins DIR` or MCP_WASM_HOST_PLUGINS; \
+         in Claude Desktop, the mcp-wasm-host extension's \"Plugins folder\" setting)",
+        shown.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every way a plugins path can fail to be a directory gets a message
+    /// that names the path and says what to do.
+    #[test]
+    fn a_plugins_path_that_is_no_directory_says_which_and_what_to_do() {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let file = tmp.path().join("file.wasm");
+        std::fs::write(&file, b"").expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(tmp.path().join("gone"), tmp.path().join("dangling"))
+            .expect("symlink");
+        let cases = [
+            (tmp.path().join("missing"), "does not exist"),
+            (tmp.path().join("missing/nested"), "does not exist"),
+            (file.clone(), "is not a directory"),
+            (file.join("below"), "is not a directory"),
+            #[cfg(unix)]
+            (tmp.path().join("dangling"), "does not exist"),
+        ];
+        for (dir, what) in cases {
+            let error = Runtime::plugin_files(&dir).expect_err("not a directory");
+            let message = format!("{:#}", plugins_dir_error(&dir, error));
+            assert!(
+                message.contains(&format!("{} {what}", dir.display())),
+                "{message}"
+            );
+            for hint in [
+                "create it",
+                "--plugins DIR",
+                "MCP_WASM_HOST_PLUGINS",
+                "\"Plugins folder\" setting",
+            ] {
+                assert!(message.contains(hint), "{hint:?} missing from {message}");
+            }
+        }
+    }
+
+    /// A relative path is shown as the absolute path it resolved to, since the
+    /// working directory of a client-launched server is not obvious.
+    #[test]
+    fn a_relative_plugins_path_is_shown_absolute() {
+        let dir = Path::new("no-such-plugins-dir-for-this-test");
+        let error = Runtime::plugin_files(dir).expect_err("missing");
+        let message = plugins_dir_error(dir, error).to_string();
+        let cwd = std::env::current_dir().expect("cwd");
+        assert!(
+            message.contains(&cwd.join(dir).display().to_string()),
+            "{message}"
+        );
+    }
+
+    /// An empty `--config` (an unset bundle setting) means no policy file.
+    #[test]
+    fn an_empty_config_value_means_no_policy_file() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let file = |args: &[&str]| {
+            let cli = Cli::try_parse_from(args).expect("parses");
+            cli.serve.config_file().map(Path::to_owned)
+        };
+        assert_eq!(file(&["x", "--config", ""]), None);
+        assert_eq!(file(&["x"]), None);
+        assert_eq!(
+            file(&["x", "--config", "p.toml"]),
+            Some(PathBuf::from("p.toml"))
+        );
     }
 }

@@ -1,0 +1,107 @@
+"""server.json, the MCP Registry's description of this server: valid against
+the registry's schema (the dated version vendored in packaging/registry, see
+its README), true to the binary it describes, and at the version the
+workspace, the bundle manifest and the registry entry all share.
+
+Needs MCP_WASM_HOST_BIN (any build of the host, for `serve --help`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import subprocess
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER_JSON = REPO / "server.json"
+SCHEMA = REPO / "packaging" / "registry" / "server.schema.json"
+MANIFEST = REPO / "packaging" / "mcpb" / "manifest.json"
+IMAGE = "ghcr.io/mcp-wasm-host/mcp-wasm-host"
+
+
+def server() -> dict:
+    return json.loads(SERVER_JSON.read_text())
+
+
+def schema() -> dict:
+    return json.loads(SCHEMA.read_text())
+
+
+def validator() -> jsonschema.Draft7Validator:
+    s = schema()
+    jsonschema.Draft7Validator.check_schema(s)
+    return jsonschema.Draft7Validator(s, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+
+
+def workspace_version() -> str:
+    return tomllib.loads((REPO / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+
+
+def test_server_json_is_valid_against_the_vendored_schema():
+    errors = sorted(validator().iter_errors(server()), key=str)
+    assert not errors, "\n".join(f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
+
+
+def test_server_json_names_the_schema_it_is_checked_against():
+    assert server()["$schema"] == schema()["$id"]
+
+
+BROKEN = [
+    ("snake_case field names", lambda s: s["packages"][0].update(registry_type=s["packages"][0].pop("registryType"))),
+    ("a name without a namespace", lambda s: s.update(name="mcp-wasm-host")),
+    ("a description over 100 characters", lambda s: s.update(description="x" * 101)),
+    ("a package without transport", lambda s: s["packages"][0].pop("transport")),
+    ("the version `latest`", lambda s: s["packages"][0].update(version="latest")),
+]
+
+
+@pytest.mark.parametrize("what, breaks", BROKEN, ids=[b[0] for b in BROKEN])
+def test_the_vendored_schema_refuses_a_broken_server_json(what, breaks):
+    broken = copy.deepcopy(server())
+    breaks(broken)
+    assert list(validator().iter_errors(broken)), f"the schema accepted {what}"
+
+
+def test_every_package_type_is_one_the_released_schema_names():
+    # The schema types `registryType` as any string, but lists the types the
+    # registry accepts; `cargo` is only in its unreleased draft.
+    known = schema()["definitions"]["Package"]["properties"]["registryType"]["examples"]
+    for package in server()["packages"]:
+        assert package["registryType"] in known, package
+
+
+def test_the_image_package_is_the_deployed_image_at_the_workspace_version():
+    (package,) = [p for p in server()["packages"] if p["registryType"] == "oci"]
+    assert package["identifier"] == f"{IMAGE}:{workspace_version()}"
+    deployment = (REPO / "deploy" / "deployment.yaml").read_text()
+    assert f"image: {IMAGE}:{workspace_version()}" in deployment
+
+
+def test_the_versions_of_cargo_the_bundle_and_the_registry_entry_agree():
+    version = workspace_version()
+    assert server()["version"] == version
+    assert json.loads(MANIFEST.read_text())["version"] == version
+    # The README names the bundle's file, which carries the version.
+    assert f"`mcp-wasm-host-{version}-linux-x86_64.mcpb`" in (REPO / "README.md").read_text()
+
+
+def test_the_package_arguments_name_a_subcommand_and_flags_the_binary_has():
+    binary = os.environ.get("MCP_WASM_HOST_BIN")
+    assert binary, "set MCP_WASM_HOST_BIN to the mcp-wasm-host binary (scripts/test.sh does)"
+    (package,) = server()["packages"]
+    args = package["packageArguments"]
+    assert args[0] == {"type": "positional", "value": "serve"}
+    help_text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, check=True).stdout
+    flags = set(re.findall(r"(?m)^\s+(?:-\w, )?(--[a-z0-9-]+)", help_text))
+    for arg in args[1:]:
+        assert arg["type"] == "named" and arg["name"] in flags, arg
+    # The plugins folder is mounted where --plugins points.
+    mount = package["runtimeArguments"][0]["value"]
+    assert f"dst={args[1]['value']}," in mount

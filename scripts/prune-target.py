@@ -3,7 +3,8 @@
 
 Every clone path and every change of a workspace crate's sources gives that
 crate's artifacts a new hash in `debug/deps` (test binaries of ~700 MB, the
-host library of ~400 MB) and a new `debug/incremental` directory; cargo never
+host library of ~400 MB) and a new `debug/incremental` directory (and so in
+every other profile and target triple); cargo never
 removes the old ones, so a cache reused by CI runs grows by gigabytes a run.
 This keeps, for each target of the workspace's own packages (as `cargo
 metadata --no-deps` lists them) and each kind of file (a library, its
@@ -83,9 +84,13 @@ def main() -> None:
     dry = os.environ.get("PRUNE_DRY_RUN") == "1"
     names = workspace_targets(Path(__file__).resolve().parents[1])
     freed = 0
-    for profile in ("debug", "release"):
+    # Every profile directory: TARGET/PROFILE, TARGET/TRIPLE/PROFILE (the
+    # static host of install-host.sh), and the target directories nested in
+    # it (the build tool's `cargo install`, the projects of the tests).
+    profiles = {deps.parent for depth in range(1, 5) for deps in target.glob("*/" * depth + "deps")}
+    for profile in sorted(profiles):
         for sub in ("deps", "incremental"):
-            freed += prune(target / profile / sub, names, keep, dry)
+            freed += prune(profile / sub, names, keep, dry)
     print(f"prune-target: {'would free' if dry else 'freed'} {freed / 2**30:.1f} GiB of old workspace artifacts in {target}", file=sys.stderr)
 
 

@@ -13,7 +13,7 @@ use mcp_wasm_host::mcp::oauth::OAuth;
 use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::{
-    CacheError, CompileCache, DirWatcher, EngineSettings, PolicyFile, PolicyReloadError,
+    CacheError, CompileCache, DirWatcher, EngineSettings, LoadError, PolicyFile, PolicyReloadError,
     PolicySeen, PolicySource, PolicyUpdate, Runtime, SourceFetch, SourcesUpdate, WatchOptions,
     watch,
 };
@@ -212,8 +212,22 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // A missing or unreadable directory stops the server at once; the
     // plugins themselves load in the background so that `initialize` is
     // answered promptly (tools/list and tools/call wait for the load).
-    let files = Runtime::plugin_files(&args.plugins)
-        .with_context(|| format!("cannot load plugins from {}", args.plugins.display()))?;
+    let files = match Runtime::plugin_files(&args.plugins) {
+        Ok(files) => files,
+        Err(LoadError::Directory { source, .. }) => {
+            anyhow::bail!(super::plugins_dir::unreadable(&args.plugins, &source))
+        }
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("cannot load plugins from {}", args.plugins.display()));
+        }
+    };
+    if files.is_empty() && config.sources().is_empty() {
+        tracing::warn!(
+            "{}",
+            super::plugins_dir::nothing_to_serve(&args.plugins, !args.no_watch)
+        );
+    }
     let fetcher = source_fetcher(&args.cache, &config);
     // Held while the start-up's sources are fetched and applied, so a
     // policy reload's fetch never interleaves with it; a valid policy

@@ -42,7 +42,7 @@ pub fn nothing_to_serve(dir: &Path, watched: bool) -> String {
         "(--no-watch: components added later are not loaded)"
     };
     format!(
-        "no plugin components (*.wasm) in {} and the policy names no `source`: there are no tools to serve {until}; put your plugins there, or {}",
+        "no plugin components (*.wasm) in {} and the policy names no `source`: there are no tools to serve {until}; {}",
         dir.display(),
         in_a_container(dir)
     )

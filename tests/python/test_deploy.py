@@ -8,7 +8,11 @@ refuses fields the schema does not know. Then the Deployment is checked
 against the real binary: every flag it passes exists in `serve --help`,
 the probes and the scrape annotations point at the server's endpoints and
 ports, the grace period outlasts the shutdown timeout, and the memory limit
-covers what the engine lets the guests take.
+covers what the engine lets the guests take. And the Deployment runs the
+container image scripts/build-image.sh builds (the `image` fixture of
+conftest.py): every flag it passes exists in the image's own binary, its
+user, ports and volumes are the image's, and every place the server writes
+is a volume, as the root filesystem is read-only.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 import yaml
+
+from image_layout import NAME as IMAGE_NAME
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
@@ -208,3 +214,60 @@ def test_the_policy_in_the_configmap_is_one_the_server_accepts(tmp_path):
     typo.write_text(data["mcp-wasm-host.toml"].replace("max_concurrent_calls", "max_concurent_calls"))
     bad = check(typo)
     assert bad.returncode != 0 and "max_concurent_calls" in bad.stderr, bad.stderr
+
+
+def serve_flags(binary: Path) -> set[str]:
+    help_text = subprocess.run([binary, "serve", "--help"], check=True, capture_output=True, text=True).stdout
+    return set(re.findall(r"--[a-z][a-z0-9-]+", help_text))
+
+
+def under(path: str, mounts: list[dict]) -> dict | None:
+    """The volumeMount that holds `path`, if any."""
+    for m in mounts:
+        if path == m["mountPath"] or path.startswith(m["mountPath"].rstrip("/") + "/"):
+            return m
+    return None
+
+
+def test_the_deployment_runs_the_image_with_what_the_image_has(image, tmp_path):
+    """Flags from the image's own binary (not the workspace build), the
+    user, ports and volumes from the image's config; every path the server
+    reads is mounted, and every path it writes is a writable volume."""
+    c = container()
+    spec = resource("Deployment")["spec"]["template"]["spec"]
+    assert c["image"] == IMAGE_NAME
+    config = image.config["config"]
+
+    binary = image.extract_binary(tmp_path / "mcp-wasm-host")
+    passed = [a for a in c["args"] if a.startswith("--")]
+    unknown = [a for a in passed if a not in serve_flags(binary)]
+    assert not unknown, f"flags the image's `serve` does not have: {unknown}"
+    assert c["args"][0] == config["Cmd"][0] == "serve"
+
+    # The user: the image's, non-root, on a read-only root filesystem.
+    uid, gid = (int(x) for x in config["User"].split(":"))
+    assert (spec["securityContext"]["runAsUser"], spec["securityContext"]["runAsGroup"]) == (uid, gid)
+    assert uid != 0 and spec["securityContext"]["runAsNonRoot"] is True
+    assert c["securityContext"]["readOnlyRootFilesystem"] is True
+
+    # The ports: each one the image exposes.
+    exposed = {int(p.split("/")[0]) for p in config["ExposedPorts"]}
+    assert {p["containerPort"] for p in c["ports"]} <= exposed, exposed
+
+    # The volumes: each of the image's is mounted (nothing is left on the
+    # read-only root); the plugins are where the image's config says.
+    mounts = c["volumeMounts"]
+    for volume in config["Volumes"]:
+        assert any(m["mountPath"] == volume for m in mounts), f"the image's volume {volume} is not mounted"
+    env = dict(e.split("=", 1) for e in config["Env"])
+    assert flag_value(c["args"], "--plugins") == env["MCP_WASM_HOST_PLUGINS"]
+    for flag in ("--config", "--plugins", "--auth-token-file", "--request-state-key-file"):
+        path = flag_value(c["args"], flag)
+        assert under(path, mounts), f"{flag} {path} is on no volume"
+    # The cache is written: a writable volume, and below its mount point
+    # (an emptyDir's own directory is root's, mode 0777, which the compile
+    # cache refuses), as the image's default is.
+    cache = flag_value(c["args"], "--cache-dir")
+    mount = under(cache, mounts)
+    assert mount and not mount.get("readOnly") and cache != mount["mountPath"], cache
+    assert under(env["MCP_WASM_HOST_CACHE_DIR"], [{"mountPath": v} for v in config["Volumes"]])

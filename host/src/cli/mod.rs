@@ -6,6 +6,7 @@ mod inspect;
 mod keygen;
 mod logging;
 mod new;
+mod plugins_dir;
 mod pull;
 mod push;
 mod serve;

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use anyhow::Context as _;
+
 use mcp_wasm_host::config::{Config, ServedBounds, TaskSettings};
 use mcp_wasm_host::mcp::auth::BearerToken;
 use mcp_wasm_host::mcp::handler::DEFAULT_LIST_TTL;
@@ -210,8 +212,22 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // A missing or unreadable directory stops the server at once; the
     // plugins themselves load in the background so that `initialize` is
     // answered promptly (tools/list and tools/call wait for the load).
-    let files =
-        Runtime::plugin_files(&args.plugins).map_err(|e| plugins_dir_error(&args.plugins, e))?;
+    let files = match Runtime::plugin_files(&args.plugins) {
+        Ok(files) => files,
+        Err(LoadError::Directory { source, .. }) => {
+            anyhow::bail!(super::plugins_dir::unreadable(&args.plugins, &source))
+        }
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("cannot load plugins from {}", args.plugins.display()));
+        }
+    };
+    if files.is_empty() && config.sources().is_empty() {
+        tracing::warn!(
+            "{}",
+            super::plugins_dir::nothing_to_serve(&args.plugins, !args.no_watch)
+        );
+    }
     let fetcher = source_fetcher(&args.cache, &config);
     // Held while the start-up's sources are fetched and applied, so a
     // policy reload's fetch never interleaves with it; a valid policy
@@ -599,85 +615,9 @@ fn path_or_empty(value: &str) -> Result<PathBuf, std::convert::Infallible> {
     Ok(PathBuf::from(value))
 }
 
-/// Why the plugins directory cannot be served, naming it and saying what to
-/// do: a path that does not exist or is not a directory is most often a
-/// setting that points at the wrong place (`--plugins`,
-/// `MCP_WASM_HOST_PLUGINS`, or the Claude Desktop bundle's "Plugins folder").
-fn plugins_dir_error(dir: &Path, error: LoadError) -> anyhow::Error {
-    let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
-    let kind = match &error {
-        LoadError::Directory { source, .. } => Some(source.kind()),
-        _ => None,
-    };
-    let what = match kind {
-        Some(std::io::ErrorKind::NotFound) => "does not exist",
-        Some(std::io::ErrorKind::NotADirectory) => "is not a directory",
-        _ => {
-            return anyhow::Error::new(error)
-                .context(format!("cannot load plugins from {}", shown.display()));
-        }
-    };
-    anyhow::anyhow!(
-        "the plugins directory {} {what}: create it and put the plugins' .wasm files in it, \
-         or point the server at an existing folder (`--plugins DIR` or MCP_WASM_HOST_PLUGINS; \
-         in Claude Desktop, the mcp-wasm-host extension's \"Plugins folder\" setting)",
-        shown.display()
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every way a plugins path can fail to be a directory gets a message
-    /// that names the path and says what to do.
-    #[test]
-    fn a_plugins_path_that_is_no_directory_says_which_and_what_to_do() {
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let file = tmp.path().join("file.wasm");
-        std::fs::write(&file, b"").expect("write");
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(tmp.path().join("gone"), tmp.path().join("dangling"))
-            .expect("symlink");
-        let cases = [
-            (tmp.path().join("missing"), "does not exist"),
-            (tmp.path().join("missing/nested"), "does not exist"),
-            (file.clone(), "is not a directory"),
-            (file.join("below"), "is not a directory"),
-            #[cfg(unix)]
-            (tmp.path().join("dangling"), "does not exist"),
-        ];
-        for (dir, what) in cases {
-            let error = Runtime::plugin_files(&dir).expect_err("not a directory");
-            let message = format!("{:#}", plugins_dir_error(&dir, error));
-            assert!(
-                message.contains(&format!("{} {what}", dir.display())),
-                "{message}"
-            );
-            for hint in [
-                "create it",
-                "--plugins DIR",
-                "MCP_WASM_HOST_PLUGINS",
-                "\"Plugins folder\" setting",
-            ] {
-                assert!(message.contains(hint), "{hint:?} missing from {message}");
-            }
-        }
-    }
-
-    /// A relative path is shown as the absolute path it resolved to, since the
-    /// working directory of a client-launched server is not obvious.
-    #[test]
-    fn a_relative_plugins_path_is_shown_absolute() {
-        let dir = Path::new("no-such-plugins-dir-for-this-test");
-        let error = Runtime::plugin_files(dir).expect_err("missing");
-        let message = plugins_dir_error(dir, error).to_string();
-        let cwd = std::env::current_dir().expect("cwd");
-        assert!(
-            message.contains(&cwd.join(dir).display().to_string()),
-            "{message}"
-        );
-    }
 
     /// An empty `--config` (an unset bundle setting) means no policy file.
     #[test]

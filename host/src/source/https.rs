@@ -79,7 +79,9 @@ pub async fn fetch_into(
         .read_timeout(timeouts.first_byte.value)
         .https_only(!url.starts_with("http://"))
         .build()
-        .map_err(|e| failed(e.to_string()))?;
+        // reqwest's own text is only "builder error": the cause (such as
+        // "No CA certificates were loaded from the system") is its source.
+        .map_err(|e| failed(super::oci::error_chain(&e)))?;
     let response = client.get(url).send().await.map_err(unreachable)?;
     if !response.status().is_success() {
         return Err(failed(format!("HTTP {}", response.status())));

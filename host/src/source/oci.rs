@@ -559,7 +559,7 @@ pub fn check_digest(what: &str, digest: &str, bytes: &[u8]) -> Result<(), OciErr
 }
 
 /// An error and its sources, on one line.
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(super) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the container image ghcr.io/mcp-wasm-host/mcp-wasm-host:VERSION
+# (VERSION from the workspace Cargo.toml) as an OCI image layout, from the
+# static host binary and Debian's CA certificates, with
+# packaging/image/build_image.py (the image's contents and config are
+# described there and in docs/deploy.md):
+#
+#   scripts/build-image.sh [LAYOUT]
+#
+# LAYOUT is TARGET_DIR/image/oci by default; it is rewritten. The binary is
+# MCP_WASM_HOST_INSTALLED_BIN if set, else what scripts/install-host.sh
+# installs. Every timestamp in the image is SOURCE_DATE_EPOCH, by default the
+# commit time of HEAD, so the same binary, CA certificates, version and epoch
+# give the same image digest. Push it with skopeo, e.g.
+#   skopeo copy oci:LAYOUT:VERSION docker://REGISTRY/mcp-wasm-host/mcp-wasm-host:VERSION
+# or load it into podman with `podman pull oci:LAYOUT:VERSION`.
+#
+# Prints LAYOUT on stdout; the manifest digest and progress go to stderr.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/target-dir.sh
+. "$repo/scripts/lib/target-dir.sh"
+
+layout="${1:-$(cargo_target_dir)/image/oci}"
+bin="${MCP_WASM_HOST_INSTALLED_BIN:-}"
+if [[ -z "$bin" ]]; then
+    bin="$("$repo/scripts/install-host.sh")"
+fi
+version="$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcp-wasm-host"))')"
+epoch="${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct HEAD)}"
+# Debian's ca-certificates, at the version scripts/setup-image.sh pins.
+ca_dir=/usr/share/ca-certificates/mozilla
+
+digest="$(python3 "$repo/packaging/image/build_image.py" --binary "$bin" --ca-dir "$ca_dir" \
+    --version "$version" --epoch "$epoch" --out "$layout")"
+echo "build-image: ghcr.io/mcp-wasm-host/mcp-wasm-host:$version $digest" >&2
+echo "$layout"

@@ -34,10 +34,17 @@ crate="$target/package/mcp-wasm-host-$version.crate"
 
 # Unpacked at a fixed place outside any workspace, so cargo sees the same
 # sources at the same path and rebuilds only what changed.
+# The crate is unpacked again only when its bytes changed, so that an
+# unchanged host is not compiled again (unpacking gives the files new times).
 src="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-wasm-host/host-crate"
-rm -rf "$src"
-mkdir -p "$src"
-tar -xzf "$crate" -C "$src"
+stamp="$src/.crate.sha256"
+want="$(sha256sum "$crate" | cut -d' ' -f1)"
+if [[ ! -f "$stamp" ]] || [[ "$(cat "$stamp")" != "$want" ]]; then
+    rm -rf "$src"
+    mkdir -p "$src"
+    tar -xzf "$crate" -C "$src"
+    echo "$want" > "$stamp"
+fi
 
 echo "install-host: cargo install --locked --target $triple --root $root" >&2
 cargo install --quiet --locked --force --target "$triple" --root "$root" \

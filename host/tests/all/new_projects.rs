@@ -223,8 +223,6 @@ fn new_refuses_an_sdk_checkout_without_the_language_s_sdk() {
 struct Toolchain {
     /// Environment variables to set.
     env: Vec<(&'static str, OsString)>,
-    /// A directory to put first on PATH.
-    path: Option<PathBuf>,
 }
 
 /// Makes the `lang` project, builds it and runs its test with the commands
@@ -267,11 +265,6 @@ fn build_and_test(lang: &str, toolchain: Toolchain) {
             )
             .env_remove("CARGO_TARGET_DIR")
             .envs(toolchain.env.iter().map(|(k, v)| (k, v)));
-        if let Some(dir) = &toolchain.path {
-            let path = std::env::var_os("PATH").unwrap_or_default();
-            let paths = std::iter::once(dir.clone()).chain(std::env::split_paths(&path));
-            command.env("PATH", std::env::join_paths(paths).unwrap());
-        }
         let started = Instant::now();
         let out = command.output().unwrap();
         assert!(
@@ -294,7 +287,6 @@ fn a_new_rust_project_builds_and_passes_its_test() {
         "rust",
         Toolchain {
             env: vec![("CARGO_TARGET_DIR", target.into_os_string())],
-            path: None,
         },
     );
 }
@@ -316,7 +308,6 @@ fn a_new_c_project_builds_and_passes_its_test() {
         "c",
         Toolchain {
             env: vec![("MCP_WASM_HOST_C", clang)],
-            path: None,
         },
     );
 }

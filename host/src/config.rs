@@ -22,7 +22,9 @@ use serde::de::{self, MapAccess};
 
 use crate::runtime::capabilities::{self, GrantSpecs, Grants, KnownKey, ResolveCtx};
 use crate::runtime::units::count;
-use crate::runtime::{Limits, MAX_REUSE_INSTANCES, Policies, Policy, PolicyError, Sha256Digest};
+use crate::runtime::{
+    Limits, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES, Policies, Policy, PolicyError, Sha256Digest,
+};
 use crate::source::limits::{Bound, DEFAULT_MAX_PLUGIN_SIZE, FetchTimeouts};
 use crate::source::{PluginName, SourceRef};
 
@@ -347,6 +349,45 @@ fn check_scope(scope: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `reuse_instances` as written: a number of calls per instance, or
+/// `"session"` (an instance per client session).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReuseSpec {
+    Calls(u32),
+    Session,
+}
+
+impl<'de> Deserialize<'de> for ReuseSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl de::Visitor<'_> for Visitor {
+            type Value = ReuseSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a number of calls per instance (0: a fresh instance per call) or \"session\" (one instance per client session)",
+                )
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<ReuseSpec, E> {
+                u32::try_from(n)
+                    .map(ReuseSpec::Calls)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Signed(n), &self))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<ReuseSpec, E> {
+                u32::try_from(n)
+                    .map(ReuseSpec::Calls)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(n), &self))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<ReuseSpec, E> {
+                match s {
+                    "session" => Ok(ReuseSpec::Session),
+                    other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
 /// Declares [`SectionSpec`] with one optional field per limit key, and
 /// reads those keys.
 macro_rules! section_spec {
@@ -410,7 +451,8 @@ section_spec! {
     max_tools: u32,
     max_schema_size: ByteSize,
     max_tool_list_size: ByteSize,
-    reuse_instances: u32,
+    reuse_instances: ReuseSpec,
+    ready_instances: u32,
     scopes: Vec<String>,
     tool_scopes: BTreeMap<String, Vec<String>>,
 }
@@ -913,12 +955,22 @@ fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (
             return err(key, "must be at least 1 byte".into());
         }
     }
-    if s.reuse_instances.is_some_and(|n| n > MAX_REUSE_INSTANCES) {
+    if let Some(ReuseSpec::Calls(n)) = s.reuse_instances
+        && n > MAX_REUSE_INSTANCES
+    {
         return err(
             "reuse_instances",
             format!(
-                "must be at most {} (0: a fresh instance per call)",
+                "must be at most {} (0: a fresh instance per call), or \"session\"",
                 count(MAX_REUSE_INSTANCES.into())
+            ),
+        );
+    }
+    if s.ready_instances.is_some_and(|n| n > MAX_READY_INSTANCES) {
+        return err(
+            "ready_instances",
+            format!(
+                "must be at most {MAX_READY_INSTANCES} (0: no instance is made ahead of a call)"
             ),
         );
     }
@@ -983,7 +1035,18 @@ fn apply(limits: &mut Limits, s: &SectionSpec) {
     limits.audit_arguments = s.audit_arguments.unwrap_or(limits.audit_arguments);
     limits.receipts = s.receipts.unwrap_or(limits.receipts);
     limits.max_tools = s.max_tools.unwrap_or(limits.max_tools);
-    limits.reuse_instances = s.reuse_instances.unwrap_or(limits.reuse_instances);
+    match s.reuse_instances {
+        Some(ReuseSpec::Calls(n)) => {
+            limits.reuse_instances = n;
+            limits.reuse_per_session = false;
+        }
+        Some(ReuseSpec::Session) => {
+            limits.reuse_instances = MAX_REUSE_INSTANCES;
+            limits.reuse_per_session = true;
+        }
+        None => {}
+    }
+    limits.ready_instances = s.ready_instances.unwrap_or(limits.ready_instances);
     set(
         &mut limits.max_schema_bytes,
         s.max_schema_size.map(|b| b.as_u64()),
@@ -1208,6 +1271,40 @@ write = true
                 "{text}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn session_reuse_is_a_value_of_reuse_instances_and_a_plugin_may_override_it() {
+        let config = parse(
+            "[defaults]\nreuse_instances = \"session\"\n[plugins.a]\nreuse_instances = 4\n[plugins.b]\nready_instances = 0\n",
+        )
+        .unwrap();
+        let limits = |name: &str| config.policy_for(name).unwrap().limits;
+        let (a, b) = (limits("a"), limits("b"));
+        assert!(!a.reuse_per_session && a.reuse_instances == 4);
+        assert!(b.reuse_per_session && b.reuse_instances == MAX_REUSE_INSTANCES);
+        assert_eq!((a.ready_instances, b.ready_instances), (1, 0));
+        let builtin = Config::builtin(MAX).policy_for("a").unwrap().limits;
+        assert!(!builtin.reuse_per_session, "off by default");
+        for text in [
+            "[plugins.a]\nreuse_instances = \"sessions\"\n",
+            "[plugins.a]\nreuse_instances = \"per-session\"\n",
+            "[plugins.a]\nreuse_instances = true\n",
+            "[plugins.a]\nreuse_instances = 4_294_967_296\n",
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(
+                e.contains("line 2") && e.contains("reuse_instances") && e.contains("\"session\""),
+                "{text}: {e}"
+            );
+        }
+        let e = parse("[defaults]\nready_instances = 17\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`defaults.ready_instances`") && e.contains("at most 16"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -1826,9 +1923,13 @@ mod documentation {
                 bytes(d.max_tool_list_bytes)
             ),
             format!(
-                "| `reuse_instances` | integer | `{}` | calls one instance may serve before it is dropped (at most `{}`)",
+                "| `reuse_instances` | integer or `\"session\"` | `{}` | calls one instance may serve before it is dropped (at most `{}`)",
                 d.reuse_instances,
                 int(MAX_REUSE_INSTANCES.into())
+            ),
+            format!(
+                "| `ready_instances` | integer | `{}` | fresh instances made ahead of the plugin's calls (at most `{}`)",
+                d.ready_instances, MAX_READY_INSTANCES
             ),
         ];
         for row in rows {

@@ -107,7 +107,12 @@ impl Report<'_> {
                 "client_rate_limit_per_minute": l.client_rate_limit_per_minute,
                 "audit_arguments": l.audit_arguments,
                 "receipts": l.receipts,
-                "reuse_instances": l.reuse_instances,
+                "reuse_instances": if l.reuse_per_session {
+                    json!("session")
+                } else {
+                    json!(l.reuse_instances)
+                },
+                "ready_instances": l.ready_instances,
             },
         });
         if let Value::Object(members) = &mut policy {

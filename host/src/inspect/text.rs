@@ -301,13 +301,23 @@ impl Report<'_> {
             ),
             (
                 "instance reuse",
-                if l.reuse_instances <= 1 {
+                if l.reuse_per_session {
+                    "per session: an instance serves one client's calls (state passes between them)"
+                        .to_string()
+                } else if l.reuse_instances <= 1 {
                     "off: a fresh instance per call".to_string()
                 } else {
                     format!(
                         "up to {} calls per instance (state passes between them)",
                         count(l.reuse_instances.into())
                     )
+                },
+            ),
+            (
+                "ready instances",
+                match l.ready_instances {
+                    0 => "none: each call instantiates its own".to_string(),
+                    n => format!("up to {n}, fresh and never used, made off the call path"),
                 },
             ),
         ];

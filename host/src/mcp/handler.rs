@@ -118,6 +118,16 @@ impl McpServer {
         }
     }
 
+    /// A server for one request without a session (stateless HTTP): as
+    /// [`McpServer::session`], with a client the runtime keeps no instance
+    /// for, so that nothing of one request's instance reaches another's.
+    pub fn sessionless(&self) -> McpServer {
+        McpServer {
+            caller: Arc::new(Caller::without_session()),
+            ..self.session()
+        }
+    }
+
     /// The sessions told about tool list changes.
     pub fn peers(&self) -> &PeerRegistry {
         &self.peers

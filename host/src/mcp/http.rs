@@ -246,8 +246,17 @@ impl HttpListener {
     ) -> Result<(), HttpError> {
         let shutdown = end_sessions;
         let config = self.options.rmcp_config(&shutdown);
-        let factory = move || Ok(server.session());
-        let (router, check) = if self.options.stateless {
+        let stateless = self.options.stateless;
+        // Without sessions each request is a client of its own, which no
+        // instance is kept for (`reuse_instances = "session"`).
+        let factory = move || {
+            Ok(if stateless {
+                server.sessionless()
+            } else {
+                server.session()
+            })
+        };
+        let (router, check) = if stateless {
             let check = BodyCheck {
                 in_flight: None,
                 budget: BodyBudget::default(),

@@ -198,7 +198,15 @@ impl Runtime {
         };
         tracing::debug!(tool = name, "running: got a slot");
         let running = InPhase::enter(observer, &plugin.name, Phase::Running);
-        let (result, stats) = call_tool(&plugin.target(), tool, &json, events, deadline).await;
+        let (result, stats) = call_tool(
+            &plugin.target(),
+            tool,
+            &json,
+            events,
+            deadline,
+            caller.session(),
+        )
+        .await;
         drop(running);
         unfinished.armed = false;
         // The deadline was this run's, a task's own when it runs as one.

@@ -26,7 +26,7 @@ use super::sandbox::CallState;
 use super::schema::Schema;
 use super::served::Listing;
 use super::tool::PluginTool;
-use super::warm::{PluginIdle, Warm};
+use super::warm::{PluginIdle, Session, Warm};
 
 /// What a call consumed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -80,19 +80,38 @@ fn new_store(
     events: Arc<dyn CallEvents>,
     deadline: Instant,
 ) -> Result<Store<CallState>, ToolFailure> {
+    store_for(
+        target.exports.engine(),
+        target.plugin,
+        target.policy,
+        tool,
+        events,
+        deadline,
+    )
+}
+
+/// A new store for a call of `plugin`'s `tool` under `policy`, armed.
+fn store_for(
+    engine: &wasmtime::Engine,
+    plugin: &Arc<str>,
+    policy: &Arc<Policy>,
+    tool: &str,
+    events: Arc<dyn CallEvents>,
+    deadline: Instant,
+) -> Result<Store<CallState>, ToolFailure> {
     let state = CallState::new(
-        target.plugin.clone(),
+        plugin.clone(),
         tool.into(),
         events,
-        target.policy.clone(),
+        policy.clone(),
         deadline,
     )
     .map_err(|e| ToolFailure {
-        plugin: target.plugin.to_string(),
+        plugin: plugin.to_string(),
         tool: tool.to_string(),
         cause: FailureCause::Host(e.to_string()),
     })?;
-    let mut store = Store::new(target.exports.engine(), state);
+    let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
     store.epoch_deadline_callback(|ctx| {
         Ok(if Instant::now() >= ctx.data().deadline {
@@ -101,7 +120,7 @@ fn new_store(
             UpdateDeadline::Yield(1)
         })
     });
-    arm(&mut store, target, tool)?;
+    arm(&mut store, plugin, policy, tool)?;
     Ok(store)
 }
 
@@ -109,16 +128,17 @@ fn new_store(
 /// its epoch deadline over.
 fn arm(
     store: &mut Store<CallState>,
-    target: &CallTarget<'_>,
+    plugin: &str,
+    policy: &Policy,
     tool: &str,
 ) -> Result<(), ToolFailure> {
     // Engines without fuel metering are a benchmark setting; asking such a
     // store for fuel would build an error (with a backtrace) on every call.
-    if target.exports.engine().get_consume_fuel() {
+    if store.engine().get_consume_fuel() {
         store
-            .set_fuel(target.policy.limits.fuel)
+            .set_fuel(policy.limits.fuel)
             .map_err(|e| ToolFailure {
-                plugin: target.plugin.to_string(),
+                plugin: plugin.to_string(),
                 tool: tool.to_string(),
                 cause: FailureCause::Host(format!("{e:#}")),
             })?;
@@ -128,32 +148,119 @@ fn arm(
 }
 
 /// The store and instance a call of `tool` runs in: a warm one of the
-/// plugin's, renewed for this call (its own tool, events, deadline, fuel,
-/// log budget), or else a new store.
+/// plugin's (with `reuse_instances = "session"`, one kept for `session`
+/// only), renewed for this call (its own tool, events, deadline, fuel, log
+/// budget); else a ready one, fresh and never used, made ahead of the call
+/// under the same policy and given this call's own tool, events, deadline
+/// and fuel now; else a new store. Taking a ready instance, or finding
+/// none, starts making the plugin's next ones off the call path.
 fn live(
     target: &CallTarget<'_>,
     tool: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
+    session: Option<&Session>,
 ) -> Result<Live, ToolFailure> {
     // What the guest sends the client while it runs crosses the boundary.
     let events = egress::events(&target.policy.grants, events);
-    let Some(Warm {
+    let (plugin, policy) = (&**target.plugin, &**target.policy);
+    let kept = if policy.limits.reuse_per_session {
+        session.and_then(|s| target.idle.take_session(s))
+    } else {
+        target.idle.take()
+    };
+    if let Some(Warm {
         mut store,
         instance,
         served,
-    }) = target.idle.take()
+    }) = kept
+    {
+        store.data_mut().begin_call(tool.into(), events, deadline);
+        arm(&mut store, plugin, policy, tool)?;
+        return Ok(Live {
+            store,
+            instance: Some(instance),
+            served,
+            tainted: false,
+        });
+    }
+    let ready = target.idle.take_ready();
+    refill(target);
+    let Some(Warm {
+        mut store,
+        instance,
+        served: _,
+    }) = ready
     else {
         return new_store(target, tool, events, deadline).map(Live::fresh);
     };
-    store.data_mut().begin_call(tool.into(), events, deadline);
-    arm(&mut store, target, tool)?;
+    store
+        .data_mut()
+        .begin_first_call(tool.into(), events, deadline);
+    arm(&mut store, plugin, policy, tool)?;
     Ok(Live {
         store,
         instance: Some(instance),
-        served,
+        served: 0,
         tainted: false,
     })
+}
+
+/// Starts making as many ready instances of the plugin as its
+/// `ready_instances` asks for beyond those it has or is making, each on a
+/// task of its own, off the call path.
+fn refill(target: &CallTarget<'_>) {
+    let want = target.policy.limits.ready_instances;
+    if want == 0 {
+        return;
+    }
+    for refill in target.idle.refills(want) {
+        let pre = target.exports.pre().clone();
+        let (plugin, policy) = (target.plugin.clone(), target.policy.clone());
+        tokio::spawn(async move {
+            if refill.wanted()
+                && let Some(ready) = make_ready(pre, &plugin, &policy).await
+            {
+                refill.put(ready);
+            }
+        });
+    }
+}
+
+/// A fresh instance of the plugin, made under `policy` in a store of its
+/// own, within the policy's timeout; `None` if it cannot be made now (no
+/// free instance slot: a ready instance never takes one from a call) or
+/// at all (the call that takes no ready instance makes its own, and says
+/// why it failed).
+#[tracing::instrument(level = "trace", skip_all, fields(plugin = &**plugin))]
+async fn make_ready(
+    pre: wasmtime::component::InstancePre<CallState>,
+    plugin: &Arc<str>,
+    policy: &Arc<Policy>,
+) -> Option<Warm> {
+    let deadline = Instant::now() + policy.limits.timeout;
+    let mut store = store_for(
+        pre.engine(),
+        plugin,
+        policy,
+        "(ready)",
+        Arc::new(NoEvents),
+        deadline,
+    )
+    .ok()?;
+    let made = tokio::time::timeout_at(deadline.into(), pre.instantiate_async(&mut store)).await;
+    match made {
+        Ok(Ok(instance)) if !store.data().refused_growth() => Some(Warm {
+            store,
+            instance,
+            served: 0,
+        }),
+        Ok(Err(e)) => {
+            tracing::trace!("no ready instance: {e:#}");
+            None
+        }
+        _ => None,
+    }
 }
 
 fn stats(store: &Store<CallState>, fuel: u64) -> CallStats {
@@ -199,13 +306,21 @@ async fn run<R>(
 /// first, until it fits or none is left: idle instances never keep a call
 /// from running.
 async fn instantiate(live: &mut Live, target: &CallTarget<'_>) -> wasmtime::Result<Instance> {
+    let pool = target.idle.pool();
     loop {
         match target.exports.instantiate(&mut live.store).await {
-            Err(e)
-                if e.downcast_ref::<PoolConcurrencyLimitError>().is_some()
-                    && target.idle.pool().evict_oldest() =>
-            {
+            Err(e) if e.downcast_ref::<PoolConcurrencyLimitError>().is_some() => {
                 live.tainted = true;
+                if pool.evict_oldest() {
+                    continue;
+                }
+                // Instances calls are done with free their slots soon, and
+                // ready ones being made can be evicted once kept.
+                if pool.in_transit() {
+                    pool.landed().await;
+                    continue;
+                }
+                return Err(e);
             }
             result => return result,
         }
@@ -291,6 +406,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
     label: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
+    session: Option<&Session>,
     f: impl AsyncFnOnce(
         &Exports,
         &mut Store<CallState>,
@@ -299,7 +415,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
         Result<R, super::bindings::mcp_wasm_host::plugin::errors::ServeError>,
     >,
 ) -> (Result<R, ToolFailure>, CallStats) {
-    let mut live = match live(target, label, events, deadline) {
+    let mut live = match live(target, label, events, deadline, session) {
         Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
     };
@@ -341,7 +457,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
             }
         }
     };
-    (settle(live, target, clean, outcome), stats)
+    (settle(live, target, session, clean, outcome), stats)
 }
 
 /// Calls `call-tool` for `tool` in a fresh instance, or a warm one when the
@@ -357,15 +473,16 @@ pub async fn call_tool(
     arguments: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
+    session: Option<&Session>,
 ) -> (Result<ToolOutput, ToolFailure>, CallStats) {
     if let Some(function) = target
         .exports
         .generic_functions()
         .and_then(|g| g.function(&tool.name))
     {
-        return call_function(target, tool, function, arguments, events, deadline).await;
+        return call_function(target, tool, function, arguments, events, deadline, session).await;
     }
-    let mut live = match live(target, &tool.name, events, deadline) {
+    let mut live = match live(target, &tool.name, events, deadline, session) {
         Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
     };
@@ -399,7 +516,7 @@ pub async fn call_tool(
             .and_then(|out| within_bound(target, out).map_err(failure)),
     };
     let outcome = told_denials(&denials, outcome);
-    (settle(live, target, clean, outcome), stats)
+    (settle(live, target, session, clean, outcome), stats)
 }
 
 /// `outcome`, with what the policy denied during the call (each naming the
@@ -475,6 +592,7 @@ async fn call_function(
     arguments: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
+    session: Option<&Session>,
 ) -> (Result<ToolOutput, ToolFailure>, CallStats) {
     let failure = |cause| ToolFailure {
         plugin: target.plugin.to_string(),
@@ -491,7 +609,7 @@ async fn call_function(
             return (Err(failure(cause)), CallStats::default());
         }
     };
-    let mut live = match live(target, &tool.name, events, deadline) {
+    let mut live = match live(target, &tool.name, events, deadline, session) {
         Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
     };
@@ -517,17 +635,21 @@ async fn call_function(
             .map_err(failure),
     };
     let outcome = told_denials(&store.data().caps.http.denials(), outcome);
-    (settle(live, target, clean, outcome), stats)
+    (settle(live, target, session, clean, outcome), stats)
 }
 
-/// Ends a call: its instance is kept for the plugin's next call only when
-/// the run was `clean` and the guest returned cleanly (a result that passed
-/// every check, or its own error), and any secret of the plugin is redacted
-/// from the guest's text in a failure. A result leaves through the one
+/// Ends a call: its instance is kept for the plugin's next call (with
+/// `reuse_instances = "session"`, for `session`'s next call only, and only
+/// when the call has a session) only when the run was `clean` and the guest
+/// returned cleanly (a result that passed every check, or its own error),
+/// and any secret of the plugin is redacted from the guest's text in a
+/// failure. An instance not kept is dropped off the response path
+/// ([`super::warm::Idle::retire`]). A result leaves through the one
 /// boundary of what a guest produces ([`egress::result`]).
 fn settle<R: Outbound>(
     live: Live,
     target: &CallTarget<'_>,
+    session: Option<&Session>,
     clean: bool,
     mut outcome: Result<R, ToolFailure>,
 ) -> Result<R, ToolFailure> {
@@ -535,23 +657,32 @@ fn settle<R: Outbound>(
         egress::result(&target.policy.grants, value);
     }
     let served = live.served + 1;
-    if clean
+    let per_session = target.policy.limits.reuse_per_session;
+    let pool = target.idle.pool();
+    let keep = clean
         && target.idle.would_keep(served)
+        && (!per_session || session.is_some())
         && outcome
             .as_ref()
-            .map_or_else(|f| matches!(f.cause, FailureCause::Guest { .. }), |_| true)
-        && let Some(instance) = live.instance
-    {
-        let mut store = live.store;
-        store.data_mut().end_call();
-        target.idle.keep(
-            Warm {
+            .map_or_else(|f| matches!(f.cause, FailureCause::Guest { .. }), |_| true);
+    match live.instance {
+        Some(instance) if keep => {
+            let mut store = live.store;
+            store.data_mut().end_call();
+            let warm = Warm {
                 store,
                 instance,
                 served,
-            },
-            served,
-        );
+            };
+            let gone = match session.filter(|_| per_session) {
+                Some(session) => target.idle.keep_for_session(warm, served, session),
+                None => target.idle.keep(warm, served),
+            };
+            if !gone.is_empty() {
+                pool.retire(gone);
+            }
+        }
+        _ => pool.retire(live.store),
     }
     let secrets = &target.policy.grants.secrets;
     match outcome {

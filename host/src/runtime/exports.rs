@@ -257,6 +257,12 @@ impl Exports {
         self.pre.engine()
     }
 
+    /// The component, linked: what makes its instances, for making one off
+    /// the call path.
+    pub(crate) fn pre(&self) -> &InstancePre<CallState> {
+        &self.pre
+    }
+
     /// A new instance of the component in `store`.
     pub(crate) async fn instantiate(
         &self,

@@ -6,6 +6,9 @@ use std::time::Duration;
 /// The largest `reuse_instances` a policy may set.
 pub const MAX_REUSE_INSTANCES: u32 = 1_000_000;
 
+/// The largest `ready_instances` a policy may set.
+pub const MAX_READY_INSTANCES: u32 = 16;
+
 /// Per-call resource limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -65,6 +68,16 @@ pub struct Limits {
     /// fresh instance per call (the default). Reuse lets state pass between
     /// calls: see the README's security model and docs/architecture.md.
     pub reuse_instances: u32,
+    /// `reuse_instances = "session"`: an instance serves the calls of one
+    /// client only (the stdio client, or one HTTP session), for as long as
+    /// that client lasts; a client without a session (stateless HTTP)
+    /// gets a fresh instance per call. `reuse_instances` is then
+    /// [`MAX_REUSE_INSTANCES`].
+    pub reuse_per_session: bool,
+    /// Fresh, never-used instances made ahead of time, off the call path,
+    /// for the plugin's next calls (0: each call instantiates its own).
+    /// Each holds one of the engine's instance slots and its memory.
+    pub ready_instances: u32,
 }
 
 impl Default for Limits {
@@ -97,6 +110,8 @@ impl Default for Limits {
             max_schema_bytes: 64 << 10,
             max_tool_list_bytes: 2 << 20,
             reuse_instances: 0,
+            reuse_per_session: false,
+            ready_instances: 1,
         }
     }
 }

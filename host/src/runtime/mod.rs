@@ -56,6 +56,7 @@ mod tool;
 pub mod units;
 mod uri_match;
 mod warm;
+pub use warm::Session;
 mod watch;
 
 pub use access::{Access, Denied, Principal};
@@ -83,7 +84,7 @@ pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;
 pub use inspection::{Inspection, WorldTarget};
 pub use lifecycle::{LoadReport, ReloadOutcome, Runtime, RuntimeError};
-pub use limits::{Limits, MAX_REUSE_INSTANCES};
+pub use limits::{Limits, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES};
 pub use observe::{CallEnd, NoObserver, Observer, Phase};
 pub use outbound::{Field, Outbound};
 pub use output::{

@@ -9,6 +9,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
+
+use super::warm::Session;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
 /// The names the rate limiters of a plugin know these requests by, next to
@@ -70,18 +72,48 @@ impl ToolRates {
 /// sessions; whoever serves a client makes one of these for it and passes it
 /// with each call. Its quotas are kept per tool name, so they hold across
 /// reloads of the plugin.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Caller {
     quotas: Mutex<HashMap<String, (NonZeroU32, DefaultDirectRateLimiter)>>,
     /// Who the client authenticated as, once it has: the audit log's
     /// `subject`. Set once; a client cannot become someone else.
     subject: OnceLock<Arc<str>>,
+    /// The client's session, whose calls a plugin with
+    /// `reuse_instances = "session"` serves from instances of their own;
+    /// `None` for a client without one (a stateless HTTP request).
+    session: Option<Session>,
+}
+
+impl Default for Caller {
+    fn default() -> Self {
+        Caller::new()
+    }
 }
 
 impl Caller {
-    /// A client that has made no call yet.
+    /// A client that has made no call yet, with a session of its own
+    /// (dropping the caller ends it).
     pub fn new() -> Caller {
-        Caller::default()
+        Caller {
+            quotas: Mutex::default(),
+            subject: OnceLock::new(),
+            session: Some(Session::new()),
+        }
+    }
+
+    /// A client without a session (one stateless HTTP request): no
+    /// instance is ever kept for it, so a plugin with
+    /// `reuse_instances = "session"` serves it a fresh instance per call.
+    pub fn without_session() -> Caller {
+        Caller {
+            session: None,
+            ..Caller::new()
+        }
+    }
+
+    /// The client's session, if it has one.
+    pub fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
     }
 
     /// Binds this client to `subject` on its first authenticated request;

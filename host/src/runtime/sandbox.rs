@@ -164,13 +164,27 @@ impl CallState {
     /// and no record of an earlier call's refusals. Fuel and the epoch
     /// deadline are the store's; the caller sets them.
     pub fn begin_call(&mut self, tool: Arc<str>, events: Arc<dyn CallEvents>, deadline: Instant) {
-        self.caps = call_caps(&self.plugin, &tool, &events, &self.policy, deadline);
-        self.tool = tool;
-        self.deadline = deadline;
+        self.begin_first_call(tool, events, deadline);
         self.stdout.clear();
         self.stderr.clear();
         self.limiter.memory_refused = false;
         self.limiter.table_refused = false;
+    }
+
+    /// Starts the first call on this state's instance, made ahead of the
+    /// call (a ready instance): the call gets its own tool, deadline and
+    /// capability states, as [`CallState::begin_call`] gives them; what the
+    /// instantiation wrote to stdout and stderr, and any growth it was
+    /// refused, stay the call's, as they would in an instance made for it.
+    pub fn begin_first_call(
+        &mut self,
+        tool: Arc<str>,
+        events: Arc<dyn CallEvents>,
+        deadline: Instant,
+    ) {
+        self.caps = call_caps(&self.plugin, &tool, &events, &self.policy, deadline);
+        self.tool = tool;
+        self.deadline = deadline;
     }
 
     /// Ends a call whose instance is kept idle: lets go of what only the

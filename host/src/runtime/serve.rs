@@ -61,6 +61,8 @@ struct Request<'a> {
     observer: &'a dyn Observer,
     /// Who asked, for the audit line.
     subject: Option<&'a Arc<str>>,
+    /// The asker's session, for `reuse_instances = "session"`.
+    session: Option<&'a super::warm::Session>,
 }
 
 impl Request<'_> {
@@ -182,8 +184,15 @@ impl Request<'_> {
             }));
         };
         let running = InPhase::enter(self.observer, &self.plugin.name, Phase::Running);
-        let (result, stats) =
-            call::serve(&self.plugin.target(), &self.label, events, deadline, f).await;
+        let (result, stats) = call::serve(
+            &self.plugin.target(),
+            &self.label,
+            events,
+            deadline,
+            self.session,
+            f,
+        )
+        .await;
         drop(running);
         unfinished.armed = false;
         let (outcome, limit) = match &result {
@@ -242,6 +251,7 @@ async fn read_resource(
         started,
         observer,
         subject: caller.subject(),
+        session: caller.session(),
     };
     request.admit(caller, uri.len(), &[uri])?;
     let parts = request
@@ -295,6 +305,7 @@ async fn get_prompt(
         started,
         observer,
         subject: caller.subject(),
+        session: caller.session(),
     };
     let pairs: Vec<(String, String)> = arguments.into_iter().collect();
     let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
@@ -365,6 +376,7 @@ async fn complete(
         started,
         observer,
         subject: caller.subject(),
+        session: caller.session(),
     };
     let wit = wc::CompletionRequest {
         target: own,

@@ -612,3 +612,71 @@ fn stateless_responses_carry_the_calls_notifications_first() {
         "info, warning and error logs and three progress reports, then the result: {reply:#?}"
     );
 }
+
+/// What the `counter` plugin's `count` answers a client: the calls its
+/// instance has served.
+fn count(client: &mut Client, id: i64) -> u32 {
+    let response = client.call(id, "count", json!({}));
+    crate::common::text(&response["result"]).parse().unwrap()
+}
+
+fn counter_with(policy: &str, stateless: bool) -> (tempfile::TempDir, HttpServer) {
+    let (dir, plugins, config) =
+        crate::common::plugins_with_policy(&[test_artifacts::COUNTER], policy);
+    let mut args = vec!["--no-watch", "--config", &config];
+    if stateless {
+        args.push("--stateless");
+    }
+    let server = HttpServer::start(&plugins, &args);
+    (dir, server)
+}
+
+#[test]
+fn with_session_reuse_state_carries_within_a_session_and_never_to_another() {
+    let (_dir, server) = counter_with("[plugins.counter]\nreuse_instances = \"session\"\n", false);
+    let (mut a, mut b) = (Client::new(&server.url), Client::new(&server.url));
+    for client in [&mut a, &mut b] {
+        assert_eq!(client.initialize("2025-06-18").status, 200);
+    }
+    assert_ne!(a.session, b.session);
+    // Both sessions open, their calls interleaved.
+    assert_eq!([count(&mut a, 2), count(&mut a, 3)], [1, 2]);
+    assert_eq!(count(&mut b, 2), 1, "b never sees a's instance");
+    assert_eq!(count(&mut a, 4), 3, "nor a b's");
+    assert_eq!([count(&mut b, 3), count(&mut b, 4)], [2, 3]);
+    assert_eq!(count(&mut a, 5), 4);
+    // a ends; a new session starts afresh, and b keeps its state.
+    let closed = a
+        .agent
+        .delete(&a.url)
+        .header("Mcp-Session-Id", a.session.as_deref().unwrap())
+        .call()
+        .unwrap();
+    assert!(closed.status().is_success(), "{closed:?}");
+    let mut c = Client::new(&server.url);
+    assert_eq!(c.initialize("2025-06-18").status, 200);
+    assert_eq!(count(&mut c, 2), 1);
+    assert_eq!(count(&mut b, 5), 4, "b's state is untouched");
+}
+
+#[test]
+fn by_default_every_http_call_gets_a_fresh_instance() {
+    let (_dir, server) = counter_with("", false);
+    let (mut a, mut b) = (Client::new(&server.url), Client::new(&server.url));
+    for client in [&mut a, &mut b] {
+        assert_eq!(client.initialize("2025-06-18").status, 200);
+    }
+    for id in 2..6 {
+        assert_eq!([count(&mut a, id), count(&mut b, id)], [1, 1]);
+    }
+}
+
+#[test]
+fn stateless_requests_never_share_an_instance_even_with_session_reuse() {
+    let (_dir, server) = counter_with("[plugins.counter]\nreuse_instances = \"session\"\n", true);
+    server.wait_for_stderr("mode=\"stateless\"");
+    let mut client = Client::new(&server.url);
+    for id in 1..6 {
+        assert_eq!(count(&mut client, id), 1);
+    }
+}

@@ -3,7 +3,10 @@
 //! instance has served. Without the key every call gets a fresh instance;
 //! with it an instance serves that many clean calls, each with its own
 //! fuel, and anything but a clean return (or the guest's own `tool-error`)
-//! drops it.
+//! drops it. With `reuse_instances = "session"` an instance serves one
+//! client's calls only (the HTTP side is in `http.rs`). Ready instances
+//! (`ready_instances`), made ahead of calls, are fresh: never reused, and
+//! made under the policy the plugin is loaded with.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
@@ -197,4 +200,111 @@ async fn idle_instances_never_keep_a_load_or_a_call_from_running() {
         .unwrap();
     assert!(!look.is_error, "{look:?}");
     assert_eq!(call_count(&rt).await, "1", "and again");
+}
+
+#[test]
+fn with_session_reuse_the_stdio_client_keeps_its_instance() {
+    let (mut s, _dir) = serve("[plugins.counter]\nreuse_instances = \"session\"\n");
+    assert_eq!(counts(&mut s, 5), [1, 2, 3, 4, 5]);
+    let trapped = s.call_err("trap", json!({}));
+    assert!(trapped.contains("trapping on call 6"), "{trapped}");
+    assert_eq!(counts(&mut s, 2), [1, 2], "the trap dropped the instance");
+}
+
+#[test]
+fn a_ready_instance_is_never_reused() {
+    let (mut s, _dir) = serve("[plugins.counter]\nready_instances = 4\n");
+    assert_eq!(counts(&mut s, 12), [1; 12]);
+}
+
+/// A runtime whose plugins load under the policy file `text`.
+fn runtime_with_policy(text: &str) -> Runtime {
+    let config = mcp_wasm_host::config::Config::parse(
+        std::path::Path::new("mcp-wasm-host.toml"),
+        text,
+        EngineSettings::default().max_memory_bytes as u64,
+    )
+    .unwrap();
+    Runtime::new(&EngineSettings::default(), Arc::new(config)).unwrap()
+}
+
+async fn call_text(rt: &Runtime, tool: &str) -> String {
+    let out = rt
+        .call(tool, arguments(), &Caller::new(), Arc::new(NoEvents))
+        .await
+        .result
+        .unwrap();
+    match &out.content[0] {
+        mcp_wasm_host::runtime::Content::Text { text, .. } => text.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Waits until the plugin serving `tool` has `n` ready instances (they are
+/// made on tasks of their own after a call).
+async fn until_ready(rt: &Runtime, tool: &str, n: usize) {
+    while rt.ready_instances(tool) < n {
+        tokio::task::yield_now().await;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_policy_change_discards_the_ready_instances_made_under_the_old_one() {
+    let policy = |tag: &str| {
+        format!("[plugins.counter]\nready_instances = 2\n[plugins.counter.env]\nTAG = \"{tag}\"\n")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("counter.wasm");
+    std::fs::copy(test_artifacts::COUNTER, &file).unwrap();
+    let rt = runtime_with_policy(&policy("old"));
+    rt.load_dir(dir.path()).await.unwrap();
+    assert_eq!(rt.ready_instances("tag"), 0, "none before the first call");
+    assert_eq!(call_text(&rt, "tag").await, "old 1");
+    until_ready(&rt, "tag", 2).await;
+    assert_eq!(call_text(&rt, "tag").await, "old 1", "a ready one, fresh");
+    until_ready(&rt, "tag", 2).await;
+    let new = runtime_with_policy(&policy("new"));
+    rt.set_policies(new.policies());
+    let report = rt.reload_files(std::slice::from_ref(&file)).await;
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    assert_eq!(
+        rt.ready_instances("tag"),
+        0,
+        "the old ones went with the old policy"
+    );
+    for _ in 0..4 {
+        assert_eq!(call_text(&rt, "tag").await, "new 1");
+        until_ready(&rt, "tag", 2).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_instances_keep_within_the_engines_instance_slots() {
+    // Two slots in all: half of them (one) may hold a kept instance, and a
+    // call always gets one.
+    let policies = DefaultPolicies {
+        limits: Limits {
+            ready_instances: 16,
+            ..Limits::default()
+        },
+    };
+    let settings = EngineSettings {
+        max_instances: 2,
+        ..EngineSettings::default()
+    };
+    let rt = Runtime::new(&settings, Arc::new(policies)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(test_artifacts::COUNTER, dir.path().join("counter.wasm")).unwrap();
+    rt.load_dir(dir.path()).await.unwrap();
+    for _ in 0..20 {
+        assert_eq!(call_count(&rt).await, "1");
+        assert!(rt.ready_instances("count") <= 1, "bounded by the pool");
+    }
+    // As many calls at once as there are slots, while a ready instance
+    // holds one or is being made: each still runs, the ready one giving way.
+    for _ in 0..20 {
+        let (a, b) = tokio::join!(call_count(&rt), call_count(&rt));
+        assert_eq!((a.as_str(), b.as_str()), ("1", "1"));
+    }
 }

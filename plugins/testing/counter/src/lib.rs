@@ -1,7 +1,9 @@
 //! Test plugin: counts its calls in a static, so a test can tell which calls
 //! one instance served. On a fresh instance per call every call sees 1; with
 //! `reuse_instances = N`, consecutive calls see 1, 2, … N, then 1 again on
-//! the next instance. Every tool counts its call first.
+//! the next instance. Every tool counts its call first. `tag` answers the
+//! environment variable `TAG` the instance was made with, so a test can
+//! tell which policy an instance was made under.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -29,6 +31,14 @@ impl Plugin for Counter {
             .tool(
                 ToolDef::new("count", "Returns how many calls this instance has served."),
                 |_: NoArgs| -> ToolResult { Ok(Output::text(count().to_string())) },
+            )
+            .tool(
+                ToolDef::new("tag", "Counts the call, then returns `$TAG` and the count."),
+                |_: NoArgs| -> ToolResult {
+                    let calls = count();
+                    let tag = std::env::var("TAG").unwrap_or_default();
+                    Ok(Output::text(format!("{tag} {calls}")))
+                },
             )
             .tool(
                 ToolDef::new("fail", "Counts the call, then returns a tool error."),

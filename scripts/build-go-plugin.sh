@@ -10,7 +10,16 @@
 #      fail the build with their message instead of the plugin's load;
 #   3. Go compiles it for GOOS=wasip1 GOARCH=wasm as a reactor module
 #      (-buildmode=c-shared; its //go:wasmexport functions are the exports);
-#   4. sdk-tool embeds the world's description into the module and wraps it
+#   4. Wizer pre-initializes the module: it runs Go's start-up once (the
+#      runtime, then every package's init, so every mcp.AddTool) and ships
+#      the memory it leaves as the module's image, so an instance no longer
+#      starts Go; the SDK's `mcp-wasm-host-resume` becomes the module's
+#      `_initialize` (sdk-go/mcp/resume_wasip1.go: the adapter's first call,
+#      and fresh random seeds). Wizer is the one componentize-js pins
+#      (sdk-js/package-lock.json), installed by scripts/setup-node.sh.
+#      MCP_WASM_HOST_GO_PREINIT=0 skips this step (the `languages`
+#      benchmark's "before");
+#   5. sdk-tool embeds the world's description into the module and wraps it
 #      into a component with the preview 1 reactor adapter of the wasmtime
 #      release the host runs.
 #
@@ -26,7 +35,8 @@
 # package (which NAME's main package imports) calls the functions of the
 # packages NAME/export_wit_world (the world's own exports) and
 # NAME/export_<package>_<interface>; step 2 is skipped; step 4 embeds that
-# world and adds the package's doc comments as a `package-docs` section, so
+# world and adds the package's doc comments (step 4 is skipped: such a
+# module has no resume function) as a `package-docs` section, so
 # the host describes each function with them (docs/generic-components.md).
 # tests/python/test_plain_wit.py builds tests/python/plain_wit_go/plaingo
 # this way (MCP_WASM_HOST_PLUGIN_SRC=tests/python/plain_wit_go).
@@ -102,8 +112,32 @@ build() {
         exit 1
     fi
     wasm_build "$name"
+    preinit "$name"
     sdk_tool componentize "$work/$name.core.wasm" "$2" --wit "$repo/wit" --world plugin-full >&2
 }
+
+# preinit NAME: pre-initializes $work/NAME.core.wasm in place (step 4).
+preinit() {
+    [[ "$preinit" == 1 ]] || return 0
+    local wizer="$repo/sdk-js/node_modules/@bytecodealliance/wizer-linux-x64/wizer"
+    "$repo/scripts/setup-node.sh" >/dev/null
+    if [[ ! -x "$wizer" ]]; then
+        echo "$prefix: $wizer is missing after scripts/setup-node.sh" >&2
+        exit 1
+    fi
+    # Go's start-up reads the clock and random bytes: WASI is allowed, with
+    # no directories, arguments or environment.
+    "$wizer" --allow-wasi --inherit-env false --init-func _initialize \
+        --rename-func _initialize=mcp-wasm-host-resume \
+        -o "$work/$1.pre.wasm" "$work/$1.core.wasm" >&2
+    mv "$work/$1.pre.wasm" "$work/$1.core.wasm"
+}
+# 1: pre-initialize SDK plugins (the default); 0: do not.
+preinit="${MCP_WASM_HOST_GO_PREINIT:-1}"
+if [[ "$preinit" != 0 && "$preinit" != 1 ]]; then
+    echo "$prefix: MCP_WASM_HOST_GO_PREINIT is 0 or 1, not $preinit" >&2
+    exit 2
+fi
 
 # wasm_build NAME: compiles NAME into the reactor module $work/NAME.core.wasm.
 wasm_build() {
@@ -119,8 +153,10 @@ for name in "${names[@]}"; do
         uses=(sdk-go/requirements.txt) # the pinned Go
     else
         uses=(sdk-go wit)
+        # Wizer's version, and whether it runs.
+        [[ "$preinit" == 0 ]] || uses+=(sdk-js/package-lock.json)
     fi
     plugins_build "$name" "$(plugins_hash "$src_rel/$name" "${uses[@]}" sdk-tool/src \
         sdk-tool/build.rs sdk-tool/Cargo.toml Cargo.lock scripts/build-go-plugin.sh \
-        scripts/lib/compiled-plugins.sh)" build
+        scripts/lib/compiled-plugins.sh)$preinit" build
 done

@@ -8,7 +8,9 @@
 //! would hang a backtracking engine, a log line, and what it serves beside
 //! its tools (a resource, a prompt and a completion). The SDK's own unit
 //! tests (`go test` in `sdk-go`: schema derivation, results, errors,
-//! panics, resources, prompts, completions) run natively here too.
+//! panics, resources, prompts, completions) run natively here too. The
+//! `instances` test plugin shows that the build pre-initializes SDK plugins
+//! (Wizer) and that each fresh instance still gets its own random seeds.
 //!
 //! The build needs Go 1.24 or later: `MCP_WASM_HOST_GO` names it
 //! (`MCP_WASM_HOST_GO=$(scripts/setup-go.sh)`, as `scripts/test.sh` sets
@@ -393,4 +395,23 @@ fn the_regex_plugin_serves_its_syntax_resource_and_fills_in_the_explain_prompt()
         json!(["expert"]),
         "{completed}"
     );
+}
+
+#[test]
+fn a_pre_initialized_plugin_runs_init_once_at_build_yet_seeds_each_instance_afresh() {
+    let Some((mut s, _dir)) = serve("instances") else {
+        return;
+    };
+    // Two calls, each on a fresh instance (the default policy).
+    let first = s.call_structured("instance_state", json!({}));
+    let second = s.call_structured("instance_state", json!({}));
+    // Package init ran before the snapshot, not in each instance: both see
+    // the time it ran at build.
+    assert_eq!(
+        first["initialized"], second["initialized"],
+        "{first} {second}"
+    );
+    // math/rand's default generator was seeded again in each instance: the
+    // snapshot's state would give both the same first number.
+    assert_ne!(first["random"], second["random"], "{first} {second}");
 }

@@ -1,0 +1,3 @@
+module instances
+
+go 1.25

@@ -144,8 +144,12 @@ wasm_build() {
     # -checklinkname=0: the bindings' runtime package allocates with
     # runtime.sbrk before the Go runtime is up, through a go:linkname that
     # Go refuses by default.
+    # The tag mcp_wasm_preinit: the SDK derives every tool's schemas in init,
+    # which then runs at build time (sdk-go/mcp/eager_preinit.go).
+    local tags=()
+    [[ "$preinit" == 0 || -d "$src_root/$1/wit" ]] || tags=(-tags mcp_wasm_preinit)
     (cd "$src_root/$1" && GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath \
-        -ldflags='-s -w -checklinkname=0' -o "$work/$1.core.wasm" .)
+        "${tags[@]}" -ldflags='-s -w -checklinkname=0' -o "$work/$1.core.wasm" .)
 }
 
 for name in "${names[@]}"; do

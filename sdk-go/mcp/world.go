@@ -27,10 +27,6 @@ import (
 	witTypes "go.bytecodealliance.org/pkg/wit/types"
 )
 
-// checkEagerly: in the component, a call derives only its own tool's
-// schemas; the build has already checked them all natively.
-const checkEagerly = false
-
 func init() {
 	exports.List = listToolsExport
 	exports.Call = callToolExport

@@ -20,10 +20,27 @@
 //!   largest linear memory it reached (what the audit record reports);
 //! - **page faults** per call (minor faults of the whole process over a
 //!   separate loop of calls): what restoring an instance's memory image
-//!   costs the kernel.
+//!   costs the kernel;
+//! - **resident per instance**: 16 calls held alive at once (each probe's
+//!   `word_count` logs a marker line when given it as its text, and the
+//!   bench's log callback waits there until all 16 have logged, each on its
+//!   own thread), the growth of the process's resident memory (`VmRSS`)
+//!   from before the calls to that moment, divided by 16; and the
+//!   **server's resident memory** with 16 in flight: the real binary's
+//!   `VmRSS` serving that language's probe alone after its first call
+//!   (warm cache), plus those 16 instances.
+//!
+//! The row marked "before" builds the same source without a build-time
+//! step this repository adds, in the same run: Go without pre-initializing
+//! (`MCP_WASM_HOST_GO_PREINIT=0`).
 //!
 //! Run: `cargo bench -p mcp-wasm-host --bench languages` (`-- --quick` for
-//! a short run). The build scripts install what they need (componentize-py,
+//! a short run). To profile or compare engine settings without rebuilding
+//! and recompiling every time: `-- --components DIR` takes each language's
+//! component from `DIR/LANG.wasm` (`rust`, `c`, `go`, `js`, `python`; a
+//! missing one is left out) instead of building it, `-- --cache DIR` keeps
+//! compiled code in a compile cache there between runs, and `-- --calls`
+//! measures only the calls (no load, no first call). The build scripts install what they need (componentize-py,
 //! componentize-js, clang-19 and wasi-libc, Go) as `scripts/test.sh` does;
 //! a language whose build fails is reported and left out.
 #![allow(clippy::unwrap_used)]
@@ -37,41 +54,63 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_wasm_host::runtime::{
-    Caller, DefaultPolicies, EngineSettings, Limits, NoEvents, Runtime, ToolOutput,
+    CallEvents, Caller, CompileCache, DefaultPolicies, EngineSettings, Limits, LogLevel, NoEvents,
+    Progress, Runtime, ToolOutput,
 };
 use serde_json::{Map, Value, json};
 
 /// One language's probe: its name, and how to build it.
 struct Language {
     name: &'static str,
+    /// Its file's name under `--components DIR`.
+    file: &'static str,
     /// The build script and the directory of its `wordcount` source
     /// (`None`: the Rust floor, built by cargo).
     script: Option<(&'static str, &'static str)>,
+    /// Environment for the build script: the rows marked "before" build
+    /// the same source as before a build-time change, in the same run.
+    env: &'static [(&'static str, &'static str)],
 }
 
 const LANGUAGES: &[Language] = &[
     Language {
         name: "Rust (floor)",
+        file: "rust",
         script: None,
+        env: &[],
     },
     Language {
         name: "C",
+        file: "c",
         script: Some(("scripts/build-c-plugin.sh", "host/benches/guests/c")),
+        env: &[],
+    },
+    Language {
+        name: "Go, before",
+        file: "go-before",
+        script: Some(("scripts/build-go-plugin.sh", "host/benches/guests/go")),
+        env: &[("MCP_WASM_HOST_GO_PREINIT", "0")],
     },
     Language {
         name: "Go",
+        file: "go",
         script: Some(("scripts/build-go-plugin.sh", "host/benches/guests/go")),
+        env: &[],
     },
     Language {
         name: "JavaScript",
+        file: "js",
         script: Some(("scripts/build-js-plugin.sh", "host/benches/guests/js")),
+        env: &[],
     },
     Language {
         name: "Python",
+        file: "python",
         script: Some((
             "scripts/build-python-plugin.sh",
             "host/benches/guests/python",
         )),
+        env: &[],
     },
 ];
 
@@ -88,6 +127,11 @@ struct Row {
     fuel: u64,
     memory: u64,
     faults: u64,
+    /// Resident memory per instance, 16 alive at once.
+    resident: u64,
+    /// The real server's resident memory serving this probe alone, idle
+    /// after its first call.
+    server_idle: u64,
 }
 
 fn workspace_root() -> PathBuf {
@@ -170,6 +214,7 @@ fn build(language: &Language, out: &Path) -> Result<(PathBuf, Duration), String>
         .env("MCP_WASM_HOST_C_CACHE", &cache)
         .env("MCP_WASM_HOST_JS_CACHE", &cache)
         .env("MCP_WASM_HOST_GO_CACHE", &cache)
+        .envs(language.env.iter().copied())
         .current_dir(&root)
         .output()
         .map_err(|e| e.to_string())?;
@@ -211,6 +256,22 @@ fn load(rt: &tokio::runtime::Runtime, component: &Path, reuse: u32) -> (Runtime,
     let elapsed = t.elapsed();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
     (runtime, elapsed)
+}
+
+/// A runtime serving `component` alone under `policies(reuse)`, its
+/// compiled code taken from `cache` when there.
+fn load_cached(
+    rt: &tokio::runtime::Runtime,
+    component: &Path,
+    reuse: u32,
+    cache: Option<CompileCache>,
+) -> Runtime {
+    let runtime = Runtime::new(&EngineSettings::default(), policies(reuse))
+        .unwrap()
+        .with_cache(cache);
+    let report = rt.block_on(runtime.load_files(&[component.to_path_buf()]));
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    runtime
 }
 
 /// A writer that keeps what the tracing subscriber writes.
@@ -267,6 +328,84 @@ fn audited_call(rt: &tokio::runtime::Runtime, runtime: &Runtime) -> (u64, u64) {
     (field(line, "fuel_used"), field(line, "peak_memory"))
 }
 
+/// The text on which every probe's `word_count` logs it before counting
+/// (`plugins/testing/wordcount` and `host/benches/guests/*/wordcount`).
+const HOLD: &str = "hold: log this line";
+
+/// Instances held alive at once in the memory measure.
+const IN_FLIGHT: usize = 16;
+
+/// Call events that hold each call logging [`HOLD`] until [`IN_FLIGHT`]
+/// calls have, samples the resident memory then, and lets them all go.
+struct Hold {
+    arrived: std::sync::Barrier,
+    sampled: std::sync::Barrier,
+    rss: std::sync::atomic::AtomicU64,
+}
+
+impl CallEvents for Hold {
+    fn log(&self, _: &str, _: &str, _: LogLevel, message: &str) {
+        if message != HOLD {
+            return;
+        }
+        if self.arrived.wait().is_leader() {
+            let rss = common::process_memory(std::process::id(), "VmRSS");
+            self.rss.store(rss, std::sync::atomic::Ordering::SeqCst);
+        }
+        self.sampled.wait();
+    }
+    fn progress(&self, _: &str, _: &str, _: Progress) {}
+}
+
+/// The growth of resident memory per instance with [`IN_FLIGHT`] calls of
+/// `runtime` alive at once, each on its own thread.
+fn resident_per_instance(rt: &tokio::runtime::Runtime, runtime: &Runtime) -> u64 {
+    let hold = Arc::new(Hold {
+        arrived: std::sync::Barrier::new(IN_FLIGHT),
+        sampled: std::sync::Barrier::new(IN_FLIGHT),
+        rss: std::sync::atomic::AtomicU64::new(0),
+    });
+    let before = common::process_memory(std::process::id(), "VmRSS");
+    std::thread::scope(|scope| {
+        for _ in 0..IN_FLIGHT {
+            let hold = hold.clone();
+            scope.spawn(move || {
+                let arguments = json!({ "text": HOLD }).as_object().unwrap().clone();
+                let out = rt
+                    .block_on(runtime.call("word_count", Some(arguments), &Caller::new(), hold))
+                    .result
+                    .unwrap();
+                assert!(!out.is_error);
+            });
+        }
+    });
+    let during = hold.rss.load(std::sync::atomic::Ordering::SeqCst);
+    during.saturating_sub(before) / IN_FLIGHT as u64
+}
+
+/// `mcp-wasm-host serve` on `plugins` with the compile cache `cache`.
+fn serve(plugins: &Path, cache: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
+    command
+        .args(["serve", "--log", "warn", "--no-watch", "--plugins"])
+        .arg(plugins)
+        .arg("--cache-dir")
+        .arg(cache);
+    command
+}
+
+/// The real binary's resident memory serving `plugins` with the warm cache
+/// `cache`, idle after its first call.
+fn server_idle(plugins: &Path, cache: &Path) -> u64 {
+    let mut client = common::stdio::StdioClient::spawn(serve(plugins, cache));
+    client.initialize();
+    let call = json!({"name": "word_count", "arguments": arguments()});
+    client.round_trip(&common::stdio::request(1, "tools/call", &call));
+    let rss = common::process_memory(client.pid(), "VmRSS");
+    client.close();
+    rss
+}
+
 /// The process's minor page faults so far (`/proc/self/stat`, field 10).
 fn minor_faults() -> u64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
@@ -304,21 +443,44 @@ fn faults_per_call(rt: &tokio::runtime::Runtime, runtime: &Runtime, calls: u64) 
 /// Spawns the real binary on `plugins` with the cache `cache` and returns
 /// the time from spawning to the first `tools/call` answer.
 fn first_call(plugins: &Path, cache: &Path) -> Duration {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
-    command
-        .args(["serve", "--log", "warn", "--no-watch", "--plugins"])
-        .arg(plugins)
-        .arg("--cache-dir")
-        .arg(cache);
+    let command = serve(plugins, cache);
     let call = json!({"name": "word_count", "arguments": arguments()});
     let (elapsed, line) = common::stdio::first_call(command, &call);
     assert!(line.contains(r#""words":216"#), "{line}");
     elapsed
 }
 
+/// The bench's options.
+struct Options {
+    quick: bool,
+    /// Prebuilt components (`--components DIR`) instead of building them.
+    components: Option<PathBuf>,
+    /// A compile cache kept between runs (`--cache DIR`).
+    cache: Option<PathBuf>,
+    /// Measure only the calls (`--calls`).
+    calls_only: bool,
+}
+
+impl Options {
+    fn parse() -> Options {
+        let args: Vec<String> = std::env::args().collect();
+        let value = |flag: &str| {
+            args.iter()
+                .position(|a| a == flag)
+                .map(|i| PathBuf::from(args.get(i + 1).expect("a directory after the flag")))
+        };
+        Options {
+            quick: args.iter().any(|a| a == "--quick"),
+            components: value("--components"),
+            cache: value("--cache"),
+            calls_only: args.iter().any(|a| a == "--calls"),
+        }
+    }
+}
+
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let (reps, iterations) = if quick { (2, 100) } else { (5, 500) };
+    let options = Options::parse();
+    let (reps, iterations) = if options.quick { (2, 100) } else { (5, 500) };
     println!(
         "mcp-wasm-host cost per guest language (`word_count`; {reps} starts, {iterations} calls per language)"
     );
@@ -330,24 +492,55 @@ fn main() {
     let mut rows = Vec::new();
     let mut runtimes = Vec::new();
     for language in LANGUAGES {
-        let (component, build) = match build(language, work.path()) {
+        let built = match &options.components {
+            Some(dir) => {
+                let file = dir.join(format!("{}.wasm", language.file));
+                if file.is_file() {
+                    Ok((file, Duration::ZERO))
+                } else {
+                    Err(format!("{} is not there", file.display()))
+                }
+            }
+            None => build(language, work.path()),
+        };
+        let (component, build) = match built {
             Ok(built) => built,
             Err(why) => {
                 println!("{}: left out, its build failed:\n{why}", language.name);
                 continue;
             }
         };
-        let loads: Vec<(Runtime, Duration)> = (0..reps).map(|_| load(&rt, &component, 0)).collect();
-        let load_time = median(loads.iter().map(|(_, d)| *d).collect());
-        let runtime = loads.into_iter().next().unwrap().0;
+        let cached = |reuse| {
+            let cache = options
+                .cache
+                .as_deref()
+                .map(|dir| CompileCache::open(dir).unwrap());
+            load_cached(&rt, &component, reuse, cache)
+        };
+        let (runtime, load_time) = if options.calls_only {
+            (cached(0), Duration::ZERO)
+        } else {
+            let loads: Vec<(Runtime, Duration)> =
+                (0..reps).map(|_| load(&rt, &component, 0)).collect();
+            let load_time = median(loads.iter().map(|(_, d)| *d).collect());
+            (loads.into_iter().next().unwrap().0, load_time)
+        };
         let (fuel, memory) = audited_call(&rt, &runtime);
 
         let plugins = work.path().join(format!("{}-plugins", language.name));
         std::fs::create_dir_all(&plugins).unwrap();
         std::fs::copy(&component, plugins.join("wordcount.wasm")).unwrap();
-        let cache = work.path().join(format!("{}-cache", language.name));
+        let cache = match &options.cache {
+            Some(dir) => dir.clone(),
+            None => work.path().join(format!("{}-cache", language.name)),
+        };
         first_call(&plugins, &cache); // fills the cache
-        let first = median((0..reps).map(|_| first_call(&plugins, &cache)).collect());
+        let first = if options.calls_only {
+            Duration::ZERO
+        } else {
+            median((0..reps).map(|_| first_call(&plugins, &cache)).collect())
+        };
+        let idle = server_idle(&plugins, &cache);
 
         rows.push(Row {
             name: language.name,
@@ -357,9 +550,15 @@ fn main() {
             first_call: first,
             fuel,
             memory,
+            server_idle: idle,
             ..Row::default()
         });
-        runtimes.push((runtime, load(&rt, &component, REUSE).0));
+        let reusing = if options.calls_only {
+            cached(REUSE)
+        } else {
+            load(&rt, &component, REUSE).0
+        };
+        runtimes.push((runtime, reusing));
     }
 
     // Fresh-instance and reused-instance calls, round-robin over the
@@ -387,6 +586,7 @@ fn main() {
         row.call = median(fresh);
         row.reused_call = median(reused);
         row.faults = faults_per_call(&rt, runtime, 50);
+        row.resident = resident_per_instance(&rt, runtime);
     }
     report(&rows);
 }
@@ -432,6 +632,28 @@ fn report(rows: &[Row]) {
             ratio(row.memory as f64, floor.memory as f64),
             row.faults,
             ratio(row.faults as f64, floor.faults.max(1) as f64),
+        );
+    }
+    let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
+    println!(
+        "\n{:<14} {:>26} {:>24} {:>36}",
+        "language",
+        "resident per instance",
+        "server idle (1 call)",
+        format!("server with {IN_FLIGHT} instances in flight")
+    );
+    for row in rows {
+        let busy = row.server_idle + IN_FLIGHT as u64 * row.resident;
+        let floor_busy = floor.server_idle + IN_FLIGHT as u64 * floor.resident;
+        println!(
+            "{:<14} {:>17.2} MiB {:>6} {:>15.1} MiB {:>6} {:>27.1} MiB {:>6}",
+            row.name,
+            mib(row.resident),
+            ratio(row.resident as f64, floor.resident.max(1) as f64),
+            mib(row.server_idle),
+            ratio(row.server_idle as f64, floor.server_idle as f64),
+            mib(busy),
+            ratio(busy as f64, floor_busy as f64),
         );
     }
 }

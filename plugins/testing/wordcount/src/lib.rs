@@ -22,6 +22,10 @@ struct Counts {
     chars: usize,
 }
 
+/// The text on which `word_count` logs it first (every probe does the
+/// same): `host/benches/languages.rs` holds calls alive on that log line.
+const HOLD: &str = "hold: log this line";
+
 struct WordCount;
 
 impl Plugin for WordCount {
@@ -32,6 +36,11 @@ impl Plugin for WordCount {
                 "Counts the words, lines and characters of a text.",
             ),
             |Args { text }: Args| -> Result<Counts, ToolError> {
+                // The benchmark's memory measure holds calls here (its log
+                // callback waits until 16 instances are alive).
+                if text == HOLD {
+                    mcp_wasm_sdk::log::info(HOLD);
+                }
                 Ok(Counts {
                     words: text.split_whitespace().count(),
                     lines: text.lines().count(),

@@ -15,13 +15,14 @@
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest as _, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
+
+use super::entry::{self, Format};
+use super::incremental::IncrementalStore;
 
 /// A SHA-256 digest: of a plugin file, or a cache key.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,10 +60,11 @@ pub const WASMTIME_VERSION: &str = env!("MCP_WASM_HOST_WASMTIME_VERSION");
 
 /// Changes whenever the entry layout or the key's inputs change.
 const FORMAT: u32 = 2;
-/// An entry starts with this.
-const MAGIC: &[u8; 8] = b"MWHCWASM";
-/// Magic, format, key, payload digest.
-const HEADER_LEN: usize = 8 + 4 + 32 + 32;
+/// The compile cache's entries.
+const ENTRY: Format = Format {
+    magic: b"MWHCWASM",
+    version: FORMAT,
+};
 
 /// Why the cache directory cannot be used. The server then runs without a
 /// cache.
@@ -161,44 +163,17 @@ impl CompileCache {
     /// existing directory must belong to the current user and be writable
     /// by no one else.
     pub fn open(dir: &Path) -> Result<Self, CacheError> {
-        let io = |source| CacheError::Io {
-            path: dir.to_owned(),
-            source,
-        };
-        if !dir.exists() {
-            let mut builder = std::fs::DirBuilder::new();
-            builder.recursive(true);
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder.create(dir).map_err(io)?;
-        }
-        let meta = std::fs::metadata(dir).map_err(io)?;
-        if !meta.is_dir() {
-            return Err(CacheError::NotADirectory {
-                path: dir.to_owned(),
-            });
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            let me = rustix::process::geteuid().as_raw();
-            if meta.uid() != me {
-                return Err(CacheError::NotOwned {
-                    path: dir.to_owned(),
-                    owner: meta.uid(),
-                    me,
-                });
-            }
-            if meta.mode() & 0o022 != 0 {
-                return Err(CacheError::Writable {
-                    path: dir.to_owned(),
-                    mode: meta.mode() & 0o7777,
-                });
-            }
-        }
+        private_dir(dir)?;
         Ok(CompileCache {
             dir: dir.to_owned(),
         })
+    }
+
+    /// The incremental compilation cache kept beside the compiled
+    /// components, in the subdirectory `incremental`, under the same checks,
+    /// holding at most about `cap` bytes.
+    pub fn incremental(&self, cap: u64) -> Result<IncrementalStore, CacheError> {
+        IncrementalStore::open(&self.dir.join("incremental"), cap)
     }
 
     /// The directory.
@@ -284,7 +259,7 @@ impl CompileCache {
             }
         };
         let path = self.entry_path(key);
-        if let Err(e) = self.write_atomically(&path, key, &payload) {
+        if let Err(e) = entry::write_atomically(ENTRY, &path, &key.0, &payload) {
             tracing::warn!(
                 plugin,
                 "{}: cannot write the cache entry: {e}",
@@ -292,67 +267,53 @@ impl CompileCache {
             );
         }
     }
+}
 
-    fn write_atomically(
-        &self,
-        path: &Path,
-        key: &Sha256Digest,
-        payload: &[u8],
-    ) -> std::io::Result<()> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let tmp = self.dir.join(format!(
-            ".{key}.{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
+/// Makes sure `dir` is a directory only this user may write into: creates
+/// it (mode 0700) if needed, and refuses an existing one that belongs to
+/// another user or that others may write into.
+pub(super) fn private_dir(dir: &Path) -> Result<(), CacheError> {
+    let io = |source| CacheError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    if !dir.exists() {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&tmp).and_then(|mut file| {
-            file.write_all(&header(key, payload))?;
-            file.write_all(payload)?;
-            file.flush()
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir).map_err(io)?;
+    }
+    let meta = std::fs::metadata(dir).map_err(io)?;
+    if !meta.is_dir() {
+        return Err(CacheError::NotADirectory {
+            path: dir.to_owned(),
         });
-        let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
-        if renamed.is_err() {
-            let _ = std::fs::remove_file(&tmp);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix::process::geteuid().as_raw();
+        if meta.uid() != me {
+            return Err(CacheError::NotOwned {
+                path: dir.to_owned(),
+                owner: meta.uid(),
+                me,
+            });
         }
-        renamed
+        if meta.mode() & 0o022 != 0 {
+            return Err(CacheError::Writable {
+                path: dir.to_owned(),
+                mode: meta.mode() & 0o7777,
+            });
+        }
     }
+    Ok(())
 }
 
-/// The header of the entry `key` holding `payload`.
-fn header(key: &Sha256Digest, payload: &[u8]) -> Vec<u8> {
-    let mut header = Vec::with_capacity(HEADER_LEN);
-    header.extend_from_slice(MAGIC);
-    header.extend_from_slice(&FORMAT.to_le_bytes());
-    header.extend_from_slice(&key.0);
-    header.extend_from_slice(blake3::hash(payload).as_bytes());
-    header
-}
-
-/// Checks an entry read whole: its magic and format, that it is the entry
-/// of `key` (not another one copied or renamed), and the digest of its
-/// payload. Returns the payload, or what is wrong.
+/// Checks an entry read whole (see [`entry::verify`]).
 fn verify<'a>(entry: &'a [u8], key: &Sha256Digest) -> Result<Verified<'a>, String> {
-    if entry.len() < HEADER_LEN {
-        return Err(format!("truncated: {} bytes", entry.len()));
-    }
-    let (head, payload) = entry.split_at(HEADER_LEN);
-    if &head[..8] != MAGIC {
-        return Err("not a cache entry of this program".into());
-    }
-    if head[8..12] != FORMAT.to_le_bytes() {
-        return Err("written by another version of this program".into());
-    }
-    if head[12..44] != key.0 {
-        return Err("its header names another key".into());
-    }
-    if head[44..76] != *blake3::hash(payload).as_bytes() {
-        return Err("corrupt or truncated: its contents do not match its checksum".into());
-    }
-    Ok(Verified(payload))
+    entry::verify(ENTRY, entry, &key.0).map(Verified)
 }
 
 /// Turns checked bytes back into a component.
@@ -412,7 +373,7 @@ mod tests {
     fn verify_refuses_damaged_entries() {
         let key = Sha256Digest::of(b"key");
         let payload = b"payload bytes".to_vec();
-        let mut entry = header(&key, &payload);
+        let mut entry = entry::header(ENTRY, &key.0, &payload);
         entry.extend_from_slice(&payload);
         assert!(verify(&entry, &key).is_ok());
         assert!(verify(&entry, &Sha256Digest::of(b"other")).is_err());

@@ -1,6 +1,7 @@
-//! The file format both caches share: a header (magic, format, the entry's
-//! key, the BLAKE3 digest of its payload) before the payload, written to a
-//! temporary file and renamed into place, and checked whole on every read.
+//! The file format both caches share: a stamp (magic, format, the entry's
+//! key, the BLAKE3 digest of its payload) before or after the payload,
+//! written to a temporary file and renamed into place, and checked whole on
+//! every read.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -13,18 +14,39 @@ pub(super) struct Format {
     pub magic: &'static [u8; 8],
     /// Changes whenever the entry layout or the key's inputs change.
     pub version: u32,
+    /// Where the stamp goes.
+    pub stamp: Stamp,
+}
+
+/// Where an entry's stamp is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stamp {
+    /// Before the payload.
+    First,
+    /// After the payload, so the payload starts the file (a compiled
+    /// component wasmtime maps from the file as it is).
+    Last,
 }
 
 /// Magic, format, key, payload digest.
 pub(super) const HEADER_LEN: usize = 8 + 4 + 32 + 32;
 
-/// The header of the entry `key` holding `payload`.
+/// The BLAKE3 digest of `payload`; a large one is hashed on several
+/// threads.
+fn digest(payload: &[u8]) -> blake3::Hash {
+    if payload.len() < 1 << 20 {
+        return blake3::hash(payload);
+    }
+    blake3::Hasher::new().update_rayon(payload).finalize()
+}
+
+/// The stamp of the entry `key` holding `payload`.
 pub(super) fn header(format: Format, key: &[u8; 32], payload: &[u8]) -> Vec<u8> {
     let mut header = Vec::with_capacity(HEADER_LEN);
     header.extend_from_slice(format.magic);
     header.extend_from_slice(&format.version.to_le_bytes());
     header.extend_from_slice(key);
-    header.extend_from_slice(blake3::hash(payload).as_bytes());
+    header.extend_from_slice(digest(payload).as_bytes());
     header
 }
 
@@ -39,7 +61,13 @@ pub(super) fn verify<'a>(
     if entry.len() < HEADER_LEN {
         return Err(format!("truncated: {} bytes", entry.len()));
     }
-    let (head, payload) = entry.split_at(HEADER_LEN);
+    let (head, payload) = match format.stamp {
+        Stamp::First => entry.split_at(HEADER_LEN),
+        Stamp::Last => {
+            let (payload, head) = entry.split_at(entry.len() - HEADER_LEN);
+            (head, payload)
+        }
+    };
     if &head[..8] != format.magic {
         return Err("not a cache entry of this program".into());
     }
@@ -49,13 +77,13 @@ pub(super) fn verify<'a>(
     if head[12..44] != key[..] {
         return Err("its header names another key".into());
     }
-    if head[44..76] != *blake3::hash(payload).as_bytes() {
+    if head[44..76] != *digest(payload).as_bytes() {
         return Err("corrupt or truncated: its contents do not match its checksum".into());
     }
     Ok(payload)
 }
 
-/// Writes the entry `key` holding `payload` to a temporary file (mode 0600)
+/// Writes the entry `key` holding `payload` (and its stamp) to a temporary file (mode 0600)
 /// in `path`'s directory and renames it to `path`, so readers never see
 /// half of one.
 pub(super) fn write_atomically(
@@ -77,8 +105,17 @@ pub(super) fn write_atomically(
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let written = options.open(&tmp).and_then(|mut file| {
-        file.write_all(&header(format, key, payload))?;
-        file.write_all(payload)?;
+        let stamp = header(format, key, payload);
+        match format.stamp {
+            Stamp::First => {
+                file.write_all(&stamp)?;
+                file.write_all(payload)?;
+            }
+            Stamp::Last => {
+                file.write_all(payload)?;
+                file.write_all(&stamp)?;
+            }
+        }
         file.flush()
     });
     let renamed = written.and_then(|()| std::fs::rename(&tmp, path));

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use sha2::{Digest as _, Sha256};
 
 use super::cache::{CacheError, WASMTIME_VERSION, private_dir};
-use super::entry::{self, Format, HEADER_LEN};
+use super::entry::{self, Format, HEADER_LEN, Stamp};
 
 /// Changes whenever the entry layout or the key's inputs change.
 const FORMAT: u32 = 1;
@@ -29,6 +29,7 @@ const FORMAT: u32 = 1;
 const ENTRY: Format = Format {
     magic: b"MWHCINCR",
     version: FORMAT,
+    stamp: Stamp::First,
 };
 
 /// The default bound of the store's size, in bytes: room for the functions

@@ -109,6 +109,33 @@ fn damaged_entries_are_discarded_and_recompiled() {
     }
 }
 
+#[test]
+fn an_entry_of_another_plugin_is_refused() {
+    let cache = tempfile::tempdir().unwrap();
+    let arg = cache.path().to_str().unwrap();
+    let panic = plugin_dir(&[test_artifacts::PANIC]);
+    serve_and_call(panic.path(), &["--cache-dir", arg]);
+    let [mine] = &entries(cache.path())[..] else {
+        panic!("expected one entry")
+    };
+    let both = plugin_dir(&[test_artifacts::PANIC, test_artifacts::ERRORS]);
+    serve_and_call(both.path(), &["--cache-dir", arg]);
+    let theirs = entries(cache.path())
+        .into_iter()
+        .find(|p| p != mine)
+        .unwrap();
+    // A valid entry, whole and stamped, but another plugin's, put in the
+    // place of the panic plugin's.
+    std::fs::rename(&theirs, mine).unwrap();
+    let stderr = serve_and_call(panic.path(), &["--cache-dir", arg]);
+    assert!(
+        stderr.contains("discarding the compile cache entry (its header names another key)")
+            && stderr.contains("compiled plugin=\"panic\""),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("loaded from cache"), "{stderr}");
+}
+
 /// The entries of the incremental compilation cache in the cache `dir`.
 fn incremental_entries(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();

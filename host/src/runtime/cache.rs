@@ -195,7 +195,7 @@ impl CompileCache {
         FORMAT.hash(&mut hasher);
         WASMTIME_VERSION.hash(&mut hasher);
         engine.precompile_compatibility_hash().hash(&mut hasher);
-        hasher.0.update(blake3::hash(wasm).as_bytes());
+        hasher.0.update(entry::digest(wasm).as_bytes());
         Sha256Digest(hasher.0.finalize().into())
     }
 

@@ -32,8 +32,8 @@ pub(super) enum Stamp {
 pub(super) const HEADER_LEN: usize = 8 + 4 + 32 + 32;
 
 /// The BLAKE3 digest of `payload`; a large one is hashed on several
-/// threads.
-fn digest(payload: &[u8]) -> blake3::Hash {
+/// threads (the same digest as `blake3::hash`).
+pub(super) fn digest(payload: &[u8]) -> blake3::Hash {
     if payload.len() < 1 << 20 {
         return blake3::hash(payload);
     }
@@ -123,4 +123,13 @@ pub(super) fn write_atomically(
         let _ = std::fs::remove_file(&tmp);
     }
     renamed
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_large_payload_has_the_digest_blake3_gives() {
+        let payload: Vec<u8> = (0..3u32 << 20).map(|i| (i % 251) as u8).collect();
+        assert_eq!(super::digest(&payload), blake3::hash(&payload));
+    }
 }

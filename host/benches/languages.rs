@@ -9,6 +9,12 @@
 //!   installed (Rust: the plugin crate alone, its dependencies built);
 //! - **load**: `Runtime::load_files` with no compile cache: Cranelift
 //!   compiles the component, then the host lists its tools;
+//! - **edit to answer**: the same, for an edited copy of the tool (its
+//!   description changed, rebuilt; Rust: the same component with a custom
+//!   section added), with Cranelift's incremental compilation cache warmed
+//!   by loading the original once: load and first call, as `serve` does
+//!   when a file changes, the language having been seen before; its ratio
+//!   is to the language's own load with no cache;
 //! - **first call**: spawning `mcp-wasm-host serve` with a warm compile
 //!   cache until the first `tools/call` answer (`initialize`, then the call);
 //! - **call**: a call on a fresh instance, in the host (`Runtime::call`:
@@ -35,7 +41,8 @@
 //! (`MCP_WASM_HOST_GO_PREINIT=0`).
 //!
 //! Run: `cargo bench -p mcp-wasm-host --bench languages` (`-- --quick` for
-//! a short run). To profile or compare engine settings without rebuilding
+//! a short run, `-- --only Python,JavaScript` for those languages and the
+//! Rust floor). To profile or compare engine settings without rebuilding
 //! and recompiling every time: `-- --components DIR` takes each language's
 //! component from `DIR/LANG.wasm` (`rust`, `c`, `go`, `js`, `python`; a
 //! missing one is left out) instead of building it, `-- --cache DIR` keeps
@@ -54,8 +61,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_wasm_host::runtime::{
-    CallEvents, Caller, CompileCache, DefaultPolicies, EngineSettings, Limits, LogLevel, NoEvents,
-    Progress, Runtime, ToolOutput,
+    CallEvents, Caller, CompileCache, DefaultPolicies, EngineSettings, INCREMENTAL_CACHE_CAP,
+    IncrementalStore, Limits, LogLevel, NoEvents, Progress, Runtime, ToolOutput,
 };
 use serde_json::{Map, Value, json};
 
@@ -121,6 +128,7 @@ struct Row {
     size: u64,
     build: Duration,
     load: Duration,
+    edit_to_answer: Duration,
     first_call: Duration,
     call: Duration,
     reused_call: Duration,
@@ -150,7 +158,20 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 /// build's wall time, or why it could not be built.
 fn build(language: &Language, out: &Path) -> Result<(PathBuf, Duration), String> {
     let root = workspace_root();
-    let Some((script, source)) = language.script else {
+    let source = language.script.map(|(_, source)| root.join(source));
+    build_from(language, source.as_deref(), &out.join(language.name))
+}
+
+/// Builds `language`'s probe from `source` (for Rust, always the plugin
+/// crate) into `dir`.
+fn build_from(
+    language: &Language,
+    source: Option<&Path>,
+    dir: &Path,
+) -> Result<(PathBuf, Duration), String> {
+    let root = workspace_root();
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let (Some((script, _)), Some(source)) = (language.script, source) else {
         // The plugin crate alone: its dependencies stay built.
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let common = [
@@ -195,22 +216,24 @@ fn build(language: &Language, out: &Path) -> Result<(PathBuf, Duration), String>
             return Err(String::from_utf8_lossy(&run.stderr).into_owned());
         }
         let built = target_dir.join("wasm32-wasip2/guest/plugin_wordcount.wasm");
-        let component = out.join("rust-wordcount.wasm");
+        let component = dir.join("rust-wordcount.wasm");
         std::fs::copy(built, &component).map_err(|e| e.to_string())?;
         return Ok((component, elapsed));
     };
-    if !root.join(script).is_file() || !root.join(source).is_dir() {
-        return Err(format!("{script} or {source} is not in this checkout"));
+    if !root.join(script).is_file() || !source.is_dir() {
+        return Err(format!(
+            "{script} or {} is not in this checkout",
+            source.display()
+        ));
     }
-    let dir = out.join(language.name);
     // Empty caches, so the C and JavaScript scripts build instead of
     // copying an earlier build.
     let cache = dir.join("cache");
     let t = Instant::now();
     let run = Command::new(root.join(script))
-        .arg(&dir)
+        .arg(dir)
         .arg("wordcount")
-        .env("MCP_WASM_HOST_PLUGIN_SRC", root.join(source))
+        .env("MCP_WASM_HOST_PLUGIN_SRC", source)
         .env("MCP_WASM_HOST_C_CACHE", &cache)
         .env("MCP_WASM_HOST_JS_CACHE", &cache)
         .env("MCP_WASM_HOST_GO_CACHE", &cache)
@@ -245,6 +268,75 @@ fn policies(reuse: u32) -> Arc<DefaultPolicies> {
             ..Limits::default()
         },
     })
+}
+
+/// The description every probe gives its tool, and the edit made to it.
+const DESCRIPTION: (&str, &str) = ("Counts the words", "Counts all the words");
+
+/// Builds an edited copy of `language`'s probe (its tool's description
+/// changed) into `out`; for Rust, whose probe is a workspace crate, the
+/// component `original` with a custom section added.
+fn edited(language: &Language, original: &Path, out: &Path) -> Result<PathBuf, String> {
+    let dir = out.join(format!("{}-edited", language.name));
+    let Some((_, source)) = language.script else {
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let wasm = std::fs::read(original).map_err(|e| e.to_string())?;
+        let copy = dir.join("wordcount.wasm");
+        std::fs::write(&copy, common::startup::tagged(&wasm, "edited"))
+            .map_err(|e| e.to_string())?;
+        return Ok(copy);
+    };
+    let src = dir.join("src");
+    let mut edits = 0;
+    copy_edited(&workspace_root().join(source), &src, &mut edits).map_err(|e| e.to_string())?;
+    if edits == 0 {
+        return Err(format!("no {:?} in {source}", DESCRIPTION.0));
+    }
+    build_from(language, Some(&src), &dir.join("build")).map(|(wasm, _)| wasm)
+}
+
+/// Copies the directory `from` to `to`, with [`DESCRIPTION`] edited in
+/// every text file; counts the files edited.
+fn copy_edited(from: &Path, to: &Path, edits: &mut usize) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_edited(&entry.path(), &target, edits)?;
+            continue;
+        }
+        let bytes = std::fs::read(entry.path())?;
+        match String::from_utf8(bytes) {
+            Ok(text) if text.contains(DESCRIPTION.0) => {
+                *edits += 1;
+                std::fs::write(target, text.replace(DESCRIPTION.0, DESCRIPTION.1))?;
+            }
+            Ok(text) => std::fs::write(target, text)?,
+            Err(e) => std::fs::write(target, e.into_bytes())?,
+        }
+    }
+    Ok(())
+}
+
+/// The time from an edited file to its first call's answer when the
+/// language was seen before: a runtime with the incremental cache in
+/// `store_dir` (and no compile cache) loads `component` and calls it.
+fn edit_to_answer(rt: &tokio::runtime::Runtime, component: &Path, store_dir: &Path) -> Duration {
+    let settings = EngineSettings {
+        incremental: Some(Arc::new(
+            IncrementalStore::open(store_dir, INCREMENTAL_CACHE_CAP).unwrap(),
+        )),
+        ..EngineSettings::default()
+    };
+    let runtime = Runtime::new(&settings, policies(0)).unwrap();
+    let t = Instant::now();
+    let report = rt.block_on(runtime.load_files(&[component.to_path_buf()]));
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    let out = rt.block_on(word_count(&runtime));
+    let elapsed = t.elapsed();
+    assert!(!out.is_error);
+    elapsed
 }
 
 /// A runtime serving `component` alone under `policies(reuse)`, and the
@@ -481,6 +573,13 @@ impl Options {
 fn main() {
     let options = Options::parse();
     let (reps, iterations) = if options.quick { (2, 100) } else { (5, 500) };
+    // `--only A,B`: those languages, and the floor.
+    let args: Vec<String> = std::env::args().collect();
+    let only: Option<Vec<String>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|list| list.split(',').map(str::to_owned).collect());
     println!(
         "mcp-wasm-host cost per guest language (`word_count`; {reps} starts, {iterations} calls per language)"
     );
@@ -491,7 +590,14 @@ fn main() {
     let work = tempfile::tempdir().unwrap();
     let mut rows = Vec::new();
     let mut runtimes = Vec::new();
-    for language in LANGUAGES {
+    for (i, language) in LANGUAGES.iter().enumerate() {
+        if i > 0
+            && only
+                .as_ref()
+                .is_some_and(|only| !only.iter().any(|n| n == language.name))
+        {
+            continue;
+        }
         let built = match &options.components {
             Some(dir) => {
                 let file = dir.join(format!("{}.wasm", language.file));
@@ -527,6 +633,22 @@ fn main() {
         };
         let (fuel, memory) = audited_call(&rt, &runtime);
 
+        // The incremental cache warmed by the original, then the edited
+        // copy loaded and called with it.
+        let store_dir = work.path().join(format!("{}-incremental", language.name));
+        edit_to_answer(&rt, &component, &store_dir);
+        let edit = match edited(language, &component, work.path()) {
+            Ok(edited) => median(
+                (0..reps)
+                    .map(|_| edit_to_answer(&rt, &edited, &store_dir))
+                    .collect(),
+            ),
+            Err(why) => {
+                println!("{}: no edited copy: {why}", language.name);
+                Duration::ZERO
+            }
+        };
+
         let plugins = work.path().join(format!("{}-plugins", language.name));
         std::fs::create_dir_all(&plugins).unwrap();
         std::fs::copy(&component, plugins.join("wordcount.wasm")).unwrap();
@@ -547,6 +669,7 @@ fn main() {
             size: std::fs::metadata(&component).unwrap().len(),
             build,
             load: load_time,
+            edit_to_answer: edit,
             first_call: first,
             fuel,
             memory,
@@ -598,11 +721,12 @@ fn report(rows: &[Row]) {
     let ratio = |a: f64, b: f64| format!("{:.1}×", a / b);
     let secs = |d: Duration| d.as_secs_f64();
     println!(
-        "\n{:<14} {:>17} {:>15} {:>17} {:>17} {:>19} {:>21} {:>21} {:>17} {:>13}",
+        "\n{:<14} {:>17} {:>15} {:>17} {:>23} {:>17} {:>19} {:>21} {:>21} {:>17} {:>13}",
         "language",
         "size",
         "build",
         "load (compile)",
+        "edit to answer",
         "first call",
         "fresh-instance call",
         "reused-instance call",
@@ -612,7 +736,7 @@ fn report(rows: &[Row]) {
     );
     for row in rows {
         println!(
-            "{:<14} {:>10.2} MB {:>5} {:>7.1} s {:>6} {:>8.0} ms {:>6} {:>8.1} ms {:>6} {:>10.0} µs {:>6} {:>7.0} µs {:>6} fresh {:>13} {:>6} {:>9.1} MiB {:>5} {:>7} {:>5}",
+            "{:<14} {:>10.2} MB {:>5} {:>7.1} s {:>6} {:>8.0} ms {:>6} {:>9.0} ms {:>11} {:>8.1} ms {:>6} {:>10.0} µs {:>6} {:>7.0} µs {:>6} fresh {:>13} {:>6} {:>9.1} MiB {:>5} {:>7} {:>5}",
             row.name,
             row.size as f64 / 1e6,
             ratio(row.size as f64, floor.size as f64),
@@ -620,6 +744,8 @@ fn report(rows: &[Row]) {
             ratio(secs(row.build), secs(floor.build)),
             secs(row.load) * 1e3,
             ratio(secs(row.load), secs(floor.load)),
+            secs(row.edit_to_answer) * 1e3,
+            format!("{:.2}× load", secs(row.edit_to_answer) / secs(row.load)),
             secs(row.first_call) * 1e3,
             ratio(secs(row.first_call), secs(floor.first_call)),
             secs(row.call) * 1e6,

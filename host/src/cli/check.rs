@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use mcp_wasm_host::runtime::{EngineSettings, Plugin, Runtime};
 
-use super::shared::{CacheArgs, load_config, open_cache};
+use super::shared::{CacheArgs, cached_runtime, load_config};
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
@@ -34,7 +34,7 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         args.config.as_deref(),
         settings.max_memory_bytes as u64,
     )?);
-    let runtime = Runtime::new(&settings, config.clone())?.with_cache(open_cache(&args.cache));
+    let runtime = cached_runtime(settings, config.clone(), &args.cache)?;
     let mut files = Vec::new();
     let mut empty = Vec::new();
     for path in &args.paths {

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use mcp_wasm_host::config::ConfigError;
 use mcp_wasm_host::inspect::{Report, SourceInfo};
-use mcp_wasm_host::runtime::{
-    EngineSettings, Policies, Policy, PolicyError, PolicySource, Runtime,
-};
+use mcp_wasm_host::runtime::{EngineSettings, Policies, Policy, PolicyError, PolicySource};
 use mcp_wasm_host::source::limits::{Bound, DEFAULT_MAX_PLUGIN_SIZE};
 use mcp_wasm_host::source::{Fetcher, PluginName, Request};
 
-use super::shared::{CacheArgs, cache_dir, default_name, load_config, open_cache, parse_source};
+use super::shared::{
+    CacheArgs, cache_dir, cached_runtime, default_name, load_config, parse_source,
+};
 
 #[derive(Debug, clap::Args)]
 pub struct InspectArgs {
@@ -117,7 +117,7 @@ pub(super) async fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
             requested: fetched.requested.clone(),
         });
     }
-    let runtime = Runtime::new(&settings, policies)?.with_cache(open_cache(&args.cache));
+    let runtime = cached_runtime(settings, policies, &args.cache)?;
     let inspection = runtime.inspect(&file).await;
     let mut report = Report::new(&inspection, config_file.as_deref());
     if let Some(info) = source_info {

@@ -21,7 +21,7 @@ use mcp_wasm_host::runtime::{
 use mcp_wasm_host::source::Fetcher;
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
 
-use super::shared::{CacheArgs, load_config, open_cache, parse_http_addr};
+use super::shared::{CacheArgs, cached_runtime, load_config, parse_http_addr};
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
@@ -195,7 +195,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let metrics = (args.http.http.is_some() || args.telemetry.metrics_addr.is_some())
         .then(|| Arc::new(Metrics::new()));
     let health = Health::new();
-    let mut runtime = Runtime::new(&settings, config.clone())?.with_cache(open_cache(&args.cache));
+    let mut runtime = cached_runtime(settings, config.clone(), &args.cache)?;
     if let Some(metrics) = &metrics {
         runtime = runtime.with_observer(metrics.clone());
     }

@@ -4,7 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use mcp_wasm_host::config::{self, Config, ConfigError};
-use mcp_wasm_host::runtime::{CacheError, CompileCache};
+use std::sync::Arc;
+
+use mcp_wasm_host::runtime::{
+    CacheError, CompileCache, EngineSettings, INCREMENTAL_CACHE_CAP, PolicySource, Runtime,
+    RuntimeError,
+};
 use mcp_wasm_host::source::{OciRef, SourceRef};
 
 /// Where compiled plugins are cached between runs.
@@ -15,7 +20,8 @@ pub struct CacheArgs {
     /// belongs to another user or that others may write to is not used.
     #[arg(long, env = "MCP_WASM_HOST_CACHE_DIR", value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Compile every plugin at start, reading and writing no cache.
+    /// Compile every plugin at start, reading and writing no cache (neither
+    /// compiled plugins nor the incremental cache of compiled functions).
     #[arg(long)]
     pub no_cache: bool,
 }
@@ -71,6 +77,25 @@ pub fn open_cache(args: &CacheArgs) -> Option<CompileCache> {
             None
         }
     }
+}
+
+/// A runtime under `settings` and `policies` that keeps compiled plugins in
+/// the compile cache the flags ask for, and compiled functions in its
+/// incremental cache.
+pub fn cached_runtime(
+    mut settings: EngineSettings,
+    policies: PolicySource,
+    args: &CacheArgs,
+) -> Result<Runtime, RuntimeError> {
+    let cache = open_cache(args);
+    settings.incremental = cache.as_ref().and_then(|cache| {
+        cache
+            .incremental(INCREMENTAL_CACHE_CAP)
+            .map(Arc::new)
+            .map_err(|e| tracing::warn!("{e}; compiling without an incremental cache"))
+            .ok()
+    });
+    Ok(Runtime::new(&settings, policies)?.with_cache(cache))
 }
 
 /// The directory `pull` keeps its fetches in.

@@ -4,24 +4,28 @@
 //! Entries are named after their key, the SHA-256 of the `.wasm` file's
 //! BLAKE3 digest, the engine's [`Engine::precompile_compatibility_hash`]
 //! and the wasmtime version. wasmtime trusts what it deserializes (it is
-//! machine code), so every entry carries a header with its key and the
-//! BLAKE3 digest of the serialized component, and is read whole and checked
-//! before wasmtime
-//! sees it; a corrupt, truncated, mislabelled or incompatible entry is
-//! logged, deleted and recompiled, never loaded. Entries are written to a
-//! temporary file and renamed into place, so readers never see half of one.
+//! machine code), so every entry is the serialized component followed by a
+//! stamp with its key and the BLAKE3 digest of the serialized component,
+//! checked whole before wasmtime sees it; a corrupt, truncated, mislabelled
+//! or incompatible entry is logged, deleted and recompiled, never loaded.
+//! Entries are written to a temporary file and renamed into place, so
+//! readers never see half of one. On Linux an entry is mapped, not read:
+//! it is checked in a mapping of the open file, and wasmtime maps that same
+//! open file (not the path again), so the code it runs is the code checked,
+//! without copying tens of megabytes on every start.
 //! The directory must belong to the current user and be writable by no one
 //! else; it is created with mode 0700.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest as _, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
+
+use super::entry::{self, Format, Stamp};
+use super::incremental::IncrementalStore;
 
 /// A SHA-256 digest: of a plugin file, or a cache key.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,11 +62,14 @@ impl fmt::Debug for Sha256Digest {
 pub const WASMTIME_VERSION: &str = env!("MCP_WASM_HOST_WASMTIME_VERSION");
 
 /// Changes whenever the entry layout or the key's inputs change.
-const FORMAT: u32 = 2;
-/// An entry starts with this.
-const MAGIC: &[u8; 8] = b"MWHCWASM";
-/// Magic, format, key, payload digest.
-const HEADER_LEN: usize = 8 + 4 + 32 + 32;
+const FORMAT: u32 = 3;
+/// The compile cache's entries: the stamp goes last, so that the file
+/// starts with the serialized component wasmtime maps.
+const ENTRY: Format = Format {
+    magic: b"MWHCWASM",
+    version: FORMAT,
+    stamp: Stamp::Last,
+};
 
 /// Why the cache directory cannot be used. The server then runs without a
 /// cache.
@@ -161,44 +168,17 @@ impl CompileCache {
     /// existing directory must belong to the current user and be writable
     /// by no one else.
     pub fn open(dir: &Path) -> Result<Self, CacheError> {
-        let io = |source| CacheError::Io {
-            path: dir.to_owned(),
-            source,
-        };
-        if !dir.exists() {
-            let mut builder = std::fs::DirBuilder::new();
-            builder.recursive(true);
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder.create(dir).map_err(io)?;
-        }
-        let meta = std::fs::metadata(dir).map_err(io)?;
-        if !meta.is_dir() {
-            return Err(CacheError::NotADirectory {
-                path: dir.to_owned(),
-            });
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            let me = rustix::process::geteuid().as_raw();
-            if meta.uid() != me {
-                return Err(CacheError::NotOwned {
-                    path: dir.to_owned(),
-                    owner: meta.uid(),
-                    me,
-                });
-            }
-            if meta.mode() & 0o022 != 0 {
-                return Err(CacheError::Writable {
-                    path: dir.to_owned(),
-                    mode: meta.mode() & 0o7777,
-                });
-            }
-        }
+        private_dir(dir)?;
         Ok(CompileCache {
             dir: dir.to_owned(),
         })
+    }
+
+    /// The incremental compilation cache kept beside the compiled
+    /// components, in the subdirectory `incremental`, under the same checks,
+    /// holding at most about `cap` bytes.
+    pub fn incremental(&self, cap: u64) -> Result<IncrementalStore, CacheError> {
+        IncrementalStore::open(&self.dir.join("incremental"), cap)
     }
 
     /// The directory.
@@ -215,7 +195,7 @@ impl CompileCache {
         FORMAT.hash(&mut hasher);
         WASMTIME_VERSION.hash(&mut hasher);
         engine.precompile_compatibility_hash().hash(&mut hasher);
-        hasher.0.update(blake3::hash(wasm).as_bytes());
+        hasher.0.update(entry::digest(wasm).as_bytes());
         Sha256Digest(hasher.0.finalize().into())
     }
 
@@ -237,8 +217,8 @@ impl CompileCache {
 
     fn lookup(&self, engine: &Engine, key: &Sha256Digest, plugin: &str) -> Lookup {
         let path = self.entry_path(key);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
+        let file = match std::fs::File::open(&path) {
+            Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Lookup::Miss,
             Err(e) => {
                 tracing::warn!(
@@ -249,11 +229,8 @@ impl CompileCache {
                 return Lookup::Miss;
             }
         };
-        let problem = match verify(&bytes, key) {
-            Ok(payload) => match deserialize(engine, payload) {
-                Ok(component) => return Lookup::Hit(component),
-                Err(e) => format!("wasmtime refused it: {e:#}"),
-            },
+        let problem = match load_checked(engine, file, key) {
+            Ok(component) => return Lookup::Hit(component),
             Err(problem) => problem,
         };
         tracing::warn!(
@@ -284,7 +261,7 @@ impl CompileCache {
             }
         };
         let path = self.entry_path(key);
-        if let Err(e) = self.write_atomically(&path, key, &payload) {
+        if let Err(e) = entry::write_atomically(ENTRY, &path, &key.0, &payload) {
             tracing::warn!(
                 plugin,
                 "{}: cannot write the cache entry: {e}",
@@ -292,70 +269,169 @@ impl CompileCache {
             );
         }
     }
+}
 
-    fn write_atomically(
-        &self,
-        path: &Path,
-        key: &Sha256Digest,
-        payload: &[u8],
-    ) -> std::io::Result<()> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let tmp = self.dir.join(format!(
-            ".{key}.{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
+/// Makes sure `dir` is a directory only this user may write into: creates
+/// it (mode 0700) if needed, and refuses an existing one that belongs to
+/// another user or that others may write into.
+pub(super) fn private_dir(dir: &Path) -> Result<(), CacheError> {
+    let io = |source| CacheError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    if !dir.exists() {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
         #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&tmp).and_then(|mut file| {
-            file.write_all(&header(key, payload))?;
-            file.write_all(payload)?;
-            file.flush()
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir).map_err(io)?;
+    }
+    let meta = std::fs::metadata(dir).map_err(io)?;
+    if !meta.is_dir() {
+        return Err(CacheError::NotADirectory {
+            path: dir.to_owned(),
         });
-        let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
-        if renamed.is_err() {
-            let _ = std::fs::remove_file(&tmp);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = rustix::process::geteuid().as_raw();
+        if meta.uid() != me {
+            return Err(CacheError::NotOwned {
+                path: dir.to_owned(),
+                owner: meta.uid(),
+                me,
+            });
         }
-        renamed
+        if meta.mode() & 0o022 != 0 {
+            return Err(CacheError::Writable {
+                path: dir.to_owned(),
+                mode: meta.mode() & 0o7777,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The component in the entry `file`, if the entry checks out: mapped,
+/// checked in the mapping, and handed to wasmtime as the same open file.
+#[cfg(target_os = "linux")]
+fn load_checked(
+    engine: &Engine,
+    file: std::fs::File,
+    key: &Sha256Digest,
+) -> Result<Component, String> {
+    let mapped = Mapped::of(&file)?;
+    verify(mapped.bytes(), key)?;
+    drop(mapped);
+    deserialize_file(engine, Checked(file)).map_err(|e| format!("wasmtime refused it: {e:#}"))
+}
+
+/// The component in the entry `file`, if the entry checks out: read whole,
+/// checked, and copied by wasmtime.
+#[cfg(not(target_os = "linux"))]
+fn load_checked(
+    engine: &Engine,
+    mut file: std::fs::File,
+    key: &Sha256Digest,
+) -> Result<Component, String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    let payload = verify(&bytes, key)?;
+    deserialize(engine, payload).map_err(|e| format!("wasmtime refused it: {e:#}"))
+}
+
+/// A read-only mapping of a whole file.
+#[cfg(target_os = "linux")]
+struct Mapped {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+impl Mapped {
+    fn of(file: &std::fs::File) -> Result<Self, String> {
+        let len = file
+            .metadata()
+            .map_err(|e| format!("cannot read it: {e}"))?
+            .len();
+        let len = usize::try_from(len).map_err(|_| "too large to map".to_string())?;
+        if len < entry::HEADER_LEN {
+            return Err(format!("truncated: {len} bytes"));
+        }
+        // SAFETY: a new shared, read-only mapping of `len` bytes of an open
+        // file, at an address the kernel picks: it aliases no Rust object.
+        let ptr = unsafe {
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                len,
+                rustix::mm::ProtFlags::READ,
+                rustix::mm::MapFlags::SHARED,
+                file,
+                0,
+            )
+        }
+        .map_err(|e| format!("cannot map it: {e}"))?;
+        let ptr = std::ptr::NonNull::new(ptr.cast()).ok_or("mapped at null")?;
+        Ok(Mapped { ptr, len })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `ptr` is a live mapping of `len` readable bytes until
+        // `drop`, and the returned slice borrows `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
-/// The header of the entry `key` holding `payload`.
-fn header(key: &Sha256Digest, payload: &[u8]) -> Vec<u8> {
-    let mut header = Vec::with_capacity(HEADER_LEN);
-    header.extend_from_slice(MAGIC);
-    header.extend_from_slice(&FORMAT.to_le_bytes());
-    header.extend_from_slice(&key.0);
-    header.extend_from_slice(blake3::hash(payload).as_bytes());
-    header
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `of`, unmapped once; no slice of it
+        // outlives `self`.
+        let _ = unsafe { rustix::mm::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
 }
 
-/// Checks an entry read whole: its magic and format, that it is the entry
-/// of `key` (not another one copied or renamed), and the digest of its
-/// payload. Returns the payload, or what is wrong.
+/// An open entry whose stamp checked out in a mapping of it: the only input
+/// [`deserialize_file`] accepts.
+#[cfg(target_os = "linux")]
+struct Checked(std::fs::File);
+
+/// Maps the checked entry's open file into a component, without copying.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn deserialize_file(engine: &Engine, checked: Checked) -> wasmtime::Result<Component> {
+    use std::os::fd::AsRawFd as _;
+    // wasmtime opens a path; `/proc/self/fd/N` opens the very file this
+    // process holds open (the inode checked), whatever has been renamed
+    // over the entry's name since.
+    let path = format!("/proc/self/fd/{}", checked.0.as_raw_fd());
+    // SAFETY: as for `deserialize` below: the file is an entry of a
+    // directory only this user may write to, written by `put` from
+    // `Component::serialize` and only ever replaced by rename (which makes
+    // a new file: the one held open is unchanged); its stamp was checked
+    // against this key (which covers the engine's compatibility hash and
+    // the wasmtime version) over the whole contents of this same open file,
+    // and wasmtime maps that file privately, ignoring the stamp after the
+    // ELF image. Only a process of this user writing into the file in
+    // place, which nothing here does, could change it after the check; such
+    // a process could equally change this process's memory.
+    let component = unsafe { Component::deserialize_file(engine, path) };
+    drop(checked);
+    component
+}
+
+/// Checks an entry read whole (see [`entry::verify`]).
 fn verify<'a>(entry: &'a [u8], key: &Sha256Digest) -> Result<Verified<'a>, String> {
-    if entry.len() < HEADER_LEN {
-        return Err(format!("truncated: {} bytes", entry.len()));
-    }
-    let (head, payload) = entry.split_at(HEADER_LEN);
-    if &head[..8] != MAGIC {
-        return Err("not a cache entry of this program".into());
-    }
-    if head[8..12] != FORMAT.to_le_bytes() {
-        return Err("written by another version of this program".into());
-    }
-    if head[12..44] != key.0 {
-        return Err("its header names another key".into());
-    }
-    if head[44..76] != *blake3::hash(payload).as_bytes() {
-        return Err("corrupt or truncated: its contents do not match its checksum".into());
-    }
-    Ok(Verified(payload))
+    entry::verify(ENTRY, entry, &key.0).map(Verified)
 }
 
 /// Turns checked bytes back into a component.
+#[cfg_attr(target_os = "linux", allow(dead_code))]
 #[allow(unsafe_code)]
 fn deserialize(engine: &Engine, verified: Verified<'_>) -> wasmtime::Result<Component> {
     // SAFETY: `Component::deserialize` requires bytes produced by
@@ -412,15 +488,20 @@ mod tests {
     fn verify_refuses_damaged_entries() {
         let key = Sha256Digest::of(b"key");
         let payload = b"payload bytes".to_vec();
-        let mut entry = header(&key, &payload);
-        entry.extend_from_slice(&payload);
-        assert!(verify(&entry, &key).is_ok());
+        // The serialized component first, its stamp last.
+        let mut entry = payload.clone();
+        entry.extend_from_slice(&entry::header(ENTRY, &key.0, &payload));
+        assert_eq!(verify(&entry, &key).unwrap().0, &payload[..]);
         assert!(verify(&entry, &Sha256Digest::of(b"other")).is_err());
         assert!(verify(&entry[..entry.len() - 1], &key).is_err());
         assert!(verify(&entry[..10], &key).is_err());
         let mut flipped = entry.clone();
-        *flipped.last_mut().unwrap() ^= 0xff;
+        flipped[0] ^= 0xff;
         assert!(verify(&flipped, &key).unwrap_err().contains("checksum"));
+        // A stamp first (the layout of format 2) is refused.
+        let mut old = entry::header(ENTRY, &key.0, &payload);
+        old.extend_from_slice(&payload);
+        assert!(verify(&old, &key).is_err());
     }
 
     #[cfg(unix)]

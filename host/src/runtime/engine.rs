@@ -1,7 +1,11 @@
 //! The one wasmtime [`Engine`] the server runs every plugin on, and its
 //! instance allocator.
 
+use std::sync::Arc;
+
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use super::incremental::IncrementalStore;
 
 /// Sizes of the engine's pooling allocator: how many calls can run at once
 /// and how large each instance may get. The pool reserves address space up
@@ -30,6 +34,10 @@ pub struct EngineSettings {
     /// being handed back to the kernel: the next instance in that slot then
     /// takes no page faults for them. 0 hands everything back.
     pub keep_resident: usize,
+    /// Cranelift's incremental compilation cache: functions compiled before,
+    /// by any plugin, are taken from it instead of compiled again (none:
+    /// every function is compiled).
+    pub incremental: Option<Arc<IncrementalStore>>,
 }
 
 /// The default of [`EngineSettings::keep_resident`].
@@ -48,6 +56,7 @@ impl Default for EngineSettings {
             fuel: true,
             epoch: true,
             keep_resident: KEEP_RESIDENT,
+            incremental: None,
         }
     }
 }
@@ -59,12 +68,18 @@ pub struct EngineError(String);
 
 /// Builds the engine: component model, async execution (so a guest blocked in
 /// a host call never blocks a server thread), fuel metering, epoch
-/// interruption driven by a ticker thread, and the pooling allocator.
+/// interruption driven by a ticker thread, the pooling allocator, and the
+/// incremental compilation cache if one is given.
 pub fn build(settings: &EngineSettings) -> Result<Engine, EngineError> {
     let mut config = Config::new();
     config.wasm_component_model(true);
     config.consume_fuel(settings.fuel);
     config.epoch_interruption(settings.epoch);
+    if let Some(store) = &settings.incremental {
+        config
+            .enable_incremental_compilation(store.clone())
+            .map_err(|e| EngineError(format!("{e:#}")))?;
+    }
     if settings.pooling {
         let mut pool = PoolingAllocationConfig::new();
         let instances = settings.max_instances;

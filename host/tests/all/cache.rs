@@ -110,6 +110,104 @@ fn damaged_entries_are_discarded_and_recompiled() {
 }
 
 #[test]
+fn an_entry_of_another_plugin_is_refused() {
+    let cache = tempfile::tempdir().unwrap();
+    let arg = cache.path().to_str().unwrap();
+    let panic = plugin_dir(&[test_artifacts::PANIC]);
+    serve_and_call(panic.path(), &["--cache-dir", arg]);
+    let [mine] = &entries(cache.path())[..] else {
+        panic!("expected one entry")
+    };
+    let both = plugin_dir(&[test_artifacts::PANIC, test_artifacts::ERRORS]);
+    serve_and_call(both.path(), &["--cache-dir", arg]);
+    let theirs = entries(cache.path())
+        .into_iter()
+        .find(|p| p != mine)
+        .unwrap();
+    // A valid entry, whole and stamped, but another plugin's, put in the
+    // place of the panic plugin's.
+    std::fs::rename(&theirs, mine).unwrap();
+    let stderr = serve_and_call(panic.path(), &["--cache-dir", arg]);
+    assert!(
+        stderr.contains("discarding the compile cache entry (its header names another key)")
+            && stderr.contains("compiled plugin=\"panic\""),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("loaded from cache"), "{stderr}");
+}
+
+/// The entries of the incremental compilation cache in the cache `dir`.
+fn incremental_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for shard in std::fs::read_dir(dir.join("incremental")).unwrap() {
+        for file in std::fs::read_dir(shard.unwrap().path()).unwrap() {
+            found.push(file.unwrap().path());
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn damaged_incremental_entries_are_discarded_and_the_plugin_still_loads() {
+    let plugins = plugin_dir(&[test_artifacts::PANIC]);
+    let cache = tempfile::tempdir().unwrap();
+    let arg = cache.path().to_str().unwrap();
+    serve_and_call(plugins.path(), &["--cache-dir", arg]);
+    let functions = incremental_entries(cache.path());
+    assert!(functions.len() >= 4, "{functions:?}");
+    let good: Vec<Vec<u8>> = functions
+        .iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+
+    // Every entry damaged: a flipped byte, truncated, emptied, and two
+    // valid entries swapped (each then names another key).
+    for (i, (path, bytes)) in functions.iter().zip(&good).enumerate() {
+        let damaged = match i % 4 {
+            0 => {
+                let mut flipped = bytes.clone();
+                *flipped.last_mut().unwrap() ^= 0x01;
+                flipped
+            }
+            1 => bytes[..bytes.len() - 1].to_vec(),
+            2 => Vec::new(),
+            _ => good[i - 1].clone(),
+        };
+        std::fs::write(path, damaged).unwrap();
+    }
+    // The compiled component goes too, so the plugin is compiled again.
+    std::fs::remove_file(&entries(cache.path())[0]).unwrap();
+    let stderr = serve_and_call(plugins.path(), &["--cache-dir", arg]);
+    assert!(
+        stderr.contains("discarding the incremental cache entry")
+            && stderr.contains("compiled plugin=\"panic\""),
+        "{stderr}"
+    );
+    // Every entry found damaged was deleted, then written again whole when
+    // its function was compiled. (Not every entry is looked up again: a few
+    // of Cranelift's keys differ from one process to the next.)
+    let discarded: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("discarding the incremental cache entry"))
+        .map(|l| {
+            l[..l.find(": discarding").unwrap()]
+                .rsplit(' ')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert!(discarded.len() >= functions.len() / 2, "{stderr}");
+    for path in discarded {
+        let i = functions.iter().position(|p| p.to_str() == Some(path));
+        let i = i.unwrap_or_else(|| panic!("{path} is not an entry"));
+        if let Ok(bytes) = std::fs::read(path) {
+            assert_eq!(bytes, good[i], "{path} is written again whole");
+        }
+    }
+}
+
+#[test]
 fn no_cache_writes_nothing() {
     let plugins = plugin_dir(&[test_artifacts::PANIC]);
     let home = tempfile::tempdir().unwrap();

@@ -7,8 +7,8 @@ use mcp_wasm_host::config::{self, Config, ConfigError};
 use std::sync::Arc;
 
 use mcp_wasm_host::runtime::{
-    CacheError, CompileCache, EngineSettings, INCREMENTAL_CACHE_CAP, PolicySource, Runtime,
-    RuntimeError,
+    CacheError, CompileCache, EngineSettings, INCREMENTAL_CACHE_CAP, IncrementalStore,
+    PolicySource, Runtime, RuntimeError,
 };
 use mcp_wasm_host::source::{OciRef, SourceRef};
 
@@ -89,8 +89,7 @@ pub fn cached_runtime(
 ) -> Result<Runtime, RuntimeError> {
     let cache = open_cache(args);
     settings.incremental = cache.as_ref().and_then(|cache| {
-        cache
-            .incremental(INCREMENTAL_CACHE_CAP)
+        IncrementalStore::beside(cache, INCREMENTAL_CACHE_CAP)
             .map(Arc::new)
             .map_err(|e| tracing::warn!("{e}; compiling without an incremental cache"))
             .ok()

@@ -25,7 +25,6 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::entry::{self, Format, Stamp};
-use super::incremental::IncrementalStore;
 
 /// A SHA-256 digest: of a plugin file, or a cache key.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -172,13 +171,6 @@ impl CompileCache {
         Ok(CompileCache {
             dir: dir.to_owned(),
         })
-    }
-
-    /// The incremental compilation cache kept beside the compiled
-    /// components, in the subdirectory `incremental`, under the same checks,
-    /// holding at most about `cap` bytes.
-    pub fn incremental(&self, cap: u64) -> Result<IncrementalStore, CacheError> {
-        IncrementalStore::open(&self.dir.join("incremental"), cap)
     }
 
     /// The directory.

@@ -25,8 +25,9 @@ use super::policy::Policy;
 use super::sandbox::CallState;
 use super::schema::Schema;
 use super::served::Listing;
+use super::session::Session;
 use super::tool::PluginTool;
-use super::warm::{PluginIdle, Session, Warm};
+use super::warm::{PluginIdle, Warm};
 
 /// What a call consumed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 
 use sha2::{Digest as _, Sha256};
 
-use super::cache::{CacheError, WASMTIME_VERSION, private_dir};
+use super::cache::{CacheError, CompileCache, WASMTIME_VERSION, private_dir};
 use super::entry::{self, Format, HEADER_LEN, Stamp};
 
 /// Changes whenever the entry layout or the key's inputs change.
@@ -57,6 +57,13 @@ impl PartialEq for IncrementalStore {
 impl Eq for IncrementalStore {}
 
 impl IncrementalStore {
+    /// The store kept beside the compiled components of `cache`, in its
+    /// subdirectory `incremental`, under the same checks, holding at most
+    /// about `cap` bytes.
+    pub fn beside(cache: &CompileCache, cap: u64) -> Result<Self, CacheError> {
+        Self::open(&cache.dir().join("incremental"), cap)
+    }
+
     /// Opens the store in `dir`, creating it (mode 0700) if needed; an
     /// existing directory must belong to the current user and be writable
     /// by no one else. It holds at most about `cap` bytes.

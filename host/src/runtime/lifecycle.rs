@@ -158,6 +158,14 @@ impl Runtime {
         self
     }
 
+    /// The ready instances (fresh, never used, made ahead of a call) of
+    /// the plugin that serves `tool` now; 0 for a tool no plugin serves.
+    pub fn ready_instances(&self, tool: &str) -> usize {
+        self.catalog()
+            .get(tool)
+            .map_or(0, |(_, target)| target.plugin.idle.ready())
+    }
+
     /// The current catalog. It stays valid, whatever is loaded later.
     pub fn catalog(&self) -> Arc<Catalog> {
         self.catalog

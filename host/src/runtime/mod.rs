@@ -53,12 +53,13 @@ mod sandbox;
 mod schema;
 mod serve;
 mod served;
+mod session;
 mod stamp;
 mod tool;
 pub mod units;
 mod uri_match;
 mod warm;
-pub use warm::Session;
+pub use session::Session;
 mod watch;
 
 pub use access::{Access, Denied, Principal};

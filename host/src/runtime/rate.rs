@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 
-use super::warm::Session;
+use super::session::Session;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
 /// The names the rate limiters of a plugin know these requests by, next to

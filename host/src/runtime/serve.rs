@@ -62,7 +62,7 @@ struct Request<'a> {
     /// Who asked, for the audit line.
     subject: Option<&'a Arc<str>>,
     /// The asker's session, for `reuse_instances = "session"`.
-    session: Option<&'a super::warm::Session>,
+    session: Option<&'a super::session::Session>,
 }
 
 impl Request<'_> {

@@ -28,18 +28,8 @@ use tokio::sync::Notify;
 use wasmtime::Store;
 use wasmtime::component::Instance;
 
-use super::lifecycle::Runtime;
 use super::sandbox::CallState;
-
-impl Runtime {
-    /// The ready instances (fresh, never used, made ahead of a call) of
-    /// the plugin that serves `tool` now; 0 for a tool no plugin serves.
-    pub fn ready_instances(&self, tool: &str) -> usize {
-        self.catalog()
-            .get(tool)
-            .map_or(0, |(_, target)| target.plugin.idle.ready())
-    }
-}
+use super::session::{Session, SessionEnds};
 
 /// An instance and its store, between two calls.
 pub(crate) struct Warm {
@@ -267,7 +257,7 @@ impl<T> PluginIdle<T> {
 
     /// The plugin's instance that serves `session`, if one is kept.
     pub(crate) fn take_session(&self, session: &Session) -> Option<T> {
-        self.take_where(Serves::Session(session.id))
+        self.take_where(Serves::Session(session.id()))
     }
 
     /// The plugin's ready instances.
@@ -331,8 +321,8 @@ impl<T> PluginIdle<T> {
         if !self.would_keep(served) {
             return vec![warm];
         }
-        session.joined(&self.pool);
-        let serves = Serves::Session(session.id);
+        session.joined(self.pool.clone());
+        let serves = Serves::Session(session.id());
         let mut dropped = Vec::new();
         {
             let mut kept = self.pool.lock();
@@ -460,68 +450,9 @@ impl<T> Drop for PluginIdle<T> {
     }
 }
 
-/// What a pool must do when a session ends.
-trait SessionEnds: Send + Sync {
-    fn end_session(&self, session: u64);
-}
-
 impl<T: Send> SessionEnds for Idle<T> {
     fn end_session(&self, session: u64) {
         self.drop_session(session);
-    }
-}
-
-/// One client of the runtime for `reuse_instances = "session"`: the stdio
-/// client, or one HTTP session. Opaque: the runtime knows no MCP sessions;
-/// whoever serves a client makes one (in its [`Caller`](super::Caller)) and
-/// drops it when the client goes, which drops the instances kept for it.
-pub struct Session {
-    id: u64,
-    /// The pools that keep instances for it.
-    pools: Mutex<Vec<Weak<dyn SessionEnds>>>,
-}
-
-impl std::fmt::Debug for Session {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("id", &self.id).finish()
-    }
-}
-
-impl Default for Session {
-    fn default() -> Self {
-        Session::new()
-    }
-}
-
-impl Session {
-    /// A session no other has been, nor will be.
-    pub fn new() -> Session {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        Session {
-            id: NEXT.fetch_add(1, Ordering::Relaxed),
-            pools: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn joined<T: Send + 'static>(&self, pool: &Arc<Idle<T>>) {
-        let pool: Arc<dyn SessionEnds> = pool.clone();
-        let mut pools = self.pools.lock().unwrap_or_else(PoisonError::into_inner);
-        if !pools
-            .iter()
-            .any(|p| std::ptr::addr_eq(p.as_ptr(), Arc::as_ptr(&pool)))
-        {
-            pools.push(Arc::downgrade(&pool));
-        }
-    }
-}
-
-impl Drop for Session {
-    /// The client is gone: so are the instances kept for it.
-    fn drop(&mut self) {
-        let pools = std::mem::take(self.pools.get_mut().unwrap_or_else(PoisonError::into_inner));
-        for pool in pools.iter().filter_map(Weak::upgrade) {
-            pool.end_session(self.id);
-        }
     }
 }
 

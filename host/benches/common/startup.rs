@@ -101,7 +101,12 @@ pub fn first_tools_list(
     let initialize = t.elapsed();
     client.send(INITIALIZED);
     client.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#);
-    let line = client.recv();
+    // `list_changed` notifications (plugins joining as they load) may
+    // come first.
+    let mut line = client.recv().to_owned();
+    while !line.contains("\"id\":1") {
+        line = client.recv().to_owned();
+    }
     let tools_list = t.elapsed();
     let listed = line.matches("\"inputSchema\"").count();
     match tools {

@@ -11,8 +11,9 @@
 //!
 //! Entries live in the compile cache's directory (whose owner and mode
 //! [`super::cache::CompileCache::open`] checked), as `KEY.tools`: a header
-//! with its key and the BLAKE3 digest of its JSON payload, written to a
-//! temporary file and renamed into place. A corrupt, truncated or swapped
+//! with its key and the BLAKE3 digest of its JSON payload (the layout
+//! `entry` gives both caches), written to a temporary file and renamed
+//! into place. A corrupt, truncated or swapped
 //! entry is logged, deleted and ignored. A list served from here is only
 //! ever a preview: once the plugin has loaded, its own list replaces it
 //! (with `list_changed` if they differ).
@@ -21,16 +22,17 @@ use std::path::{Path, PathBuf};
 
 use super::cache::{Sha256Digest, WASMTIME_VERSION};
 use super::catalog::tool_info;
+use super::entry::{self, Format, Stamp};
 use super::output::ToolInfo;
 use super::plugin::Plugin;
 use super::policy::Policy;
 
-/// Changes whenever the entry layout or the key's inputs change.
-const FORMAT: u32 = 1;
-/// An entry starts with this.
-const MAGIC: &[u8; 8] = b"MWHTOOLS";
-/// Magic, format, key, payload digest.
-const HEADER_LEN: usize = 8 + 4 + 32 + 32;
+/// The entries' layout (see `entry`): the stamp first.
+const FORMAT: Format = Format {
+    magic: b"MWHTOOLS",
+    version: 1,
+    stamp: Stamp::First,
+};
 
 /// A directory of cached tool lists.
 #[derive(Debug, Clone)]
@@ -65,7 +67,7 @@ impl ToolLists {
         }
         let mut hasher = blake3::Hasher::new();
         hasher.update(b"mcp-wasm-host tool list\0");
-        hasher.update(&FORMAT.to_le_bytes());
+        hasher.update(&FORMAT.version.to_le_bytes());
         for part in [
             env!("CARGO_PKG_VERSION"),
             WASMTIME_VERSION,
@@ -95,7 +97,7 @@ impl ToolLists {
                 return None;
             }
         };
-        let problem = match verify(&bytes, key) {
+        let problem = match entry::verify(FORMAT, &bytes, &key.0) {
             Ok(payload) => match serde_json::from_slice::<Listed>(payload) {
                 Ok(list) => return Some(list),
                 Err(e) => format!("unreadable: {e}"),
@@ -119,11 +121,7 @@ impl ToolLists {
         let path = self.entry_path(key);
         let written = serde_json::to_vec(list)
             .map_err(std::io::Error::other)
-            .and_then(|payload| {
-                let mut entry = header(key, &payload);
-                entry.extend_from_slice(&payload);
-                write_atomically(&self.dir, &path, &entry)
-            });
+            .and_then(|payload| entry::write_atomically(FORMAT, &path, &key.0, &payload));
         if let Err(e) = written {
             tracing::warn!(
                 plugin,
@@ -132,51 +130,6 @@ impl ToolLists {
             );
         }
     }
-}
-
-/// Writes `bytes` to a private temporary file in `dir` (mode 0600) and
-/// renames it to `path`, so readers never see half of it.
-fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let mut file = tempfile::Builder::new()
-        .prefix(".tools.")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    file.write_all(bytes)?;
-    file.flush()?;
-    file.persist(path).map(drop).map_err(|e| e.error)
-}
-
-/// The header of the entry `key` holding `payload`.
-fn header(key: &Sha256Digest, payload: &[u8]) -> Vec<u8> {
-    let mut header = Vec::with_capacity(HEADER_LEN + payload.len());
-    header.extend_from_slice(MAGIC);
-    header.extend_from_slice(&FORMAT.to_le_bytes());
-    header.extend_from_slice(&key.0);
-    header.extend_from_slice(blake3::hash(payload).as_bytes());
-    header
-}
-
-/// Checks an entry read whole: its magic and format, that it is the entry
-/// of `key`, and the digest of its payload. Returns the payload.
-fn verify<'a>(entry: &'a [u8], key: &Sha256Digest) -> Result<&'a [u8], String> {
-    if entry.len() < HEADER_LEN {
-        return Err(format!("truncated: {} bytes", entry.len()));
-    }
-    let (head, payload) = entry.split_at(HEADER_LEN);
-    if &head[..8] != MAGIC {
-        return Err("not a tool list of this program".into());
-    }
-    if head[8..12] != FORMAT.to_le_bytes() {
-        return Err("written by another version of this program".into());
-    }
-    if head[12..44] != key.0 {
-        return Err("its header names another key".into());
-    }
-    if head[44..76] != *blake3::hash(payload).as_bytes() {
-        return Err("corrupt or truncated: its contents do not match its checksum".into());
-    }
-    Ok(payload)
 }
 
 #[cfg(test)]

@@ -46,6 +46,16 @@ pub struct ServeArgs {
     /// loaded at start are served until the server exits.
     #[arg(long)]
     no_watch: bool,
+    /// Answer `tools/list` (and the other lists) only once every plugin has
+    /// loaded or failed, for clients that ignore `list_changed`. Without
+    /// it, lists are answered at once: plugins still compiling are listed
+    /// from their cached tool lists, or appear with `list_changed`.
+    #[arg(
+        long,
+        env = "MCP_WASM_HOST_WAIT_FOR_LOAD",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    wait_for_load: bool,
     #[command(flatten)]
     rounds: RoundsArgs,
     #[command(flatten)]
@@ -210,8 +220,10 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         );
     }
     // A missing or unreadable directory stops the server at once; the
-    // plugins themselves load in the background so that `initialize` is
-    // answered promptly (tools/list and tools/call wait for the load).
+    // plugins themselves load in the background so that `initialize`,
+    // `ping` and `tools/list` are answered promptly: tools/list lists the
+    // plugins still compiling from their cached tool lists, and a call to
+    // one waits for its load within the call's timeout.
     let files = match Runtime::plugin_files(&args.plugins) {
         Ok(files) => files,
         Err(LoadError::Directory { source, .. }) => {
@@ -269,6 +281,16 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = started;
             }
             let report = runtime.load_files(&files).await;
+            if report.cancelled > 0 {
+                // The server is shutting down (its client left): the loads
+                // it stopped are not failures, and nothing more is done.
+                tracing::info!(
+                    plugins = report.loaded.len(),
+                    stopped = report.cancelled,
+                    "shutting down while plugins were loading"
+                );
+                return;
+            }
             health.set_loaded();
             for failure in &report.failed {
                 tracing::error!("skipped plugin: {failure}");
@@ -325,6 +347,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             list_ttl: config.list_ttl().unwrap_or(DEFAULT_LIST_TTL),
             tasks: config.task_options(TaskSettings::default()),
             served: config.served_bounds(ServedBounds::default()),
+            wait_for_load: args.wait_for_load,
         },
         rounds,
     );

@@ -13,7 +13,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::json;
 
 use super::handler::McpServer;
-use crate::runtime::{Denied, Plugin, Principal, ToolRoute};
+use crate::runtime::{Denied, Plugin, Policy, Principal, ToolRoute};
 
 /// What one request's caller may use.
 #[derive(Debug, Clone)]
@@ -77,6 +77,14 @@ impl Gate {
     /// Whether the caller may see the tool at `target`.
     pub(super) fn sees_tool(&self, target: &ToolRoute) -> bool {
         self.tool(target).is_ok()
+    }
+
+    /// Whether the caller may see the tool `tool` (its plugin's own name
+    /// for it) of a plugin still loading under `policy`.
+    pub(super) fn sees_pending(&self, policy: &Policy, tool: &str) -> bool {
+        self.principal
+            .as_ref()
+            .is_none_or(|p| policy.access.allows_tool(p, &policy.section, tool).is_ok())
     }
 
     /// Whether the caller may see what `plugin` serves besides tools.

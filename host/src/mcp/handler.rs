@@ -50,6 +50,11 @@ pub struct ServerOptions {
     pub tasks: TaskSettings,
     /// The bounds on URIs, subscriptions and listen streams.
     pub served: ServedBounds,
+    /// Answer the lists only once the first load has ended (every plugin
+    /// loaded or failed), for clients that ignore `list_changed`; by
+    /// default they are answered at once, with what has loaded and what is
+    /// listed from the tool-list cache.
+    pub wait_for_load: bool,
 }
 
 /// The `ttlMs` of list results unless the policy file's `[server]
@@ -64,6 +69,7 @@ impl Default for ServerOptions {
             list_ttl: DEFAULT_LIST_TTL,
             tasks: TaskSettings::default(),
             served: ServedBounds::default(),
+            wait_for_load: false,
         }
     }
 }
@@ -103,6 +109,16 @@ impl McpServer {
             subscriptions: Subscriptions::new(watch.clone()),
             watch,
             options,
+        }
+    }
+
+    /// Waits until lists may be answered: once the first load has listed
+    /// what it found cached, or (`wait_for_load`) once it has ended.
+    pub(super) async fn lists_ready(&self) {
+        if self.options.wait_for_load {
+            self.runtime.wait_until_loaded().await;
+        } else {
+            self.runtime.wait_until_listed().await;
         }
     }
 
@@ -235,7 +251,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let icons = tools_have_icons(context.protocol_version().as_ref());
-        self.runtime.wait_until_loaded().await;
+        self.lists_ready().await;
         let after = request
             .and_then(|r| r.cursor)
             .map(|c| cursor::decode(&c))
@@ -248,10 +264,11 @@ impl ServerHandler for McpServer {
         let visible: Vec<&crate::runtime::ToolInfo> = catalog
             .tools()
             .iter()
-            .filter(|t| {
-                catalog
-                    .get(&t.name)
-                    .is_some_and(|(_, target)| gate.sees_tool(target))
+            .filter(|t| match catalog.get(&t.name) {
+                Some((_, target)) => gate.sees_tool(target),
+                None => catalog
+                    .pending(&t.name)
+                    .is_some_and(|(plugin, tool)| gate.sees_pending(&plugin.policy, &tool.name)),
             })
             .collect();
         let names: Vec<&str> = visible.iter().map(|t| t.name.as_str()).collect();
@@ -564,8 +581,16 @@ impl McpServer {
         context: RequestContext<RoleServer>,
         span: &tracing::Span,
     ) -> Result<CallToolResponse, McpError> {
-        self.runtime.wait_until_loaded().await;
         let gate = self.gate(&context)?;
+        self.lists_ready().await;
+        if let Err(still) = self.runtime.wait_for_tool(&request.name).await {
+            tracing::warn!("{still}");
+            let mut result = convert::error_result(still.to_string());
+            if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
+                server_info_meta(&mut result.meta);
+            }
+            return Ok(result.into());
+        }
         if let Some((_, target)) = self.runtime.catalog().get(&request.name)
             && let Err(denied) = gate.tool(target)
         {

@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::output::ToolInfo;
+use super::pending::PendingPlugin;
 use super::plugin::Plugin;
 use super::schema::{check_tool_name, plugin_prefix};
 use super::served::{PromptInfo, ResourceInfo, TemplateInfo};
@@ -159,8 +160,13 @@ impl ToolRoute {
 #[derive(Debug, Default)]
 pub struct Catalog {
     infos: Vec<ToolInfo>,
-    routes: Vec<ToolRoute>,
+    /// Where each of `infos` is served; `None` for a tool of a plugin
+    /// still loading, listed from its cached list.
+    routes: Vec<Option<ToolRoute>>,
     by_name: HashMap<String, usize>,
+    /// The tools listed from a cached list, by the name clients use: the
+    /// plugin still loading and the tool's index in its list.
+    pending: HashMap<String, (Arc<PendingPlugin>, usize)>,
     plugins: Vec<Arc<Plugin>>,
     resources: Vec<ResourceEntry>,
     by_uri: HashMap<String, usize>,
@@ -172,28 +178,45 @@ pub struct Catalog {
 impl Catalog {
     /// Builds the catalog from loaded plugins (any order) and returns the
     /// entries left out, with the reason.
-    pub fn build(mut plugins: Vec<Arc<Plugin>>) -> (Catalog, Vec<SkippedEntry>) {
+    pub fn build(plugins: Vec<Arc<Plugin>>) -> (Catalog, Vec<SkippedEntry>) {
+        Self::build_with(plugins, Vec::new())
+    }
+
+    /// [`Catalog::build`], with the tools of plugins still loading listed
+    /// from their cached lists (`pending`), under the same naming rule.
+    pub(crate) fn build_with(
+        mut plugins: Vec<Arc<Plugin>>,
+        mut pending: Vec<Arc<PendingPlugin>>,
+    ) -> (Catalog, Vec<SkippedEntry>) {
         plugins.sort_by(|a, b| a.path.cmp(&b.path));
+        pending.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut sources: Vec<Source<'_>> = plugins
+            .iter()
+            .map(Source::Loaded)
+            .chain(pending.iter().map(Source::Pending))
+            .collect();
+        sources.sort_by(|a, b| a.path().cmp(b.path()));
         let mut exporters: HashMap<&str, usize> = HashMap::new();
-        for plugin in &plugins {
-            for tool in &plugin.tools {
-                *exporters.entry(tool.name.as_str()).or_default() += 1;
+        for source in &sources {
+            for tool in source.tool_names() {
+                *exporters.entry(tool).or_default() += 1;
             }
         }
-        let mut entries: Vec<(String, ToolRoute)> = Vec::new();
+        let mut entries: Vec<(String, Source<'_>, usize)> = Vec::new();
         let mut taken: HashMap<String, Arc<str>> = HashMap::new();
         let mut skipped = Vec::new();
-        for plugin in &plugins {
-            for (index, tool) in plugin.tools.iter().enumerate() {
-                let name = if exporters[tool.name.as_str()] > 1 {
-                    format!("{}.{}", plugin_prefix(&plugin.name), tool.name)
+        for source in &sources {
+            let plugin_name = source.name();
+            for (index, tool) in source.tool_names().enumerate() {
+                let name = if exporters[tool] > 1 {
+                    format!("{}.{}", plugin_prefix(plugin_name), tool)
                 } else {
-                    tool.name.clone()
+                    tool.to_owned()
                 };
                 let skip = |reason| SkippedEntry {
                     kind: EntryKind::Tool,
-                    name: tool.name.clone(),
-                    plugin: plugin.name.clone(),
+                    name: tool.to_owned(),
+                    plugin: plugin_name.clone(),
                     reason,
                 };
                 if let Err(problem) = check_tool_name(&name) {
@@ -205,37 +228,37 @@ impl Catalog {
                     skipped.push(skip(SkipReason::NameTaken { name, owner }));
                     continue;
                 }
-                taken.insert(name.clone(), plugin.name.clone());
-                entries.push((
-                    name,
-                    ToolRoute {
-                        plugin: plugin.clone(),
-                        index,
-                    },
-                ));
+                taken.insert(name.clone(), plugin_name.clone());
+                entries.push((name, *source, index));
             }
         }
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let mut catalog = Catalog {
-            plugins,
+            plugins: plugins.clone(),
             ..Catalog::default()
         };
-        for (name, target) in entries {
-            let tool = target.tool();
+        for (name, source, index) in entries {
             catalog.by_name.insert(name.clone(), catalog.infos.len());
-            catalog.infos.push(ToolInfo {
-                name,
-                plugin: target.plugin.name.to_string(),
-                title: tool.title.clone(),
-                description: tool.description.clone(),
-                input_schema: tool.input.json.clone(),
-                output_schema: tool.output.as_ref().map(|s| s.json.clone()),
-                hints: tool.hints.clone(),
-                icons: tool.icons.clone(),
-                task_support: tool.task_support,
-                view: target.plugin.served.views.get(&tool.name).cloned(),
-            });
-            catalog.routes.push(target);
+            match source {
+                Source::Loaded(plugin) => {
+                    let target = ToolRoute {
+                        plugin: plugin.clone(),
+                        index,
+                    };
+                    catalog.infos.push(tool_info(plugin, index, name));
+                    catalog.routes.push(Some(target));
+                }
+                Source::Pending(waiting) => {
+                    catalog
+                        .pending
+                        .insert(name.clone(), (waiting.clone(), index));
+                    catalog.infos.push(ToolInfo {
+                        name,
+                        ..waiting.tools[index].clone()
+                    });
+                    catalog.routes.push(None);
+                }
+            }
         }
         catalog.add_served(&mut skipped);
         (catalog, skipped)
@@ -380,16 +403,71 @@ impl Catalog {
         &self.infos
     }
 
-    /// The tool called `name`.
+    /// The tool called `name`, if its plugin has loaded.
     pub fn get(&self, name: &str) -> Option<(&ToolInfo, &ToolRoute)> {
-        self.by_name
+        let &i = self.by_name.get(name)?;
+        Some((&self.infos[i], self.routes[i].as_ref()?))
+    }
+
+    /// The plugin still loading whose cached list lists the tool `name`,
+    /// and the tool as that list gives it (under its plugin's own name).
+    pub(crate) fn pending(&self, name: &str) -> Option<(&Arc<PendingPlugin>, &ToolInfo)> {
+        self.pending
             .get(name)
-            .map(|&i| (&self.infos[i], &self.routes[i]))
+            .map(|(plugin, index)| (plugin, &plugin.tools[*index]))
     }
 
     /// The loaded plugins, sorted by file path.
     pub fn plugins(&self) -> &[Arc<Plugin>] {
         &self.plugins
+    }
+}
+
+/// The tool `index` of `plugin` as clients see it under `name`.
+pub(crate) fn tool_info(plugin: &Plugin, index: usize, name: String) -> ToolInfo {
+    let tool = &plugin.tools[index];
+    ToolInfo {
+        name,
+        plugin: plugin.name.to_string(),
+        title: tool.title.clone(),
+        description: tool.description.clone(),
+        input_schema: tool.input.json.clone(),
+        output_schema: tool.output.as_ref().map(|s| s.json.clone()),
+        hints: tool.hints.clone(),
+        icons: tool.icons.clone(),
+        task_support: tool.task_support,
+        view: plugin.served.views.get(&tool.name).cloned(),
+    }
+}
+
+/// A plugin whose tools a catalog lists: loaded, or still loading and
+/// listed from its cached list.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Loaded(&'a Arc<Plugin>),
+    Pending(&'a Arc<PendingPlugin>),
+}
+
+impl<'a> Source<'a> {
+    fn name(&self) -> &'a Arc<str> {
+        match self {
+            Source::Loaded(p) => &p.name,
+            Source::Pending(p) => &p.name,
+        }
+    }
+
+    fn path(&self) -> &'a std::path::Path {
+        match self {
+            Source::Loaded(p) => &p.path,
+            Source::Pending(p) => &p.path,
+        }
+    }
+
+    fn tool_names(&self) -> Box<dyn Iterator<Item = &'a str> + 'a> {
+        match self {
+            Source::Loaded(p) => Box::new(p.tools.iter().map(|t| t.name.as_str())),
+            Source::Pending(p) => Box::new(p.tools.iter().map(|t| t.name.as_str())),
+        }
     }
 }
 

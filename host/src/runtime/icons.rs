@@ -21,7 +21,7 @@ const MAX_SIZES: usize = 8;
 const MAX_TOKEN: usize = 100;
 
 /// The theme an icon is drawn for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IconTheme {
     /// A light background.
     Light,
@@ -30,7 +30,7 @@ pub enum IconTheme {
 }
 
 /// An icon a client may show for a tool, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Icon {
     /// An `https:` URL or a `data:` URI.
     pub src: String,

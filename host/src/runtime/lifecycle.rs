@@ -16,10 +16,13 @@ use super::claims::NameClaims;
 use super::engine::{self, EngineError, EngineSettings};
 use super::error::LoadError;
 use super::observe::{NoObserver, Observer};
+use super::pending::PendingPlugin;
 use super::plugin::{Loader, Plugin, plugin_name};
+use super::policy::Policies;
 use super::policy::PolicySource;
 use super::sandbox::CallState;
 use super::stamp::FileStamp;
+use super::tool_lists::{self, ToolLists};
 use super::warm::IdlePool;
 
 /// What loading a directory did.
@@ -32,6 +35,9 @@ pub struct LoadReport {
     /// Tools, resources, templates and prompts left out of the catalog by
     /// the naming rule, and why.
     pub skipped_tools: Vec<SkippedEntry>,
+    /// Loads stopped before they ended because the server is shutting
+    /// down: not failures.
+    pub cancelled: usize,
 }
 
 impl LoadReport {
@@ -107,6 +113,12 @@ pub struct Runtime {
     changes: channel::Sender<Generations>,
     /// Becomes true when the first load (of a directory or files) is done.
     loaded: channel::Sender<bool>,
+    /// Becomes true when the first load has listed what it can from the
+    /// cached tool lists, before anything compiles: lists are answered from
+    /// then on, and every later change of the catalog is announced.
+    listed: channel::Sender<bool>,
+    /// The cached tool lists (beside the compile cache; none without one).
+    lists: Option<ToolLists>,
     /// Who counts what the runtime does.
     pub(super) observer: Arc<dyn Observer>,
     /// Plugin names only some paths may serve.
@@ -139,6 +151,8 @@ impl Runtime {
             swap: Mutex::new(()),
             changes: channel::Sender::new(Generations::default()),
             loaded: channel::Sender::new(false),
+            listed: channel::Sender::new(false),
+            lists: None,
             observer: Arc::new(NoObserver),
             claims: RwLock::new(NameClaims::default()),
             matching: super::offload::Lane::default(),
@@ -147,6 +161,7 @@ impl Runtime {
 
     /// Keeps compiled components in `cache` (none: compile every time).
     pub fn with_cache(mut self, cache: Option<CompileCache>) -> Self {
+        self.lists = cache.as_ref().map(|c| ToolLists::new(c.dir()));
         self.loader.set_cache(cache);
         self
     }
@@ -222,9 +237,10 @@ impl Runtime {
         );
         let tools_changed = old.tools() != new.tools();
         self.observer.plugins_loaded(new.plugins().len());
-        // Before the first load is done nobody has seen a list (tools/list
-        // waits for it), so filling the catalog is not a change to announce.
-        if *self.loaded.borrow() {
+        // Before the first load has listed the cached lists nobody has seen
+        // a list (tools/list waits for it), so filling the catalog with them
+        // is not a change to announce; every change after it is.
+        if *self.listed.borrow() {
             let current = *self.changes.borrow();
             if let Some(next) = current.after(&old, &new) {
                 self.changes.send_replace(next);
@@ -240,7 +256,10 @@ impl Runtime {
         if let Some(reason) = self.claims().refusal(&plugin_name(&path), &path) {
             return tokio::spawn(async move { Err(LoadError::NameTaken { path, reason }) });
         }
-        tokio::spawn(async move { loader.load(&*policies, &path).await })
+        tokio::spawn(async move {
+            super::pending::test_hold(&plugin_name(&path)).await;
+            loader.load(&*policies, &path).await
+        })
     }
 
     /// Loads (or loads again) the plugin file at `path`, off the request
@@ -265,7 +284,11 @@ impl Runtime {
             return ReloadOutcome::Unchanged;
         }
         let loaded = match self.spawn_load(path).await {
-            Ok(result) => result,
+            Ok(Ok(plugin)) => {
+                self.remember_list(&plugin, None).await;
+                Ok(plugin)
+            }
+            Ok(Err(e)) => Err(e),
             Err(join) => Err(LoadError::ListTools {
                 path: path.to_owned(),
                 reason: format!("the loader task failed: {join}"),
@@ -349,12 +372,21 @@ impl Runtime {
         report
     }
 
-    /// Waits until the first load is done, so that a server answering
-    /// `initialize` before its plugins are compiled still lists them all.
+    /// Waits until the first load is done: every plugin loaded or failed.
     pub async fn wait_until_loaded(&self) {
         let mut loaded = self.loaded.subscribe();
         // Fails only if the sender is gone, which it is not while `self` lives.
         let _ = loaded.wait_for(|done| *done).await;
+    }
+
+    /// Waits until the first load has listed the plugins it found cached
+    /// tool lists for (it reads and hashes the files, and compiles
+    /// nothing): lists are answered from then on, with what has loaded and
+    /// what is listed from the cache; the rest appears with `list_changed`.
+    pub async fn wait_until_listed(&self) {
+        let mut listed = self.listed.subscribe();
+        // Fails only if the sender is gone, which it is not while `self` lives.
+        let _ = listed.wait_for(|done| *done).await;
     }
 
     /// The `*.wasm` files directly inside `dir`, sorted by name.
@@ -381,16 +413,128 @@ impl Runtime {
         Ok(self.load_files(&files).await)
     }
 
-    /// Loads the given files in parallel and replaces the catalog with what
-    /// loaded.
+    /// Loads the given files in parallel into the catalog: first the tools
+    /// of those with a cached tool list (listed at once), then each plugin
+    /// as its load ends, swapped in on its own (announced as a change).
+    #[tracing::instrument(skip_all, fields(files = files.len()))]
     pub async fn load_files(&self, files: &[PathBuf]) -> LoadReport {
         let _swap = self.swap.lock().await;
-        let (mut report, plugins) = self.load_parallel(files).await;
-        let (catalog, skipped) = Catalog::build(plugins);
-        report.skipped_tools = skipped;
-        self.swap_in(catalog);
+        let previews = self.previews(files).await;
+        let pending: Vec<Arc<PendingPlugin>> =
+            previews.iter().filter_map(|p| p.pending.clone()).collect();
+        tracing::debug!(cached = pending.len(), "listing the cached tool lists");
+        self.swap_in(Catalog::build_with(Vec::new(), pending.clone()).0);
+        self.listed.send_replace(true);
+        let mut tasks = tokio::task::JoinSet::new();
+        for (index, path) in files.iter().enumerate() {
+            let task = self.spawn_load(path);
+            tasks.spawn(async move { (index, task.await) });
+        }
+        let mut report = LoadReport::default();
+        let mut plugins: Vec<Arc<Plugin>> = Vec::new();
+        let mut pending = pending;
+        while let Some(joined) = tasks.join_next().await {
+            let Ok((index, result)) = joined else {
+                report.cancelled += 1;
+                continue;
+            };
+            let preview = &previews[index];
+            match result {
+                Ok(Ok(plugin)) => {
+                    self.remember_list(&plugin, Some(preview)).await;
+                    report.loaded.push(plugin.name.to_string());
+                    plugins.push(Arc::new(plugin));
+                }
+                Ok(Err(e)) => {
+                    self.observer.load_failed();
+                    report.failed.push(e);
+                }
+                // Stopped by the runtime's shutdown: not a failure.
+                Err(join) if join.is_cancelled() => report.cancelled += 1,
+                Err(join) => {
+                    self.observer.load_failed();
+                    report.failed.push(LoadError::ListTools {
+                        path: files[index].clone(),
+                        reason: format!("the loader task failed: {join}"),
+                    });
+                }
+            }
+            pending.retain(|p| p.path != files[index]);
+            let (catalog, skipped) = Catalog::build_with(plugins.clone(), pending.clone());
+            report.skipped_tools = skipped;
+            self.swap_in(catalog);
+            if let Some(done) = &preview.done {
+                done.send_replace(true);
+            }
+        }
+        if report.cancelled > 0 {
+            return report;
+        }
         self.loaded.send_replace(true);
         report
+    }
+
+    /// For each of `files` (read and hashed on the blocking pool, in
+    /// parallel; nothing is compiled): its cached tool list's key, and the
+    /// plugin listed from that list if there is one.
+    async fn previews(&self, files: &[PathBuf]) -> Vec<Preview> {
+        let tasks: Vec<_> = files
+            .iter()
+            .map(|path| {
+                let (lists, policies) = (self.lists.clone(), self.policies());
+                let refused = self.claims().refusal(&plugin_name(path), path).is_some();
+                let path = path.clone();
+                tokio::task::spawn_blocking(move || match lists {
+                    Some(lists) if !refused => Preview::of(&lists, &*policies, path),
+                    _ => Preview::default(),
+                })
+            })
+            .collect();
+        let mut previews = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            previews.push(task.await.unwrap_or_default());
+        }
+        previews
+    }
+
+    /// Stores the tool list of `plugin`, just loaded, in the tool-list
+    /// cache, unless `preview` (what the first load found for its file)
+    /// already holds that very list. Skipped if the file changed since.
+    async fn remember_list(&self, plugin: &Plugin, preview: Option<&Preview>) {
+        let Some(lists) = self.lists.clone() else {
+            return;
+        };
+        let list = tool_lists::of(plugin);
+        if let Some(preview) = preview
+            && preview.stamp.is_some()
+            && preview.stamp == plugin.stamp
+        {
+            let Some(key) = preview.key else { return };
+            if preview.pending.as_ref().is_some_and(|p| p.tools == list) {
+                return;
+            }
+            let name = plugin.name.clone();
+            let _ = tokio::task::spawn_blocking(move || lists.put(&key, &list, &name)).await;
+            return;
+        }
+        let (path, policy, stamp, name) = (
+            plugin.path.clone(),
+            plugin.policy.clone(),
+            plugin.stamp,
+            plugin.name.clone(),
+        );
+        let _ = tokio::task::spawn_blocking(move || {
+            let Ok(bytes) = std::fs::read(&path) else {
+                return;
+            };
+            if stamp.is_none() || FileStamp::of(&path) != stamp {
+                return;
+            }
+            if let Some(key) = ToolLists::key(&blake3::hash(&bytes), &policy) {
+                lists.put(&key, &list, &name);
+            }
+        })
+        .await;
     }
 
     /// Loads `files` in parallel; the catalog is left alone.
@@ -405,6 +549,7 @@ impl Runtime {
                     plugins.push(Arc::new(p));
                 }
                 Ok(Err(e)) => report.failed.push(e),
+                Err(join) if join.is_cancelled() => report.cancelled += 1,
                 Err(join) => report.failed.push(LoadError::ListTools {
                     path: path.clone(),
                     reason: format!("the loader task failed: {join}"),
@@ -415,5 +560,62 @@ impl Runtime {
             self.observer.load_failed();
         }
         (report, plugins)
+    }
+}
+
+/// What the first load found for one file before compiling it.
+#[derive(Debug, Default)]
+struct Preview {
+    /// The key of its cached tool list (`None`: not cacheable).
+    key: Option<super::cache::Sha256Digest>,
+    /// The file's stamp when it was hashed.
+    stamp: Option<FileStamp>,
+    /// The plugin listed from its cached tool list, if there was one.
+    pending: Option<Arc<PendingPlugin>>,
+    /// Ends `pending`'s wait.
+    done: Option<channel::Sender<bool>>,
+}
+
+impl Preview {
+    /// Reads and hashes the file at `path` and looks its list up. Anything
+    /// that fails leaves the plugin to be listed once it has loaded.
+    fn of(lists: &ToolLists, policies: &dyn Policies, path: PathBuf) -> Preview {
+        let name = plugin_name(&path);
+        let Ok(policy) = policies.policy_for(&name) else {
+            return Preview::default();
+        };
+        let stamp = FileStamp::of(&path);
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Preview::default();
+        };
+        if FileStamp::of(&path) != stamp {
+            return Preview::default();
+        }
+        // A pinned file with another digest will be refused: no preview.
+        if let Some(pin) = policy.sha256
+            && super::cache::Sha256Digest::of(&bytes) != pin
+        {
+            return Preview::default();
+        }
+        let Some(key) = ToolLists::key(&blake3::hash(&bytes), &policy) else {
+            return Preview::default();
+        };
+        let mut preview = Preview {
+            key: Some(key),
+            stamp,
+            ..Preview::default()
+        };
+        if let Some(tools) = lists.get(&key, &name) {
+            let (done, waiting) = channel::channel(false);
+            preview.pending = Some(Arc::new(PendingPlugin {
+                name: name.into(),
+                path,
+                policy: Arc::new(policy),
+                tools,
+                done: waiting,
+            }));
+            preview.done = Some(done);
+        }
+        preview
     }
 }

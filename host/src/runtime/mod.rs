@@ -45,6 +45,7 @@ mod observe;
 mod offload;
 mod outbound;
 mod output;
+mod pending;
 mod plugin;
 mod policy;
 mod rate;
@@ -56,6 +57,7 @@ mod served;
 mod session;
 mod stamp;
 mod tool;
+mod tool_lists;
 pub mod units;
 mod uri_match;
 mod warm;
@@ -95,6 +97,7 @@ pub use output::{
     Audience, Content, ContentHints, ResourceBody, TaskSupport, ToolHints, ToolInfo, ToolOutput,
     ToolView,
 };
+pub use pending::StillCompiling;
 pub use plugin::Plugin;
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use rate::{Caller, RateScope};

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::bindings::types as wit;
 
 /// Behaviour hints of a tool; `None` leaves the MCP default in place.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolHints {
     /// A human-readable title.
     pub title: Option<String>,
@@ -22,7 +22,7 @@ pub struct ToolHints {
 }
 
 /// A tool as the server offers it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolInfo {
     /// The name clients call it by (see the catalog's collision rule).
     pub name: String,
@@ -47,7 +47,7 @@ pub struct ToolInfo {
 }
 
 /// The interactive view of a tool (MCP Apps).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolView {
     /// The `ui://` URI of the view.
     pub resource_uri: String,
@@ -56,7 +56,7 @@ pub struct ToolView {
 }
 
 /// Whether a call of a tool may run as a task (the plugin declares it).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TaskSupport {
     /// Every call is an ordinary call (the default, and every 0.1.x tool).
     #[default]

@@ -36,6 +36,7 @@ fn serve_and_call(plugins: &Path, args: &[&str]) -> String {
 
 fn run(args: &[&str], env: &[(&str, &Path)]) -> Output {
     let mut command = Command::new(binary());
+    command.env(crate::common::WAIT_FOR_LOAD, "1");
     command.args(args).env_remove("RUST_LOG");
     for (k, v) in env {
         command.env(k, v);

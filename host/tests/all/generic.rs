@@ -238,6 +238,7 @@ fn inspect_and_check_show_a_generic_component() {
     assert_eq!(tools.len(), TOOLS.len() + 1);
 
     let out = Command::new(binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .args(["inspect"])
         .arg(&file)
         .current_dir(dir.path())
@@ -252,6 +253,7 @@ fn inspect_and_check_show_a_generic_component() {
     );
 
     let out = Command::new(binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .arg("check")
         .arg(&file)
         .current_dir(dir.path())

@@ -403,6 +403,7 @@ fn a_bearer_token_is_required_when_configured() {
 /// Runs `serve ARGS` expecting it to refuse to start; returns its stderr.
 fn refused_start(args: &[&str], env: &[(&str, &str)]) -> String {
     let mut command = Command::new(crate::common::binary());
+    command.env(crate::common::WAIT_FOR_LOAD, "1");
     command
         .args([
             "serve",

@@ -66,6 +66,7 @@ impl Setup {
 /// Runs `mcp-wasm-host inspect ARGS…` in `cwd`.
 fn inspect(cwd: &Path, args: &[&str]) -> Output {
     Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .arg("inspect")
         .args(args)
         .current_dir(cwd)

@@ -75,6 +75,7 @@ fn inspector() -> Option<(PathBuf, PathBuf)> {
 /// error-severity finding).
 fn strict_tools_list(node: &Path, launcher: &Path, plugins: &Path) -> Report {
     let out = Command::new(node)
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .arg(launcher)
         .arg("--cli")
         .arg(crate::common::binary())

@@ -26,6 +26,7 @@ mod isolation;
 mod js_plugins;
 mod layering;
 mod light_forms;
+mod loading;
 mod malformed;
 mod native_baseline;
 mod network;

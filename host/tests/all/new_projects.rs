@@ -29,6 +29,7 @@ use mcp_wasm_host::scaffold::{LANGUAGES, ReadmeCommands};
 /// Runs `mcp-wasm-host new ARGS…`.
 fn new(args: &[&str]) -> Output {
     Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .arg("new")
         .args(args)
         .env_remove("MCP_WASM_HOST_SDK")

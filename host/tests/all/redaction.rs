@@ -537,6 +537,7 @@ fn every_list_and_inspect_show_no_form_of_a_secret_and_leave_out_names_that_hold
     let config = setup._config_dir.path().join("mcp-wasm-host.toml");
     for json in [false, true] {
         let mut command = std::process::Command::new(crate::common::binary());
+        command.env(crate::common::WAIT_FOR_LOAD, "1");
         command
             .args(["inspect", test_artifacts::LEAKER, "--config"])
             .arg(&config)

@@ -27,6 +27,7 @@ const R4: &str = "2025-11-25";
 /// Runs `mcp-wasm-host ARGS` in `cwd`.
 fn run(cwd: &Path, args: &[&str]) -> Output {
     Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .args(args)
         .current_dir(cwd)
         .env_remove("MCP_WASM_HOST_CONFIG")
@@ -518,6 +519,7 @@ fn a_url_source_needs_a_digest_and_is_checked_against_it() {
     // Without a digest the policy file is refused, naming the key.
     work.write_policy(&format!("[plugins.remote]\nsource = \"{url}\"\n"));
     let out = Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .args(["serve", "--config", &work.config(), "--plugins"])
         .arg(work.plugins())
         .stdin(Stdio::null())
@@ -1089,6 +1091,7 @@ fn section_names_that_are_not_plugin_names_refuse_the_policy_file() {
             "ab".repeat(32)
         ));
         let out = Command::new(crate::common::binary())
+            .env(crate::common::WAIT_FOR_LOAD, "1")
             .args([
                 "serve",
                 "--config",
@@ -1210,6 +1213,7 @@ fn pulling_a_large_layer_keeps_memory_flat() {
         let reference = registry.reference(&format!("plugins/heavy:{tag}"));
         let cache = work.path().join(format!("cache-{tag}"));
         let child = Command::new(crate::common::binary())
+            .env(crate::common::WAIT_FOR_LOAD, "1")
             .args([
                 "pull",
                 &reference,

@@ -138,6 +138,7 @@ http {{
         let path = dir.path().join("nginx.conf");
         std::fs::write(&path, conf).unwrap();
         let child = Command::new(binary)
+            .env(crate::common::WAIT_FOR_LOAD, "1")
             .arg("-p")
             .arg(dir.path())
             .arg("-c")
@@ -232,6 +233,7 @@ impl Replica {
         let dir = crate::common::plugin_dir(plugins);
         let cache = tempfile::tempdir().unwrap();
         let mut child = Command::new(crate::common::binary())
+            .env(crate::common::WAIT_FOR_LOAD, "1")
             .arg("serve")
             .arg("--plugins")
             .arg(dir.path())
@@ -372,6 +374,7 @@ struct Load {
 impl Load {
     fn start(url: &str, tool: &str, arguments: &Value, expected: &str) -> Load {
         let mut child = Command::new(crate::common::python())
+            .env(crate::common::WAIT_FOR_LOAD, "1")
             .arg(crate::common::workspace_root().join("tests/python/replica_client.py"))
             .args(["--url", url])
             .args(["--workers", &WORKERS.to_string()])
@@ -442,6 +445,7 @@ impl Load {
 fn push(registry: &Registry, file: &str, name: &str) -> String {
     let reference = registry.reference(name);
     let out = Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .args(["push", file, &reference])
         .output()
         .unwrap();

@@ -54,6 +54,7 @@ fn a_typo_in_the_server_section_is_refused_at_start() {
     let config = config_dir.path().join("mcp-wasm-host.toml");
     std::fs::write(&config, "[server]\nlist_tll = \"90s\"\n").unwrap();
     let out = std::process::Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .args(["serve", "--plugins"])
         .arg(dir.path())
         .args(["--config", config.to_str().unwrap()])

@@ -439,6 +439,7 @@ fn policy_file_errors_name_the_file_line_and_key() {
     let config = dir.path().join("bad.toml");
     std::fs::write(&config, "[defaults]\nfule = 1\n").unwrap();
     let out = std::process::Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .args(["serve", "--plugins"])
         .arg(dir.path())
         .arg("--config")

@@ -219,6 +219,7 @@ fn a_uri_two_plugins_list_is_served_by_the_first_and_a_shared_prompt_name_is_qua
 
     // `check` says what was left out, and fails.
     let out = std::process::Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .arg("check")
         .arg(dir.path())
         .output()

@@ -313,6 +313,7 @@ fn a_typo_among_the_task_keys_is_refused_at_start() {
         let config = config_dir.path().join("mcp-wasm-host.toml");
         std::fs::write(&config, policy).unwrap();
         let out = std::process::Command::new(crate::common::binary())
+            .env(crate::common::WAIT_FOR_LOAD, "1")
             .args(["serve", "--plugins"])
             .arg(dir.path())
             .args(["--config", config.to_str().unwrap()])
@@ -333,6 +334,7 @@ fn inspect_shows_which_tools_may_run_as_tasks() {
     assert_eq!(support["failing_job"], "required", "{support}");
     assert!(support.get("greet").is_none(), "{support}");
     let out = std::process::Command::new(crate::common::binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .args(["inspect", test_artifacts::CONFORMANCE])
         .output()
         .unwrap();

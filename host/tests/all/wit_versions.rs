@@ -35,6 +35,7 @@ fn check_refuses(version: &str) -> String {
     )
     .unwrap();
     let out = Command::new(binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
         .args(["check", dir.path().to_str().unwrap(), "--no-cache"])
         .env_remove("RUST_LOG")
         .output()

@@ -92,6 +92,12 @@ pub fn plugin_dir(files: &[&str]) -> tempfile::TempDir {
     dir
 }
 
+/// Set on every server (and client that starts one) the tests run: lists
+/// are answered once the first load has ended, so a test sees every plugin
+/// it put in the directory however long each compiles. The tests of the
+/// default, answering at once while plugins load, are in `loading.rs`.
+pub const WAIT_FOR_LOAD: &str = "MCP_WASM_HOST_WAIT_FOR_LOAD";
+
 /// A running server.
 pub struct Server {
     child: Child,
@@ -114,6 +120,7 @@ impl Server {
     /// As [`Server::start`], with extra environment variables.
     pub fn start_with_env(plugins: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(binary())
+            .env(WAIT_FOR_LOAD, "1")
             .arg("serve")
             .arg("--plugins")
             .arg(plugins)
@@ -426,6 +433,7 @@ pub fn python() -> PathBuf {
 /// prints, failing the test with its output if it fails.
 pub fn run_python_client(script: &str, args: &[&std::ffi::OsStr]) -> Value {
     let out = Command::new(python())
+        .env(WAIT_FOR_LOAD, "1")
         .arg(workspace_root().join("tests/python").join(script))
         .args(["--server", binary()])
         .args(args)
@@ -518,6 +526,7 @@ pub fn serve_alone(component: &Path, policy: &str) -> (Server, tempfile::TempDir
 /// report, after asserting that the plugin loads.
 pub fn inspect_json(component: &Path) -> Value {
     let out = Command::new(binary())
+        .env(WAIT_FOR_LOAD, "1")
         .arg("inspect")
         .arg("--json")
         .arg(component)
@@ -569,6 +578,7 @@ impl HttpServer {
     /// As [`HttpServer::start`], with extra environment variables.
     pub fn start_with_env(plugins: &Path, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut command = Command::new(binary());
+        command.env(WAIT_FOR_LOAD, "1");
         command
             .arg("serve")
             .arg("--plugins")
@@ -720,6 +730,7 @@ fn node_client(
         "the TypeScript SDK client needs its packages in tests/ts/node_modules: run scripts/setup-node.sh (scripts/test.sh does)"
     );
     let out = Command::new(node())
+        .env(WAIT_FOR_LOAD, "1")
         .arg(dir.join(script))
         .args(args)
         .output()

@@ -48,6 +48,7 @@ impl Registry {
         )
         .unwrap();
         let child = Command::new(binary)
+            .env(crate::common::WAIT_FOR_LOAD, "1")
             .arg("serve")
             .arg(&config)
             .stdout(Stdio::null())

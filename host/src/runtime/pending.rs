@@ -1,0 +1,110 @@
+//! Plugins still loading: what the catalog lists for them (their cached
+//! tool lists, see `tool_lists`), and a call's wait for one of them, within
+//! the call's own timeout.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::watch as channel;
+
+use super::lifecycle::Runtime;
+use super::policy::Policy;
+use super::tool_lists::Listed;
+use super::units::duration;
+
+/// A plugin whose load has not ended yet, listed from its cached tool list.
+pub(crate) struct PendingPlugin {
+    /// The plugin's name: its file stem.
+    pub name: Arc<str>,
+    /// The file it is loading from.
+    pub path: PathBuf,
+    /// The policy it is loading under (who may see its tools, and how long
+    /// a call waits for it).
+    pub policy: Arc<Policy>,
+    /// Its tools as its cached list gives them, under its own names.
+    pub tools: Listed,
+    /// Becomes true when its load has ended, loaded or not, and the catalog
+    /// says which.
+    pub(super) done: channel::Receiver<bool>,
+}
+
+impl std::fmt::Debug for PendingPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingPlugin")
+            .field("name", &self.name)
+            .field("path", &self.path)
+            .field("tools", &self.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A call's timeout ended while the plugin of its tool was still loading.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "tool {tool:?}: plugin {plugin:?} was still compiling when the call's timeout of {} ended; it is listed from its cached tool list and serves calls once it has loaded",
+    duration(*limit)
+)]
+pub struct StillCompiling {
+    /// The plugin.
+    pub plugin: String,
+    /// The tool called.
+    pub tool: String,
+    /// The timeout that ended.
+    pub limit: std::time::Duration,
+}
+
+impl Runtime {
+    /// Waits until a call of the tool `name` can be routed: at once if its
+    /// plugin has loaded; until its plugin's load ends, within that
+    /// plugin's call timeout, if it is listed from a cached list; and until
+    /// the first load is done if no plugin lists it yet (it may come from a
+    /// plugin with no cached list).
+    pub async fn wait_for_tool(&self, name: &str) -> Result<(), StillCompiling> {
+        self.wait_until_listed().await;
+        let catalog = self.catalog();
+        if catalog.get(name).is_some() {
+            return Ok(());
+        }
+        let Some((pending, _)) = catalog.pending(name) else {
+            self.wait_until_loaded().await;
+            return Ok(());
+        };
+        let pending = pending.clone();
+        drop(catalog);
+        let limit = pending.policy.limits.timeout;
+        let mut done = pending.done.clone();
+        tracing::debug!(tool = name, plugin = %pending.name, "waiting for the plugin's load");
+        match tokio::time::timeout(limit, done.wait_for(|done| *done)).await {
+            // An error: the loader is gone (shutting down); the call then
+            // finds the tool unknown.
+            Ok(_) => Ok(()),
+            Err(_) => Err(StillCompiling {
+                plugin: pending.name.to_string(),
+                tool: name.to_owned(),
+                limit,
+            }),
+        }
+    }
+}
+
+/// In debug builds only, for the tests: holds the load of the plugin
+/// `name` until the file `<dir>/<name>.release` exists, where `dir` is the
+/// environment variable `MCP_WASM_HOST_TEST_HOLD_LOADS` (unset: nothing is
+/// held). Release builds ignore the variable.
+pub(super) async fn test_hold(name: &str) {
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    let Some(dir) = std::env::var_os("MCP_WASM_HOST_TEST_HOLD_LOADS") else {
+        return;
+    };
+    let release = PathBuf::from(dir).join(format!("{name}.release"));
+    tracing::info!(
+        plugin = name,
+        "test hook: holding the load until {} exists",
+        release.display()
+    );
+    while !release.exists() {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}

@@ -530,7 +530,7 @@ impl Runtime {
             if stamp.is_none() || FileStamp::of(&path) != stamp {
                 return;
             }
-            if let Some(key) = ToolLists::key(&blake3::hash(&bytes), &policy) {
+            if let Some(key) = ToolLists::key(&super::entry::digest(&bytes), &policy) {
                 lists.put(&key, &list, &name);
             }
         })
@@ -597,7 +597,7 @@ impl Preview {
         {
             return Preview::default();
         }
-        let Some(key) = ToolLists::key(&blake3::hash(&bytes), &policy) else {
+        let Some(key) = ToolLists::key(&super::entry::digest(&bytes), &policy) else {
             return Preview::default();
         };
         let mut preview = Preview {

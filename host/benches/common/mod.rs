@@ -16,6 +16,20 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// The variable that names another `mcp-wasm-host` binary to measure than
+/// the one this benchmark was built with.
+pub const HOST_BIN_VAR: &str = "MCP_WASM_HOST_BIN";
+
+/// The `mcp-wasm-host` binary the benchmark runs: `$MCP_WASM_HOST_BIN` if
+/// set, else the one built with the benchmark. Several worktrees sharing one
+/// target directory overwrite its `release/mcp-wasm-host`; a copy named by
+/// the variable stays what was built.
+pub fn host_binary() -> std::path::PathBuf {
+    std::env::var_os(HOST_BIN_VAR)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_mcp-wasm-host").into())
+}
+
 /// A server under test and its URL.
 pub struct Server {
     child: Child,
@@ -82,7 +96,7 @@ pub fn start_watching(
         let path = Path::new(plugin);
         std::fs::copy(path, plugin_dir.join(path.file_name().unwrap())).unwrap();
     }
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
+    let mut command = Command::new(host_binary());
     command
         .args([
             "serve",

@@ -76,7 +76,7 @@ pub fn first_tools_list(
     tools: Option<usize>,
     listing: Listing,
 ) -> Sample {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
+    let mut command = Command::new(super::host_binary());
     command
         .args(["serve", "--log", "warn", "--config"])
         .arg(plugins.join("bench.toml"))

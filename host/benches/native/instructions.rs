@@ -17,7 +17,7 @@ use std::process::Command;
 
 use crate::common::stdio::StdioClient;
 use crate::measure::Stdio;
-use crate::{Setup, Side};
+use crate::{SIDES, Setup, Side};
 
 /// Prints the instruction counts, or why they cannot be had.
 pub fn run(setup: &Setup, quick: bool) {
@@ -30,13 +30,13 @@ pub fn run(setup: &Setup, quick: bool) {
         "user-space instructions per stdio `tools/call` (callgrind): each server runs {few} and {many} calls; (I({many}) - I({few})) / {}, measured twice",
         many - few
     );
-    let mut per_call: [Vec<f64>; 3] = Default::default();
+    let mut per_call: [Vec<f64>; SIDES] = Default::default();
     for repeat in 0..2 {
         for side in Side::order(repeat) {
             let counts = [few, many].map(|calls| count(setup, side, calls));
             let figure = (counts[1] - counts[0]) as f64 / (many - few) as f64;
             println!(
-                "  run {}: {:<13} {} instructions with {few} calls, {} with {many}: {figure:.0} per call",
+                "  run {}: {:<16} {} instructions with {few} calls, {} with {many}: {figure:.0} per call",
                 repeat + 1,
                 side.name(),
                 counts[0],
@@ -47,27 +47,35 @@ pub fn run(setup: &Setup, quick: bool) {
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let spread = |v: &[f64]| (v[1] - v[0]).abs() / mean(v) * 100.0;
-    let [native, host, reuse] = &per_call;
+    let native = mean(&per_call[Side::Native as usize]);
+    let hosts = &Side::ALL[1..];
+    let names: Vec<String> = hosts
+        .iter()
+        .map(|s| format!("{} | ratio", s.name()))
+        .collect();
+    let cells: Vec<String> = hosts
+        .iter()
+        .map(|&s| {
+            let m = mean(&per_call[s as usize]);
+            format!("{:.1}k | {:.2}×", m / 1e3, m / native)
+        })
+        .collect();
     println!(
-        "\n| | {} | {} | ratio | {} | ratio |\n|---|---|---|---|---|---|",
+        "\n| | {} | {} |\n|---|---|{}",
         Side::Native.name(),
-        Side::Host.name(),
-        Side::Reuse.name()
+        names.join(" | "),
+        "---|---|".repeat(hosts.len())
     );
     println!(
-        "| user-space instructions per `tools/call` | {:.1}k | {:.1}k | {:.2}× | {:.1}k | {:.2}× |",
-        mean(native) / 1e3,
-        mean(host) / 1e3,
-        mean(host) / mean(native),
-        mean(reuse) / 1e3,
-        mean(reuse) / mean(native)
+        "| user-space instructions per `tools/call` | {:.1}k | {} |",
+        native / 1e3,
+        cells.join(" | ")
     );
-    println!(
-        "\nThe two runs differ by {:.2}% (native), {:.2}% (host) and {:.2}% (host, reuse).",
-        spread(native),
-        spread(host),
-        spread(reuse)
-    );
+    let spreads: Vec<String> = Side::ALL
+        .iter()
+        .map(|&s| format!("{:.2}% ({})", spread(&per_call[s as usize]), s.name()))
+        .collect();
+    println!("\nThe two runs differ by {}.", spreads.join(", "));
 }
 
 /// The instructions `side`'s server executes, over its whole life, serving
@@ -82,7 +90,7 @@ fn count(setup: &Setup, side: Side, calls: usize) -> u64 {
     // a time, so a pool of 2 runs the same path.
     let extra: &[&str] = match side {
         Side::Native => &[],
-        Side::Host | Side::Reuse => &["--max-instances", "2"],
+        _ => &["--max-instances", "2"],
     };
     let server = setup.command(side, extra);
     let mut command = Command::new("valgrind");

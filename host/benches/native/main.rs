@@ -17,10 +17,13 @@
 //! Every measure runs in each of `ROUNDS` rounds (within a round, case by
 //! case, the side that goes first rotates); the table shows the medians
 //! of the rounds and the ratio host/native. The host runs with its default
-//! policy (a fresh instance per call, fuel and epoch on, the audit record at
-//! the default `info` level, no rate limits); a third side is the host
-//! again with warm instance reuse opted in (`reuse_instances = 1000`: an
-//! instance serves up to 1000 calls), measured in the same rounds. The
+//! policy (a fresh instance per call, one made ahead of each call off the
+//! call path, fuel and epoch on, the audit record at the default `info`
+//! level, no rate limits); a third side is the host with none made ahead
+//! (`ready_instances = 0`: each call instantiates its own, the path before
+//! instances were made ahead), and a fourth the host with warm instance
+//! reuse opted in (`reuse_instances = 1000`: an instance serves up to 1000
+//! calls), all measured in the same rounds. The
 //! benchmark also draws the stdio latency distributions and throughput
 //! against concurrency as an SVG (`target/bench/native.svg`, or `--svg
 //! PATH`).
@@ -39,7 +42,9 @@
 //!
 //! Run: `cargo bench -p mcp-wasm-host --bench native` (`-- --quick` for a
 //! short run, `-- --instructions` for the instruction count, `-- --soak`
-//! for memory over a million calls).
+//! for memory over a million calls). `MCP_WASM_HOST_BIN=PATH` measures
+//! that host binary instead of the one built with the benchmark (a copy
+//! that a build in the same target directory cannot overwrite).
 #![allow(clippy::unwrap_used)]
 
 #[path = "../common/mod.rs"]
@@ -69,30 +74,47 @@ const TEXT: &str = "The quick brown fox jumps over the lazy dog: hash me, fast";
 const LEVELS: [usize; 3] = [1, 16, 64];
 
 /// The servers compared: the native one, the host with its default
-/// policy, and the host reusing warm instances.
+/// policy, the host making no instance ahead of a call, and the host
+/// reusing warm instances.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Side {
     Native,
     Host,
+    NoneAhead,
     Reuse,
 }
+
+/// How many sides are compared.
+const SIDES: usize = 4;
 
 /// How many calls one warm instance serves on the [`Side::Reuse`] host.
 const REUSE: u32 = 1000;
 
 impl Side {
-    const ALL: [Side; 3] = [Side::Native, Side::Host, Side::Reuse];
+    const ALL: [Side; SIDES] = [Side::Native, Side::Host, Side::NoneAhead, Side::Reuse];
 
     fn name(self) -> &'static str {
         match self {
             Side::Native => "native rmcp",
             Side::Host => "mcp-wasm-host",
+            Side::NoneAhead => "host, none ahead",
             Side::Reuse => "host, reuse",
         }
     }
 
+    /// The policy file the host reads on this side (none for the native
+    /// server).
+    fn policy(self) -> Option<&'static str> {
+        match self {
+            Side::Native => None,
+            Side::Host => Some("bench.toml"),
+            Side::NoneAhead => Some("none-ahead.toml"),
+            Side::Reuse => Some("reuse.toml"),
+        }
+    }
+
     /// Every side, the first rotating with `turn`.
-    fn order(turn: usize) -> [Side; 3] {
+    fn order(turn: usize) -> [Side; SIDES] {
         let mut sides = Side::ALL;
         sides.rotate_left(turn % Side::ALL.len());
         sides
@@ -140,8 +162,14 @@ impl Setup {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("plugins")).unwrap();
         std::fs::copy(test_artifacts::FNV, dir.path().join("plugins/fnv.wasm")).unwrap();
-        // The default policy (an empty policy file), and the same with reuse.
+        // The default policy (an empty policy file), the same with no
+        // instance made ahead, and the same with reuse.
         std::fs::write(dir.path().join("bench.toml"), "").unwrap();
+        std::fs::write(
+            dir.path().join("none-ahead.toml"),
+            "[defaults]\nready_instances = 0\n",
+        )
+        .unwrap();
         std::fs::write(
             dir.path().join("reuse.toml"),
             format!("[defaults]\nreuse_instances = {REUSE}\n"),
@@ -157,19 +185,14 @@ impl Setup {
     /// The command that starts `side`'s server, with `extra` arguments.
     fn command(&self, side: Side, extra: &[&str]) -> Command {
         let dir = self.dir.path();
-        let mut command = match side {
-            Side::Native => {
+        let mut command = match side.policy() {
+            None => {
                 let mut c = Command::new(std::env::current_exe().unwrap());
                 c.arg(NATIVE_SERVER);
                 c
             }
-            Side::Host | Side::Reuse => {
-                let config = if side == Side::Reuse {
-                    "reuse.toml"
-                } else {
-                    "bench.toml"
-                };
-                let mut c = Command::new(env!("CARGO_BIN_EXE_mcp-wasm-host"));
+            Some(config) => {
+                let mut c = Command::new(common::host_binary());
                 c.args(["serve", "--no-watch", "--config"])
                     .arg(dir.join(config))
                     .arg("--plugins")
@@ -287,7 +310,7 @@ fn main() -> ExitCode {
         common::startup::Listing::AfterLoad,
     );
 
-    let mut results: [Results; 3] = Default::default();
+    let mut results: [Results; SIDES] = Default::default();
     let mut many_ms = Vec::new();
     for round in 0..plan.rounds {
         println!("round {} of {}", round + 1, plan.rounds);
@@ -315,32 +338,43 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Prints the side-by-side table (Markdown): native, the host and its
-/// ratio to native, the host reusing instances and its ratio to native.
-fn report(results: &[Results; 3], many_ms: f64) {
-    let [native, host, reuse] = results;
+/// Prints the side-by-side table (Markdown): native, then each host side
+/// and its ratio to native.
+fn report(results: &[Results; SIDES], many_ms: f64) {
+    let native = &results[Side::Native as usize];
+    let hosts = &Side::ALL[1..];
     let k = |v: f64| format!("{:.1}k", v / 1e3);
     let rates = |r: &[Vec<f64>; 3]| -> [f64; 3] { [0, 1, 2].map(|i| median(&r[i])) };
     let triple = |f: &dyn Fn(f64) -> String, v: [f64; 3]| v.map(f).join(" / ");
+    let row = |label: &str, native: String, cell: &dyn Fn(&Results) -> String| {
+        let cells: Vec<String> = hosts.iter().map(|&s| cell(&results[s as usize])).collect();
+        println!("| {label} | {native} | {} |", cells.join(" | "));
+    };
+    let header: Vec<String> = hosts
+        .iter()
+        .map(|&s| match s {
+            Side::Reuse => format!("{} ({REUSE} calls per instance) | ratio", s.name()),
+            _ => format!("{} | ratio", s.name()),
+        })
+        .collect();
     println!(
-        "\n| | {} | {} | ratio | {} ({REUSE} calls per instance) | ratio |\n|---|---|---|---|---|---|",
+        "\n| | {} | {} |\n|---|---|{}",
         Side::Native.name(),
-        Side::Host.name(),
-        Side::Reuse.name(),
+        header.join(" | "),
+        "---|---|".repeat(hosts.len())
     );
     let (n50, n99) = (median(&native.p50), median(&native.p99));
-    let latency = |r: &Results| {
-        let (p50, p99) = (median(&r.p50), median(&r.p99));
-        format!(
-            "{p50:.0} / {p99:.0} µs | {:.1}× / {:.1}×",
-            p50 / n50,
-            p99 / n99
-        )
-    };
-    println!(
-        "| stdio `tools/call` p50 / p99 | {n50:.0} / {n99:.0} µs | {} | {} |",
-        latency(host),
-        latency(reuse)
+    row(
+        "stdio `tools/call` p50 / p99",
+        format!("{n50:.0} / {n99:.0} µs"),
+        &|r| {
+            let (p50, p99) = (median(&r.p50), median(&r.p99));
+            format!(
+                "{p50:.0} / {p99:.0} µs | {:.2}× / {:.2}×",
+                p50 / n50,
+                p99 / n99
+            )
+        },
     );
     let throughput: [(&str, plot::Rates); 3] = [
         ("stdio calls/s, 1 / 16 / 64 in flight", |r| &r.stdio),
@@ -353,7 +387,7 @@ fn report(results: &[Results; 3], many_ms: f64) {
     ];
     for (label, pick) in throughput {
         let n = rates(pick(native));
-        let side = |r: &Results| {
+        row(label, triple(&k, n), &|r| {
             let h = rates(pick(r));
             let ratios = [0, 1, 2].map(|i| h[i] / n[i]);
             format!(
@@ -361,34 +395,28 @@ fn report(results: &[Results; 3], many_ms: f64) {
                 triple(&k, h),
                 triple(&|r| format!("{r:.2}"), ratios)
             )
-        };
-        println!(
-            "| {label} | {} | {} | {} |",
-            triple(&k, n),
-            side(host),
-            side(reuse)
-        );
+        });
     }
     let nf = median(&native.first_call_ms);
-    let first = |r: &Results| {
-        let f = median(&r.first_call_ms);
-        format!("{f:.1} ms | {:.1}×", f / nf)
-    };
-    println!(
-        "| start to first call, 1 plugin, warm cache | {nf:.1} ms | {} | {} |",
-        first(host),
-        first(reuse)
+    row(
+        "start to first call, 1 plugin, warm cache",
+        format!("{nf:.1} ms"),
+        &|r| {
+            let f = median(&r.first_call_ms);
+            format!("{f:.1} ms | {:.1}×", f / nf)
+        },
     );
-    println!("| first `tools/list`, 100 plugins, warm cache | | {many_ms:.0} ms | | | |");
-    let nr = median(&native.peak_rss);
-    let rss = |r: &Results| {
-        let h = median(&r.peak_rss);
-        format!("{:.1} MiB | {:.1}×", h / 1048576.0, h / nr)
-    };
     println!(
-        "| peak resident memory, stdio runs | {:.1} MiB | {} | {} |",
-        nr / 1048576.0,
-        rss(host),
-        rss(reuse)
+        "| first `tools/list`, 100 plugins, warm cache | | {many_ms:.0} ms |{}",
+        " |".repeat(2 * hosts.len() - 1)
+    );
+    let nr = median(&native.peak_rss);
+    row(
+        "peak resident memory, stdio runs",
+        format!("{:.1} MiB", nr / 1048576.0),
+        &|r| {
+            let h = median(&r.peak_rss);
+            format!("{:.1} MiB | {:.1}×", h / 1048576.0, h / nr)
+        },
     );
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::stdio::{StdioClient, first_call, request};
 use crate::common::{process_memory, spawn_listening, throughput};
-use crate::{LEVELS, Plan, Results, Setup, Side, call_params, expected_hash, quantile};
+use crate::{LEVELS, Plan, Results, SIDES, Setup, Side, call_params, expected_hash, quantile};
 
 /// Sequential calls per side before anything is timed.
 const WARM_UP_CALLS: usize = 200;
@@ -128,14 +128,14 @@ impl Stdio {
 
 /// Stdio: sequential round trips (in blocks, the sides taking turns), then
 /// throughput at each level of requests in flight, then peak memory.
-pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 3]) {
+pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; SIDES]) {
     let mut servers = Side::ALL.map(|side| setup.stdio(side));
     for server in &mut servers {
         for _ in 0..WARM_UP_CALLS {
             server.call();
         }
     }
-    let mut samples: [Vec<f64>; 3] = Default::default();
+    let mut samples: [Vec<f64>; SIDES] = Default::default();
     for block in 0..plan.calls.div_ceil(BLOCK) {
         for side in Side::order(round + block) {
             for _ in 0..BLOCK {
@@ -152,7 +152,7 @@ pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resu
         r.p99.push(quantile(s, 0.99));
         r.latency_us.extend_from_slice(s);
         println!(
-            "  stdio round trip, {:<13} p50 {:>6.0} µs  p99 {:>6.0} µs",
+            "  stdio round trip, {:<16} p50 {:>6.0} µs  p99 {:>6.0} µs",
             side.name(),
             quantile(s, 0.50),
             quantile(s, 0.99)
@@ -163,7 +163,7 @@ pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resu
             let rate = servers[side as usize].rate(window, plan.duration);
             results[side as usize].stdio[level].push(rate);
             println!(
-                "  stdio, {window:>2} in flight, {:<13} {rate:>7.0} calls/s",
+                "  stdio, {window:>2} in flight, {:<16} {rate:>7.0} calls/s",
                 side.name()
             );
         }
@@ -176,7 +176,7 @@ pub fn stdio_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resu
 
 /// Streamable HTTP, with sessions and stateless: throughput at each number
 /// of clients.
-pub fn http_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 3]) {
+pub fn http_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; SIDES]) {
     let params = call_params();
     for stateless in [false, true] {
         let mut args = vec!["--http", "127.0.0.1:0"];
@@ -197,7 +197,7 @@ pub fn http_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resul
                 rates[level].push(rate);
                 let mode = if stateless { "stateless," } else { "sessions," };
                 println!(
-                    "  HTTP {mode:<10} {clients:>2} clients, {:<13} {rate:>7.0} calls/s",
+                    "  HTTP {mode:<10} {clients:>2} clients, {:<16} {rate:>7.0} calls/s",
                     side.name()
                 );
             }
@@ -206,10 +206,10 @@ pub fn http_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Resul
 }
 
 /// Spawn to the first `tools/call` answer, the sides taking turns.
-pub fn starts_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; 3]) {
+pub fn starts_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Results; SIDES]) {
     let params = call_params();
     let expected = expected_hash();
-    let mut times: [Vec<f64>; 3] = Default::default();
+    let mut times: [Vec<f64>; SIDES] = Default::default();
     for start in 0..plan.starts {
         for side in Side::order(round + start) {
             let (elapsed, line) = first_call(setup.command(side, &[]), &params);
@@ -220,7 +220,7 @@ pub fn starts_round(setup: &Setup, plan: &Plan, round: usize, results: &mut [Res
     for side in Side::ALL {
         let t = &times[side as usize];
         println!(
-            "  start to first call, {:<13} median {:>5.1} ms",
+            "  start to first call, {:<16} median {:>5.1} ms",
             side.name(),
             crate::median(t)
         );

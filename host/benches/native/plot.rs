@@ -1,5 +1,6 @@
 //! The picture: the stdio round-trip latency distributions (CDF) of the
-//! servers (native, the host, the host reusing instances), and their
+//! servers (native, the host, the host making none ahead, the host reusing
+//! instances), and their
 //! throughput against concurrency over stdio and HTTP (sessions,
 //! stateless), drawn as one SVG with plotters.
 
@@ -7,7 +8,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::{LEVELS, Results, Side, median, quantile};
+use crate::{LEVELS, Results, SIDES, Side, median, quantile};
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -24,13 +25,14 @@ fn color(side: Side) -> RGBColor {
     match side {
         Side::Native => RGBColor(31, 119, 180),
         Side::Host => RGBColor(230, 110, 0),
+        Side::NoneAhead => RGBColor(148, 103, 189),
         Side::Reuse => RGBColor(44, 160, 44),
     }
 }
 
 /// Draws `results` (latency samples sorted) to `path`, creating its
 /// directory.
-pub fn draw(path: &Path, results: &[Results; 3]) -> DrawResult {
+pub fn draw(path: &Path, results: &[Results; SIDES]) -> DrawResult {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -80,7 +82,7 @@ pub fn draw(path: &Path, results: &[Results; 3]) -> DrawResult {
 /// show), up to the 99.9th percentile of the slower.
 fn latency(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-    results: &[Results; 3],
+    results: &[Results; SIDES],
 ) -> DrawResult {
     let right = results
         .iter()
@@ -159,13 +161,13 @@ fn throughput(
             )?
             .label(side.name())
             .legend(move |(x, y)| legend_mark(side, x, y));
-        // Each value written by its point: the native's above, the host's
-        // below, the reusing host's further below, so close values do not
-        // overlap.
+        // Each value written by its point: the native's above, the hosts'
+        // below, one under the other, so close values do not overlap.
         let offset = match side {
             Side::Native => (-12, -20),
             Side::Host => (-12, 8),
-            Side::Reuse => (-12, 22),
+            Side::NoneAhead => (-12, 22),
+            Side::Reuse => (-12, 36),
         };
         chart.draw_series(levels.into_iter().zip(values).map(|(x, y)| {
             EmptyElement::at((x, y))

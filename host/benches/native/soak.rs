@@ -36,7 +36,7 @@ pub fn run(setup: &Setup, calls: u64) {
         let seconds = started.elapsed().as_secs_f64();
         let shown: Vec<String> = samples.iter().map(|m| format!("{m:.1}")).collect();
         println!(
-            "  {:<13} {calls} calls in {seconds:.0} s; VmRSS (MiB) every {step} calls: {}",
+            "  {:<16} {calls} calls in {seconds:.0} s; VmRSS (MiB) every {step} calls: {}",
             side.name(),
             shown.join(" ")
         );

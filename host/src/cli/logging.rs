@@ -9,8 +9,8 @@ use super::{Cli, Command, LogFormat};
 /// Starts the log output on stderr and, for `serve` with an OTLP endpoint,
 /// the trace export (returned, to be shut down at exit).
 pub(super) fn init(cli: &Cli) -> anyhow::Result<Option<Tracing>> {
-    let default = match cli.command {
-        Command::Serve(_) => "info",
+    let default = match &cli.command {
+        Command::Serve(args) => args.default_log_filter(),
         Command::Inspect(_)
         | Command::Check(_)
         | Command::New(_)

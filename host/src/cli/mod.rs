@@ -32,8 +32,9 @@ pub use sign::SignArgs;
 #[command(name = "mcp-wasm-host", version, about)]
 pub struct Cli {
     /// Log filter for stderr (tracing's `RUST_LOG` syntax, e.g. `info` or
-    /// `mcp_wasm_host=debug,guest=info`; default `info` for `serve`, `warn`
-    /// for `inspect`). `RUST_LOG` overrides it.
+    /// `mcp_wasm_host=debug,guest=info`; default `info` for `serve` (with
+    /// `rmcp::service=warn` under `--stateless`), `warn` for `inspect`).
+    /// `RUST_LOG` overrides it.
     #[arg(long, global = true)]
     pub log: Option<String>,
     /// Log line format on stderr.

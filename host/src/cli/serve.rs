@@ -630,6 +630,19 @@ impl ServeArgs {
     fn config_file(&self) -> Option<&Path> {
         self.config.as_deref().filter(|p| !p.as_os_str().is_empty())
     }
+
+    /// The log filter unless `--log` or `RUST_LOG` gives one: `info`. In
+    /// stateless mode rmcp serves every request as a service of its own, and
+    /// its `rmcp::service` lines (started, input ended, finished, with the
+    /// client's whole `initialize` parameters) and span would come with every
+    /// request: they are kept to warnings there.
+    pub(super) fn default_log_filter(&self) -> &'static str {
+        if self.http.stateless {
+            "info,rmcp::service=warn"
+        } else {
+            "info"
+        }
+    }
 }
 
 /// `--config`'s value: a path, or empty for none (an MCP bundle passes an

@@ -321,6 +321,31 @@ fn stateless_mode_needs_no_session() {
     );
 }
 
+/// rmcp serves each stateless request as a service of its own, whose
+/// lifecycle lines would come with every request: by default only the
+/// call's audit line is logged, and `--log info` brings rmcp's back.
+#[test]
+fn stateless_requests_log_no_service_lifecycle_by_default() {
+    let quiet: &[&str] = &["--no-watch", "--stateless"];
+    let verbose: &[&str] = &["--no-watch", "--stateless", "--log", "info"];
+    for (args, shown) in [(quiet, false), (verbose, true)] {
+        // An empty RUST_LOG leaves the filter to `--log` or the default.
+        let server = HttpServer::start_with_env(examples(), args, &[("RUST_LOG", "")]);
+        let mut client = Client::new(&server.url);
+        let result = client.call(1, "base64_encode", json!({"text": "hi"}));
+        assert_eq!(crate::common::text(&result["result"]), "aGk=", "{result}");
+        // rmcp logs its service's start before the handler runs, and the
+        // handler writes the audit line before it answers.
+        server.wait_for_stderr("outcome=\"ok\"");
+        let stderr = server.stderr();
+        assert_eq!(
+            stderr.contains("Service initialized"),
+            shown,
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn foreign_hosts_and_origins_are_refused() {
     let server = HttpServer::start(examples(), &["--no-watch"]);

@@ -15,9 +15,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::stdio::StdioClient;
+use crate::common::stdio::{StdioClient, first_call};
 use crate::measure::Stdio;
-use crate::{SIDES, Setup, Side};
+use crate::{SIDES, Setup, Side, call_params, expected_hash};
+
+/// The host's pool under callgrind (see [`count`]).
+const MAX_INSTANCES: [&str; 2] = ["--max-instances", "2"];
 
 /// Prints the instruction counts, or why they cannot be had.
 pub fn run(setup: &Setup, quick: bool) {
@@ -30,6 +33,11 @@ pub fn run(setup: &Setup, quick: bool) {
         "user-space instructions per stdio `tools/call` (callgrind): each server runs {few} and {many} calls; (I({many}) - I({few})) / {}, measured twice",
         many - few
     );
+    // `--max-instances` is part of the engine's configuration, so of the
+    // compile cache's key: without this, the first host run under
+    // callgrind would compile the plugin, and its count would be that.
+    let (_, line) = first_call(setup.command(Side::Host, &MAX_INSTANCES), &call_params());
+    assert!(line.contains(&expected_hash()), "{line}");
     let mut per_call: [Vec<f64>; SIDES] = Default::default();
     for repeat in 0..2 {
         for side in Side::order(repeat) {
@@ -90,7 +98,7 @@ fn count(setup: &Setup, side: Side, calls: usize) -> u64 {
     // a time, so a pool of 2 runs the same path.
     let extra: &[&str] = match side {
         Side::Native => &[],
-        _ => &["--max-instances", "2"],
+        _ => &MAX_INSTANCES,
     };
     let server = setup.command(side, extra);
     let mut command = Command::new("valgrind");

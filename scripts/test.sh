@@ -60,13 +60,6 @@ export MCP_WASM_HOST_PODMAN
 # instead of skipping (host/tests/all/common/mod.rs, `skip`).
 export MCP_WASM_HOST_REQUIRE_ALL=1
 
-# Servers the tests start answer their first `tools/list` only after every
-# plugin has loaded (`serve --wait-for-load`), so what a test lists does not
-# depend on how fast a compile was; the tests of the default (lists answered
-# at once, plugins added with `list_changed`) set it to 0 themselves
-# (host/tests/all/loading.rs).
-export MCP_WASM_HOST_WAIT_FOR_LOAD=1
-
 echo "== cargo test --workspace" >&2
 cargo test --workspace --locked
 

@@ -1276,14 +1276,14 @@ write = true
     #[test]
     fn session_reuse_is_a_value_of_reuse_instances_and_a_plugin_may_override_it() {
         let config = parse(
-            "[defaults]\nreuse_instances = \"session\"\n[plugins.a]\nreuse_instances = 4\n[plugins.b]\nready_instances = 0\n",
+            "[defaults]\nreuse_instances = \"session\"\n[plugins.a]\nreuse_instances = 4\n[plugins.b]\nready_instances = 2\n",
         )
         .unwrap();
         let limits = |name: &str| config.policy_for(name).unwrap().limits;
         let (a, b) = (limits("a"), limits("b"));
         assert!(!a.reuse_per_session && a.reuse_instances == 4);
         assert!(b.reuse_per_session && b.reuse_instances == MAX_REUSE_INSTANCES);
-        assert_eq!((a.ready_instances, b.ready_instances), (1, 0));
+        assert_eq!((a.ready_instances, b.ready_instances), (0, 2));
         let builtin = Config::builtin(MAX).policy_for("a").unwrap().limits;
         assert!(!builtin.reuse_per_session, "off by default");
         for text in [

@@ -17,11 +17,10 @@
 //! Every measure runs in each of `ROUNDS` rounds (within a round, case by
 //! case, the side that goes first rotates); the table shows the medians
 //! of the rounds and the ratio host/native. The host runs with its default
-//! policy (a fresh instance per call, one made ahead of each call off the
-//! call path, fuel and epoch on, the audit record at the default `info`
-//! level, no rate limits); a third side is the host with none made ahead
-//! (`ready_instances = 0`: each call instantiates its own, the path before
-//! instances were made ahead), and a fourth the host with warm instance
+//! policy (a fresh instance per call, instantiated for that call, fuel and
+//! epoch on, the audit record at the default `info` level, no rate
+//! limits); a third side is the host making one instance ahead of each
+//! call off the call path (`ready_instances = 1`), and a fourth the host with warm instance
 //! reuse opted in (`reuse_instances = 1000`: an instance serves up to 1000
 //! calls), all measured in the same rounds. The
 //! benchmark also draws the stdio latency distributions and throughput
@@ -80,7 +79,7 @@ const LEVELS: [usize; 3] = [1, 16, 64];
 enum Side {
     Native,
     Host,
-    NoneAhead,
+    OneAhead,
     Reuse,
 }
 
@@ -91,13 +90,13 @@ const SIDES: usize = 4;
 const REUSE: u32 = 1000;
 
 impl Side {
-    const ALL: [Side; SIDES] = [Side::Native, Side::Host, Side::NoneAhead, Side::Reuse];
+    const ALL: [Side; SIDES] = [Side::Native, Side::Host, Side::OneAhead, Side::Reuse];
 
     fn name(self) -> &'static str {
         match self {
             Side::Native => "native rmcp",
             Side::Host => "mcp-wasm-host",
-            Side::NoneAhead => "host, none ahead",
+            Side::OneAhead => "host, one ahead",
             Side::Reuse => "host, reuse",
         }
     }
@@ -108,7 +107,7 @@ impl Side {
         match self {
             Side::Native => None,
             Side::Host => Some("bench.toml"),
-            Side::NoneAhead => Some("none-ahead.toml"),
+            Side::OneAhead => Some("one-ahead.toml"),
             Side::Reuse => Some("reuse.toml"),
         }
     }
@@ -162,12 +161,12 @@ impl Setup {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("plugins")).unwrap();
         std::fs::copy(test_artifacts::FNV, dir.path().join("plugins/fnv.wasm")).unwrap();
-        // The default policy (an empty policy file), the same with no
-        // instance made ahead, and the same with reuse.
+        // The default policy (an empty policy file), the same with one
+        // instance made ahead of each call, and the same with reuse.
         std::fs::write(dir.path().join("bench.toml"), "").unwrap();
         std::fs::write(
-            dir.path().join("none-ahead.toml"),
-            "[defaults]\nready_instances = 0\n",
+            dir.path().join("one-ahead.toml"),
+            "[defaults]\nready_instances = 1\n",
         )
         .unwrap();
         std::fs::write(

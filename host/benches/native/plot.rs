@@ -1,5 +1,5 @@
 //! The picture: the stdio round-trip latency distributions (CDF) of the
-//! servers (native, the host, the host making none ahead, the host reusing
+//! servers (native, the host, the host making one ahead, the host reusing
 //! instances), and their
 //! throughput against concurrency over stdio and HTTP (sessions,
 //! stateless), drawn as one SVG with plotters.
@@ -25,7 +25,7 @@ fn color(side: Side) -> RGBColor {
     match side {
         Side::Native => RGBColor(31, 119, 180),
         Side::Host => RGBColor(230, 110, 0),
-        Side::NoneAhead => RGBColor(148, 103, 189),
+        Side::OneAhead => RGBColor(148, 103, 189),
         Side::Reuse => RGBColor(44, 160, 44),
     }
 }
@@ -166,7 +166,7 @@ fn throughput(
         let offset = match side {
             Side::Native => (-12, -20),
             Side::Host => (-12, 8),
-            Side::NoneAhead => (-12, 22),
+            Side::OneAhead => (-12, 22),
             Side::Reuse => (-12, 36),
         };
         chart.draw_series(levels.into_iter().zip(values).map(|(x, y)| {

@@ -47,13 +47,19 @@ pub struct ServeArgs {
     #[arg(long)]
     no_watch: bool,
     /// Answer `tools/list` (and the other lists) only once every plugin has
-    /// loaded or failed, for clients that ignore `list_changed`. Without
-    /// it, lists are answered at once: plugins still compiling are listed
-    /// from their cached tool lists, or appear with `list_changed`.
+    /// loaded or failed (the default: many clients list once and ignore
+    /// `list_changed`). `--wait-for-load=false` answers them at once:
+    /// plugins still compiling are listed from their cached tool lists, or
+    /// appear with `list_changed` when they are ready.
     #[arg(
         long,
         env = "MCP_WASM_HOST_WAIT_FOR_LOAD",
-        value_parser = clap::builder::BoolishValueParser::new()
+        value_parser = clap::builder::BoolishValueParser::new(),
+        action = clap::ArgAction::Set,
+        num_args = 0..=1,
+        default_value_t = true,
+        default_missing_value = "true",
+        require_equals = true
     )]
     wait_for_load: bool,
     #[command(flatten)]

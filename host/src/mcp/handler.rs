@@ -228,7 +228,18 @@ impl ServerHandler for McpServer {
     /// list changes.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.peers.register(context.peer);
-        self.peers.forward(&self.runtime.subscribe_changes());
+        if self.options.wait_for_load {
+            // Lists wait for the first load, so no list this session gets
+            // can differ from what the load ends with: its changes are not
+            // announced, only those after it.
+            let (runtime, peers) = (self.runtime.clone(), self.peers.clone());
+            tokio::spawn(async move {
+                runtime.wait_until_loaded().await;
+                peers.forward(&runtime.subscribe_changes());
+            });
+        } else {
+            self.peers.forward(&self.runtime.subscribe_changes());
+        }
         tracing::debug!("client initialized; it will be told when the tool list changes");
     }
 

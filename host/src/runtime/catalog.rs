@@ -245,7 +245,7 @@ impl Catalog {
                         plugin: plugin.clone(),
                         index,
                     };
-                    catalog.infos.push(tool_info(plugin, index, name));
+                    catalog.infos.push(plugin.tool_info(index, name));
                     catalog.routes.push(Some(target));
                 }
                 Source::Pending(waiting) => {
@@ -420,23 +420,6 @@ impl Catalog {
     /// The loaded plugins, sorted by file path.
     pub fn plugins(&self) -> &[Arc<Plugin>] {
         &self.plugins
-    }
-}
-
-/// The tool `index` of `plugin` as clients see it under `name`.
-pub(crate) fn tool_info(plugin: &Plugin, index: usize, name: String) -> ToolInfo {
-    let tool = &plugin.tools[index];
-    ToolInfo {
-        name,
-        plugin: plugin.name.to_string(),
-        title: tool.title.clone(),
-        description: tool.description.clone(),
-        input_schema: tool.input.json.clone(),
-        output_schema: tool.output.as_ref().map(|s| s.json.clone()),
-        hints: tool.hints.clone(),
-        icons: tool.icons.clone(),
-        task_support: tool.task_support,
-        view: plugin.served.views.get(&tool.name).cloned(),
     }
 }
 

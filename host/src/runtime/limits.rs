@@ -111,7 +111,7 @@ impl Default for Limits {
             max_tool_list_bytes: 2 << 20,
             reuse_instances: 0,
             reuse_per_session: false,
-            ready_instances: 1,
+            ready_instances: 0,
         }
     }
 }

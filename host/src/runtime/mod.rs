@@ -19,6 +19,7 @@
 
 mod access;
 mod admission;
+mod awaiting;
 mod bindings;
 mod cache;
 mod call;

@@ -19,7 +19,7 @@ use super::exports::Exports;
 use super::generic::{self, DeriveError, GenericSummary};
 use super::icons;
 use super::imports::ImportKind;
-use super::output::TaskSupport;
+use super::output::{TaskSupport, ToolInfo};
 use super::policy::{Policies, Policy};
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
@@ -742,6 +742,25 @@ fn validate(
         });
     }
     Ok(tools)
+}
+
+impl Plugin {
+    /// Its tool `index` as clients see it under `name`.
+    pub(crate) fn tool_info(&self, index: usize, name: String) -> ToolInfo {
+        let tool = &self.tools[index];
+        ToolInfo {
+            name,
+            plugin: self.name.to_string(),
+            title: tool.title.clone(),
+            description: tool.description.clone(),
+            input_schema: tool.input.json.clone(),
+            output_schema: tool.output.as_ref().map(|s| s.json.clone()),
+            hints: tool.hints.clone(),
+            icons: tool.icons.clone(),
+            task_support: tool.task_support,
+            view: self.served.views.get(&tool.name).cloned(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -21,7 +21,6 @@
 use std::path::{Path, PathBuf};
 
 use super::cache::{Sha256Digest, WASMTIME_VERSION};
-use super::catalog::tool_info;
 use super::entry::{self, Format, Stamp};
 use super::output::ToolInfo;
 use super::plugin::Plugin;
@@ -47,7 +46,7 @@ pub(crate) type Listed = Vec<ToolInfo>;
 /// The list an entry records for `plugin`, just loaded.
 pub(crate) fn of(plugin: &Plugin) -> Listed {
     (0..plugin.tools.len())
-        .map(|i| tool_info(plugin, i, plugin.tools[i].name.clone()))
+        .map(|i| plugin.tool_info(i, plugin.tools[i].name.clone()))
         .collect()
 }
 

@@ -91,6 +91,7 @@ impl Schema {
             None => return Err(format!("the {what} must have \"type\": \"object\"")),
         }
         let as_value = Value::Object(json);
+        reference_fanout(&as_value).map_err(|e| format!("the {what} {e}"))?;
         // jsonschema checks the schema against its meta-schema while
         // compiling; guard against a panic on hostile input all the same.
         let compiled = std::panic::catch_unwind(|| {
@@ -158,6 +159,75 @@ fn has_patterns(schema: &Map<String, Value>) -> bool {
         }
     }
     false
+}
+
+/// How deep jsonschema follows `$ref` and `allOf` when it looks for the
+/// properties that tell `oneOf`/`anyOf` variants apart (its
+/// `discriminator` pass stops at 16; one more for the start).
+const FANOUT_DEPTH: usize = 17;
+/// The most schemas that pass may visit from one place in a schema.
+const MAX_FANOUT_PATHS: u64 = 100_000;
+
+/// Refuses a schema whose local `$ref`s and `allOf`s multiply: a schema
+/// such as `{"allOf": [{"$ref": "#"}, {"$ref": "#"}, {"$ref": "#"}]}` is
+/// a few bytes, yet a pass of jsonschema's compiler that follows both
+/// (to a depth of 16) would visit 3^16 schemas and hold a core for
+/// minutes. Counts, for every object in the schema, the walks that pass
+/// could take from it (memoized per object and depth), and refuses the
+/// schema past [`MAX_FANOUT_PATHS`].
+fn reference_fanout(root: &Value) -> Result<(), String> {
+    use std::collections::HashMap;
+    fn walks<'a>(
+        root: &'a Value,
+        node: &'a Value,
+        depth: usize,
+        memo: &mut HashMap<(*const Value, usize), u64>,
+    ) -> u64 {
+        let Value::Object(map) = node else {
+            return 0;
+        };
+        if depth == 0 {
+            return 1;
+        }
+        let key = (std::ptr::from_ref(node), depth);
+        if let Some(n) = memo.get(&key) {
+            return *n;
+        }
+        let mut n: u64 = 1;
+        if let Some(Value::String(reference)) = map.get("$ref")
+            && let Some(pointer) = reference.strip_prefix('#')
+            && let Some(target) = root.pointer(pointer)
+        {
+            n = n.saturating_add(walks(root, target, depth - 1, memo));
+        }
+        if let Some(Value::Array(items)) = map.get("allOf") {
+            for item in items {
+                n = n.saturating_add(walks(root, item, depth - 1, memo));
+            }
+        }
+        let n = n.min(MAX_FANOUT_PATHS.saturating_add(1));
+        memo.insert(key, n);
+        n
+    }
+    fn every<'a>(
+        root: &'a Value,
+        node: &'a Value,
+        memo: &mut HashMap<(*const Value, usize), u64>,
+    ) -> Result<(), String> {
+        match node {
+            Value::Object(map) => {
+                if walks(root, node, FANOUT_DEPTH, memo) > MAX_FANOUT_PATHS {
+                    return Err(format!(
+                        "refers to itself too many ways through `$ref` and `allOf` (more than {MAX_FANOUT_PATHS} schemas to visit from one place); refusing it rather than spend the host's CPU compiling it"
+                    ));
+                }
+                map.values().try_for_each(|v| every(root, v, memo))
+            }
+            Value::Array(items) => items.iter().try_for_each(|v| every(root, v, memo)),
+            _ => Ok(()),
+        }
+    }
+    every(root, root, &mut HashMap::new())
 }
 
 #[cfg(test)]
@@ -257,5 +327,27 @@ mod tests {
         assert!(s.json.contains_key("$defs"));
         assert!(s.violations(&json!({"a": 1})).is_empty());
         assert_eq!(s.violations(&json!({"a": "no"})).len(), 1);
+    }
+
+    #[test]
+    fn schemas_whose_refs_multiply_are_refused_quickly_and_recursive_ones_are_not() {
+        let refs = |to: &str, n: usize| vec![format!(r##"{{"$ref":"{to}"}}"##); n].join(",");
+        let bomb = format!(r##"{{"type":"object","allOf":[{}]}}"##, refs("#", 8));
+        let e = Schema::compile_object("output schema", &bomb).unwrap_err();
+        assert!(e.contains("`$ref` and `allOf`"), "{e}");
+        let defs = format!(
+            r##"{{"type":"object","$defs":{{"a":{{"allOf":[{}]}},"b":{{"allOf":[{}]}}}},"properties":{{"x":{{"$ref":"#/$defs/a"}}}}}}"##,
+            refs("#/$defs/b", 6),
+            refs("#/$defs/a", 7)
+        );
+        assert!(Schema::compile_object("output schema", &defs).is_err());
+        // A few ways, as real schemas have: kept.
+        let few = format!(r##"{{"type":"object","allOf":[{}]}}"##, refs("#", 2));
+        Schema::compile_object("output schema", &few).unwrap();
+        // A tree: recursive, one way at a time.
+        let tree = r##"{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#"}}}}"##;
+        Schema::compile_object("output schema", tree).unwrap();
+        let single = r##"{"type":"object","allOf":[{"$ref":"#"}]}"##;
+        Schema::compile_object("output schema", single).unwrap();
     }
 }

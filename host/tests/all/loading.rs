@@ -42,7 +42,7 @@ fn start(plugins: &Path, config: &str, cache: &Path, hold: &Path, tools: &str) -
         &[
             ("MCP_WASM_HOST_TEST_HOLD_LOADS", hold.to_str().unwrap()),
             ("TOOLBOMB_TOOLS", tools),
-            // The default under test: lists answered while plugins load.
+            // The mode under test (`--wait-for-load=false`): lists answered while plugins load.
             (crate::common::WAIT_FOR_LOAD, "0"),
         ],
     );

@@ -93,9 +93,10 @@ pub fn plugin_dir(files: &[&str]) -> tempfile::TempDir {
 }
 
 /// Set on every server (and client that starts one) the tests run: lists
-/// are answered once the first load has ended, so a test sees every plugin
-/// it put in the directory however long each compiles. The tests of the
-/// default, answering at once while plugins load, are in `loading.rs`.
+/// are answered once the first load has ended (the default, stated so a
+/// test does not depend on it), so a test sees every plugin it put in the
+/// directory however long each compiles. The tests of answering at once
+/// while plugins load (`--wait-for-load=false`) are in `loading.rs`.
 pub const WAIT_FOR_LOAD: &str = "MCP_WASM_HOST_WAIT_FOR_LOAD";
 
 /// A running server.

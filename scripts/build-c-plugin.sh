@@ -80,7 +80,7 @@ for name in "${names[@]}"; do
     if [[ -d "$src_root/$name/wit" ]]; then
         sdk=()
     else
-        sdk=(sdk-c/include sdk-c/src wit)
+        sdk=(sdk-c/include sdk-c/src sdk-c/vendor wit)
     fi
     plugins_build "$name" "$(plugins_hash "$src_rel/$name" "${sdk[@]}" \
         sdk-tool/src sdk-tool/build.rs sdk-tool/Cargo.toml sdk-c/debian-packages.txt \

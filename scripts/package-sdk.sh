@@ -22,8 +22,8 @@
 #       vVERSION, laid out as the proxy protocol serves it (list, .info,
 #       .mod and .zip): the module a `sdk-go/vVERSION` tag publishes;
 #   scripts/package-sdk.sh c OUT_DIR        the source archive mcp-wasm-sdk-c-VERSION.tar.gz:
-#       header, sources, WIT, Makefile (`make install PREFIX=...`) and the
-#       pkg-config file it installs.
+#       header, sources, the vendored cJSON (vendor/cjson), WIT, Makefile
+#       (`make install PREFIX=...`) and the pkg-config file it installs.
 #
 # VERSION is the workspace's (Cargo.toml); sdk-c/VERSION, sdk-python's
 # pyproject.toml and sdk-js's package.json say the same
@@ -81,7 +81,7 @@ case "$language" in
     c)
         name="mcp-wasm-sdk-c-$version"
         mkdir -p "$stage/$name/wit"
-        (cd "$repo/sdk-c" && tar -cf - include src Makefile mcp-wasm-sdk.pc.in VERSION) | tar -xf - -C "$stage/$name"
+        (cd "$repo/sdk-c" && tar -cf - include src vendor Makefile mcp-wasm-sdk.pc.in VERSION) | tar -xf - -C "$stage/$name"
         cp "$repo/wit/plugin.wit" "$stage/$name/wit/"
         cp "$repo/LICENSE" "$stage/$name/" 2>/dev/null || true
         if [[ "$(cat "$stage/$name/VERSION")" != "$version" ]]; then

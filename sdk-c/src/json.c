@@ -1,9 +1,15 @@
 /*
- * json.c: a small, bounded JSON reader (RFC 8259) for a call's arguments,
- * the accessors plugins read them with, and mcp_quote for writing JSON
- * strings. Written for this SDK: it checks every length against the end of
- * the input, limits nesting to MCP_JSON_MAX_DEPTH, and reports the byte
- * offset of the first error.
+ * json.c: a call's arguments as mcp_value, read with cJSON (vendored in
+ * sdk-c/vendor/cjson; its VERSION names the release), the accessors plugins
+ * read them with, and mcp_quote for writing JSON strings.
+ *
+ * cJSON is compiled as part of this file, so every build that compiles
+ * json.c gets it without naming another source: build-c-plugin.sh, a
+ * project's build.sh and test.sh, and the SDK's unit tests. Its nesting
+ * limit is set to MCP_JSON_MAX_DEPTH. cJSON checks the structure, literals,
+ * escapes and surrogate pairs and never reads past the length it is given;
+ * strict_lexemes refuses first the few texts RFC 8259 forbids and cJSON
+ * accepts, so the SDK reads exactly RFC 8259.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,327 +18,137 @@
 #include "internal.h"
 #include "mcp_wasm_sdk.h"
 
-typedef struct parser {
-    const char *s;
-    size_t len;
-    size_t pos;
-    char *error;
-    size_t error_size;
-    bool failed;
-} parser;
+#define CJSON_NESTING_LIMIT MCP_JSON_MAX_DEPTH
+#include "../vendor/cjson/cJSON.c"
 
-static void fail(parser *p, const char *what) {
-    if (!p->failed && p->error != NULL && p->error_size > 0) {
-        snprintf(p->error, p->error_size, "%s at byte %zu", what, p->pos);
-    }
-    p->failed = true;
+/* Set when an allocation of cJSON's failed, to tell it from a syntax error. */
+static bool cjson_out_of_memory;
+
+static void *cjson_malloc(size_t size) {
+    void *p = malloc(size);
+    if (p == NULL) cjson_out_of_memory = true;
+    return p;
 }
 
-static void skip_space(parser *p) {
-    while (p->pos < p->len) {
-        char c = p->s[p->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
-        p->pos++;
-    }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static bool is_hex(char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-static bool literal(parser *p, const char *word) {
-    size_t n = strlen(word);
-    if (p->len - p->pos < n || memcmp(p->s + p->pos, word, n) != 0) return false;
-    p->pos += n;
-    return true;
-}
-
-static int hex(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* Reads 4 hex digits at p->pos; -1 if they are not there. */
-static long hex4(parser *p) {
-    if (p->len - p->pos < 4) return -1;
-    long v = 0;
-    for (int i = 0; i < 4; i++) {
-        int d = hex(p->s[p->pos + i]);
-        if (d < 0) return -1;
-        v = v * 16 + d;
-    }
-    p->pos += 4;
-    return v;
-}
-
-static size_t put_utf8(char *out, unsigned long cp) {
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* Parses a string at p->pos (on the opening quote) into fresh memory. The
- * decoded text is never longer than the source, so one allocation of the
- * source's length suffices. */
-static char *parse_string(parser *p, size_t *out_len) {
-    p->pos++; /* the quote */
-    size_t start = p->pos;
-    size_t end = start;
-    while (end < p->len && p->s[end] != '"') {
-        if (p->s[end] == '\\') end++;
-        end++;
-    }
-    if (end >= p->len) {
-        fail(p, "unterminated string");
-        return NULL;
-    }
-    char *out = malloc(end - start + 1);
-    if (out == NULL) {
-        fail(p, "out of memory");
-        return NULL;
-    }
-    size_t n = 0;
-    while (p->pos < end) {
-        unsigned char c = (unsigned char)p->s[p->pos];
-        if (c < 0x20) {
-            fail(p, "control character in string");
-            free(out);
-            return NULL;
-        }
-        if (c != '\\') {
-            out[n++] = (char)c;
-            p->pos++;
-            continue;
-        }
-        p->pos++;
-        char e = p->s[p->pos++];
-        switch (e) {
-        case '"': out[n++] = '"'; break;
-        case '\\': out[n++] = '\\'; break;
-        case '/': out[n++] = '/'; break;
-        case 'b': out[n++] = '\b'; break;
-        case 'f': out[n++] = '\f'; break;
-        case 'n': out[n++] = '\n'; break;
-        case 'r': out[n++] = '\r'; break;
-        case 't': out[n++] = '\t'; break;
-        case 'u': {
-            long cp = hex4(p);
-            if (cp < 0) {
-                fail(p, "bad \\u escape");
-                free(out);
-                return NULL;
-            }
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                /* A high surrogate must be followed by \uDC00-\uDFFF. */
-                long low = -1;
-                if (p->len - p->pos >= 2 && p->s[p->pos] == '\\' && p->s[p->pos + 1] == 'u') {
-                    p->pos += 2;
-                    low = hex4(p);
-                }
-                if (low < 0xDC00 || low > 0xDFFF) {
-                    fail(p, "unpaired surrogate in \\u escape");
-                    free(out);
-                    return NULL;
-                }
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                fail(p, "unpaired surrogate in \\u escape");
-                free(out);
-                return NULL;
-            }
-            /* Every escape takes at least as many bytes as its UTF-8. */
-            n += put_utf8(out + n, (unsigned long)cp);
-            break;
-        }
-        default:
-            fail(p, "bad escape in string");
-            free(out);
-            return NULL;
-        }
-    }
-    p->pos = end + 1;
-    out[n] = '\0';
-    *out_len = n;
-    return out;
-}
-
-static bool parse_number(parser *p, double *out) {
-    size_t start = p->pos;
-    size_t i = p->pos;
-    if (i < p->len && p->s[i] == '-') i++;
-    if (i < p->len && p->s[i] == '0') {
+/* The end of the number at s[i..len) (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?
+ * ([eE][+-]?[0-9]+)?), or 0 if it is not one, or runs on into a character
+ * that could continue a number (as in 01, 1. or 1e). */
+static size_t number_end(const char *s, size_t i, size_t len) {
+    if (i < len && s[i] == '-') i++;
+    if (i < len && s[i] == '0') {
         i++;
-    } else if (i < p->len && p->s[i] >= '1' && p->s[i] <= '9') {
-        while (i < p->len && p->s[i] >= '0' && p->s[i] <= '9') i++;
+    } else if (i < len && is_digit(s[i])) {
+        while (i < len && is_digit(s[i])) i++;
     } else {
-        fail(p, "bad number");
-        return false;
+        return 0;
     }
-    if (i < p->len && p->s[i] == '.') {
+    if (i < len && s[i] == '.') {
+        if (++i >= len || !is_digit(s[i])) return 0;
+        while (i < len && is_digit(s[i])) i++;
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
         i++;
-        size_t digits = i;
-        while (i < p->len && p->s[i] >= '0' && p->s[i] <= '9') i++;
-        if (i == digits) {
-            p->pos = i;
-            fail(p, "bad number: no digits after '.'");
-            return false;
-        }
+        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+        if (i >= len || !is_digit(s[i])) return 0;
+        while (i < len && is_digit(s[i])) i++;
     }
-    if (i < p->len && (p->s[i] == 'e' || p->s[i] == 'E')) {
-        i++;
-        if (i < p->len && (p->s[i] == '+' || p->s[i] == '-')) i++;
-        size_t digits = i;
-        while (i < p->len && p->s[i] >= '0' && p->s[i] <= '9') i++;
-        if (i == digits) {
-            p->pos = i;
-            fail(p, "bad number: no digits in the exponent");
-            return false;
-        }
+    if (i < len && (is_digit(s[i]) || s[i] == '.' || s[i] == 'e' || s[i] == 'E' || s[i] == '+' ||
+                    s[i] == '-')) {
+        return 0;
     }
-    /* strtod needs a terminated copy: the input need not be terminated. */
-    char stack[64];
-    size_t n = i - start;
-    char *copy = n < sizeof stack ? stack : malloc(n + 1);
-    if (copy == NULL) {
-        fail(p, "out of memory");
-        return false;
-    }
-    memcpy(copy, p->s + start, n);
-    copy[n] = '\0';
-    *out = strtod(copy, NULL);
-    if (copy != stack) free(copy);
-    p->pos = i;
-    return true;
+    return i;
 }
 
-static bool parse_value(parser *p, mcp_value *v, int depth);
-
-/* Grows a container's arrays to hold `need` members. */
-static bool grow(parser *p, mcp_value *v, size_t *cap, bool with_keys) {
-    if (v->len < *cap) return true;
-    size_t next = *cap == 0 ? 4 : *cap * 2;
-    mcp_value *items = realloc(v->items, next * sizeof *items);
-    if (items == NULL) {
-        fail(p, "out of memory");
-        return false;
-    }
-    v->items = items;
-    if (with_keys) {
-        char **keys = realloc(v->keys, next * sizeof *keys);
-        if (keys == NULL) {
-            fail(p, "out of memory");
-            return false;
+/* cJSON reads a few texts RFC 8259 refuses: numbers such as 01, 1. and -.5,
+ * control characters in strings or between tokens, a byte order mark, and a
+ * \u escape without four hex digits (as U+0000). Returns the offset of the first such text,
+ * with `what` saying which, or `len` if there is none. */
+static size_t strict_lexemes(const char *s, size_t len, const char **what) {
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (in_string) {
+            if (c < 0x20) {
+                *what = "control character in string";
+                return i;
+            }
+            if (c == '"') {
+                in_string = false;
+            } else if (c == '\\' && i + 1 < len && s[++i] == 'u') {
+                for (size_t k = 1; k <= 4; k++) {
+                    if (i + k >= len || !is_hex(s[i + k])) {
+                        *what = "bad \\u escape";
+                        return i - 1;
+                    }
+                }
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if ((c < 0x20 && !is_space((char)c)) || c >= 0x80) {
+            *what = "unexpected character";
+            return i;
+        } else if (c == '-' || is_digit((char)c)) {
+            size_t end = number_end(s, i, len);
+            if (end == 0) {
+                *what = "bad number";
+                return i;
+            }
+            i = end - 1;
         }
-        v->keys = keys;
     }
-    *cap = next;
-    return true;
+    return len;
 }
 
-static void free_members(mcp_value *v);
-
-static bool parse_container(parser *p, mcp_value *v, int depth, bool object) {
-    if (depth >= MCP_JSON_MAX_DEPTH) {
-        fail(p, "nesting too deep");
-        return false;
-    }
-    char close = object ? '}' : ']';
-    v->type = object ? MCP_JSON_OBJECT : MCP_JSON_ARRAY;
-    p->pos++;
-    size_t cap = 0;
-    skip_space(p);
-    if (p->pos < p->len && p->s[p->pos] == close) {
-        p->pos++;
+/* Moves cJSON's tree `j` into `v`: strings and keys are taken, not copied
+ * (cJSON allocates them with malloc, as mcp_json_free frees them). False
+ * when out of memory; `v` then holds what was moved, for mcp_json_free. */
+static bool take_tree(cJSON *j, mcp_value *v) {
+    switch (j->type & 0xFF) {
+    case cJSON_False:
+    case cJSON_True:
+        v->type = MCP_JSON_BOOL;
+        v->boolean = (j->type & cJSON_True) != 0;
+        return true;
+    case cJSON_Number:
+        v->type = MCP_JSON_NUMBER;
+        v->number = j->valuedouble;
+        return true;
+    case cJSON_String:
+        v->type = MCP_JSON_STRING;
+        v->string = j->valuestring;
+        v->len = strlen(v->string);
+        j->valuestring = NULL;
+        return true;
+    case cJSON_Array:
+    case cJSON_Object: {
+        bool object = (j->type & cJSON_Object) != 0;
+        size_t n = 0;
+        for (cJSON *c = j->child; c != NULL; c = c->next) n++;
+        v->type = object ? MCP_JSON_OBJECT : MCP_JSON_ARRAY;
+        v->items = calloc(n == 0 ? 1 : n, sizeof v->items[0]);
+        if (v->items == NULL) return false;
+        if (object && (v->keys = calloc(n == 0 ? 1 : n, sizeof v->keys[0])) == NULL) return false;
+        for (cJSON *c = j->child; c != NULL; c = c->next) {
+            if (object) {
+                v->keys[v->len] = c->string;
+                c->string = NULL;
+            }
+            /* Counted before it is filled, so a failure frees it too. */
+            if (!take_tree(c, &v->items[v->len++])) return false;
+        }
         return true;
     }
-    for (;;) {
-        if (!grow(p, v, &cap, object)) return false;
-        skip_space(p);
-        if (object) {
-            size_t key_len;
-            if (p->pos >= p->len || p->s[p->pos] != '"') {
-                fail(p, "expected a string key");
-                return false;
-            }
-            char *key = parse_string(p, &key_len);
-            if (key == NULL) return false;
-            skip_space(p);
-            if (p->pos >= p->len || p->s[p->pos] != ':') {
-                free(key);
-                fail(p, "expected ':'");
-                return false;
-            }
-            p->pos++;
-            v->keys[v->len] = key;
-        }
-        memset(&v->items[v->len], 0, sizeof v->items[0]);
-        /* Counted before parsing, so a failure frees the partial member. */
-        v->len++;
-        if (!parse_value(p, &v->items[v->len - 1], depth + 1)) return false;
-        skip_space(p);
-        if (p->pos < p->len && p->s[p->pos] == ',') {
-            p->pos++;
-            continue;
-        }
-        if (p->pos < p->len && p->s[p->pos] == close) {
-            p->pos++;
-            return true;
-        }
-        fail(p, object ? "expected ',' or '}'" : "expected ',' or ']'");
-        return false;
-    }
-}
-
-static bool parse_value(parser *p, mcp_value *v, int depth) {
-    skip_space(p);
-    if (p->pos >= p->len) {
-        fail(p, "unexpected end of input");
-        return false;
-    }
-    char c = p->s[p->pos];
-    switch (c) {
-    case '{': return parse_container(p, v, depth, true);
-    case '[': return parse_container(p, v, depth, false);
-    case '"':
-        v->type = MCP_JSON_STRING;
-        v->string = parse_string(p, &v->len);
-        return v->string != NULL;
-    case 't':
-    case 'f':
-    case 'n':
-        if (literal(p, "true") || literal(p, "false")) {
-            v->type = MCP_JSON_BOOL;
-            v->boolean = c == 't';
-            return true;
-        }
-        if (literal(p, "null")) {
-            v->type = MCP_JSON_NULL;
-            return true;
-        }
-        fail(p, "unexpected word");
-        return false;
     default:
-        if (c != '-' && (c < '0' || c > '9')) {
-            fail(p, "unexpected character");
-            return false;
-        }
-        v->type = MCP_JSON_NUMBER;
-        return parse_number(p, &v->number);
+        v->type = MCP_JSON_NULL;
+        return true;
     }
 }
 
@@ -348,22 +164,52 @@ static void free_members(mcp_value *v) {
     }
 }
 
+/* Reads `len` bytes of JSON into a cJSON tree, or NULL with the reason in
+ * `what` and its offset in `at`. */
+static cJSON *read_tree(const char *text, size_t len, const char **what, size_t *at) {
+    *at = strict_lexemes(text, len, what);
+    if (*what != NULL) return NULL;
+    cJSON_Hooks hooks = {.malloc_fn = cjson_malloc, .free_fn = free};
+    cJSON_InitHooks(&hooks);
+    cjson_out_of_memory = false;
+    const char *end = text;
+    cJSON *tree = len == 0 ? NULL : cJSON_ParseWithLengthOpts(text, len, &end, false);
+    *at = (size_t)(end - text);
+    if (tree == NULL) {
+        /* cJSON stops on an opening bracket only when it is one too deep
+         * (or when out of memory). */
+        bool opening = *at < len && (text[*at] == '[' || text[*at] == '{');
+        *what = cjson_out_of_memory ? "out of memory"
+                : len == 0          ? "unexpected end of input"
+                : opening           ? "nesting too deep"
+                                    : "not valid JSON";
+        return NULL;
+    }
+    while (*at < len && is_space(text[*at])) (*at)++;
+    if (*at != len) {
+        *what = "trailing characters after the value";
+        cJSON_Delete(tree);
+        return NULL;
+    }
+    return tree;
+}
+
 mcp_value *mcp_json_parse(const char *text, size_t len, char *error, size_t error_size) {
-    parser p = {.s = text, .len = text == NULL ? 0 : len, .error = error,
-                .error_size = error_size};
     if (error != NULL && error_size > 0) error[0] = '\0';
-    mcp_value *v = calloc(1, sizeof *v);
-    if (v == NULL) {
-        fail(&p, "out of memory");
-        return NULL;
-    }
-    if (parse_value(&p, v, 0)) {
-        skip_space(&p);
-        if (p.pos != p.len) fail(&p, "trailing characters after the value");
-    }
-    if (p.failed) {
+    if (text == NULL) len = 0;
+    const char *what = NULL;
+    size_t at = 0;
+    cJSON *tree = read_tree(text, len, &what, &at);
+    mcp_value *v = tree == NULL ? NULL : calloc(1, sizeof *v);
+    if (tree != NULL && (v == NULL || !take_tree(tree, v))) {
+        what = "out of memory";
+        at = 0;
         mcp_json_free(v);
-        return NULL;
+        v = NULL;
+    }
+    cJSON_Delete(tree);
+    if (v == NULL && error != NULL && error_size > 0) {
+        snprintf(error, error_size, "%s at byte %zu", what, at);
     }
     return v;
 }

@@ -58,6 +58,9 @@ static void malformed_json_is_refused_with_the_offset(void) {
     const char *bad[] = {
         "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "1e", "-", "tru", "\"abc", "\"\\x\"",
         "\"\\ud800\"", "\"\\udc00\"", "\"a\nb\"", "[1] 2", "{1: 2}", "nul", "\"\\u12\"",
+        /* What cJSON alone would read, and RFC 8259 refuses. */
+        "-.5", "1.e5", "-01", "[1-2]", "\"\\u12zz\"", "\xEF\xBB\xBF[1]", "[\x0b" "1]", "\x01" "1",
+        "\"a\x7f\x01\"", "{\"a\": 1,}", "[1,,2]", "{\"a\"}", "\"\\ud800\\u0041\"",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char error[96] = "";
@@ -75,6 +78,25 @@ static void malformed_json_is_refused_with_the_offset(void) {
     mcp_json_free(v);
 }
 
+static void numbers_of_any_length_and_nested_objects_are_read(void) {
+    char error[96];
+    /* Longer than the 63 characters cJSON 1.7.18 once stopped at. */
+    mcp_value *v = parse("[12345678901234567890123456789012345678901234567890123456789012345678,"
+                         " 1.5e-3, -0, 0.25E+2]",
+                         error);
+    CHECK(v != NULL && mcp_array_len(v) == 4);
+    CHECK(v != NULL && mcp_array_at(v, 0)->number > 1.2e67 && mcp_array_at(v, 0)->number < 1.3e67);
+    CHECK(v != NULL && mcp_array_at(v, 1)->number == 1.5e-3 && mcp_array_at(v, 3)->number == 25);
+    mcp_json_free(v);
+    v = parse("{\"a\": {\"b\": [true, false, null, \"x\"]}, \"\": {}}", error);
+    const mcp_value *b = mcp_get_array(mcp_get(v, "a"), "b");
+    CHECK(mcp_array_len(b) == 4 && mcp_array_at(b, 0)->boolean && !mcp_array_at(b, 1)->boolean);
+    CHECK(mcp_array_at(b, 2)->type == MCP_JSON_NULL);
+    CHECK(strcmp(mcp_array_at(b, 3)->string, "x") == 0);
+    CHECK(mcp_get(v, "") != NULL && mcp_get(v, "")->type == MCP_JSON_OBJECT && mcp_get(v, "")->len == 0);
+    mcp_json_free(v);
+}
+
 static void nesting_is_bounded(void) {
     size_t n = MCP_JSON_MAX_DEPTH + 1;
     char *deep = malloc(2 * n + 1);
@@ -89,6 +111,24 @@ static void nesting_is_bounded(void) {
     CHECK(v != NULL);
     mcp_json_free(v);
     free(deep);
+
+    /* Objects count as arrays do: {"a": {"a": ... 1 ...}}. */
+    for (size_t levels = MCP_JSON_MAX_DEPTH; levels <= MCP_JSON_MAX_DEPTH + 1; levels++) {
+        char *objects = malloc(levels * 7 + 2);
+        size_t o = 0;
+        for (size_t i = 0; i < levels; i++) o += (size_t)sprintf(objects + o, "{\"a\": ");
+        objects[o++] = '1';
+        memset(objects + o, '}', levels);
+        objects[o + levels] = '\0';
+        v = parse(objects, error);
+        if (levels == MCP_JSON_MAX_DEPTH) {
+            CHECK(v != NULL && mcp_get(v, "a") != NULL);
+        } else {
+            CHECK(v == NULL && strstr(error, "too deep at byte") != NULL);
+        }
+        mcp_json_free(v);
+        free(objects);
+    }
 }
 
 static void quote_escapes_what_json_requires(void) {
@@ -218,6 +258,7 @@ static void fields_make_the_schemas_json_would(void) {
 int main(void) {
     values_are_read_by_key_with_fallbacks();
     malformed_json_is_refused_with_the_offset();
+    numbers_of_any_length_and_nested_objects_are_read();
     nesting_is_bounded();
     quote_escapes_what_json_requires();
     json_results_are_checked_and_errors_keep_their_case();

@@ -5,7 +5,9 @@
 //! inputs); then each test calls the `calc` example over stdio: its listed
 //! schemas, good calls, arguments the schema refuses, expressions the
 //! plugin refuses, tool errors, bounded nesting, a log line, and what it
-//! serves beside its tool (a resource, a prompt and a completion). The
+//! serves beside its tool (a resource, a prompt and a completion); and the
+//! `jsonread` test plugin, whose tool reads JSON text with the SDK's reader
+//! (cJSON), refusing malformed and too deeply nested text. The
 //! SDK's own unit tests (`sdk-c/tests/sdk_test.c`: the JSON reader, results,
 //! UTF-8 repair, URI templates) are compiled natively with the same clang
 //! and run here too.
@@ -248,6 +250,46 @@ fn nesting_beyond_the_bound_is_refused_with_a_message_not_a_crash() {
 }
 
 #[test]
+fn json_the_sdk_cannot_read_is_refused_with_the_reason_and_the_next_call_still_answers() {
+    let Some((mut s, _dir)) = serve("jsonread") else {
+        return;
+    };
+    let read = |s: &mut Server, arguments: Value| -> Value {
+        serde_json::from_str(&text(&s.call_ok("read_json", arguments))).unwrap()
+    };
+    let deepest = format!("{}{}", "[".repeat(128), "]".repeat(128));
+    assert_eq!(read(&mut s, json!({"text": deepest}))["depth"], 128);
+    let too_deep = format!("{}{}", "[".repeat(129), "]".repeat(129));
+    let objects_too_deep = format!("{}1{}", r#"{"a": "#.repeat(129), "}".repeat(129));
+    for (text, want) in [
+        (too_deep.as_str(), "nesting too deep at byte 128"),
+        (objects_too_deep.as_str(), "nesting too deep at byte 768"),
+        (r#"{"a": 1,}"#, "not valid JSON at byte 8"),
+        ("[1, 01]", "bad number at byte 4"),
+        (r#""\u12zz""#, "bad \\u escape at byte 1"),
+        ("\"a\tb\"", "control character in string at byte 2"),
+        ("[1] [2]", "trailing characters after the value at byte 4"),
+        ("", "unexpected end of input at byte 0"),
+    ] {
+        let msg = s.call_err("read_json", json!({"text": text}));
+        assert!(msg.contains("rejected its arguments"), "{text}: {msg}");
+        assert!(
+            msg.contains(&format!("`text` is not JSON: {want}")),
+            "{text}: {msg}"
+        );
+    }
+    // Arguments nested as deep as the host passes on (it refuses a request
+    // nested much deeper itself: tests/all/malformed.rs) reach the plugin
+    // whole.
+    let mut nested = json!(1);
+    for _ in 0..100 {
+        nested = json!([nested]);
+    }
+    let answer = read(&mut s, json!({"text": "{}", "nested": nested}));
+    assert_eq!(answer, json!({"depth": 1, "arguments_depth": 101}));
+}
+
+#[test]
 fn a_call_logs_through_the_host_to_the_client() {
     let Some((mut s, _dir)) = serve("calc") else {
         return;
@@ -285,6 +327,7 @@ fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapp
         .arg(sdk.join("src"))
         .arg(sdk.join("tests/sdk_test.c"))
         .args(
+            // json.c compiles in the vendored cJSON (sdk-c/vendor/cjson).
             ["json.c", "result.c", "utf8.c", "serve.c", "fields.c"]
                 .map(|f| sdk.join("src").join(f)),
         )

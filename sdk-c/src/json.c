@@ -67,31 +67,43 @@ static size_t number_end(const char *s, size_t i, size_t len) {
     return i;
 }
 
-/* cJSON reads a few texts RFC 8259 refuses: numbers such as 01, 1. and -.5,
- * control characters in strings or between tokens, a byte order mark, and a
- * \u escape without four hex digits (as U+0000). Returns the offset of the first such text,
- * with `what` saying which, or `len` if there is none. */
-static size_t strict_lexemes(const char *s, size_t len, const char **what) {
-    bool in_string = false;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (in_string) {
-            if (c < 0x20) {
-                *what = "control character in string";
-                return i;
-            }
-            if (c == '"') {
-                in_string = false;
-            } else if (c == '\\' && i + 1 < len && s[++i] == 'u') {
-                for (size_t k = 1; k <= 4; k++) {
-                    if (i + k >= len || !is_hex(s[i + k])) {
-                        *what = "bad \\u escape";
-                        return i - 1;
-                    }
+/* The offset of the quote that ends the string whose text starts at s[i],
+ * or of the first text in it RFC 8259 refuses and cJSON reads (then `what`
+ * says which), or `len` or more if the string does not end (which cJSON
+ * refuses). Plain bytes are passed in a tight loop: strings are most of a
+ * call's arguments. */
+static size_t string_end(const char *s, size_t i, size_t len, const char **what) {
+    for (;;) {
+        while (i < len && (unsigned char)s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') i++;
+        if (i >= len || s[i] == '"') return i;
+        if ((unsigned char)s[i] < 0x20) {
+            *what = "control character in string";
+            return i;
+        }
+        /* A backslash: cJSON checks the escape, but reads a \u with fewer
+         * than four hex digits as U+0000. */
+        if (i + 1 < len && s[i + 1] == 'u') {
+            for (size_t k = 2; k <= 5; k++) {
+                if (i + k >= len || !is_hex(s[i + k])) {
+                    *what = "bad \\u escape";
+                    return i;
                 }
             }
-        } else if (c == '"') {
-            in_string = true;
+        }
+        i += 2;
+    }
+}
+
+/* cJSON reads a few texts RFC 8259 refuses: numbers such as 01, 1. and -.5,
+ * control characters in strings or between tokens, a byte order mark, and a
+ * \u escape without four hex digits (as U+0000). Returns the offset of the
+ * first such text, with `what` saying which, or `len` if there is none. */
+static size_t strict_lexemes(const char *s, size_t len, const char **what) {
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"') {
+            i = string_end(s, i + 1, len, what);
+            if (*what != NULL) return i;
         } else if ((c < 0x20 && !is_space((char)c)) || c >= 0x80) {
             *what = "unexpected character";
             return i;

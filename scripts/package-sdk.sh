@@ -59,8 +59,6 @@ case "$language" in
         ls "$out"/mcp-wasm-sdk-*.tgz
         ;;
     rust | tool)
-        # shellcheck source=lib/target-dir.sh
-        . "$repo/scripts/lib/target-dir.sh"
         # The SDK and its macros are packed and checked together; the tool
         # is checked by its `cargo install` (the crate's build), not twice.
         crates=(mcp-wasm-sdk mcp-wasm-sdk-macros)

@@ -12,8 +12,8 @@
 # Writes OUT_DIR/mcp-wasm-host-VERSION-linux-x86_64.mcpb and prints its path
 # on stdout; progress goes to stderr. VERSION is the manifest's, which
 # tests/python/test_bundle.py keeps equal to the workspace's.
-set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 if [[ $# -lt 1 || $# -gt 2 ]]; then
     echo "usage: scripts/build-bundle.sh OUT_DIR [BINARY]" >&2
     exit 2
@@ -24,8 +24,7 @@ if [[ -z "$bin" ]]; then
     bin="$("$repo/scripts/install-host.sh")"
 fi
 if [[ ! -x "$bin" ]]; then
-    echo "build-bundle: $bin is not an executable file" >&2
-    exit 1
+    die "$bin is not an executable file"
 fi
 # The manifest declares Linux only and no runtime: the binary must run on
 # any Linux x86_64, so it is a static ELF for x86-64 (no interpreter).
@@ -59,15 +58,14 @@ mkdir -p "$stage/server"
 cp "$repo/packaging/mcpb/manifest.json" "$repo/LICENSE" "$stage/"
 install -m 0755 "$bin" "$stage/server/mcp-wasm-host"
 
-echo "build-bundle: mcpb validate" >&2
+say "mcpb validate"
 "${mcpb[@]}" validate "$stage/manifest.json" >&2
 mkdir -p "$out"
 bundle="$(cd "$out" && pwd)/mcp-wasm-host-$version-linux-x86_64.mcpb"
 rm -f "$bundle"
-echo "build-bundle: mcpb pack" >&2
+say "mcpb pack"
 "${mcpb[@]}" pack "$stage" "$bundle" >&2
 if [[ ! -s "$bundle" ]]; then
-    echo "build-bundle: mcpb pack wrote no $bundle" >&2
-    exit 1
+    die "mcpb pack wrote no $bundle"
 fi
 echo "$bundle"

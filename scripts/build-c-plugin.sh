@@ -30,7 +30,8 @@
 # Cargo.lock and the build scripts. A rerun with the same inputs only copies the file (and runs
 # neither cargo nor clang); a new build removes the plugin's older ones.
 # Prints the path of each component on stdout; progress goes to stderr.
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 # shellcheck source=lib/compiled-plugins.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/compiled-plugins.sh"
 plugins_setup build-c-plugin c '*.c' MCP_WASM_HOST_C_CACHE "$@"

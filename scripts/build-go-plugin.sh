@@ -48,7 +48,8 @@
 # copies the file (and runs neither cargo nor go); a new build removes the
 # plugin's older ones. Go's own caches live in target/go-cache. Prints the
 # path of each component on stdout; progress goes to stderr.
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 # shellcheck source=lib/compiled-plugins.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/compiled-plugins.sh"
 plugins_setup build-go-plugin go go.mod MCP_WASM_HOST_GO_CACHE "$@"

@@ -16,10 +16,8 @@
 # or load it into podman with `podman pull oci:LAYOUT:VERSION`.
 #
 # Prints LAYOUT on stdout; the manifest digest and progress go to stderr.
-set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# shellcheck source=lib/target-dir.sh
-. "$repo/scripts/lib/target-dir.sh"
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
 layout="${1:-$(cargo_target_dir)/image/oci}"
 bin="${MCP_WASM_HOST_INSTALLED_BIN:-}"
@@ -34,5 +32,5 @@ ca_dir=/usr/share/ca-certificates/mozilla
 
 digest="$(python3 "$repo/packaging/image/build_image.py" --binary "$bin" --ca-dir "$ca_dir" \
     --version "$version" --epoch "$epoch" --out "$layout")"
-echo "build-image: ghcr.io/mcp-wasm-host/mcp-wasm-host:$version $digest" >&2
+say "ghcr.io/mcp-wasm-host/mcp-wasm-host:$version $digest"
 echo "$layout"

@@ -15,45 +15,21 @@
 # lockfile, and the WIT. A rerun with the same inputs only copies the file;
 # a new build of a plugin removes its older cached builds.
 # Prints the path of each component on stdout; progress goes to stderr.
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-if [[ $# -lt 1 || "$1" == -* ]]; then
-    echo "usage: $0 OUT_DIR [NAME...]" >&2
-    exit 2
-fi
-
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out_dir="$1"
-shift
-mkdir -p "$out_dir"
-out_dir="$(cd "$out_dir" && pwd)"
-# Where the NAME directories are: plugins/js, or $MCP_WASM_HOST_PLUGIN_SRC
-# (the `languages` benchmark builds its probes from host/benches/guests/js).
-src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/js}" && pwd)"
-# shellcheck source=lib/target-dir.sh
-. "$repo/scripts/lib/target-dir.sh"
+# shellcheck source=lib/plugin-sources.sh
+. "$repo/scripts/lib/plugin-sources.sh"
+plugin_sources js 'src/index.[jt]s' "$@"
 cache="${MCP_WASM_HOST_JS_CACHE:-$(cargo_target_dir)/js-plugins-cache}"
 mkdir -p "$cache"
 
 node="$("$repo/scripts/setup-node.sh")"
 
-if [[ $# -gt 0 ]]; then
-    names=("$@")
-else
-    names=()
-    for dir in "$src_root"/*/; do
-        [[ -f "$dir/src/index.ts" || -f "$dir/src/index.js" ]] && names+=("$(basename "$dir")")
-    done
-fi
-if [[ ${#names[@]} -eq 0 ]]; then
-    echo "build-js-plugin: no plugins found under $src_root" >&2
-    exit 1
-fi
-
 # inputs_hash DIR: one hash over the path and contents of every file the
 # build of plugins/js/DIR reads.
 inputs_hash() {
-    (cd "$repo" && find "$(realpath --relative-to="$repo" "$src_root/$1")" sdk-js/src sdk-js/bin sdk-js/package-lock.json wit \
+    (cd "$repo" && find "$src_rel/$1" sdk-js/src sdk-js/bin sdk-js/package-lock.json wit \
         -type f -not -path '*/node_modules/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
         sha256sum | cut -c1-16
 }
@@ -63,12 +39,11 @@ for name in "${names[@]}"; do
     entry="$src/index.ts"
     [[ -f "$entry" ]] || entry="$src/index.js"
     if [[ ! -f "$entry" ]]; then
-        echo "build-js-plugin: $src/index.ts (or index.js) not found" >&2
-        exit 1
+        die "$src/index.ts (or index.js) not found"
     fi
     cached="$cache/$name-$(inputs_hash "$name").wasm"
     if [[ -f "$cached" ]]; then
-        echo "build-js-plugin: $name.wasm: unchanged, from $cached" >&2
+        say "$name.wasm: unchanged, from $cached"
     else
         start=$(date +%s.%N)
         "$node" "$repo/sdk-js/bin/mcp-wasm-sdk.js" build "$entry" -o "$cached.part" --wit "$repo/wit"

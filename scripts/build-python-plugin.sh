@@ -22,43 +22,17 @@
 # directory, as componentize-py otherwise appends the site-packages of
 # `python3` on PATH, which makes the output depend on what the machine has).
 # Prints the path of each component built on stdout; progress goes to stderr.
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-if [[ $# -lt 1 || "$1" == -* ]]; then
-    echo "usage: $0 OUT_DIR [NAME...]" >&2
-    exit 2
-fi
-
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out_dir="$1"
-shift
-mkdir -p "$out_dir"
-out_dir="$(cd "$out_dir" && pwd)"
-# Where the NAME directories are: plugins/python, or $MCP_WASM_HOST_PLUGIN_SRC
-# (the `languages` benchmark builds its probes from host/benches/guests/python).
-src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/python}" && pwd)"
+# shellcheck source=lib/plugin-sources.sh
+. "$repo/scripts/lib/plugin-sources.sh"
+plugin_sources python app.py "$@"
 
 python="$("$repo/scripts/setup-python.sh")"
 
-if [[ $# -gt 0 ]]; then
-    names=("$@")
-else
-    names=()
-    for dir in "$src_root"/*/; do
-        [[ -f "$dir/app.py" ]] && names+=("$(basename "$dir")")
-    done
-fi
-if [[ ${#names[@]} -eq 0 ]]; then
-    echo "build-python-plugin: no plugins found under $src_root" >&2
-    exit 1
-fi
-
 for name in "${names[@]}"; do
     src="$src_root/$name"
-    if [[ ! -f "$src/app.py" ]]; then
-        echo "build-python-plugin: $src/app.py not found" >&2
-        exit 1
-    fi
     wasm="$out_dir/$name.wasm"
     start=$(date +%s.%N)
     # The SDK's own build command, as a user runs it once installed.

@@ -28,17 +28,15 @@
 # target/conformance/RUN. On failure the server's log is printed. Extra
 # arguments go to the suite instead, in one run `custom`, without the
 # baseline: e.g. `scripts/conformance.sh --scenario ping`.
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
 conf_dir="$repo/tests/conformance"
 policy="$conf_dir/mcp-wasm-host.toml"
 baseline="$conf_dir/expected-failures.yml"
 suite_js="$conf_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-# shellcheck source=lib/target-dir.sh
-. "$repo/scripts/lib/target-dir.sh"
 target="$(cargo_target_dir)"
 out="${CONFORMANCE_OUT:-$target/conformance}"
 host_bin="$target/debug/mcp-wasm-host"
@@ -49,7 +47,6 @@ fnv_plugin="$target/plugins/testing/fnv.wasm"
 start_timeout="${CONFORMANCE_START_TIMEOUT:-120}"
 suite_timeout="${CONFORMANCE_SUITE_TIMEOUT:-900}"
 
-say() { echo "conformance: $*" >&2; }
 
 node="$(scripts/setup-node.sh)"
 export PATH="$(dirname "$node"):$PATH"
@@ -64,8 +61,7 @@ else
 fi
 [[ -f "$plugin" ]] || { say "$plugin was not built"; exit 1; }
 if ! "$host_bin" serve --help | grep -q -- '--http'; then
-    say "$host_bin has no \`serve --http\`: the suite tests Streamable HTTP only"
-    exit 1
+    die "$host_bin has no \`serve --http\`: the suite tests Streamable HTTP only"
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/mcp-conformance.XXXXXX")"
@@ -128,12 +124,10 @@ while [[ -z "$url" || -z "$loaded" ]]; do
     if ! kill -0 "$server_pid" 2>/dev/null; then
         wait "$server_pid" && status=0 || status=$?
         server_pid=""
-        say "the server exited (status $status) before it was ready"
-        exit 1
+        die "the server exited (status $status) before it was ready"
     fi
     if ((SECONDS >= deadline)); then
-        say "the server was not ready within ${start_timeout} s (url: ${url:-none}, plugins loaded: ${loaded:-no})"
-        exit 1
+        die "the server was not ready within ${start_timeout} s (url: ${url:-none}, plugins loaded: ${loaded:-no})"
     fi
     clean="$(sed 's/\x1b\[[0-9;]*m//g' "$log")"
     url="$(grep -o 'listening on http://[^ ]*' <<<"$clean" | head -n1 | sed 's/^listening on //')" || true
@@ -141,8 +135,7 @@ while [[ -z "$url" || -z "$loaded" ]]; do
     [[ -n "$url" && -n "$loaded" ]] || sleep 0.2
 done
 if ! grep -q 'failed=0' <<<"$loaded" || ! grep -q 'plugins=1' <<<"$loaded"; then
-    say "the conformance plugin did not load: $loaded"
-    exit 1
+    die "the conformance plugin did not load: $loaded"
 fi
 say "server ready at $url"
 

@@ -16,7 +16,8 @@
 #                   the log prints it)
 #   MCP_WASM_HOST_CACHE  where the pinned cargo-fuzz, the fuzz build and the
 #                   corpus the fuzzer grows are kept between runs on this
-#                   machine (default ~/.cache/mcp-wasm-host)
+#                   machine (default $XDG_CACHE_HOME/mcp-wasm-host, else
+#                   ~/.cache/mcp-wasm-host)
 #
 # Toolchain: stable Rust. cargo-fuzz's nightly-only options (the sanitizers,
 # -Zbuild-std) are not used: with `--sanitizer none` it passes rustc only
@@ -27,12 +28,12 @@
 # stays fixed. No sanitizer: the host forbids unsafe code, so
 # AddressSanitizer would mostly watch dependencies, at about twice the
 # build and run time.
-set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 cd "$repo"
 
 cargo_fuzz_version=0.13.2
-cache="${MCP_WASM_HOST_CACHE:-$HOME/.cache/mcp-wasm-host}"
+cache="${MCP_WASM_HOST_CACHE:-$cache_root}"
 seconds="${FUZZ_SECONDS:-45}"
 timeout="${FUZZ_TIMEOUT:-10}"
 targets="${FUZZ_TARGETS:-jsonrpc_message argument_validation result_conversion wit_value_conversion}"
@@ -41,7 +42,7 @@ build_dir="$cache/fuzz-target"
 cargo_fuzz="$tools/bin/cargo-fuzz"
 
 if [[ "$("$cargo_fuzz" --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]]; then
-    echo "fuzz: installing cargo-fuzz $cargo_fuzz_version into $tools" >&2
+    say "installing cargo-fuzz $cargo_fuzz_version into $tools"
     cargo install --locked --quiet cargo-fuzz --version "$cargo_fuzz_version" --root "$tools" >&2
 fi
 

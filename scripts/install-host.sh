@@ -14,10 +14,8 @@
 # workspace's target directory (CARGO_TARGET_DIR, as scripts/test.sh sets
 # it), so only the host crate itself is compiled again when it changed.
 # Prints the installed binary's path on stdout; progress goes to stderr.
-set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# shellcheck source=lib/target-dir.sh
-. "$repo/scripts/lib/target-dir.sh"
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 target="$(cargo_target_dir)"
 root="${1:-$target/installed-host}"
 triple=x86_64-unknown-linux-musl
@@ -26,7 +24,7 @@ CC_x86_64_unknown_linux_musl="$("$repo/scripts/setup-musl.sh")"
 export CC_x86_64_unknown_linux_musl
 export CARGO_TARGET_DIR="$target"
 
-echo "install-host: cargo package -p mcp-wasm-host" >&2
+say "cargo package -p mcp-wasm-host"
 (cd "$repo" && cargo package --quiet --locked --allow-dirty --no-verify -p mcp-wasm-host >&2)
 version="$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
     python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcp-wasm-host"))')"
@@ -36,22 +34,21 @@ crate="$target/package/mcp-wasm-host-$version.crate"
 # sources at the same path and rebuilds only what changed.
 # The crate is unpacked again only when its bytes changed, so that an
 # unchanged host is not compiled again (unpacking gives the files new times).
-src="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-wasm-host/host-crate"
+src="$cache_root/host-crate"
 stamp="$src/.crate.sha256"
-want="$(sha256sum "$crate" | cut -d' ' -f1)"
-if [[ ! -f "$stamp" ]] || [[ "$(cat "$stamp")" != "$want" ]]; then
+want="$(sha256_of "$crate")"
+if ! stamped "$stamp" "$want"; then
     rm -rf "$src"
     mkdir -p "$src"
     tar -xzf "$crate" -C "$src"
     echo "$want" > "$stamp"
 fi
 
-echo "install-host: cargo install --locked --target $triple --root $root" >&2
+say "cargo install --locked --target $triple --root $root"
 cargo install --quiet --locked --force --target "$triple" --root "$root" \
     --path "$src/mcp-wasm-host-$version" >&2
 bin="$root/bin/mcp-wasm-host"
 if ! "$bin" --version >/dev/null; then
-    echo "install-host: $bin does not run" >&2
-    exit 1
+    die "$bin does not run"
 fi
 echo "$bin"

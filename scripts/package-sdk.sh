@@ -28,12 +28,12 @@
 # VERSION is the workspace's (Cargo.toml); sdk-c/VERSION, sdk-python's
 # pyproject.toml and sdk-js's package.json say the same
 # (tests/python/test_new_outside.py checks).
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 if [[ $# -ne 2 ]]; then
     echo "usage: $0 python|js|rust|tool|go|c OUT_DIR" >&2
     exit 2
 fi
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 language="$1"
 mkdir -p "$2"
 out="$(cd "$2" && pwd)"
@@ -59,8 +59,6 @@ case "$language" in
         ls "$out"/mcp-wasm-sdk-*.tgz
         ;;
     rust | tool)
-        # shellcheck source=lib/target-dir.sh
-        . "$repo/scripts/lib/target-dir.sh"
         # The SDK and its macros are packed and checked together; the tool
         # is checked by its `cargo install` (the crate's build), not twice.
         crates=(mcp-wasm-sdk mcp-wasm-sdk-macros)
@@ -85,8 +83,7 @@ case "$language" in
         cp "$repo/wit/plugin.wit" "$stage/$name/wit/"
         cp "$repo/LICENSE" "$stage/$name/" 2>/dev/null || true
         if [[ "$(cat "$stage/$name/VERSION")" != "$version" ]]; then
-            echo "package-sdk: sdk-c/VERSION says $(cat "$stage/$name/VERSION"), the workspace $version" >&2
-            exit 1
+            die "sdk-c/VERSION says $(cat "$stage/$name/VERSION"), the workspace $version"
         fi
         # Reproducible: sorted names, one owner, the time of the last commit.
         stamp="$(git -C "$repo" log -1 --format=%ct 2>/dev/null || echo 0)"
@@ -95,7 +92,7 @@ case "$language" in
         ls "$out/$name.tar.gz"
         ;;
     *)
-        echo "package-sdk: no SDK $language (python, js, rust, tool, go or c)" >&2
+        say "no SDK $language (python, js, rust, tool, go or c)"
         exit 2
         ;;
 esac

@@ -8,9 +8,9 @@
 # Prints the path of clang-19 on stdout (everything else goes to stderr), so
 # callers can do:
 #   MCP_WASM_HOST_C="$(scripts/setup-c.sh)"
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 list="$repo/sdk-c/debian-packages.txt"
 
 # shellcheck source=lib/debian-pins.sh
@@ -19,7 +19,6 @@ install_pinned setup-c "$list"
 
 clang="$(command -v clang-19 || true)"
 if [[ -z "$clang" ]] || ! "$clang" --version >/dev/null 2>&1; then
-    echo "setup-c: clang-19 does not run after installing ${pins[*]}" >&2
-    exit 1
+    die "clang-19 does not run after installing ${pins[*]}"
 fi
 echo "$clang"

@@ -9,9 +9,9 @@
 # Prints the path of the chromium binary on stdout (everything else goes to
 # stderr), so callers can do:
 #   MCP_WASM_HOST_CHROMIUM="$(scripts/setup-chromium.sh)"
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 list="$repo/tests/apps/debian-packages.txt"
 
 # shellcheck source=lib/debian-pins.sh
@@ -20,7 +20,6 @@ install_pinned setup-chromium "$list"
 
 chromium="$(command -v chromium || true)"
 if [[ -z "$chromium" ]] || ! "$chromium" --headless --no-sandbox --version >/dev/null 2>&1; then
-    echo "setup-chromium: chromium does not run after installing ${pins[*]}" >&2
-    exit 1
+    die "chromium does not run after installing ${pins[*]}"
 fi
 echo "$chromium"

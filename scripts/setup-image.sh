@@ -9,9 +9,9 @@
 # Prints the path of podman on stdout (skopeo and runc are beside it; what
 # was installed goes to stderr), so callers can do:
 #   MCP_WASM_HOST_PODMAN="$(scripts/setup-image.sh)"
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 list="$repo/packaging/image/debian-packages.txt"
 
 # shellcheck source=lib/debian-pins.sh
@@ -20,9 +20,8 @@ install_pinned setup-image "$list"
 
 for tool in podman skopeo runc; do
     if ! command -v "$tool" >/dev/null 2>&1 || ! "$tool" --version >/dev/null 2>&1; then
-        echo "setup-image: $tool does not run after installing ${pins[*]}" >&2
-        exit 1
+        die "$tool does not run after installing ${pins[*]}"
     fi
 done
-echo "setup-image: $(podman --version), $(skopeo --version), $(runc --version | head -1)" >&2
+say "$(podman --version), $(skopeo --version), $(runc --version | head -1)"
 command -v podman

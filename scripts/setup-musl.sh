@@ -9,9 +9,9 @@
 # Prints the C compiler (musl-gcc) on stdout (everything else goes to
 # stderr), so callers can do:
 #   export CC_x86_64_unknown_linux_musl="$(scripts/setup-musl.sh)"
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 list="$repo/packaging/debian-packages.txt"
 
 # shellcheck source=lib/debian-pins.sh
@@ -24,7 +24,6 @@ fi
 
 cc="$(command -v musl-gcc || true)"
 if [[ -z "$cc" ]] || ! "$cc" --version >/dev/null 2>&1; then
-    echo "setup-musl: musl-gcc does not run after installing ${pins[*]}" >&2
-    exit 1
+    die "musl-gcc does not run after installing ${pins[*]}"
 fi
 echo "$cc"

@@ -10,9 +10,9 @@
 # Prints the path of the nginx binary on stdout (everything else goes to
 # stderr), so callers can do:
 #   MCP_WASM_HOST_NGINX="$(scripts/setup-nginx.sh)"
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 list="$repo/tests/replicas/debian-packages.txt"
 
 # Debian's maintainer scripts start services through invoke-rc.d, which asks
@@ -33,7 +33,6 @@ install_pinned setup-nginx "$list"
 
 nginx=/usr/sbin/nginx
 if ! "$nginx" -v >/dev/null 2>&1; then
-    echo "setup-nginx: $nginx does not run after installing ${pins[*]}" >&2
-    exit 1
+    die "$nginx does not run after installing ${pins[*]}"
 fi
 echo "$nginx"

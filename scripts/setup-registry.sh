@@ -9,9 +9,9 @@
 # Prints the path of the registry binary on stdout (everything else goes to
 # stderr), so callers can do:
 #   MCP_WASM_HOST_REGISTRY="$(scripts/setup-registry.sh)"
-set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 list="$repo/tests/registry/debian-packages.txt"
 
 # shellcheck source=lib/debian-pins.sh
@@ -22,7 +22,6 @@ install_pinned setup-registry "$list"
 # start a service when there is no init system (and the test starts its own).
 registry="$(command -v docker-registry || true)"
 if [[ -z "$registry" ]] || ! "$registry" --version >/dev/null 2>&1; then
-    echo "setup-registry: docker-registry does not run after installing ${pins[*]}" >&2
-    exit 1
+    die "docker-registry does not run after installing ${pins[*]}"
 fi
 echo "$registry"

@@ -29,35 +29,35 @@
 #      hidden (test_new_outside.py);
 #   4. scripts/conformance.sh: the official MCP conformance suite
 #      (--suite all) against `serve --http` with the conformance plugin.
-set -euo pipefail
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 cd "$repo"
-# shellcheck source=lib/target-dir.sh
-. "$repo/scripts/lib/target-dir.sh"
 
 if command -v rustup >/dev/null 2>&1; then
     rustup target add wasm32-wasip2 >&2
 fi
 
-MCP_WASM_HOST_PYTHON="$(scripts/setup-python.sh)"
-export MCP_WASM_HOST_PYTHON
-MCP_WASM_HOST_NODE="$(scripts/setup-node.sh)"
-export MCP_WASM_HOST_NODE
-MCP_WASM_HOST_C="$(scripts/setup-c.sh)"
-export MCP_WASM_HOST_C
-MCP_WASM_HOST_GO="$(scripts/setup-go.sh)"
-export MCP_WASM_HOST_GO
-MCP_WASM_HOST_CHROMIUM="$(scripts/setup-chromium.sh)"
-export MCP_WASM_HOST_CHROMIUM
-MCP_WASM_HOST_REGISTRY="$(scripts/setup-registry.sh)"
-export MCP_WASM_HOST_REGISTRY
-MCP_WASM_HOST_NGINX="$(scripts/setup-nginx.sh)"
-export MCP_WASM_HOST_NGINX
-MCP_WASM_HOST_PODMAN="$(scripts/setup-image.sh)"
-export MCP_WASM_HOST_PODMAN
+# setup VAR SCRIPT: runs scripts/SCRIPT (which installs a toolchain or a
+# server and prints its path) and exports the path as VAR; a failed setup
+# stops the run.
+setup() {
+    local path
+    path="$("scripts/$2")"
+    export "$1=$path"
+}
+setup MCP_WASM_HOST_PYTHON setup-python.sh
+setup MCP_WASM_HOST_NODE setup-node.sh
+setup MCP_WASM_HOST_C setup-c.sh
+setup MCP_WASM_HOST_GO setup-go.sh
+setup MCP_WASM_HOST_CHROMIUM setup-chromium.sh
+setup MCP_WASM_HOST_REGISTRY setup-registry.sh
+setup MCP_WASM_HOST_NGINX setup-nginx.sh
+setup MCP_WASM_HOST_PODMAN setup-image.sh
 
 # Every test runs: a test that cannot find its toolchain or server fails
-# instead of skipping (host/tests/all/common/mod.rs, `skip`).
+# instead of skipping (the Rust tests' `common::toolchain` and `skip` in
+# host/tests/all/common/mod.rs, the Python tests' `toolchain` fixture in
+# tests/python/conftest.py).
 export MCP_WASM_HOST_REQUIRE_ALL=1
 
 echo "== cargo test --workspace" >&2

@@ -1,16 +1,13 @@
 # shellcheck shell=bash
 # What the build scripts of compiled-language plugins share
-# (scripts/build-c-plugin.sh, scripts/build-go-plugin.sh); sourced, not run.
+# (scripts/build-c-plugin.sh, scripts/build-go-plugin.sh); sourced, not run,
+# after lib/common.sh (for repo and cargo_target_dir).
 #
 #   plugins_setup PREFIX LANG MARKER CACHE_VAR "$@"
-#       reads `OUT_DIR [NAME...]`; sets repo, out_dir, cache, src_root (where
-#       the NAME directories are: plugins/LANG, or $MCP_WASM_HOST_PLUGIN_SRC;
-#       the `languages` benchmark builds its probes from
-#       host/benches/guests/LANG), src_rel (src_root relative to the
-#       repository, for plugins_hash) and names (every NAME directory
-#       holding a file matching MARKER when no NAME is given). Messages start with PREFIX; $CACHE_VAR, if set, overrides
-#       the cache directory (LANG-plugins-cache in cargo's target
-#       directory).
+#       reads `OUT_DIR [NAME...]` with plugin_sources (lib/plugin-sources.sh:
+#       sets out_dir, src_root, src_rel and names) and sets cache:
+#       $CACHE_VAR if set, else LANG-plugins-cache in cargo's target
+#       directory. Messages start with PREFIX.
 #   plugins_hash PATH...
 #       one hash over the path and contents of every file under the PATHs
 #       (relative to the repository).
@@ -25,45 +22,16 @@
 #   sdk_tool ARG...
 #       runs the SDKs' build tool (sdk-tool) through cargo.
 
+# shellcheck source=plugin-sources.sh
+. "$repo/scripts/lib/plugin-sources.sh"
+
 plugins_setup() {
     prefix="$1" lang="$2"
     local marker="$3" cache_var="$4"
     shift 4
-    if [[ $# -lt 1 || "$1" == -* ]]; then
-        echo "usage: $0 OUT_DIR [NAME...]" >&2
-        exit 2
-    fi
-    repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-    out_dir="$1"
-    shift
-    mkdir -p "$out_dir"
-    out_dir="$(cd "$out_dir" && pwd)"
-    # shellcheck source=target-dir.sh
-    . "$repo/scripts/lib/target-dir.sh"
+    plugin_sources "$lang" "$marker" "$@"
     cache="${!cache_var:-$(cargo_target_dir)/$lang-plugins-cache}"
     mkdir -p "$cache"
-    src_root="$(cd "${MCP_WASM_HOST_PLUGIN_SRC:-$repo/plugins/$lang}" && pwd)"
-    src_rel="$(realpath --relative-to="$repo" "$src_root")"
-
-    local dir
-    names=()
-    if [[ $# -gt 0 ]]; then
-        names=("$@")
-    else
-        for dir in "$src_root"/*/; do
-            compgen -G "$dir$marker" >/dev/null && names+=("$(basename "$dir")")
-        done
-    fi
-    if [[ ${#names[@]} -eq 0 ]]; then
-        echo "$prefix: no plugins found under $src_root" >&2
-        exit 1
-    fi
-    for dir in "${names[@]}"; do
-        if ! compgen -G "$src_root/$dir/$marker" >/dev/null; then
-            echo "$prefix: no $marker in $src_root/$dir" >&2
-            exit 1
-        fi
-    done
 }
 
 plugins_hash() {

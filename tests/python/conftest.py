@@ -1,15 +1,65 @@
-"""Fixtures several test files share: `installed_host` (the host as a user
+"""Fixtures several test files share: `toolchain` (a program a test needs,
+or a skip that fails under CI), `installed_host` (the host as a user
 installs it) and `image` (the container image built from it)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def everything_required(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether every test must run: under CI (CI set to anything but empty,
+    0 or false) or when scripts/test.sh runs the tests
+    (MCP_WASM_HOST_REQUIRE_ALL=1). The Rust tests decide the same way
+    (host/tests/all/common/mod.rs, everything_required)."""
+    def set_(var: str) -> bool:
+        return environ.get(var, "").strip().lower() not in ("", "0", "false")
+    return set_("CI") or set_("MCP_WASM_HOST_REQUIRE_ALL")
+
+
+def missing(reason: str, environ: Mapping[str, str] = os.environ) -> NoReturn:
+    """A test cannot run because of `reason`: it fails under CI, and
+    elsewhere skips (pytest.ini's -rs prints the reason on one line)."""
+    if everything_required(environ):
+        pytest.fail(f"under CI (CI set, or MCP_WASM_HOST_REQUIRE_ALL=1 as scripts/test.sh sets it) "
+                    f"every test must run, but {reason}")
+    pytest.skip(reason)
+
+
+def find_toolchain(var: str | None, setup: str, on_path: str | None = None,
+                   environ: Mapping[str, str] = os.environ) -> str:
+    """The program a test needs that the build does not provide: $var
+    (which scripts/test.sh sets to what scripts/SETUP prints), else `on_path`
+    found on PATH; if neither, `missing` says which setup script provides it."""
+    how = f"run scripts/{setup}" + (f" and set {var} to what it prints" if var else "") + \
+        " (scripts/test.sh does)"
+    value = environ.get(var, "") if var else ""
+    if value:
+        if Path(value).exists():
+            return value
+        missing(f"{var}={value} does not exist: {how}", environ)
+    found = shutil.which(on_path, path=environ.get("PATH", "")) if on_path else None
+    if found:
+        return found
+    unset = f"{var} is unset" if var else ""
+    not_found = f"`{on_path}` is not on PATH" if on_path else ""
+    missing(" and ".join(filter(None, [unset, not_found])) + f": {how}", environ)
+
+
+@pytest.fixture(scope="session")
+def toolchain():
+    """`find_toolchain`, for a test or fixture to call with the variable and
+    setup script of what it needs."""
+    return find_toolchain
 
 
 @pytest.fixture(scope="session")

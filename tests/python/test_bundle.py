@@ -32,6 +32,8 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from conftest import find_toolchain, missing
+
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_MANIFEST = REPO / "packaging" / "mcpb" / "manifest.json"
 MCPB_PACKAGE = REPO / "packaging" / "mcpb" / "node_modules" / "@anthropic-ai" / "mcpb"
@@ -40,9 +42,10 @@ LAUNCH = Path(__file__).resolve().parent / "mcpb_launch.mjs"
 
 
 def node() -> str:
-    path = os.environ.get("MCP_WASM_HOST_NODE")
-    assert path, "set MCP_WASM_HOST_NODE to Node 22: MCP_WASM_HOST_NODE=$(scripts/setup-node.sh) (scripts/test.sh does)"
-    assert MCPB_CLI.is_file(), "the mcpb CLI is not installed in packaging/mcpb/node_modules: run scripts/setup-node.sh"
+    """Node 22, with the mcpb CLI that scripts/setup-node.sh installs beside it."""
+    path = find_toolchain("MCP_WASM_HOST_NODE", "setup-node.sh")
+    if not MCPB_CLI.is_file():
+        missing("the mcpb CLI is not installed in packaging/mcpb/node_modules: run scripts/setup-node.sh (scripts/test.sh does)")
     return path
 
 

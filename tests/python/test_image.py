@@ -32,13 +32,12 @@ Needs MCP_WASM_HOST_REGISTRY (scripts/setup-registry.sh), podman, skopeo and
 runc (MCP_WASM_HOST_PODMAN=$(scripts/setup-image.sh)), the Python SDK, and the
 example plugins (scripts/build-plugins.sh); scripts/test.sh provides them all.
 Under CI (MCP_WASM_HOST_REQUIRE_ALL=1 or CI=true) a missing tool fails the
-test; elsewhere it skips.
+test; elsewhere it skips (conftest.py's `toolchain`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import queue
 import shutil
 import socket
@@ -62,21 +61,6 @@ ULIMITS = ["--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"]
 # A bound on each wait for the server (its first start compiles the plugin);
 # the test waits on its log lines, never on time.
 STARTUP_SECONDS = 300
-
-
-def required() -> bool:
-    return os.environ.get("MCP_WASM_HOST_REQUIRE_ALL") == "1" or os.environ.get("CI") == "true"
-
-
-def tool(name: str, env: str | None = None) -> str:
-    path = os.environ.get(env) if env else None
-    path = path or shutil.which(name)
-    if not path:
-        message = f"{name} is not installed: run scripts/setup-image.sh (scripts/test.sh does)"
-        if required():
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
 
 
 def test_the_image_holds_the_static_binary_and_no_shell(image: Layout, installed_host: Path):
@@ -137,13 +121,8 @@ def test_the_same_inputs_give_the_same_digest_and_other_inputs_another(
 
 
 @pytest.fixture(scope="module")
-def registry(tmp_path_factory):
-    binary = os.environ.get("MCP_WASM_HOST_REGISTRY")
-    if not binary:
-        message = "set MCP_WASM_HOST_REGISTRY=$(scripts/setup-registry.sh) (scripts/test.sh does)"
-        if required():
-            pytest.fail(message)
-        pytest.skip(message)
+def registry(tmp_path_factory, toolchain):
+    binary = toolchain("MCP_WASM_HOST_REGISTRY", "setup-registry.sh")
     dir = tmp_path_factory.mktemp("registry")
     port = free_port()
     config = dir / "config.yml"
@@ -206,16 +185,17 @@ def rest(lines: queue.Queue) -> str:
 
 
 @pytest.fixture(scope="module")
-def pushed(image: Layout, registry: str) -> str:
-    skopeo = tool("skopeo")
+def pushed(image: Layout, registry: str, toolchain) -> str:
+    skopeo = toolchain(None, "setup-image.sh", "skopeo")
     ref = f"{registry}/{REPOSITORY}:{VERSION}"
     subprocess.run([skopeo, "copy", "--quiet", "--dest-tls-verify=false", f"oci:{image.path}:{VERSION}",
                     f"docker://{ref}"], check=True)
     return ref
 
 
-def test_pushed_to_the_registry_and_pulled_back_with_the_same_digest(image: Layout, pushed: str, tmp_path: Path):
-    skopeo = tool("skopeo")
+def test_pushed_to_the_registry_and_pulled_back_with_the_same_digest(image: Layout, pushed: str, tmp_path: Path,
+                                                                    toolchain):
+    skopeo = toolchain(None, "setup-image.sh", "skopeo")
     raw = subprocess.run([skopeo, "inspect", "--raw", "--tls-verify=false", f"docker://{pushed}"],
                          check=True, capture_output=True).stdout
     assert "sha256:" + hashlib.sha256(raw).hexdigest() == image.digest
@@ -252,10 +232,10 @@ class Podman:
 
 
 @pytest.fixture(scope="module")
-def podman(pushed: str, image: Layout, tmp_path_factory) -> Podman:
+def podman(pushed: str, image: Layout, tmp_path_factory, toolchain) -> Podman:
     """podman with storage of its own, holding the image pulled from the registry."""
-    binary = tool("podman", "MCP_WASM_HOST_PODMAN")
-    tool("runc")
+    binary = toolchain("MCP_WASM_HOST_PODMAN", "setup-image.sh", "podman")
+    toolchain(None, "setup-image.sh", "runc")
     p = Podman(binary, tmp_path_factory.mktemp("podman"), pushed)
     subprocess.run(p.cmd("pull", "--quiet", "--tls-verify=false", pushed), check=True, stdout=subprocess.DEVNULL)
     digest = subprocess.run(p.cmd("image", "inspect", "--format", "{{.Digest}}", pushed),

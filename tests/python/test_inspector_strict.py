@@ -19,13 +19,13 @@ scripts/setup-node.sh); scripts/test.sh sets both.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import find_toolchain, missing
 from host_session import REPO, host_bin
 
 LAUNCHER = REPO / "tests/ts/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
@@ -33,9 +33,10 @@ PLUGINS = sorted(p.name for p in (REPO / "plugins" / "python").iterdir() if (p /
 
 
 def node() -> str:
-    path = os.environ.get("MCP_WASM_HOST_NODE")
-    assert path, "set MCP_WASM_HOST_NODE to Node 22: MCP_WASM_HOST_NODE=$(scripts/setup-node.sh) (scripts/test.sh does)"
-    assert LAUNCHER.is_file(), "the MCP Inspector is not installed in tests/ts/node_modules: run scripts/setup-node.sh"
+    """Node 22, with the MCP Inspector that scripts/setup-node.sh installs beside it."""
+    path = find_toolchain("MCP_WASM_HOST_NODE", "setup-node.sh")
+    if not LAUNCHER.is_file():
+        missing("the MCP Inspector is not installed in tests/ts/node_modules: run scripts/setup-node.sh (scripts/test.sh does)")
     return path
 
 

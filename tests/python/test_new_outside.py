@@ -50,7 +50,7 @@ def run(*args: str, cwd: Path = REPO, env: dict[str, str] | None = None) -> str:
 
 
 def target_dir() -> Path:
-    out = run("bash", "-c", '. scripts/lib/target-dir.sh && cargo_target_dir')
+    out = run("bash", "-c", '. scripts/lib/common.sh && cargo_target_dir')
     return Path(out.strip())
 
 

@@ -40,13 +40,7 @@ const WINDOW: (u32, u32) = (900, 860);
 
 /// Chromium: `MCP_WASM_HOST_CHROMIUM`, or `None` after saying how to get it.
 fn chromium() -> Option<OsString> {
-    let found = std::env::var_os("MCP_WASM_HOST_CHROMIUM");
-    if found.is_none() {
-        crate::common::skip(
-            "the browser part: MCP_WASM_HOST_CHROMIUM is unset; run with MCP_WASM_HOST_CHROMIUM=$(scripts/setup-chromium.sh)",
-        );
-    }
-    found
+    crate::common::toolchain(&crate::common::CHROMIUM).map(PathBuf::into_os_string)
 }
 
 /// `target/apps`, where the host pages and the screenshot go.

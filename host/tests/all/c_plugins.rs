@@ -26,16 +26,10 @@ use std::sync::OnceLock;
 use crate::common::{Server, text};
 use serde_json::{Value, json};
 
-/// The C compiler: `MCP_WASM_HOST_C`, else `clang-19` found on PATH.
+/// The C compiler: `MCP_WASM_HOST_C`, else `clang-19` found on PATH, or
+/// `None` after saying how to get it.
 fn compiler() -> Option<OsString> {
-    if let Some(c) = std::env::var_os("MCP_WASM_HOST_C") {
-        return Some(c);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("clang-19"))
-        .find(|c| c.is_file())
-        .map(PathBuf::into_os_string)
+    crate::common::toolchain(&crate::common::C).map(PathBuf::into_os_string)
 }
 
 /// The directory of built components, or `None` (after saying why) when
@@ -44,14 +38,13 @@ pub(crate) fn built() -> Option<&'static Path> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let Some(clang) = compiler() else {
-                crate::common::skip(
-                    "clang-19 is not on PATH and MCP_WASM_HOST_C is unset; run with MCP_WASM_HOST_C=$(scripts/setup-c.sh)",
-                );
-                return None;
-            };
+            let clang = compiler()?;
             let out = crate::common::target_dir().join("c-plugins");
-            crate::common::run_build_script("build-c-plugin.sh", &out, &[("MCP_WASM_HOST_C", &clang)]);
+            crate::common::run_build_script(
+                "build-c-plugin.sh",
+                &out,
+                &[("MCP_WASM_HOST_C", &clang)],
+            );
             Some(out)
         })
         .as_deref()
@@ -310,10 +303,7 @@ fn a_call_logs_through_the_host_to_the_client() {
 
 #[test]
 fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapping() {
-    let Some(clang) = compiler() else {
-        crate::common::skip("no clang-19 (see the module's documentation)");
-        return;
-    };
+    let Some(clang) = compiler() else { return };
     let root = crate::common::workspace_root();
     let sdk = root.join("sdk-c");
     let out = tempfile::tempdir().unwrap();

@@ -26,9 +26,10 @@ use crate::common::Server;
 use serde_json::json;
 
 /// The Go toolchain: `MCP_WASM_HOST_GO` (a distribution's `go` may be too
-/// old to target WASI, so PATH is not searched).
+/// old to target WASI, so PATH is not searched), or `None` after saying how
+/// to get it.
 fn go() -> Option<OsString> {
-    std::env::var_os("MCP_WASM_HOST_GO")
+    crate::common::toolchain(&crate::common::GO).map(PathBuf::into_os_string)
 }
 
 /// The directory cargo builds into, where Go's caches live too.
@@ -42,12 +43,7 @@ pub(crate) fn built() -> Option<&'static Path> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let Some(go) = go() else {
-                crate::common::skip(
-                    "MCP_WASM_HOST_GO is unset; run with MCP_WASM_HOST_GO=$(scripts/setup-go.sh)",
-                );
-                return None;
-            };
+            let go = go()?;
             let out = target_dir().join("go-plugins");
             crate::common::run_build_script(
                 "build-go-plugin.sh",
@@ -290,10 +286,7 @@ fn a_call_logs_through_the_host_to_the_client() {
 
 #[test]
 fn the_sdk_unit_tests_pass_natively() {
-    let Some(go) = go() else {
-        crate::common::skip("MCP_WASM_HOST_GO is unset (see the module's documentation)");
-        return;
-    };
+    let Some(go) = go() else { return };
     let caches = target_dir().join("go-cache");
     let run = Command::new(go)
         .args(["test", "-count=1", "./..."])

@@ -14,7 +14,7 @@
 //! The Inspector runs on Node 22: `MCP_WASM_HOST_NODE` names it
 //! (`MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)`, as `scripts/test.sh`
 //! does, which also installs the Inspector in `tests/ts/node_modules`);
-//! without it the tests are skipped, or fail under CI (`common::skip`).
+//! without it the tests are skipped, or fail under CI (`common::toolchain`).
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
@@ -53,12 +53,7 @@ impl Report {
 /// Node and the Inspector's launcher script, or `None` (with a message) if
 /// `MCP_WASM_HOST_NODE` is unset.
 fn inspector() -> Option<(PathBuf, PathBuf)> {
-    let Some(node) = std::env::var_os("MCP_WASM_HOST_NODE") else {
-        crate::common::skip(
-            "MCP_WASM_HOST_NODE is unset; run with MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)",
-        );
-        return None;
-    };
+    let node = crate::common::toolchain(&crate::common::NODE)?;
     let launcher = crate::common::workspace_root().join(
         "tests/ts/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js",
     );
@@ -66,7 +61,7 @@ fn inspector() -> Option<(PathBuf, PathBuf)> {
         launcher.is_file(),
         "the MCP Inspector is not installed in tests/ts/node_modules: run scripts/setup-node.sh (scripts/test.sh does)"
     );
-    Some((PathBuf::from(node), launcher))
+    Some((node, launcher))
 }
 
 /// Runs `inspector --cli mcp-wasm-host serve --plugins PLUGINS --method

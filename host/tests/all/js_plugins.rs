@@ -26,20 +26,18 @@ pub(crate) fn built() -> Option<&'static Path> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let Some(node) = std::env::var_os("MCP_WASM_HOST_NODE") else {
-                crate::common::skip(
-                    "MCP_WASM_HOST_NODE is unset; run with MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)",
-                );
-                return None;
-            };
+            let node = crate::common::toolchain(&crate::common::NODE)?;
             let out = crate::common::target_dir().join("js-plugins");
             let node_dir = Path::new(&node).parent().unwrap();
-            let path = std::env::join_paths(
-                std::iter::once(node_dir.to_path_buf())
-                    .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-            )
+            let path = std::env::join_paths(std::iter::once(node_dir.to_path_buf()).chain(
+                std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+            ))
             .unwrap();
-            crate::common::run_build_script("build-js-plugin.sh", &out, &[("PATH", path.as_os_str())]);
+            crate::common::run_build_script(
+                "build-js-plugin.sh",
+                &out,
+                &[("PATH", path.as_os_str())],
+            );
             Some(out)
         })
         .as_deref()

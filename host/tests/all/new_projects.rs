@@ -19,7 +19,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -294,21 +294,13 @@ fn a_new_rust_project_builds_and_passes_its_test() {
 
 #[test]
 fn a_new_c_project_builds_and_passes_its_test() {
-    let clang = std::env::var_os("MCP_WASM_HOST_C").or_else(|| {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("clang-19"))
-            .find(|c| c.is_file())
-            .map(PathBuf::into_os_string)
-    });
-    let Some(clang) = clang else {
-        crate::common::skip("c: clang-19 is not on PATH and MCP_WASM_HOST_C is unset");
+    let Some(clang) = crate::common::toolchain(&crate::common::C) else {
         return;
     };
     build_and_test(
         "c",
         Toolchain {
-            env: vec![("MCP_WASM_HOST_C", clang)],
+            env: vec![("MCP_WASM_HOST_C", clang.into_os_string())],
         },
     );
 }

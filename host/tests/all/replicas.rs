@@ -30,7 +30,7 @@ use crate::common::registry::{Registry, registry_binary};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::thread;
@@ -46,17 +46,6 @@ const WORKERS: usize = 4;
 
 /// How many calls each phase lets end before the next event.
 const PER_PHASE: u64 = 24;
-
-/// A tool binary from the environment, or `None` after saying how to get it.
-fn tool(var: &str, script: &str) -> Option<PathBuf> {
-    let found = std::env::var_os(var).map(PathBuf::from);
-    if found.is_none() {
-        crate::common::skip(format!(
-            "{var} is unset; run with {var}=$(scripts/{script})"
-        ));
-    }
-    found
-}
 
 /// A port free on 127.0.0.1 a moment ago.
 fn free_port() -> u16 {
@@ -496,7 +485,7 @@ fn errors(summary: &Value, label: &str) -> (u64, u64, serde_json::Map<String, Va
 #[test]
 fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     let (Some(nginx_bin), Some(registry_bin)) = (
-        tool("MCP_WASM_HOST_NGINX", "setup-nginx.sh"),
+        crate::common::toolchain(&crate::common::NGINX),
         registry_binary(),
     ) else {
         return;

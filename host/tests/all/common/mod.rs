@@ -55,31 +55,181 @@ fn a_missing_toolchain_fails_under_ci_and_under_the_test_script() {
         (&[("GITHUB_ACTIONS", "true")], false),
     ];
     for (vars, required) in table {
-        let lookup = |var: &str| {
-            vars.iter()
-                .find(|(k, _)| *k == var)
-                .map(|(_, v)| v.to_string())
-        };
-        assert_eq!(required_by(lookup), *required, "{vars:?}");
+        assert_eq!(required_by(lookup_in(vars)), *required, "{vars:?}");
+        let failed =
+            std::panic::catch_unwind(|| skip_under(required_by(lookup_in(vars)), "a test of skip"))
+                .is_err();
+        assert_eq!(failed, *required, "skip under {vars:?}");
     }
-    if everything_required() {
-        let failed = std::panic::catch_unwind(|| skip("a test of skip itself"));
-        assert!(failed.is_err(), "skip must fail the test under CI");
+    // And in this process's own environment, as every skip site decides.
+    let failed = std::panic::catch_unwind(|| skip("a test of skip itself")).is_err();
+    assert_eq!(failed, everything_required());
+}
+
+#[test]
+fn a_toolchain_is_found_from_its_variable_or_path_else_skipped_naming_its_setup_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let present = dir.path().join("present");
+    std::fs::write(&present, "").unwrap();
+    let absent = dir.path().join("absent");
+    let tool = Toolchain {
+        var: "MCP_WASM_HOST_TEST_TOOL",
+        setup: "setup-test.sh",
+        on_path: Some("present"),
+    };
+    let path = dir.path().to_str().unwrap();
+    let found = |vars: &[(&str, &str)]| find_toolchain(&tool, lookup_in(vars));
+
+    let set = [("MCP_WASM_HOST_TEST_TOOL", present.to_str().unwrap())];
+    assert_eq!(found(&set).unwrap(), present);
+    assert_eq!(found(&[("PATH", path)]).unwrap(), present);
+
+    // A variable naming a missing file is not rescued by PATH.
+    let set = [
+        ("MCP_WASM_HOST_TEST_TOOL", absent.to_str().unwrap()),
+        ("PATH", path),
+    ];
+    let why = found(&set).unwrap_err();
+    assert!(
+        why.contains("MCP_WASM_HOST_TEST_TOOL=") && why.contains("does not exist"),
+        "{why}"
+    );
+    assert!(why.contains("$(scripts/setup-test.sh)"), "{why}");
+
+    let why = found(&[]).unwrap_err();
+    assert!(why.contains("MCP_WASM_HOST_TEST_TOOL is unset"), "{why}");
+    assert!(why.contains("`present` is not on PATH"), "{why}");
+    assert!(why.contains("$(scripts/setup-test.sh)"), "{why}");
+}
+
+/// A `lookup` over a fixed table of variables, for the tests of the helpers.
+fn lookup_in<'a>(vars: &'a [(&str, &str)]) -> impl Fn(&str) -> Option<String> + 'a {
+    move |var: &str| {
+        vars.iter()
+            .find(|(k, _)| *k == var)
+            .map(|(_, v)| v.to_string())
     }
 }
 
 /// Says that a test cannot run because `reason`: one visible `skipped:`
 /// line outside CI, a panic (the test fails) under it. See
-/// [`everything_required`].
+/// [`everything_required`]. A test that needs a toolchain or a server
+/// finds it with [`toolchain`], which calls this.
 #[track_caller]
 pub fn skip(reason: impl std::fmt::Display) {
-    if everything_required() {
+    skip_under(everything_required(), reason);
+}
+
+/// [`skip`], told whether every test must run.
+#[track_caller]
+fn skip_under(required: bool, reason: impl std::fmt::Display) {
+    if required {
         panic!(
-            "under CI every test must run, but {reason} \
-             (scripts/test.sh installs every toolchain and server the tests need)"
+            "under CI (CI set, or MCP_WASM_HOST_REQUIRE_ALL=1 as scripts/test.sh sets it) \
+             every test must run, but {reason}"
         );
     }
     eprintln!("skipped: {reason}");
+}
+
+/// A program a test needs that the build does not provide: a guest
+/// toolchain or a server. `scripts/SETUP` installs it and prints its path,
+/// which `scripts/test.sh` exports as `VAR`.
+pub struct Toolchain {
+    /// The variable naming the program.
+    pub var: &'static str,
+    /// The script under `scripts/` that installs it and prints its path.
+    pub setup: &'static str,
+    /// A program searched for on `PATH` when `var` is unset, where the
+    /// system's own will do.
+    pub on_path: Option<&'static str>,
+}
+
+/// clang 19, for the C SDK and the C plugins.
+pub const C: Toolchain = Toolchain {
+    var: "MCP_WASM_HOST_C",
+    setup: "setup-c.sh",
+    on_path: Some("clang-19"),
+};
+
+/// Go (a distribution's `go` may be too old to target WASI, so `PATH` is
+/// not searched).
+pub const GO: Toolchain = Toolchain {
+    var: "MCP_WASM_HOST_GO",
+    setup: "setup-go.sh",
+    on_path: None,
+};
+
+/// Node 22; its setup script also installs the Inspector and the
+/// TypeScript SDK under `tests/ts/node_modules`.
+pub const NODE: Toolchain = Toolchain {
+    var: "MCP_WASM_HOST_NODE",
+    setup: "setup-node.sh",
+    on_path: None,
+};
+
+/// Headless Chromium, for the MCP Apps views.
+pub const CHROMIUM: Toolchain = Toolchain {
+    var: "MCP_WASM_HOST_CHROMIUM",
+    setup: "setup-chromium.sh",
+    on_path: None,
+};
+
+/// Debian's `docker-registry`, a real OCI registry.
+pub const REGISTRY: Toolchain = Toolchain {
+    var: "MCP_WASM_HOST_REGISTRY",
+    setup: "setup-registry.sh",
+    on_path: None,
+};
+
+/// nginx, the load balancer in front of the replicas.
+pub const NGINX: Toolchain = Toolchain {
+    var: "MCP_WASM_HOST_NGINX",
+    setup: "setup-nginx.sh",
+    on_path: None,
+};
+
+/// The program `tool` names, or `None` after [`skip`] said what is missing
+/// and which setup script provides it (under CI, [`skip`] fails the test).
+#[track_caller]
+pub fn toolchain(tool: &Toolchain) -> Option<PathBuf> {
+    match find_toolchain(tool, |var| std::env::var(var).ok()) {
+        Ok(path) => Some(path),
+        Err(why) => {
+            skip(why);
+            None
+        }
+    }
+}
+
+/// [`toolchain`] over the variables `lookup` gives: the path, or what is
+/// missing and how to get it.
+fn find_toolchain(
+    tool: &Toolchain,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<PathBuf, String> {
+    let Toolchain {
+        var,
+        setup,
+        on_path,
+    } = tool;
+    let how = format!("run with {var}=$(scripts/{setup}), as scripts/test.sh does");
+    if let Some(value) = lookup(var).filter(|v| !v.is_empty()) {
+        let path = PathBuf::from(&value);
+        return if path.exists() {
+            Ok(path)
+        } else {
+            Err(format!("{var}={value} does not exist; {how}"))
+        };
+    }
+    let Some(name) = on_path else {
+        return Err(format!("{var} is unset; {how}"));
+    };
+    let dirs = lookup("PATH").unwrap_or_default();
+    std::env::split_paths(&dirs)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("{var} is unset and `{name}` is not on PATH; {how}"))
 }
 
 /// A directory holding copies of the given plugin files.

@@ -11,13 +11,7 @@ use std::process::{Child, Command, Stdio};
 
 /// The registry binary, or `None` after saying how to get it.
 pub fn registry_binary() -> Option<PathBuf> {
-    let found = std::env::var_os("MCP_WASM_HOST_REGISTRY").map(PathBuf::from);
-    if found.is_none() {
-        super::skip(
-            "MCP_WASM_HOST_REGISTRY is unset; run with MCP_WASM_HOST_REGISTRY=$(scripts/setup-registry.sh)",
-        );
-    }
-    found
+    super::toolchain(&super::REGISTRY)
 }
 
 /// A running registry on 127.0.0.1, storing in its own temporary directory.

@@ -14,9 +14,9 @@ use mcp_wasm_host::mcp::oauth::OAuth;
 use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::{
-    CacheError, CompileCache, DirWatcher, EngineSettings, LoadError, PolicyFile, PolicyReloadError,
-    PolicySeen, PolicySource, PolicyUpdate, Runtime, SourceFetch, SourcesUpdate, WatchOptions,
-    watch,
+    CacheError, CompileCache, DirWatcher, EngineSettings, FirstLists, LoadError, PolicyFile,
+    PolicyReloadError, PolicySeen, PolicySource, PolicyUpdate, Runtime, SourceFetch, SourcesUpdate,
+    WatchOptions, watch,
 };
 use mcp_wasm_host::source::Fetcher;
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
@@ -46,28 +46,53 @@ pub struct ServeArgs {
     /// loaded at start are served until the server exits.
     #[arg(long)]
     no_watch: bool,
-    /// Answer `tools/list` (and the other lists) only once every plugin has
-    /// loaded or failed (the default: many clients list once and ignore
-    /// `list_changed`). `--wait-for-load=false` answers them at once:
-    /// plugins still compiling are listed from their cached tool lists, or
-    /// appear with `list_changed` when they are ready.
+    /// How long `tools/list` (and the other lists) wait for the first
+    /// load: `uncached` (the default) waits only for the plugins with no
+    /// cached tool list, so a warm start answers at once (many clients list
+    /// once and ignore `list_changed`); `true` waits until every plugin has
+    /// loaded or failed; `false` answers at once: plugins still compiling
+    /// are listed from their cached tool lists, or appear with
+    /// `list_changed` when they are ready.
     #[arg(
         long,
         env = "MCP_WASM_HOST_WAIT_FOR_LOAD",
-        value_parser = clap::builder::BoolishValueParser::new(),
-        action = clap::ArgAction::Set,
+        value_enum,
+        ignore_case = true,
         num_args = 0..=1,
-        default_value_t = true,
+        default_value_t = WaitForLoad::Uncached,
         default_missing_value = "true",
         require_equals = true
     )]
-    wait_for_load: bool,
+    wait_for_load: WaitForLoad,
     #[command(flatten)]
     rounds: RoundsArgs,
     #[command(flatten)]
     http: HttpArgs,
     #[command(flatten)]
     pub telemetry: TelemetryArgs,
+}
+
+/// What `--wait-for-load` says lists wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WaitForLoad {
+    /// Every plugin loaded or failed.
+    #[value(name = "true", aliases = ["1", "yes", "on"])]
+    All,
+    /// The plugins with no cached tool list loaded or failed.
+    Uncached,
+    /// Nothing: the cached tool lists are listed at once.
+    #[value(name = "false", aliases = ["0", "no", "off"])]
+    Nothing,
+}
+
+impl WaitForLoad {
+    fn lists_after(self) -> FirstLists {
+        match self {
+            WaitForLoad::All => FirstLists::Loaded,
+            WaitForLoad::Uncached => FirstLists::EveryPlugin,
+            WaitForLoad::Nothing => FirstLists::Cached,
+        }
+    }
 }
 
 /// Metrics, health checks and shutdown.
@@ -353,7 +378,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             list_ttl: config.list_ttl().unwrap_or(DEFAULT_LIST_TTL),
             tasks: config.task_options(TaskSettings::default()),
             served: config.served_bounds(ServedBounds::default()),
-            wait_for_load: args.wait_for_load,
+            lists_after: args.wait_for_load.lists_after(),
         },
         rounds,
     );
@@ -680,5 +705,40 @@ mod tests {
             file(&["x", "--config", "p.toml"]),
             Some(PathBuf::from("p.toml"))
         );
+    }
+
+    /// `--wait-for-load` takes the boolean spellings it always took, and
+    /// `uncached`, its default.
+    #[test]
+    fn wait_for_load_takes_booleans_and_uncached() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let wait = |args: &[&str]| {
+            Cli::try_parse_from(args)
+                .map(|cli| cli.serve.wait_for_load.lists_after())
+                .map_err(|e| e.to_string())
+        };
+        if std::env::var_os("MCP_WASM_HOST_WAIT_FOR_LOAD").is_none() {
+            assert_eq!(wait(&["x"]), Ok(FirstLists::EveryPlugin));
+        }
+        assert_eq!(wait(&["x", "--wait-for-load"]), Ok(FirstLists::Loaded));
+        for all in ["true", "1", "yes", "on", "TRUE"] {
+            let arg = format!("--wait-for-load={all}");
+            assert_eq!(wait(&["x", &arg]), Ok(FirstLists::Loaded), "{all}");
+        }
+        for none in ["false", "0", "no", "off"] {
+            let arg = format!("--wait-for-load={none}");
+            assert_eq!(wait(&["x", &arg]), Ok(FirstLists::Cached), "{none}");
+        }
+        assert_eq!(
+            wait(&["x", "--wait-for-load=uncached"]),
+            Ok(FirstLists::EveryPlugin)
+        );
+        let typo = wait(&["x", "--wait-for-load=uncashed"]).unwrap_err();
+        assert!(typo.contains("uncached"), "{typo}");
     }
 }

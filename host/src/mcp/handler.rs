@@ -36,7 +36,7 @@ use super::tasks::{Finished, Tasks};
 use super::{convert, cursor};
 use crate::config::{ServedBounds, TaskSettings};
 use crate::runtime::{
-    CallError, CallEvents, Called, Caller, FailureCause, RunAs, Runtime, TaskSupport,
+    CallError, CallEvents, Called, Caller, FailureCause, FirstLists, RunAs, Runtime, TaskSupport,
 };
 
 /// How the server presents its tools.
@@ -50,11 +50,11 @@ pub struct ServerOptions {
     pub tasks: TaskSettings,
     /// The bounds on URIs, subscriptions and listen streams.
     pub served: ServedBounds,
-    /// Answer the lists only once the first load has ended (every plugin
-    /// loaded or failed), for clients that ignore `list_changed`; by
-    /// default they are answered at once, with what has loaded and what is
-    /// listed from the tool-list cache.
-    pub wait_for_load: bool,
+    /// How far the first load must have got before the lists are
+    /// answered: by default every plugin listed (loaded, failed or listed
+    /// from its cached tool list), for the many clients that list once and
+    /// ignore `list_changed`.
+    pub lists_after: FirstLists,
 }
 
 /// The `ttlMs` of list results unless the policy file's `[server]
@@ -69,7 +69,7 @@ impl Default for ServerOptions {
             list_ttl: DEFAULT_LIST_TTL,
             tasks: TaskSettings::default(),
             served: ServedBounds::default(),
-            wait_for_load: false,
+            lists_after: FirstLists::default(),
         }
     }
 }
@@ -112,14 +112,10 @@ impl McpServer {
         }
     }
 
-    /// Waits until lists may be answered: once the first load has listed
-    /// what it found cached, or (`wait_for_load`) once it has ended.
+    /// Waits until lists may be answered: until the first load has got as
+    /// far as the options say.
     pub(super) async fn lists_ready(&self) {
-        if self.options.wait_for_load {
-            self.runtime.wait_until_loaded().await;
-        } else {
-            self.runtime.wait_until_listed().await;
-        }
+        self.runtime.wait_for_lists(self.options.lists_after).await;
     }
 
     /// A server for one more session: the same runtime, options and
@@ -228,18 +224,15 @@ impl ServerHandler for McpServer {
     /// list changes.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.peers.register(context.peer);
-        if self.options.wait_for_load {
-            // Lists wait for the first load, so no list this session gets
-            // can differ from what the load ends with: its changes are not
-            // announced, only those after it.
-            let (runtime, peers) = (self.runtime.clone(), self.peers.clone());
-            tokio::spawn(async move {
-                runtime.wait_until_loaded().await;
-                peers.forward(&runtime.subscribe_changes());
-            });
-        } else {
-            self.peers.forward(&self.runtime.subscribe_changes());
-        }
+        // Lists wait for the first load to get as far as the options say,
+        // so no list a session gets can be older than the catalog then: the
+        // changes after that point are announced, none before it.
+        let (runtime, peers) = (self.runtime.clone(), self.peers.clone());
+        let point = self.options.lists_after;
+        tokio::spawn(async move {
+            let since = runtime.wait_for_lists(point).await;
+            peers.forward(&runtime.subscribe_changes(), since);
+        });
         tracing::debug!("client initialized; it will be told when the tool list changes");
     }
 

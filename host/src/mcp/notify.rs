@@ -91,22 +91,26 @@ impl PeerRegistry {
         }
     }
 
-    /// Starts (once per registry) the task that notifies every session each
-    /// time `changes` sees a new value. Must be called within a tokio
-    /// runtime. The task ends when the sender is dropped.
-    pub fn forward(&self, changes: &watch::Receiver<Generations>) {
+    /// Starts (once per registry) the task that notifies every session of
+    /// each change `changes` sees after `since` (one already made since
+    /// then at once). Must be called within a tokio runtime. The task ends
+    /// when the sender is dropped.
+    pub fn forward(&self, changes: &watch::Receiver<Generations>, since: Generations) {
         self.forwarder.get_or_init(|| {
             let mut changes = changes.clone();
-            let mut seen = *changes.borrow_and_update();
             let registry = self.clone();
             tokio::spawn(async move {
-                while changes.changed().await.is_ok() {
+                let mut seen = since;
+                loop {
                     let now = *changes.borrow_and_update();
                     let changed = ListsChanged::between(&seen, &now);
                     seen = now;
                     if changed != ListsChanged::default() {
                         tracing::debug!(?changed, "lists changed; notifying clients");
                         registry.notify_lists_changed(changed).await;
+                    }
+                    if changes.changed().await.is_err() {
+                        break;
                     }
                 }
             });

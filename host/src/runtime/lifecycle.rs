@@ -15,6 +15,7 @@ use super::catalog::{Catalog, Generations, SkippedEntry};
 use super::claims::NameClaims;
 use super::engine::{self, EngineError, EngineSettings};
 use super::error::LoadError;
+use super::first_load::{FirstLists, FirstLoad};
 use super::observe::{NoObserver, Observer};
 use super::pending::PendingPlugin;
 use super::plugin::{Loader, Plugin, plugin_name};
@@ -111,12 +112,10 @@ pub struct Runtime {
     swap: Mutex<()>,
     /// Bumped whenever the catalog's lists or plugin versions change.
     changes: channel::Sender<Generations>,
-    /// Becomes true when the first load (of a directory or files) is done.
-    loaded: channel::Sender<bool>,
-    /// Becomes true when the first load has listed what it can from the
-    /// cached tool lists, before anything compiles: lists are answered from
-    /// then on, and every later change of the catalog is announced.
-    listed: channel::Sender<bool>,
+    /// How far the first load (of a directory or files) has got. Once it
+    /// has listed what it can from the cached tool lists, before anything
+    /// compiles, every change of the catalog is announced.
+    first: FirstLoad,
     /// The cached tool lists (beside the compile cache; none without one).
     lists: Option<ToolLists>,
     /// Who counts what the runtime does.
@@ -150,8 +149,7 @@ impl Runtime {
             catalog: RwLock::new(Arc::new(Catalog::default())),
             swap: Mutex::new(()),
             changes: channel::Sender::new(Generations::default()),
-            loaded: channel::Sender::new(false),
-            listed: channel::Sender::new(false),
+            first: FirstLoad::default(),
             lists: None,
             observer: Arc::new(NoObserver),
             claims: RwLock::new(NameClaims::default()),
@@ -240,7 +238,7 @@ impl Runtime {
         // Before the first load has listed the cached lists nobody has seen
         // a list (tools/list waits for it), so filling the catalog with them
         // is not a change to announce; every change after it is.
-        if *self.listed.borrow() {
+        if self.first.has(FirstLists::Cached) {
             let current = *self.changes.borrow();
             if let Some(next) = current.after(&old, &new) {
                 self.changes.send_replace(next);
@@ -374,19 +372,22 @@ impl Runtime {
 
     /// Waits until the first load is done: every plugin loaded or failed.
     pub async fn wait_until_loaded(&self) {
-        let mut loaded = self.loaded.subscribe();
-        // Fails only if the sender is gone, which it is not while `self` lives.
-        let _ = loaded.wait_for(|done| *done).await;
+        self.first.wait(FirstLists::Loaded).await;
     }
 
     /// Waits until the first load has listed the plugins it found cached
     /// tool lists for (it reads and hashes the files, and compiles
-    /// nothing): lists are answered from then on, with what has loaded and
-    /// what is listed from the cache; the rest appears with `list_changed`.
+    /// nothing): from then on what has loaded and what is listed from the
+    /// cache can be listed; the rest appears with `list_changed`.
     pub async fn wait_until_listed(&self) {
-        let mut listed = self.listed.subscribe();
-        // Fails only if the sender is gone, which it is not while `self` lives.
-        let _ = listed.wait_for(|done| *done).await;
+        self.first.wait(FirstLists::Cached).await;
+    }
+
+    /// Waits until the first load has reached `point`, and returns the
+    /// generations of the catalog then: changes after them are the ones a
+    /// client answered from then on has not seen.
+    pub async fn wait_for_lists(&self, point: FirstLists) -> Generations {
+        self.first.wait(point).await
     }
 
     /// The `*.wasm` files directly inside `dir`, sorted by name.
@@ -424,7 +425,15 @@ impl Runtime {
             previews.iter().filter_map(|p| p.pending.clone()).collect();
         tracing::debug!(cached = pending.len(), "listing the cached tool lists");
         self.swap_in(Catalog::build_with(Vec::new(), pending.clone()).0);
-        self.listed.send_replace(true);
+        self.first
+            .reached(FirstLists::Cached, *self.changes.borrow());
+        // The plugins with no cached list: lists that wait for every plugin
+        // wait for these alone.
+        let mut unlisted = previews.iter().filter(|p| p.pending.is_none()).count();
+        if unlisted == 0 {
+            self.first
+                .reached(FirstLists::EveryPlugin, *self.changes.borrow());
+        }
         let mut tasks = tokio::task::JoinSet::new();
         for (index, path) in files.iter().enumerate() {
             let task = self.spawn_load(path);
@@ -466,11 +475,19 @@ impl Runtime {
             if let Some(done) = &preview.done {
                 done.send_replace(true);
             }
+            if preview.pending.is_none() {
+                unlisted -= 1;
+                if unlisted == 0 {
+                    self.first
+                        .reached(FirstLists::EveryPlugin, *self.changes.borrow());
+                }
+            }
         }
         if report.cancelled > 0 {
             return report;
         }
-        self.loaded.send_replace(true);
+        self.first
+            .reached(FirstLists::Loaded, *self.changes.borrow());
         report
     }
 

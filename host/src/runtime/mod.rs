@@ -34,6 +34,7 @@ mod error;
 mod events;
 mod exports;
 mod fetched;
+mod first_load;
 mod generic;
 mod icons;
 mod imports;
@@ -85,6 +86,7 @@ pub use events::{
     Root, SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
 pub use fetched::SourcesUpdate;
+pub use first_load::FirstLists;
 pub use generic::{GenericSummary, GenericTool, LeftOut};
 pub use icons::{Icon, IconTheme};
 pub use imports::ImportKind;

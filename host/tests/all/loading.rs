@@ -258,3 +258,93 @@ fn with_wait_for_load_tools_list_waits_for_the_load() {
     assert!(s.stderr().contains("loaded plugin"), "{}", s.stderr());
     assert_eq!(tool_names(&list), ["tool_0", "tool_1"]);
 }
+
+/// Starts a server with `--wait-for-load=uncached` (the default), its
+/// loads held until released in `hold`.
+fn start_uncached(plugins: &Path, config: &str, cache: &Path, hold: &Path) -> Server {
+    let mut s = Server::start_with_env(
+        plugins,
+        &[
+            "--config",
+            config,
+            "--cache-dir",
+            cache.to_str().unwrap(),
+            "--no-watch",
+            "--wait-for-load=uncached",
+        ],
+        &[
+            ("MCP_WASM_HOST_TEST_HOLD_LOADS", hold.to_str().unwrap()),
+            ("TOOLBOMB_TOOLS", "2"),
+        ],
+    );
+    let init = s.initialize(VERSION);
+    assert!(init.get("result").is_some(), "initialize failed: {init}");
+    s
+}
+
+/// The default rule: a warm start, where every plugin has a cached tool
+/// list, answers `tools/list` from the cached lists while the plugins are
+/// still compiling.
+#[test]
+fn by_default_a_warm_start_lists_from_the_cache_while_compiling() {
+    let (_dir, plugins, config) = toolbomb();
+    let cache = tempfile::tempdir().unwrap();
+    cache_the_list(&plugins, &config, cache.path(), "2");
+    let hold = tempfile::tempdir().unwrap();
+    let mut s = start_uncached(&plugins, &config, cache.path(), hold.path());
+    let list = s.request("tools/list", json!({}));
+    assert_eq!(tool_names(&list), ["tool_0", "tool_1"], "{list}");
+    let log = s.stderr();
+    assert!(
+        log.contains("test hook: holding the load") && !log.contains("loaded plugin"),
+        "tools/list was answered after the load ended:\n{log}"
+    );
+    release(hold.path(), "toolbomb");
+    s.wait_for_stderr("plugins loaded");
+}
+
+/// The default rule: lists wait for the plugins with no cached tool list
+/// alone. One plugin is cached and held, one is new: `tools/list` is
+/// answered once the new one has loaded, with both, while the cached one
+/// is still held.
+#[test]
+fn by_default_lists_wait_only_for_the_plugins_with_no_cached_list() {
+    let (_dir, plugins, config) = toolbomb();
+    let cache = tempfile::tempdir().unwrap();
+    cache_the_list(&plugins, &config, cache.path(), "2");
+    std::fs::copy(test_artifacts::FNV, plugins.join("fnv.wasm")).unwrap();
+    let hold = tempfile::tempdir().unwrap();
+    let mut s = start_uncached(&plugins, &config, cache.path(), hold.path());
+    let id = s.send_request("tools/list", json!({}));
+    s.wait_for_stderr("holding the load");
+    release(hold.path(), "fnv");
+    let list = s.response(id);
+    let names = tool_names(&list);
+    assert!(
+        names.len() == 3
+            && names.contains(&"tool_0".to_string())
+            && names.contains(&"tool_1".to_string()),
+        "{list}"
+    );
+    let log = s.stderr();
+    assert!(
+        !log.contains("plugins loaded"),
+        "the list waited for the cached plugin too:\n{log}"
+    );
+    release(hold.path(), "toolbomb");
+    s.wait_for_stderr("plugins loaded");
+}
+
+/// The default rule with nothing cached: `tools/list` waits for the load
+/// and has the plugin in it.
+#[test]
+fn by_default_a_plugin_with_no_cached_list_is_waited_for() {
+    let (_dir, plugins, config) = toolbomb();
+    let (cache, hold) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut s = start_uncached(&plugins, &config, cache.path(), hold.path());
+    let id = s.send_request("tools/list", json!({}));
+    s.wait_for_stderr("holding the load");
+    release(hold.path(), "toolbomb");
+    let list = s.response(id);
+    assert_eq!(tool_names(&list), ["tool_0", "tool_1"], "{list}");
+}

@@ -112,10 +112,21 @@ impl McpServer {
         }
     }
 
-    /// Waits until lists may be answered: until the first load has got as
+    /// Waits until tools may be listed: until the first load has got as
     /// far as the options say.
     pub(super) async fn lists_ready(&self) {
         self.runtime.wait_for_lists(self.options.lists_after).await;
+    }
+
+    /// Waits until resources, resource templates and prompts may be
+    /// listed. The cached lists hold tools only, so where tools wait for
+    /// every plugin to be listed, these wait for every plugin to load.
+    pub(super) async fn other_lists_ready(&self) {
+        let point = match self.options.lists_after {
+            FirstLists::EveryPlugin => FirstLists::Loaded,
+            point => point,
+        };
+        self.runtime.wait_for_lists(point).await;
     }
 
     /// A server for one more session: the same runtime, options and

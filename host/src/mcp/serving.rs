@@ -117,7 +117,7 @@ impl McpServer {
         request: Option<PaginatedRequestParams>,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        self.lists_ready().await;
+        self.other_lists_ready().await;
         let gate = self.gate(context)?;
         let catalog = self.runtime.catalog();
         let visible: Vec<_> = catalog
@@ -148,7 +148,7 @@ impl McpServer {
         request: Option<PaginatedRequestParams>,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        self.lists_ready().await;
+        self.other_lists_ready().await;
         let gate = self.gate(context)?;
         let catalog = self.runtime.catalog();
         let visible: Vec<_> = catalog
@@ -180,7 +180,7 @@ impl McpServer {
         request: Option<PaginatedRequestParams>,
         context: &RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        self.lists_ready().await;
+        self.other_lists_ready().await;
         let gate = self.gate(context)?;
         let catalog = self.runtime.catalog();
         let visible: Vec<_> = catalog

@@ -304,8 +304,13 @@ async fn run<R>(
 
 /// A new instance in the call's store. When the engine's instance slots
 /// are all taken, idle warm instances (any plugin's) are dropped, oldest
-/// first, until it fits or none is left: idle instances never keep a call
-/// from running.
+/// first, until it fits: idle instances never keep a call from running.
+/// With none left, every slot is held by a call running, an instance being
+/// dropped or made ready, or a plugin being listed, and the call waits for
+/// one to be given back: `--max-instances` bounds the calls that run at
+/// once, and the others wait for a slot within their own deadline (the
+/// caller's), as a plugin's `max_concurrent_calls` makes them wait for its
+/// own.
 async fn instantiate(live: &mut Live, target: &CallTarget<'_>) -> wasmtime::Result<Instance> {
     let pool = target.idle.pool();
     loop {
@@ -315,13 +320,7 @@ async fn instantiate(live: &mut Live, target: &CallTarget<'_>) -> wasmtime::Resu
                 if pool.evict_oldest() {
                     continue;
                 }
-                // Instances calls are done with free their slots soon, and
-                // ready ones being made can be evicted once kept.
-                if pool.in_transit() {
-                    pool.landed().await;
-                    continue;
-                }
-                return Err(e);
+                pool.released().await;
             }
             result => return result,
         }

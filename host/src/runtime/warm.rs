@@ -31,6 +31,10 @@ use wasmtime::component::Instance;
 use super::sandbox::CallState;
 use super::session::{Session, SessionEnds};
 
+/// How long a call that found every instance slot held waits before it
+/// tries again, if no instance it could be told of has been dropped.
+pub(crate) const RECHECK: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// An instance and its store, between two calls.
 pub(crate) struct Warm {
     /// The store, holding the instance's memory and WASI state.
@@ -152,14 +156,19 @@ impl<T> Idle<T> {
         self.in_transit.load(Ordering::Acquire) > 0
     }
 
-    /// Waits until an instance in transit ([`Idle::in_transit`]) has
-    /// landed; at once if none is in transit.
-    pub(crate) async fn landed(&self) {
+    /// Waits until an instance may have given its slots back: one in
+    /// transit ([`Idle::in_transit`]) lands, or, with none in transit,
+    /// another lands or [`RECHECK`] passes (not every instance's end is
+    /// announced: a load's listing instance, a cancelled call's). For a
+    /// call that found every slot held.
+    pub(crate) async fn released(&self) {
         let notified = self.landed.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
         if self.in_transit() {
             notified.await;
+        } else {
+            let _ = tokio::time::timeout(RECHECK, notified).await;
         }
     }
 
@@ -677,7 +686,7 @@ mod tests {
         let pool: Arc<Idle<Probe>> = Idle::new(2);
         pool.retire(f.probe(1));
         assert!(pool.in_transit());
-        pool.landed().await;
+        pool.released().await;
         assert!(!pool.in_transit());
         assert_eq!(f.dropped(), 1);
     }

@@ -22,6 +22,7 @@ mod icons;
 mod input_required;
 mod inspect;
 mod inspector_strict;
+mod instance_slots;
 mod isolation;
 mod js_plugins;
 mod layering;

@@ -315,7 +315,9 @@ fn a_guest_s_error_message_is_clipped_whatever_its_kind() {
     assert!(message.starts_with("plugin \"bloat\" panicked in tool \"panic\": ppp"));
     assert_clipped(&message);
     // The server's log line for the failure is clipped too. (The guest's
-    // stderr, logged line by line, is held by the capture limit.)
+    // stderr, logged line by line, is held by the capture limit.) It
+    // reaches stderr on its own pipe, maybe after the response: waited for.
+    s.wait_for_stderr("panicked in tool \"panic\"");
     let stderr = s.stderr();
     let failure = line_with(&stderr, "panicked in tool \"panic\"");
     assert!(failure.len() < 20 * 1024, "{} bytes", failure.len());

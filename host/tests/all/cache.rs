@@ -303,6 +303,9 @@ fn a_pinned_digest_must_match() {
     );
     let (tools, _) = server.list_all_tools();
     assert!(tools.is_empty(), "{tools:?}");
+    // The load's report is logged once the load has ended, maybe after the
+    // list was answered: waited for.
+    server.wait_for_stderr(&actual);
     let stderr = server.stderr();
     assert!(
         stderr.contains(&file.display().to_string()) && stderr.contains(&actual),

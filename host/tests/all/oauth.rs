@@ -6,7 +6,8 @@
 //! expired, not-yet-valid, wrong-audience, wrong-issuer, unknown-key,
 //! wrong-algorithm and tampered tokens; a rotated key (the server fetches
 //! the JWKS again and takes the new key); the bound on fetches for unknown
-//! keys; scope-limited lists and calls of tools, resources and prompts;
+//! keys; the fetch's bounds (no redirect, `max_jwks_size`, `jwks_timeout`);
+//! scope-limited lists and calls of tools, resources and prompts;
 //! 403 for a token that grants nothing; a session bound to its subject; the
 //! audit line's subject (never the token); and the official Python SDK as a
 //! client with a bearer token.
@@ -76,7 +77,9 @@ fn claims(sub: &str, scope: &str) -> Value {
 }
 
 /// The JWKS server: serves whatever key set it holds now at `/jwks`, and
-/// counts the fetches.
+/// counts the fetches. Beside it, for the fetch's bounds: `/moved`
+/// redirects to `/jwks`, `/large` serves the key set with 4 KiB of padding,
+/// `/silent` never answers.
 struct Jwks {
     port: u16,
     keys: Arc<Mutex<Vec<Value>>>,
@@ -113,6 +116,18 @@ impl Jwks {
                     json!({ "keys": keys }).to_string()
                 }),
             )
+            .route(
+                "/moved",
+                get(|| async { axum::response::Redirect::permanent("/jwks") }),
+            )
+            .route(
+                "/large",
+                get(|State(s): State<JwksState>| async move {
+                    let keys = s.keys.lock().unwrap().clone();
+                    json!({ "keys": keys, "padding": "x".repeat(4096) }).to_string()
+                }),
+            )
+            .route("/silent", get(std::future::pending::<String>))
             .with_state(state.clone());
         runtime.spawn(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
@@ -143,6 +158,11 @@ impl Jwks {
 /// `encode.admin` only), `fnv` (a tool, a prompt and a resource) for scope
 /// `hash`.
 fn policy(jwks: &Jwks, refetch: &str) -> String {
+    policy_at(&jwks.uri(), refetch, "")
+}
+
+/// The same policy with the JWKS at `uri` and more `[server.oauth]` lines.
+fn policy_at(uri: &str, refetch: &str, oauth: &str) -> String {
     format!(
         r#"
 [server.oauth]
@@ -151,7 +171,7 @@ audience = "{AUDIENCE}"
 jwks_uri = "{}"
 algorithms = ["ES256"]
 jwks_refetch_interval = "{refetch}"
-
+{oauth}
 [plugins.encoding]
 scopes = ["encode"]
 [plugins.encoding.tool_scopes]
@@ -160,7 +180,7 @@ base64_decode = ["encode.admin"]
 [plugins.fnv]
 scopes = ["hash"]
 "#,
-        jwks.uri()
+        uri
     )
 }
 
@@ -484,6 +504,45 @@ fn a_rotated_key_is_fetched_and_unknown_keys_fetch_at_most_once_per_interval() {
     }
     assert_eq!(jwks.fetches(), 1, "one fetch, whatever the tokens claim");
     open(&server, &old.sign(&claims("alice", "encode")));
+}
+
+/// The fetch follows no redirect, reads at most `max_jwks_size` and gives
+/// up after `jwks_timeout`: each leaves the server without keys, so a valid
+/// token gets 503, and the log says why.
+#[test]
+fn a_jwks_that_redirects_is_too_large_or_never_comes_gives_no_keys() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let cases = [
+        ("moved", "", "the server answered 308 Permanent Redirect"),
+        (
+            "large",
+            "max_jwks_size = \"1 KiB\"",
+            "it is larger than 1024 bytes (`server.oauth.max_jwks_size`)",
+        ),
+        (
+            "silent",
+            "jwks_timeout = \"200ms\"",
+            "took longer than 200ms",
+        ),
+    ];
+    for (path, oauth, why) in cases {
+        let uri = format!("http://127.0.0.1:{}/{path}", jwks.port);
+        let (_dir, plugins, config) = crate::common::plugins_with_policy(
+            &[test_artifacts::ENCODING, test_artifacts::FNV],
+            &policy_at(&uri, "30s", oauth),
+        );
+        let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+        let reply =
+            Client::new(&server.url, Some(&key.sign(&claims("alice", "encode")))).initialize();
+        assert_eq!(reply.status, 503, "{path}: {reply:#?}");
+        server.wait_for_stderr(why);
+    }
+    assert_eq!(jwks.fetches(), 0, "the redirect to /jwks was not followed");
+    // The same key set, small enough and where it is said to be, serves.
+    let (_dir, server) = start(&jwks, "30s");
+    open(&server, &key.sign(&claims("alice", "encode")));
+    assert_eq!(jwks.fetches(), 1);
 }
 
 #[test]

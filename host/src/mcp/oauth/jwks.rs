@@ -6,24 +6,24 @@
 //! at a time, within a timeout, and reads at most the configured number of
 //! bytes. A failed fetch keeps the keys already known.
 //!
-//! The fetch uses the hyper client and rustls (with ring and the Mozilla
-//! roots of `webpki-roots`) the workspace already builds on for plugins'
-//! outbound HTTP, rather than a second HTTP client stack.
+//! The fetch uses reqwest, the HTTP client the crate already has for plugin
+//! sources (and oci-client builds on), with the TLS configuration of the
+//! plugins' outbound HTTP (rustls with ring and the Mozilla roots of
+//! `webpki-roots`). It follows no redirect and uses no proxy: the answer
+//! comes from the configured URI itself.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty, Limited};
-use hyper_util::rt::TokioIo;
+use http_body_util::{BodyExt, Limited};
 use jsonwebtoken::AlgorithmFamily;
 use jsonwebtoken::DecodingKey;
 use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, PublicKeyUse};
-use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
 use crate::config::OAuthSettings;
+use crate::runtime::capabilities::http::tls::Trust;
 
 /// Why the keys could not be fetched.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -103,7 +103,8 @@ pub struct Jwks {
     refetch_interval: Duration,
     timeout: Duration,
     max_bytes: u64,
-    tls: Option<Arc<rustls::ClientConfig>>,
+    /// The client, or why it could not be set up.
+    client: Result<reqwest::Client, String>,
     state: Mutex<State>,
 }
 
@@ -116,7 +117,7 @@ impl Jwks {
             refetch_interval: settings.jwks_refetch_interval,
             timeout: settings.jwks_timeout,
             max_bytes: settings.max_jwks_bytes,
-            tls: tls_config(),
+            client: client(&settings.jwks_uri),
             state: Mutex::new(State::default()),
         }
     }
@@ -181,43 +182,19 @@ impl Jwks {
             uri: uri.clone(),
             why,
         };
-        let host = self.uri.host().ok_or_else(|| fail("no host".into()))?;
-        let https = self.uri.scheme_str() == Some("https");
-        let port = self.uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let tcp = TcpStream::connect((bare, port))
-            .await
-            .map_err(|e| fail(e.to_string()))?;
-        let _ = tcp.set_nodelay(true);
-        let path = self.uri.path_and_query().map_or("/", |p| p.as_str());
-        let authority = self.uri.authority().map_or(host, |a| a.as_str());
-        let request = http::Request::get(path)
-            .header(http::header::HOST, authority)
+        let client = self.client.as_ref().map_err(|why| fail(why.clone()))?;
+        let response = client
+            .get(&uri)
             .header(http::header::ACCEPT, "application/json")
-            .header(http::header::USER_AGENT, "mcp-wasm-host")
-            .body(Empty::<Bytes>::new())
-            .map_err(|e| fail(e.to_string()))?;
-        let response = if https {
-            let config = self
-                .tls
-                .clone()
-                .ok_or_else(|| fail("TLS is unavailable".into()))?;
-            let name = rustls::pki_types::ServerName::try_from(bare.to_string())
-                .map_err(|e| fail(e.to_string()))?;
-            let tls = tokio_rustls::TlsConnector::from(config)
-                .connect(name, tcp)
-                .await
-                .map_err(|e| fail(format!("TLS: {e}")))?;
-            send(TokioIo::new(tls), request).await
-        } else {
-            send(TokioIo::new(tcp), request).await
-        }
-        .map_err(fail)?;
+            .send()
+            .await
+            .map_err(|e| fail(chain(&e.without_url())))?;
         if !response.status().is_success() {
             return Err(fail(format!("the server answered {}", response.status())));
         }
         let max = usize::try_from(self.max_bytes).unwrap_or(usize::MAX);
-        Limited::new(response.into_body(), max)
+        let body = http::Response::<reqwest::Body>::from(response).into_body();
+        Limited::new(body, max)
             .collect()
             .await
             .map(|b| b.to_bytes())
@@ -231,44 +208,37 @@ impl Jwks {
                         ),
                     }
                 } else {
-                    fail(e.to_string())
+                    fail(chain(&*e))
                 }
             })
     }
 }
 
-async fn send<I>(
-    io: I,
-    request: http::Request<Empty<Bytes>>,
-) -> Result<http::Response<hyper::body::Incoming>, String>
-where
-    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-{
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
-        .await
-        .map_err(|e| e.to_string())?;
-    tokio::spawn(async move {
-        if let Err(error) = connection.await {
-            tracing::debug!(%error, "the JWKS connection ended");
-        }
-    });
-    sender
-        .send_request(request)
-        .await
-        .map_err(|e| e.to_string())
+/// The client for `uri`: the TLS of plugins' outbound HTTP, https only
+/// unless the URI is http (which the configuration allows only on a
+/// loopback host), no redirect, no proxy.
+fn client(uri: &http::Uri) -> Result<reqwest::Client, String> {
+    let tls = Trust::default()
+        .config()
+        .ok_or_else(|| "TLS is unavailable".to_string())?;
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(rustls::ClientConfig::clone(&tls))
+        .https_only(uri.scheme_str() != Some("http"))
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .user_agent("mcp-wasm-host")
+        .build()
+        .map_err(|e| chain(&e))
+        .inspect_err(|error| tracing::warn!(%error, "cannot set up the JWKS client"))
 }
 
-/// A rustls client with the Mozilla roots, or `None` (logged) if rustls
-/// cannot be set up.
-fn tls_config() -> Option<Arc<rustls::ClientConfig>> {
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.into(),
-    };
-    rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .map(|b| Arc::new(b.with_root_certificates(roots).with_no_client_auth()))
-        .inspect_err(|error| tracing::warn!(%error, "TLS is unavailable for the JWKS"))
-        .ok()
+/// An error and its causes, on one line (reqwest's own text names only the
+/// step that failed, such as "error sending request").
+fn chain(error: &dyn std::error::Error) -> String {
+    std::iter::successors(Some(error), |e| e.source())
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
 /// The signing keys of a JWKS document, by key ID. Keys without an ID,

@@ -1,5 +1,10 @@
 // Types of mcp-wasm-sdk (src/index.js): typed tools for mcp-wasm-host.
 
+import type { $ZodType, input as ZodInput, output as ZodOutput } from "zod/v4/core";
+
+/** Zod 4 (the `zod` package this SDK depends on): `z.object({...})` and the rest. */
+export { z } from "zod";
+
 /** A JSON Schema object, as sent to the client. */
 export type JsonSchema = { [key: string]: unknown };
 
@@ -94,7 +99,10 @@ export interface ToolDefinition<In, Out> {
   title?: string;
   /** What the tool does, written for the model. */
   description: string;
-  /** `s.object({...})` for typed arguments, or a plain JSON Schema. */
+  /**
+   * `s.object({...})` or a Zod 4 `z.object({...})` for typed arguments, or a
+   * plain JSON Schema. Zod parses the arguments before the handler runs.
+   */
   inputSchema?: In;
   /** The schema of the structured content the handler returns. */
   outputSchema?: Out;
@@ -133,20 +141,32 @@ export type Returned<O> =
   | O
   | undefined;
 
-type ArgsOf<In> = In extends Schema<infer T, boolean> ? T : { [key: string]: unknown };
-type OutOf<Out> = [Out] extends [undefined] ? unknown : Out extends Schema<infer T, boolean> ? T : unknown;
+type ArgsOf<In> = In extends $ZodType
+  ? ZodOutput<In>
+  : In extends Schema<infer T, boolean>
+    ? T
+    : { [key: string]: unknown };
+type OutOf<Out> = [Out] extends [undefined]
+  ? unknown
+  : Out extends $ZodType
+    ? ZodOutput<Out>
+    : Out extends Schema<infer T, boolean>
+      ? T
+      : unknown;
 
 /**
  * Declares a tool. The handler receives the arguments, already validated by
- * the host against `inputSchema`, and returns (or resolves to): a string
+ * the host against `inputSchema` (and, for a Zod schema, parsed by Zod: its
+ * defaults filled in, its refinements checked, a failure answered as
+ * invalid arguments without calling the handler), and returns (or resolves to): a string
  * (one text block), content blocks, `result({...})`, or a JSON object (the
  * structured content, with the same JSON as text). A thrown
  * `InvalidArguments`, `Denied` or `Failed` becomes that tool error; any other
  * thrown error fails the call with its message.
  */
 export declare function defineTool<
-  In extends Schema<unknown, boolean> | JsonSchema = Schema<{}>,
-  Out extends Schema<unknown, boolean> | JsonSchema | undefined = undefined,
+  In extends Schema<unknown, boolean> | $ZodType | JsonSchema = Schema<{}>,
+  Out extends Schema<unknown, boolean> | $ZodType | JsonSchema | undefined = undefined,
 >(
   def: ToolDefinition<In, Out>,
   handler: (args: ArgsOf<In>) => Returned<OutOf<Out>> | Promise<Returned<OutOf<Out>>>,
@@ -259,12 +279,13 @@ export interface Sampled {
 export declare function sample(request: string | SampleRequest): Sampled;
 
 /** Asks the client's user to fill in a form (`elicitation/create`). Throws `ClientError`. */
-export declare function elicit<S extends Schema<unknown, boolean> | JsonSchema>(
+export declare function elicit<S extends Schema<unknown, boolean> | $ZodType | JsonSchema>(
   message: string,
   schema: S,
 ): {
   action: "accept" | "decline" | "cancel";
-  content?: S extends Schema<infer T, boolean> ? T : { [key: string]: unknown };
+  /** The answers as the client sent them (a Zod schema is converted, not applied). */
+  content?: S extends $ZodType ? ZodInput<S> : S extends Schema<infer T, boolean> ? T : { [key: string]: unknown };
 };
 
 /** The world's `tools` export (the build exports it; plugins need not touch it). */

@@ -7,7 +7,14 @@
 // of the WIT world `plugin-full`, from it. The definitions run once, when
 // componentize-js pre-initializes the component, so listing them costs
 // nothing at load time. Types: index.d.ts.
+//
+// A schema is an `s` schema, a Zod 4 schema (`z`, re-exported here from the
+// `zod` package this SDK depends on) or a plain JSON Schema object. Zod
+// schemas are converted once, at definition, by Zod's own JSON Schema
+// conversion, and a tool's arguments are parsed with its Zod schema before
+// its handler runs.
 
+import { portable } from "./portable.js";
 import { log as hostLog, reportProgress } from "mcp-wasm-host:plugin/host@0.2.1";
 import { createMessage, elicit as hostElicit } from "mcp-wasm-host:plugin/client@0.2.1";
 
@@ -54,7 +61,49 @@ export const s = {
   },
 };
 
-const schemaJson = (schema) => (schema instanceof Schema ? schema.json : schema);
+export { z } from "zod";
+
+/** Whether `schema` is a Zod 4 schema (classic `zod` or `zod/mini`; Zod 3 has no `_zod`). */
+const isZod = (schema) => schema !== null && typeof schema === "object" && "_zod" in schema;
+
+/**
+ * The JSON Schema of an `s` schema, a Zod 4 schema or a plain JSON Schema.
+ * `io` is the side a Zod schema describes: "input" for what a tool is
+ * called with (a field with a default is optional), "output" for what it
+ * returns. A Zod schema's JSON is made portable (portable.js).
+ */
+function schemaJson(schema, io = "input") {
+  if (schema instanceof Schema) return schema.json;
+  if (isZod(schema)) {
+    // Zod's `toJSONSchema`, reached through the schema's Standard JSON Schema
+    // interface (Zod 4.2 and later): a plugin that uses no Zod carries none,
+    // and a schema made by another copy of Zod converts itself.
+    const convert = schema["~standard"]?.jsonSchema?.[io];
+    if (typeof convert !== "function") {
+      throw new Error("a Zod schema without JSON Schema conversion (zod/mini, or Zod before 4.2): use z from mcp-wasm-sdk");
+    }
+    return portable(convert({ target: "draft-2020-12" }));
+  }
+  if (schema !== null && typeof schema === "object" && "_def" in schema && "safeParse" in schema) {
+    throw new Error("a Zod 3 schema: mcp-wasm-sdk takes Zod 4 schemas (import { z } from \"mcp-wasm-sdk\")");
+  }
+  return schema;
+}
+
+/** A Zod issue's path as a JSON Pointer (`/rows/0/name`), as the host writes its schema errors. */
+const pointer = (path) => path.map((p) => `/${String(typeof p === "object" ? p.key : p)}`).join("");
+
+/**
+ * Parses `args` with the Zod schema `schema` (through its Standard Schema
+ * interface, which every Zod 4 schema has): the parsed value, with defaults
+ * and transforms applied, or an `InvalidArguments` listing every problem.
+ */
+async function parseArgs(schema, args) {
+  const parsed = await schema["~standard"].validate(args);
+  if (!parsed.issues) return parsed.value;
+  const problems = parsed.issues.map((i) => `${pointer(i.path ?? []) || "/"}: ${i.message}`);
+  throw new InvalidArguments(problems.join("; "));
+}
 
 // ----------------------------------------------------------------- errors
 
@@ -186,8 +235,10 @@ const registry = new Map();
 const TASK_SUPPORT = ["forbidden", "optional", "required"];
 
 /**
- * Declares a tool. `inputSchema` is a schema from `s` (the handler's
- * argument type follows from it) or a plain JSON Schema object.
+ * Declares a tool. `inputSchema` is a schema from `s` or a Zod 4 object
+ * schema (the handler's argument type follows from either), or a plain JSON
+ * Schema object. With a Zod schema the handler gets the arguments as Zod
+ * parsed them.
  */
 export function defineTool(def, handler) {
   if (registry.has(def.name)) throw new Error(`tool ${def.name} is defined twice`);
@@ -196,15 +247,21 @@ export function defineTool(def, handler) {
   if (!TASK_SUPPORT.includes(taskSupport)) {
     throw new Error(`tool ${def.name}: taskSupport must be one of ${TASK_SUPPORT.join(", ")}, not ${taskSupport}`);
   }
+  const input = def.inputSchema ?? s.object({});
+  const inputJson = schemaJson(input, "input");
+  if (isZod(input) && inputJson.type !== "object") {
+    throw new Error(`tool ${def.name}: a Zod inputSchema is an object schema (z.object({...})), not ${inputJson.type ?? "a union"}`);
+  }
   if (def.view !== undefined) toolViews.push({ tool: def.name, resourceUri: def.view, modelVisible: !def.viewOnly });
   registry.set(def.name, {
     handler,
+    zod: isZod(input) ? input : undefined,
     definition: {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema: JSON.stringify(schemaJson(def.inputSchema ?? s.object({}))),
-      outputSchema: def.outputSchema === undefined ? undefined : JSON.stringify(schemaJson(def.outputSchema)),
+      inputSchema: JSON.stringify(inputJson),
+      outputSchema: def.outputSchema === undefined ? undefined : JSON.stringify(schemaJson(def.outputSchema, "output")),
       annotations: {
         title: a.title,
         readOnlyHint: a.readOnlyHint,
@@ -229,7 +286,8 @@ export const tools = {
     const tool = registry.get(name);
     if (!tool) throw { tag: "unknown-tool", val: name };
     try {
-      return callResult(await tool.handler(JSON.parse(args)));
+      const given = JSON.parse(args);
+      return callResult(await tool.handler(tool.zod ? await parseArgs(tool.zod, given) : given));
     } catch (e) {
       throw toolError(e);
     }
@@ -575,8 +633,8 @@ export function sample(request) {
 
 /**
  * Asks the client's user to fill in a form (`elicitation/create`); the
- * policy must grant `elicitation`. `schema` is an `s.object(...)` or a JSON
- * Schema. Returns the action and, when accepted, the answers.
+ * policy must grant `elicitation`. `schema` is an `s.object(...)`, a Zod 4
+ * object schema or a JSON Schema. Returns the action and, when accepted, the answers.
  */
 export function elicit(message, schema) {
   const answer = clientCall(() => hostElicit(message, JSON.stringify(schemaJson(schema))));

@@ -367,3 +367,24 @@ fn every_other_language_example_plugin_has_schemas_the_inspector_finds_portable(
         }
     }
 }
+
+/// The JavaScript `contacts` example declares its schemas with Zod 4, whose
+/// own conversion writes `type` arrays, a tuple's `"items": false` and `{}`
+/// for `z.unknown()`; the SDK's portable rewrite (`sdk-js/src/portable.js`)
+/// leaves the check nothing to report.
+#[test]
+fn the_zod_example_plugin_has_schemas_the_inspector_finds_portable() {
+    let Some((node, launcher)) = inspector() else {
+        return;
+    };
+    let Some(built) = crate::js_plugins::built() else {
+        return;
+    };
+    let file = built.join("contacts.wasm");
+    let dir = crate::common::plugin_dir(&[file.to_str().unwrap()]);
+    let report = strict_tools_list(&node, &launcher, dir.path());
+    assert_portable(&report, "the Zod example plugin contacts");
+    let mut tools = report.tools.clone();
+    tools.sort();
+    assert_eq!(tools, ["add_contact", "book_slot"], "{}", report.output);
+}

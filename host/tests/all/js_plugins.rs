@@ -6,7 +6,10 @@
 //! refuses, and a tool error the plugin throws; the `webget` test plugin's
 //! `fetch` reaching the local web server under an allow policy, and denied
 //! without one; and what `markdown` serves beside its tools (a resource, a
-//! prompt and a completion of its argument).
+//! prompt and a completion of its argument); and the `contacts` example,
+//! whose schemas are Zod 4 schemas: the JSON Schemas Zod converts them to
+//! (made portable by the SDK), and arguments the host's schema check lets
+//! through but Zod's parse refuses in the guest.
 //!
 //! The build needs Node: `MCP_WASM_HOST_NODE` names it
 //! (`MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)`, as `scripts/test.sh`
@@ -262,4 +265,97 @@ fn the_markdown_plugin_serves_its_table_syntax_resource_and_fills_in_the_tabulat
         json!(["as given", "ascending"]),
         "{completed}"
     );
+}
+
+/// Every JSON type, the SDK's portable spelling of a schema that constrains
+/// nothing (`z.unknown()`).
+fn any_json_value() -> Value {
+    json!({"anyOf": [{"type": "object"}, {"type": "array"}, {"type": "string"},
+                     {"type": "number"}, {"type": "boolean"}, {"type": "null"}]})
+}
+
+#[test]
+fn the_contacts_plugin_lists_the_schemas_zod_converted_in_their_portable_spelling() {
+    let Some((mut s, _dir)) = serve("contacts", "") else {
+        return;
+    };
+    let (tools, _) = s.list_all_tools();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["add_contact", "book_slot"]);
+
+    let add = tool(&tools, "add_contact");
+    let input = &add["inputSchema"];
+    assert_eq!(
+        input["$schema"], "https://json-schema.org/draft/2020-12/schema",
+        "{add}"
+    );
+    // A field with a default (`tags`) or `.optional()` is not required of the caller.
+    assert_eq!(input["required"], json!(["name", "email", "company"]));
+    let props = &input["properties"];
+    assert_eq!(props["name"]["description"], "Full name.");
+    assert_eq!(props["email"]["format"], "email");
+    assert_eq!(props["tags"]["default"], json!([]));
+    // Zod writes `"type": ["string", "null"]`, a tuple's `"items": false`
+    // and `{}` for `z.unknown()`; the SDK rewrites each the portable way.
+    assert_eq!(
+        props["company"],
+        json!({"description": "Employer, or null if none.",
+               "anyOf": [{"type": "string"}, {"type": "null"}]})
+    );
+    assert_eq!(props["location"]["items"], json!({"not": {}}));
+    assert_eq!(props["extra"]["additionalProperties"], any_json_value());
+    // Zod leaves unknown keys to its parse (a plain object strips them).
+    assert!(input.get("additionalProperties").is_none(), "{input}");
+    // The output schema describes what the handler returns: `tags` always.
+    let output = &add["outputSchema"];
+    assert_eq!(output["additionalProperties"], false, "{output}");
+    assert_eq!(
+        output["properties"]["contact"]["required"],
+        json!(["name", "email", "company", "tags"])
+    );
+}
+
+#[test]
+fn zod_parses_the_arguments_before_the_handler_runs_and_refuses_what_the_schema_cannot_say() {
+    let Some((mut s, _dir)) = serve("contacts", "") else {
+        return;
+    };
+    // The handler gets what Zod parsed: the name trimmed, the default tags.
+    let added = s.call_ok(
+        "add_contact",
+        json!({"name": "  Ada Lovelace ", "email": "ada@example.org", "company": null}),
+    );
+    assert_eq!(
+        added["structuredContent"],
+        json!({"id": "ada-lovelace-0", "contact": {"name": "Ada Lovelace",
+               "email": "ada@example.org", "company": null, "tags": []}})
+    );
+
+    // Broken against the JSON Schema: the host refuses it, no guest code runs.
+    let host = s.call_err(
+        "add_contact",
+        json!({"name": "Ada", "email": "ada@example.org", "company": 3}),
+    );
+    assert!(host.contains("invalid arguments"), "{host}");
+    assert!(host.contains("/company"), "{host}");
+    assert!(!host.contains("rejected its arguments"), "{host}");
+
+    // Within the JSON Schema, but not what Zod accepts: blank once trimmed,
+    // and a refinement across two fields. The guest answers invalid arguments
+    // with every problem, and the handler does not run.
+    let blank = s.call_err(
+        "add_contact",
+        json!({"name": "   ", "email": "ada@example.org", "company": null}),
+    );
+    assert!(blank.contains("rejected its arguments"), "{blank}");
+    assert!(
+        blank.contains("/name: Too small: expected string to have >=1 characters"),
+        "{blank}"
+    );
+    let slot = s.call_err("book_slot", json!({"start": 9, "end": 8}));
+    assert!(slot.contains("rejected its arguments"), "{slot}");
+    assert!(slot.contains("/end: end must be after start"), "{slot}");
+
+    let booked = s.call_ok("book_slot", json!({"start": 9, "end": 12}));
+    assert_eq!(booked["structuredContent"], json!({"hours": 3}));
 }

@@ -93,6 +93,15 @@ function schemaJson(schema, io = "input") {
 /** A Zod issue's path as a JSON Pointer (`/rows/0/name`), as the host writes its schema errors. */
 const pointer = (path) => path.map((p) => `/${String(typeof p === "object" ? p.key : p)}`).join("");
 
+/** Parses an empty object with `schema` and ignores the outcome (see defineTool). */
+function warm(schema) {
+  try {
+    Promise.resolve(schema["~standard"].validate({})).catch(() => {});
+  } catch {
+    // A schema that throws on `{}` is warmed by its first call instead.
+  }
+}
+
 /**
  * Parses `args` with the Zod schema `schema` (through its Standard Schema
  * interface, which every Zod 4 schema has): the parsed value, with defaults
@@ -252,6 +261,10 @@ export function defineTool(def, handler) {
   if (isZod(input) && inputJson.type !== "object") {
     throw new Error(`tool ${def.name}: a Zod inputSchema is an object schema (z.object({...})), not ${inputJson.type ?? "a union"}`);
   }
+  // One parse at definition, which runs when the component is built: Zod
+  // compiles its object parsers on first use, and this way the snapshot
+  // holds them instead of every fresh instance compiling them again.
+  if (isZod(input)) warm(input);
   if (def.view !== undefined) toolViews.push({ tool: def.name, resourceUri: def.view, modelVisible: !def.viewOnly });
   registry.set(def.name, {
     handler,

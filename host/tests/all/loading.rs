@@ -28,8 +28,22 @@ timeout = "2s"
 
 /// Starts a server on `plugins`, with its loads held until released in
 /// `hold`, its compile cache (and tool lists) in `cache`, and `TOOLBOMB_TOOLS`
-/// set to `tools`.
+/// set to `tools`, in the mode under test here (`--wait-for-load=false`):
+/// lists answered while plugins load.
 fn start(plugins: &Path, config: &str, cache: &Path, hold: &Path, tools: &str) -> Server {
+    start_waiting(plugins, config, cache, hold, tools, "false")
+}
+
+/// As [`start`], with `--wait-for-load=WAIT`.
+fn start_waiting(
+    plugins: &Path,
+    config: &str,
+    cache: &Path,
+    hold: &Path,
+    tools: &str,
+    wait: &str,
+) -> Server {
+    let wait = format!("--wait-for-load={wait}");
     let mut s = Server::start_with_env(
         plugins,
         &[
@@ -38,12 +52,11 @@ fn start(plugins: &Path, config: &str, cache: &Path, hold: &Path, tools: &str) -
             "--cache-dir",
             cache.to_str().unwrap(),
             "--no-watch",
+            &wait,
         ],
         &[
             ("MCP_WASM_HOST_TEST_HOLD_LOADS", hold.to_str().unwrap()),
             ("TOOLBOMB_TOOLS", tools),
-            // The mode under test (`--wait-for-load=false`): lists answered while plugins load.
-            (crate::common::WAIT_FOR_LOAD, "0"),
         ],
     );
     let init = s.initialize(VERSION);
@@ -262,24 +275,7 @@ fn with_wait_for_load_tools_list_waits_for_the_load() {
 /// Starts a server with `--wait-for-load=uncached` (the default), its
 /// loads held until released in `hold`.
 fn start_uncached(plugins: &Path, config: &str, cache: &Path, hold: &Path) -> Server {
-    let mut s = Server::start_with_env(
-        plugins,
-        &[
-            "--config",
-            config,
-            "--cache-dir",
-            cache.to_str().unwrap(),
-            "--no-watch",
-            "--wait-for-load=uncached",
-        ],
-        &[
-            ("MCP_WASM_HOST_TEST_HOLD_LOADS", hold.to_str().unwrap()),
-            ("TOOLBOMB_TOOLS", "2"),
-        ],
-    );
-    let init = s.initialize(VERSION);
-    assert!(init.get("result").is_some(), "initialize failed: {init}");
-    s
+    start_waiting(plugins, config, cache, hold, "2", "uncached")
 }
 
 /// The default rule: a warm start, where every plugin has a cached tool

@@ -15,6 +15,9 @@
 //!   by loading the original once: load and first call, as `serve` does
 //!   when a file changes, the language having been seen before; its ratio
 //!   is to the language's own load with no cache;
+//! - **edit to answer, serve's default**: the same with `serve`'s default
+//!   quick first compiles (`QuickCompile::Large`): a component of 4 MiB or
+//!   more is compiled by Winch, and answers on Winch's code;
 //! - **first call**: spawning `mcp-wasm-host serve` with a warm compile
 //!   cache until the first `tools/call` answer (`initialize`, then the call);
 //! - **call**: a call on a fresh instance, in the host (`Runtime::call`:
@@ -62,7 +65,7 @@ use std::time::{Duration, Instant};
 
 use mcp_wasm_host::runtime::{
     CallEvents, Caller, CompileCache, DefaultPolicies, EngineSettings, INCREMENTAL_CACHE_CAP,
-    IncrementalStore, Limits, LogLevel, NoEvents, Progress, Runtime, ToolOutput,
+    IncrementalStore, Limits, LogLevel, NoEvents, Progress, QuickCompile, Runtime, ToolOutput,
 };
 use serde_json::{Map, Value, json};
 
@@ -129,6 +132,9 @@ struct Row {
     build: Duration,
     load: Duration,
     edit_to_answer: Duration,
+    /// Edit to answer as `serve` does it by default: components of 4 MiB
+    /// or more compiled by Winch first (`QuickCompile::Large`).
+    quick_edit: Duration,
     first_call: Duration,
     call: Duration,
     reused_call: Duration,
@@ -322,11 +328,17 @@ fn copy_edited(from: &Path, to: &Path, edits: &mut usize) -> std::io::Result<()>
 /// The time from an edited file to its first call's answer when the
 /// language was seen before: a runtime with the incremental cache in
 /// `store_dir` (and no compile cache) loads `component` and calls it.
-fn edit_to_answer(rt: &tokio::runtime::Runtime, component: &Path, store_dir: &Path) -> Duration {
+fn edit_to_answer(
+    rt: &tokio::runtime::Runtime,
+    component: &Path,
+    store_dir: &Path,
+    quick: QuickCompile,
+) -> Duration {
     let settings = EngineSettings {
         incremental: Some(Arc::new(
             IncrementalStore::open(store_dir, INCREMENTAL_CACHE_CAP).unwrap(),
         )),
+        quick,
         ..EngineSettings::default()
     };
     let runtime = Runtime::new(&settings, policies(0)).unwrap();
@@ -636,16 +648,21 @@ fn main() {
         // The incremental cache warmed by the original, then the edited
         // copy loaded and called with it.
         let store_dir = work.path().join(format!("{}-incremental", language.name));
-        edit_to_answer(&rt, &component, &store_dir);
-        let edit = match edited(language, &component, work.path()) {
-            Ok(edited) => median(
-                (0..reps)
-                    .map(|_| edit_to_answer(&rt, &edited, &store_dir))
-                    .collect(),
-            ),
+        edit_to_answer(&rt, &component, &store_dir, QuickCompile::Never);
+        let (edit, quick_edit) = match edited(language, &component, work.path()) {
+            Ok(edited) => {
+                let edit = |quick| {
+                    median(
+                        (0..reps)
+                            .map(|_| edit_to_answer(&rt, &edited, &store_dir, quick))
+                            .collect(),
+                    )
+                };
+                (edit(QuickCompile::Never), edit(QuickCompile::Large))
+            }
             Err(why) => {
                 println!("{}: no edited copy: {why}", language.name);
-                Duration::ZERO
+                (Duration::ZERO, Duration::ZERO)
             }
         };
 
@@ -670,6 +687,7 @@ fn main() {
             build,
             load: load_time,
             edit_to_answer: edit,
+            quick_edit,
             first_call: first,
             fuel,
             memory,
@@ -758,6 +776,20 @@ fn report(rows: &[Row]) {
             ratio(row.memory as f64, floor.memory as f64),
             row.faults,
             ratio(row.faults as f64, floor.faults.max(1) as f64),
+        );
+    }
+    println!(
+        "\n{:<14} {:>26} {:>34}",
+        "language", "edit to answer, Cranelift", "edit to answer, serve's default"
+    );
+    for row in rows {
+        println!(
+            "{:<14} {:>13.0} ms {:>10} {:>21.0} ms {:>10}",
+            row.name,
+            secs(row.edit_to_answer) * 1e3,
+            format!("{:.2}× load", secs(row.edit_to_answer) / secs(row.load)),
+            secs(row.quick_edit) * 1e3,
+            format!("{:.2}× load", secs(row.quick_edit) / secs(row.load)),
         );
     }
     let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);

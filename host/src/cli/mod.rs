@@ -100,7 +100,12 @@ pub fn main() -> anyhow::Result<ExitCode> {
     };
     match cli.command {
         Command::Serve(args) => {
-            let served = runtime()?.block_on(serve::run(*args));
+            let runtime = runtime()?;
+            let served = runtime.block_on(serve::run(*args));
+            // Work still on the blocking pool (a background compile that
+            // would replace a plugin's quick code) is abandoned, not
+            // awaited: the cache stores its entries atomically.
+            runtime.shutdown_background();
             // What the spans of the last calls hold is exported before exit.
             if let Some(traces) = traces {
                 traces.shutdown();

@@ -15,8 +15,8 @@ use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
 use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
 use mcp_wasm_host::runtime::{
     CacheError, CompileCache, DirWatcher, EngineSettings, FirstLists, LoadError, PolicyFile,
-    PolicyReloadError, PolicySeen, PolicySource, PolicyUpdate, Runtime, SourceFetch, SourcesUpdate,
-    WatchOptions, watch,
+    PolicyReloadError, PolicySeen, PolicySource, PolicyUpdate, QuickCompile, Runtime, SourceFetch,
+    SourcesUpdate, WatchOptions, watch,
 };
 use mcp_wasm_host::source::Fetcher;
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
@@ -64,6 +64,19 @@ pub struct ServeArgs {
         require_equals = true
     )]
     wait_for_load: WaitForLoad,
+    /// Which plugins new to the compile cache are compiled by Winch first
+    /// (several times faster than Cranelift, its code about half as fast),
+    /// served at once, and replaced by Cranelift's code compiled in the
+    /// background: `large` (the default: components of 4 MiB or more, such
+    /// as Python, JavaScript and Go interpreters), `always` or `never`.
+    #[arg(
+        long,
+        env = "MCP_WASM_HOST_QUICK_COMPILE",
+        value_enum,
+        ignore_case = true,
+        default_value_t = QuickCompileArg::Large
+    )]
+    quick_compile: QuickCompileArg,
     #[command(flatten)]
     rounds: RoundsArgs,
     #[command(flatten)]
@@ -91,6 +104,27 @@ impl WaitForLoad {
             WaitForLoad::All => FirstLists::Loaded,
             WaitForLoad::Uncached => FirstLists::EveryPlugin,
             WaitForLoad::Nothing => FirstLists::Cached,
+        }
+    }
+}
+
+/// What `--quick-compile` says is compiled by Winch first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum QuickCompileArg {
+    /// Components of 4 MiB or more.
+    Large,
+    /// Every component.
+    Always,
+    /// None: Cranelift compiles every plugin before it serves.
+    Never,
+}
+
+impl From<QuickCompileArg> for QuickCompile {
+    fn from(arg: QuickCompileArg) -> Self {
+        match arg {
+            QuickCompileArg::Large => QuickCompile::Large,
+            QuickCompileArg::Always => QuickCompile::Always,
+            QuickCompileArg::Never => QuickCompile::Never,
         }
     }
 }
@@ -222,6 +256,7 @@ impl HttpArgs {
 pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let settings = EngineSettings {
         max_instances: args.max_instances,
+        quick: args.quick_compile.into(),
         ..EngineSettings::default()
     };
     let max_memory = settings.max_memory_bytes as u64;
@@ -241,6 +276,10 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         runtime = runtime.with_observer(metrics.clone());
     }
     let runtime = Arc::new(runtime);
+    tokio::spawn({
+        let runtime = runtime.clone();
+        async move { runtime.optimize_in_background().await }
+    });
     if let (Some(addr), Some(metrics)) = (args.telemetry.metrics_addr, &metrics) {
         let routes = metrics.routes().merge(health.routes());
         let local =

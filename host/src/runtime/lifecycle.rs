@@ -7,10 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use tokio::sync::{Mutex, watch as channel};
-use wasmtime::component::Linker;
 
 use super::cache::CompileCache;
-use super::capabilities;
 use super::catalog::{Catalog, Generations, SkippedEntry};
 use super::claims::NameClaims;
 use super::engine::{self, EngineError, EngineSettings};
@@ -21,7 +19,7 @@ use super::pending::PendingPlugin;
 use super::plugin::{Loader, Plugin, plugin_name};
 use super::policy::Policies;
 use super::policy::PolicySource;
-use super::sandbox::CallState;
+use super::quick::{OptimizeQueue, QuickTier};
 use super::stamp::FileStamp;
 use super::tool_lists::{self, ToolLists};
 use super::warm::IdlePool;
@@ -109,7 +107,7 @@ pub struct Runtime {
     policies: RwLock<PolicySource>,
     catalog: RwLock<Arc<Catalog>>,
     /// Serializes every change of the catalog (a read, a load, a swap).
-    swap: Mutex<()>,
+    pub(super) swap: Mutex<()>,
     /// Bumped whenever the catalog's lists or plugin versions change.
     changes: channel::Sender<Generations>,
     /// How far the first load (of a directory or files) has got. Once it
@@ -125,6 +123,8 @@ pub struct Runtime {
     /// The blocking-pool share of matching long URIs against many
     /// resource templates (see [`Runtime::resource_plugin`]).
     pub(super) matching: super::offload::Lane,
+    /// The plugins compiled quickly, waiting for Cranelift's code.
+    pub(super) optimize: OptimizeQueue,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -138,13 +138,14 @@ impl Runtime {
     /// `policies`.
     pub fn new(settings: &EngineSettings, policies: PolicySource) -> Result<Self, RuntimeError> {
         let engine = engine::build(settings)?;
-        let mut linker = Linker::<CallState>::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
-        capabilities::link(&mut linker).map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
+        let linker =
+            engine::host_linker(&engine).map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
         let idle = IdlePool::new(IdlePool::capacity_for(settings.max_instances));
+        let mut loader = Loader::new(engine, linker, idle);
+        loader.set_quick(QuickTier::new(settings));
         Ok(Runtime {
-            loader: Loader::new(engine, linker, idle),
+            loader,
+            optimize: OptimizeQueue::default(),
             policies: RwLock::new(policies),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             swap: Mutex::new(()),
@@ -226,13 +227,19 @@ impl Runtime {
     }
 
     /// Makes `catalog` the current one and, if it differs from the previous
-    /// one, tells the subscribers. Returns whether its tools differed.
-    fn swap_in(&self, catalog: Catalog) -> bool {
+    /// one, tells the subscribers. Returns whether its tools differed. The
+    /// plugins it brings in compiled quickly are queued for Cranelift's code.
+    pub(super) fn swap_in(&self, catalog: Catalog) -> bool {
         let new = Arc::new(catalog);
         let old = std::mem::replace(
             &mut *self.catalog.write().unwrap_or_else(PoisonError::into_inner),
             new.clone(),
         );
+        for plugin in new.plugins() {
+            if plugin.quick && !old.plugins().iter().any(|p| Arc::ptr_eq(p, plugin)) {
+                self.optimize.push(&plugin.path);
+            }
+        }
         let tools_changed = old.tools() != new.tools();
         self.observer.plugins_loaded(new.plugins().len());
         // Before the first load has listed the cached lists nobody has seen

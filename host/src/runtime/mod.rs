@@ -45,11 +45,13 @@ mod limits;
 mod log_budget;
 mod observe;
 mod offload;
+mod optimize;
 mod outbound;
 mod output;
 mod pending;
 mod plugin;
 mod policy;
+mod quick;
 mod rate;
 mod receipt;
 mod sandbox;
@@ -75,7 +77,7 @@ pub use catalog::{
     TemplateEntry, ToolRoute,
 };
 pub use claims::NameClaims;
-pub use engine::{EngineError, EngineSettings};
+pub use engine::{EngineError, EngineSettings, QuickCompile};
 pub use error::{
     CallError, FailureCause, GuestErrorKind, LoadError, LoadProblem, MAX_MESSAGE, PolicyError,
     ToolFailure,

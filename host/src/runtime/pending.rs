@@ -57,16 +57,31 @@ pub struct StillCompiling {
 /// environment variable `MCP_WASM_HOST_TEST_HOLD_LOADS` (unset: nothing is
 /// held). Release builds ignore the variable.
 pub(super) async fn test_hold(name: &str) {
+    hold("MCP_WASM_HOST_TEST_HOLD_LOADS", "load", name).await;
+}
+
+/// As [`test_hold`], for the background compile that replaces the plugin
+/// `name`'s quick code, with `MCP_WASM_HOST_TEST_HOLD_OPTIMIZE`.
+pub(super) async fn test_hold_optimize(name: &str) {
+    hold(
+        "MCP_WASM_HOST_TEST_HOLD_OPTIMIZE",
+        "optimizing compile",
+        name,
+    )
+    .await;
+}
+
+async fn hold(variable: &str, what: &str, name: &str) {
     if !cfg!(debug_assertions) {
         return;
     }
-    let Some(dir) = std::env::var_os("MCP_WASM_HOST_TEST_HOLD_LOADS") else {
+    let Some(dir) = std::env::var_os(variable) else {
         return;
     };
     let release = PathBuf::from(dir).join(format!("{name}.release"));
     tracing::info!(
         plugin = name,
-        "test hook: holding the load until {} exists",
+        "test hook: holding the {what} until {} exists",
         release.display()
     );
     while !release.exists() {

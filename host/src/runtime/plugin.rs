@@ -21,6 +21,7 @@ use super::icons;
 use super::imports::ImportKind;
 use super::output::{TaskSupport, ToolInfo};
 use super::policy::{Policies, Policy};
+use super::quick::QuickTier;
 use super::sandbox::CallState;
 use super::schema::{MAX_TOOL_NAME, Schema, check_tool_name};
 use super::served::{self, Listing, Served};
@@ -59,6 +60,9 @@ pub struct Plugin {
     /// Served as a generic component (it exports none of our interfaces):
     /// its functions served as tools, and those left out.
     pub generic: Option<GenericSummary>,
+    /// Compiled quickly by Winch: Cranelift's code replaces this version
+    /// once it is compiled (see [`super::quick`]).
+    pub quick: bool,
 }
 
 impl Plugin {
@@ -108,6 +112,9 @@ pub(crate) struct Loader {
     cache: Option<Arc<CompileCache>>,
     linker: Arc<Linker<CallState>>,
     idle: Arc<IdlePool>,
+    /// Compiles large components new to the cache quickly first (none:
+    /// never).
+    quick: Option<Arc<QuickTier>>,
 }
 
 impl std::fmt::Debug for Loader {
@@ -128,6 +135,22 @@ impl Loader {
             cache: None,
             linker: Arc::new(linker),
             idle,
+            quick: None,
+        }
+    }
+
+    /// Compiles the components `quick` picks with Winch first, when the
+    /// cache has none (none: always with Cranelift).
+    pub(crate) fn set_quick(&mut self, quick: Option<QuickTier>) {
+        self.quick = quick.map(Arc::new);
+    }
+
+    /// This loader, compiling everything with Cranelift: what replaces a
+    /// quick compile's code.
+    pub(crate) fn optimizing(&self) -> Self {
+        Loader {
+            quick: None,
+            ..self.clone()
         }
     }
 
@@ -237,6 +260,22 @@ pub(crate) struct Compiled {
     pub digest: Sha256Digest,
     /// Its WIT doc comments (for a generic component's descriptions).
     pub docs: Arc<generic::docs::Docs>,
+    /// Compiled by Winch: links against the quick tier's linker, and is
+    /// never cached.
+    pub quick: bool,
+}
+
+impl Compiled {
+    /// `component`, compiled from `bytes` (whose digest is `digest`; their
+    /// doc comments are read from them), by Winch if `quick`.
+    fn new(component: Component, digest: Sha256Digest, bytes: &[u8], quick: bool) -> Self {
+        Compiled {
+            component,
+            digest,
+            docs: Arc::new(generic::docs::Docs::read(bytes)),
+            quick,
+        }
+    }
 }
 
 impl Loader {
@@ -258,22 +297,43 @@ impl Loader {
                 source,
             })?;
         let (engine, cache, owned) = (self.engine.clone(), self.cache.clone(), path.to_owned());
-        off_the_workers(move || compile_blocking(&engine, cache.as_deref(), &owned, &bytes, pin))
-            .await
-            .map_err(|e| LoadError::Compile {
-                path: path.to_owned(),
-                reason: format!("the compiler task failed: {e}"),
-            })?
+        let quick = self.quick.clone();
+        off_the_workers(move || {
+            let compilers = Compilers {
+                engine: &engine,
+                cache: cache.as_deref(),
+                quick: quick.as_deref(),
+            };
+            compile_blocking(compilers, &owned, &bytes, pin)
+        })
+        .await
+        .map_err(|e| LoadError::Compile {
+            path: path.to_owned(),
+            reason: format!("the compiler task failed: {e}"),
+        })?
     }
 }
 
+/// What compiles a component: the main engine (Cranelift), the cache of its
+/// code, and the quick tier.
+#[derive(Clone, Copy)]
+struct Compilers<'a> {
+    engine: &'a Engine,
+    cache: Option<&'a CompileCache>,
+    quick: Option<&'a QuickTier>,
+}
+
 fn compile_blocking(
-    engine: &Engine,
-    cache: Option<&CompileCache>,
+    compilers: Compilers<'_>,
     path: &Path,
     bytes: &[u8],
     pin: Option<Pin>,
 ) -> Result<Compiled, LoadError> {
+    let Compilers {
+        engine,
+        cache,
+        quick,
+    } = compilers;
     let started = std::time::Instant::now();
     let plugin = plugin_name(path);
     let digest = Sha256Digest::of(bytes);
@@ -307,12 +367,18 @@ fn compile_blocking(
             elapsed_ms = started.elapsed().as_millis() as u64,
             "loaded from cache"
         );
-        let docs = Arc::new(generic::docs::Docs::read(bytes));
-        return Ok(Compiled {
-            component,
-            digest,
-            docs,
-        });
+        return Ok(Compiled::new(component, digest, bytes, false));
+    }
+    if let Some(quick) = quick.filter(|q| q.applies_to(bytes.len()))
+        && let Some(component) = quick.compile(&plugin, bytes)
+    {
+        tracing::info!(
+            plugin,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            sha256 = %digest,
+            "compiled quickly (Winch); optimizing in the background"
+        );
+        return Ok(Compiled::new(component, digest, bytes, true));
     }
     let component = Component::from_binary(engine, bytes).map_err(|e| LoadError::Compile {
         path: path.to_owned(),
@@ -327,12 +393,7 @@ fn compile_blocking(
     if let (Some(cache), Some(key)) = (cache, &key) {
         cache.put(key, &component, &plugin);
     }
-    let docs = Arc::new(generic::docs::Docs::read(bytes));
-    Ok(Compiled {
-        component,
-        digest,
-        docs,
-    })
+    Ok(Compiled::new(component, digest, bytes, false))
 }
 
 impl Loader {
@@ -344,7 +405,7 @@ impl Loader {
     fn link_failure(&self, component: &Component, e: &wasmtime::Error) -> String {
         let unknown: Vec<String> = component
             .component_type()
-            .imports(&self.engine)
+            .imports(component.engine())
             .map(|(name, _)| name)
             .filter(|name| ImportKind::of(name) == ImportKind::Other)
             .map(|name| format!("`{name}`"))
@@ -371,14 +432,17 @@ impl Loader {
         path: &Path,
         compiled: &Compiled,
     ) -> Result<Plugin, LoadError> {
-        let pre = self
-            .linker
+        let linker = match &self.quick {
+            Some(quick) if compiled.quick => quick.linker().unwrap_or(&self.linker),
+            _ => &self.linker,
+        };
+        let pre = linker
             .instantiate_pre(&compiled.component)
             .map_err(|e| LoadError::Link {
                 path: path.to_owned(),
                 reason: self.link_failure(&compiled.component, &e),
             })?;
-        if generic::is_generic(&compiled.component, &self.engine) {
+        if generic::is_generic(&compiled.component, compiled.component.engine()) {
             return self
                 .instantiate_generic(name, policy, path, compiled, pre)
                 .await;
@@ -469,6 +533,7 @@ impl Loader {
             stamp: None,
             idle,
             generic: None,
+            quick: compiled.quick,
         })
     }
 
@@ -487,7 +552,7 @@ impl Loader {
         let derived = {
             let (component, engine, policy, file) = (
                 compiled.component.clone(),
-                self.engine.clone(),
+                compiled.component.engine().clone(),
                 policy.clone(),
                 path.to_owned(),
             );
@@ -567,6 +632,7 @@ impl Loader {
             stamp: None,
             idle,
             generic: Some(summary),
+            quick: compiled.quick,
         })
     }
 }

@@ -37,6 +37,7 @@ mod observability;
 mod plugins_used;
 mod python_sdk;
 mod python_watch;
+mod quick_compile;
 mod receipts;
 mod redaction;
 mod registry;

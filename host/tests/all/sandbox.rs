@@ -48,7 +48,16 @@ timeout = "30s"
 rate_limit = 2
 "#;
 
-fn sandbox() -> Sandbox {
+/// Which compiler's code the plugins run: Cranelift's (from the compile
+/// cache or compiled before serving), or Winch's (compiled quickly first,
+/// its Cranelift compile held for the whole test).
+#[derive(Clone, Copy)]
+enum Compiler {
+    Cranelift,
+    Winch,
+}
+
+fn sandbox_on(compiler: Compiler) -> Sandbox {
     let dir = tempfile::tempdir().unwrap();
     let plugins = dir.path().join("plugins");
     std::fs::create_dir(&plugins).unwrap();
@@ -73,7 +82,23 @@ fn sandbox() -> Sandbox {
     std::os::unix::fs::symlink("../outside", dir.path().join("rw/out")).unwrap();
     let config = dir.path().join("mcp-wasm-host.toml");
     std::fs::write(&config, POLICY).unwrap();
-    let server = Server::initialized(&plugins, &["--config", config.to_str().unwrap()], R4);
+    let config = config.to_str().unwrap();
+    let server = match compiler {
+        Compiler::Cranelift => Server::initialized(&plugins, &["--config", config], R4),
+        Compiler::Winch => {
+            let (cache, hold) = (dir.path().join("cache"), dir.path().join("hold"));
+            let env = [
+                ("MCP_WASM_HOST_QUICK_COMPILE", "always"),
+                ("MCP_WASM_HOST_TEST_HOLD_OPTIMIZE", hold.to_str().unwrap()),
+            ];
+            let args = ["--config", config, "--cache-dir", cache.to_str().unwrap()];
+            let mut server = Server::start_with_env(&plugins, &args, &env);
+            assert!(server.initialize(R4).get("result").is_some());
+            server.wait_for_stderr("compiled quickly (Winch)");
+            server.wait_for_stderr("holding the optimizing compile");
+            server
+        }
+    };
     Sandbox { dir, server }
 }
 
@@ -116,12 +141,11 @@ fn assert_answered_while_running(order: &[&str]) {
     );
 }
 
-#[test]
-fn cpu_and_time_attacks_are_cut_off_at_their_limits() {
+fn cpu_and_time_attacks_are_cut_off_at_their_limits_on(compiler: Compiler) {
     let Sandbox {
         mut server,
         dir: _dir,
-    } = sandbox();
+    } = sandbox_on(compiler);
     let s = &mut server;
     let (msg, order) = attack_alongside(s, "hostile.spin", json!({}));
     assert_eq!(
@@ -150,12 +174,11 @@ fn cpu_and_time_attacks_are_cut_off_at_their_limits() {
     );
 }
 
-#[test]
-fn memory_and_stack_attacks_get_their_own_messages() {
+fn memory_and_stack_attacks_get_their_own_messages_on(compiler: Compiler) {
     let Sandbox {
         mut server,
         dir: _dir,
-    } = sandbox();
+    } = sandbox_on(compiler);
     let s = &mut server;
     let (msg, _) = attack_alongside(s, "hostile.vec_bomb", json!({}));
     assert!(
@@ -214,9 +237,8 @@ fn memory_and_stack_attacks_get_their_own_messages() {
     );
 }
 
-#[test]
-fn nothing_outside_a_mount_can_be_read_or_written() {
-    let sb = sandbox();
+fn nothing_outside_a_mount_can_be_read_or_written_on(compiler: Compiler) {
+    let sb = sandbox_on(compiler);
     let mut server = sb.server;
     let s = &mut server;
     assert_eq!(
@@ -286,12 +308,11 @@ fn nothing_outside_a_mount_can_be_read_or_written() {
     assert!(msg.contains("grants no directories"), "{msg}");
 }
 
-#[test]
-fn environment_and_network_are_denied_unless_granted() {
+fn environment_and_network_are_denied_unless_granted_on(compiler: Compiler) {
     let Sandbox {
         mut server,
         dir: _dir,
-    } = sandbox();
+    } = sandbox_on(compiler);
     let s = &mut server;
     assert_eq!(
         text(&s.call_ok("hostile.env", json!({"name": "GRANTED"}))),
@@ -319,9 +340,8 @@ fn environment_and_network_are_denied_unless_granted() {
     assert!(msg.contains("cannot resolve localhost"), "{msg}");
 }
 
-#[test]
-fn size_concurrency_and_rate_limits_hold() {
-    let Sandbox { mut server, dir } = sandbox();
+fn size_concurrency_and_rate_limits_hold_on(compiler: Compiler) {
+    let Sandbox { mut server, dir } = sandbox_on(compiler);
     let s = &mut server;
     let (msg, _) = attack_alongside(s, "hostile.big_result", json!({"bytes": 300_000}));
     // 300,000 bytes of text, its quotes and the block's framing (80 bytes).
@@ -398,12 +418,11 @@ fn size_concurrency_and_rate_limits_hold() {
     );
 }
 
-#[test]
-fn every_call_leaves_one_audit_line_without_arguments() {
+fn every_call_leaves_one_audit_line_without_arguments_on(compiler: Compiler) {
     let Sandbox {
         mut server,
         dir: _dir,
-    } = sandbox();
+    } = sandbox_on(compiler);
     let s = &mut server;
     s.call_ok("hostile.echo_size", json!({"data": "secret-argument"}));
     s.call_err("hostile.panic", json!({"msg": "x"}));
@@ -468,4 +487,35 @@ fn a_missing_mount_keeps_only_that_plugin_from_loading() {
     // The skipped file is logged once the load is done; wait for the line.
     s.wait_for_stderr("hostile.wasm: its policy cannot be applied");
     s.wait_for_stderr("plugins.hostile.mounts[0].host");
+}
+
+/// Each attack above against Cranelift's code (`sandbox::NAME`) and against
+/// Winch's (`sandbox::winch::NAME`): the quick first compile of a large
+/// plugin is held to every limit the optimized code is.
+macro_rules! on_both_compilers {
+    ($($test:ident => $body:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                $body(Compiler::Cranelift)
+            }
+        )*
+        mod winch {
+            $(
+                #[test]
+                fn $test() {
+                    super::$body(super::Compiler::Winch)
+                }
+            )*
+        }
+    };
+}
+
+on_both_compilers! {
+    cpu_and_time_attacks_are_cut_off_at_their_limits => cpu_and_time_attacks_are_cut_off_at_their_limits_on,
+    memory_and_stack_attacks_get_their_own_messages => memory_and_stack_attacks_get_their_own_messages_on,
+    nothing_outside_a_mount_can_be_read_or_written => nothing_outside_a_mount_can_be_read_or_written_on,
+    environment_and_network_are_denied_unless_granted => environment_and_network_are_denied_unless_granted_on,
+    size_concurrency_and_rate_limits_hold => size_concurrency_and_rate_limits_hold_on,
+    every_call_leaves_one_audit_line_without_arguments => every_call_leaves_one_audit_line_without_arguments_on,
 }

@@ -249,6 +249,11 @@ pub fn plugin_dir(files: &[&str]) -> tempfile::TempDir {
 /// while plugins load (`--wait-for-load=false`) are in `loading.rs`.
 pub const WAIT_FOR_LOAD: &str = "MCP_WASM_HOST_WAIT_FOR_LOAD";
 
+/// The variable of `serve --quick-compile`. The harness sets it to `never`,
+/// so the tests run on Cranelift's code, as before quick compiles, whatever
+/// the size of their plugins; `quick_compile.rs` and `sandbox::winch` set it.
+pub const QUICK_COMPILE: &str = "MCP_WASM_HOST_QUICK_COMPILE";
+
 /// A running server.
 pub struct Server {
     child: Child,
@@ -272,6 +277,7 @@ impl Server {
     pub fn start_with_env(plugins: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(binary())
             .env(WAIT_FOR_LOAD, "1")
+            .env(QUICK_COMPILE, "never")
             .arg("serve")
             .arg("--plugins")
             .arg(plugins)
@@ -738,6 +744,7 @@ impl HttpServer {
             .args(args)
             .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
             .env("MCP_WASM_HOST_CACHE_DIR", target_dir().join("test-cache"))
+            .env(QUICK_COMPILE, "never")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

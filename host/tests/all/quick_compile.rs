@@ -1,0 +1,161 @@
+//! Quick first compiles (`serve --quick-compile`): a plugin new to the
+//! compile cache serves Winch's code at once, and Cranelift's code, compiled
+//! in the background, replaces it. The background compile is held by a
+//! debug-only hook (`MCP_WASM_HOST_TEST_HOLD_OPTIMIZE`), so every step is
+//! ordered by log lines, never by time. `sandbox::winch` runs the sandbox's
+//! attacks against Winch's code.
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use crate::common::{QUICK_COMPILE, Server, text};
+use serde_json::json;
+
+const R4: &str = "2025-11-25";
+const QUICK: &str = "compiled quickly (Winch)";
+const HELD: &str = "holding the optimizing compile";
+const OPTIMIZED: &str = "optimized: Cranelift's code now serves it";
+
+/// `serve` on `plugins` with the quick rule `rule`, the compile cache
+/// `cache`, and background compiles held until released in `hold`.
+fn start(plugins: &Path, rule: &str, cache: &Path, hold: &Path, watch: bool) -> Server {
+    let env = [
+        (QUICK_COMPILE, rule),
+        ("MCP_WASM_HOST_TEST_HOLD_OPTIMIZE", hold.to_str().unwrap()),
+    ];
+    let mut args = vec!["--cache-dir", cache.to_str().unwrap()];
+    if !watch {
+        args.push("--no-watch");
+    }
+    let mut s = Server::start_with_env(plugins, &args, &env);
+    assert!(s.initialize(R4).get("result").is_some());
+    s
+}
+
+fn release(hold: &Path, plugin: &str) {
+    std::fs::write(hold.join(format!("{plugin}.release")), "").unwrap();
+}
+
+/// Waits until `needle` has been logged `n` times.
+fn wait_for_count(s: &Server, needle: &str, n: usize) {
+    s.wait_for_stderr(needle);
+    let start = std::time::Instant::now();
+    while s.stderr().matches(needle).count() < n {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(300),
+            "{needle:?} was not logged {n} times:\n{}",
+            s.stderr()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+fn hash(s: &mut Server) -> String {
+    text(&s.call_ok("hash", json!({"text": "quick"})))
+}
+
+/// Winch's code answers while Cranelift's compile is held; once released,
+/// Cranelift's code replaces it and gives the same answers, and it is what
+/// the compile cache keeps: a restart loads it from there and compiles
+/// nothing.
+#[test]
+fn a_new_plugin_answers_on_winch_code_until_cranelift_code_replaces_it() {
+    let dir = crate::common::plugin_dir(&[test_artifacts::FNV]);
+    let (cache, hold) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut s = start(dir.path(), "always", cache.path(), hold.path(), false);
+    s.wait_for_stderr(QUICK);
+    s.wait_for_stderr(HELD);
+    let quick = hash(&mut s);
+    assert!(!s.stderr().contains(OPTIMIZED), "{}", s.stderr());
+
+    release(hold.path(), "fnv");
+    s.wait_for_stderr(OPTIMIZED);
+    assert_eq!(hash(&mut s), quick, "both compilers' code agree");
+    s.close_stdin();
+    assert_eq!(s.wait(), Some(0));
+
+    let mut again = start(dir.path(), "always", cache.path(), hold.path(), false);
+    again.wait_for_stderr("loaded from cache");
+    assert_eq!(hash(&mut again), quick);
+    let log = again.stderr();
+    assert!(!log.contains(QUICK) && !log.contains(HELD), "{log}");
+}
+
+/// Closing stdin while a background compile runs exits at once and
+/// cleanly: the compile is abandoned, not awaited, and nothing is cached.
+#[test]
+fn the_server_exits_without_waiting_for_a_background_compile() {
+    let dir = crate::common::plugin_dir(&[test_artifacts::FNV]);
+    let (cache, hold) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut s = start(dir.path(), "always", cache.path(), hold.path(), false);
+    s.wait_for_stderr(HELD);
+    hash(&mut s);
+    s.close_stdin();
+    assert_eq!(s.wait(), Some(0), "{}", s.stderr());
+    let log = s.stderr();
+    assert!(!log.contains("ERROR") && !log.contains(OPTIMIZED), "{log}");
+}
+
+/// A file replaced while its quick code waits for Cranelift's: the first
+/// background compile finds the file changed and swaps nothing in, so the
+/// new version is never replaced by the old one's code; the new version's
+/// own background compile then replaces its quick code.
+#[test]
+fn a_background_compile_never_brings_back_a_replaced_version() {
+    let dir = crate::common::plugin_dir(&[]);
+    let file = dir.path().join("p.wasm");
+    std::fs::copy(test_artifacts::FNV, &file).unwrap();
+    let (cache, hold) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut s = start(dir.path(), "always", cache.path(), hold.path(), true);
+    s.wait_for_stderr("watching the plugins directory");
+    wait_for_count(&s, HELD, 1);
+    hash(&mut s);
+
+    std::fs::copy(test_artifacts::WORDCOUNT, &file).unwrap();
+    wait_for_count(&s, QUICK, 2);
+    release(hold.path(), "p");
+    s.wait_for_stderr(OPTIMIZED);
+    let counted = s.call_ok("word_count", json!({"text": "one two three"}));
+    assert!(text(&counted).contains('3'), "{counted}");
+    let old = s.call("hash", json!({"text": "quick"}));
+    assert!(
+        old.get("error").is_some() || old["result"]["isError"] == json!(true),
+        "the replaced version's tool must be gone: {old}"
+    );
+    assert_eq!(
+        s.stderr().matches(OPTIMIZED).count(),
+        1,
+        "only the new version is optimized:\n{}",
+        s.stderr()
+    );
+}
+
+/// The default rule, `large`, on real plugins: a JavaScript plugin (an
+/// interpreter of several MiB) is compiled quickly first, a small Rust
+/// plugin beside it by Cranelift alone.
+#[test]
+fn by_default_only_large_plugins_are_compiled_quickly() {
+    let Some(built) = crate::js_plugins::built() else {
+        return;
+    };
+    let markdown = built.join("markdown.wasm");
+    assert!(
+        std::fs::metadata(&markdown).unwrap().len() >= 4 << 20,
+        "the JavaScript plugin is large"
+    );
+    let dir = crate::common::plugin_dir(&[markdown.to_str().unwrap(), test_artifacts::FNV]);
+    let (cache, hold) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut s = start(dir.path(), "large", cache.path(), hold.path(), false);
+    s.wait_for_stderr(HELD);
+    let table = "| a | b |\n|---|---|\n| 1 | 2 |";
+    let parsed = s.call_ok("parse_table", json!({"markdown": table}));
+    assert!(text(&parsed).contains('2'), "{parsed}");
+    hash(&mut s);
+    let log = s.stderr();
+    let quick: Vec<&str> = log.lines().filter(|l| l.contains(QUICK)).collect();
+    assert!(
+        quick.len() == 1 && quick[0].contains("plugin=\"markdown\""),
+        "{log}"
+    );
+    assert!(log.contains("compiled plugin=\"fnv\""), "{log}");
+}

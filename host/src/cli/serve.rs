@@ -7,12 +7,12 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 use mcp_wasm_host::config::{Config, ServedBounds, TaskSettings};
-use mcp_wasm_host::mcp::auth::BearerToken;
-use mcp_wasm_host::mcp::handler::DEFAULT_LIST_TTL;
-use mcp_wasm_host::mcp::http::{self, HttpOptions};
 use mcp_wasm_host::mcp::oauth::OAuth;
-use mcp_wasm_host::mcp::rounds::{Rounds, StateKeyError};
-use mcp_wasm_host::mcp::{McpServer, ServerOptions, stdio};
+use mcp_wasm_host::mcp::oauth::bearer::BearerToken;
+use mcp_wasm_host::mcp::protocol::{DEFAULT_LIST_TTL, Rounds, StateKeyError};
+use mcp_wasm_host::mcp::transport::http::{self, HttpOptions};
+use mcp_wasm_host::mcp::transport::stdio;
+use mcp_wasm_host::mcp::{McpServer, ServerOptions};
 use mcp_wasm_host::runtime::{
     CacheError, CompileCache, DirWatcher, EngineSettings, FirstLists, LoadError, PolicyFile,
     PolicyReloadError, PolicySeen, PolicySource, PolicyUpdate, QuickCompile, Runtime, SourceFetch,
@@ -433,7 +433,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let mut options = args.http.options(addr)?;
     options.session_limits = config.session_options();
-    let drain = mcp_wasm_host::mcp::drain::Drain::new();
+    let drain = mcp_wasm_host::mcp::transport::drain::Drain::new();
     options.drain = Some(drain.clone());
     if let Some(metrics) = &metrics {
         if !options.stateless {

@@ -1,6 +1,6 @@
 //! Fuzzing the conversion of what a guest returns into what the client
 //! reads: a WIT `call-result` through the runtime's checks
-//! (`call::convert_result`) and then `mcp::convert::output`, and a WIT
+//! (`call::convert_result`) and then `mcp::protocol::convert::output`, and a WIT
 //! `tool-error` through the failure the client is sent. The result must
 //! serialize to JSON that reads back as a `CallToolResult`, at most
 //! [`SIZE_SLACK`] bytes longer than `output_size` counts (the number checked
@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::generate::{Json, ObjectSchema};
 use super::{Input, decode};
-use crate::mcp::convert;
+use crate::mcp::protocol::convert;
 use crate::runtime::wit;
 use crate::runtime::{
     FailureCause, MAX_MESSAGE, PluginTool, Schema, ToolFailure, ToolHints, convert_result,

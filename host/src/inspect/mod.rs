@@ -3,7 +3,7 @@
 //!
 //! The facts come from [`Runtime::inspect`](crate::runtime::Runtime::inspect);
 //! this module only presents them. Tools are shown exactly as `tools/list`
-//! would send them (through [`mcp::convert::tool`](crate::mcp::convert::tool)).
+//! would send them (through [`mcp::protocol::convert::tool`](crate::mcp::protocol::convert::tool)).
 //! Values of environment variables passed through from the server's
 //! environment are never shown, only their names.
 //!
@@ -19,7 +19,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::mcp::convert;
+use crate::mcp::protocol::convert;
 use crate::runtime::{ImportKind, Inspection};
 use crate::source::requested::RequestedPolicy;
 

@@ -971,7 +971,7 @@ mod tests {
 
     /// The bytes of JSON the client receives for `out`.
     fn serialized(out: &ToolOutput) -> u64 {
-        let result = crate::mcp::convert::output(out);
+        let result = crate::mcp::protocol::convert::output(out);
         serde_json::to_string(&result).unwrap().len() as u64
     }
 
@@ -1083,7 +1083,8 @@ mod tests {
                         assert!(
                             json <= size + ENVELOPE,
                             "{json} > {size}: {block:?}: {}",
-                            serde_json::to_string(&crate::mcp::convert::output(&out)).unwrap()
+                            serde_json::to_string(&crate::mcp::protocol::convert::output(&out))
+                                .unwrap()
                         );
                         // And the count is close: a fixed overhead per block.
                         assert!(size <= json + 256, "{size} ≫ {json}: {block:?}");

@@ -185,7 +185,7 @@ fn a_client_that_sends_without_reading_gets_an_error_past_the_in_flight_limit() 
     let policy = "[plugins.hostile]\ntimeout = \"3s\"\nrate_limit = 0\n";
     let (_dir, plugins, config) = plugins_with_policy(&[test_artifacts::HOSTILE], policy);
     let mut s = Server::initialized(&plugins, &["--config", &config], R4);
-    let limit = 256; // mcp::stdio::MAX_IN_FLIGHT
+    let limit = 256; // mcp::transport::stdio::MAX_IN_FLIGHT
     let calls: Vec<i64> = (0..limit + 4)
         .map(|_| {
             s.send_request(

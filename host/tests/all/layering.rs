@@ -1,31 +1,85 @@
-//! The runtime's layering, read from its source: no import cycle between the
-//! modules of `host/src/runtime/`, and nothing of MCP imported there.
+//! The layering of `host/src/runtime/` and `host/src/mcp/`, read from their
+//! source: no import cycle between the modules of either, nothing of MCP
+//! imported in the runtime, and in `mcp/` the transport naming nothing of
+//! the protocol room but what its `mod.rs` exports.
 //!
-//! Nodes are the files directly in `runtime/` (`mod.rs` is the node
-//! `runtime`, the facade) and `capabilities` with all its submodules as one.
-//! Edges are the paths that name a module of the runtime: `super::...`
-//! chains, `crate::runtime::...`, and in `mod.rs` its child modules' names.
-//! Comments, string literals and `#[cfg(test)]` items are left out: test
-//! modules are not part of the library's import graph.
+//! A tree is the directory of one top-level module (`runtime`, `mcp`). Its
+//! graph has one node per room (the files directly in the directory, and
+//! each subdirectory with all its submodules as one; `mod.rs` is the node
+//! named after the tree, the facade) or, finer, one node per file. Edges are
+//! the paths that name a module of the tree: `super::...` chains,
+//! `crate::<tree>::...`, and in a `mod.rs` its child modules' names; a path
+//! counts for the deepest module it names. Comments, string literals and
+//! `#[cfg(test)]` items are left out: test modules are not part of the
+//! library's import graph.
 
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The root node: `runtime/mod.rs`.
+/// The root node of the runtime's graph: `runtime/mod.rs`.
 const ROOT: &str = "runtime";
 
-/// One source file of the runtime: its module path below `runtime` and its
-/// code without comments, string contents and test items.
+/// The root node of the MCP side's graph: `mcp/mod.rs`.
+const MCP: &str = "mcp";
+
+/// One source file of a tree: its module path below the tree's root and
+/// its code without comments, string contents and test items.
 struct Source {
     file: PathBuf,
     module: Vec<String>,
     code: Vec<char>,
 }
 
-fn runtime_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime")
+/// The modules of one tree: `root` is its name below `crate`, `modules` the
+/// module path of each of its files below it (the root's own is empty).
+struct Tree {
+    root: &'static str,
+    modules: BTreeSet<Vec<String>>,
+}
+
+/// What a node of a graph stands for.
+#[derive(Clone, Copy)]
+enum Grain {
+    /// The first module below the root (a file or a directory), or the root.
+    Room,
+    /// One file (one module path).
+    File,
+}
+
+impl Tree {
+    fn of(root: &'static str, sources: &[Source]) -> Tree {
+        let mut modules: BTreeSet<Vec<String>> = sources.iter().map(|s| s.module.clone()).collect();
+        modules.insert(Vec::new());
+        Tree { root, modules }
+    }
+
+    /// The node of a module path below the root.
+    fn node(&self, module: &[String], grain: Grain) -> String {
+        match (grain, module.first()) {
+            (_, None) => self.root.to_string(),
+            (Grain::Room, Some(first)) => first.clone(),
+            (Grain::File, Some(_)) => module.join("::"),
+        }
+    }
+
+    /// The deepest module of the tree that `path` (below the root) names.
+    fn module_of(&self, path: &[String]) -> Vec<String> {
+        (0..=path.len())
+            .rev()
+            .map(|n| path[..n].to_vec())
+            .find(|m| self.modules.contains(m))
+            .unwrap_or_default()
+    }
+
+    /// The child modules of `module`.
+    fn children<'a>(&'a self, module: &'a [String]) -> impl Iterator<Item = &'a String> + 'a {
+        self.modules
+            .iter()
+            .filter(move |m| m.len() == module.len() + 1 && m.starts_with(module))
+            .filter_map(|m| m.last())
+    }
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -39,8 +93,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn sources() -> Vec<Source> {
-    let root = runtime_dir();
+fn sources(tree: &str) -> Vec<Source> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(tree);
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     files.sort();
@@ -221,50 +275,77 @@ fn skip_space(code: &[char], mut i: usize) -> usize {
     i
 }
 
-/// The first names of the paths that continue at `i`: `x` for `x::...`,
-/// each item's first name for `{a, b::c}`, `*` or `self` as they are.
-fn first_names(code: &[char], i: usize) -> Vec<String> {
+/// The paths that continue at `i`, each as its names: `x::y` for
+/// `x::y`, each item's whole path for `{a, b::{c, d}}`, `*` and `self` as
+/// they are.
+fn paths_at(code: &[char], i: usize) -> Vec<Vec<String>> {
     let i = skip_space(code, i);
     match code.get(i) {
         Some('{') => {
-            let mut names = Vec::new();
-            let (mut depth, mut j, mut expect) = (0usize, i, true);
-            while j < code.len() {
-                match code[j] {
-                    '{' => {
-                        depth += 1;
-                        if depth == 1 {
-                            expect = true;
-                        }
+            let mut paths = Vec::new();
+            let mut j = i + 1;
+            loop {
+                j = skip_space(code, j);
+                match code.get(j) {
+                    None | Some('}') => break,
+                    Some(',') => j += 1,
+                    Some(_) => {
+                        paths.extend(paths_at(code, j));
+                        j = end_of_path(code, j).max(j + 1);
                     }
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    ',' if depth == 1 => expect = true,
-                    '*' if depth == 1 && expect => {
-                        names.push("*".to_string());
-                        expect = false;
-                    }
-                    c if depth == 1 && expect && is_ident(c) => {
-                        let name = ident_at(code, j);
-                        j += name.len();
-                        names.push(name);
-                        expect = false;
-                        continue;
-                    }
-                    _ => {}
                 }
-                j += 1;
             }
-            names
+            paths
         }
-        Some('*') => vec!["*".to_string()],
-        Some(&c) if is_ident(c) => vec![ident_at(code, i)],
+        Some('*') => vec![vec!["*".to_string()]],
+        Some(&c) if is_ident(c) => {
+            let name = ident_at(code, i);
+            let next = skip_space(code, i + name.len());
+            if code[next..].starts_with(&[':', ':']) {
+                let rest = paths_at(code, next + 2);
+                if !rest.is_empty() {
+                    return rest
+                        .into_iter()
+                        .map(|tail| std::iter::once(name.clone()).chain(tail).collect())
+                        .collect();
+                }
+            }
+            vec![vec![name]]
+        }
         _ => Vec::new(),
     }
+}
+
+/// Where the path (or group item) that starts at `i` ends: at the `,` or
+/// `}` that closes it, or at whatever else ends a path.
+fn end_of_path(code: &[char], i: usize) -> usize {
+    let mut depth = 0usize;
+    let mut j = i;
+    while let Some(&c) = code.get(j) {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return j,
+            '}' => depth -= 1,
+            ',' if depth == 0 => return j,
+            c if depth == 0 && !(is_ident(c) || c == ':' || c == '*' || c.is_whitespace()) => {
+                return j;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    j
+}
+
+/// The first names of the paths that continue at `i`, each once.
+fn first_names(code: &[char], i: usize) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for path in paths_at(code, i) {
+        if !names.contains(&path[0]) {
+            names.push(path[0].clone());
+        }
+    }
+    names
 }
 
 /// The paths in `code` that start with `prefix` (a whole word, not after
@@ -278,36 +359,31 @@ fn starts_of(code: &[char], prefix: &str) -> Vec<usize> {
         .collect()
 }
 
-/// The nodes each node imports, and every runtime path that names the crate
-/// outside the runtime or `rmcp`.
+/// The nodes each node imports, and every path of the tree that names the
+/// crate outside the tree or `rmcp`.
 struct Graph {
     edges: BTreeMap<String, BTreeSet<String>>,
     outside: Vec<String>,
 }
 
-/// The node of a module path below `runtime`.
-fn node_of(module: &[String]) -> String {
-    module.first().cloned().unwrap_or(ROOT.to_string())
-}
-
-/// What the code of the module `module` imports: the nodes it names (its
-/// own left out), and the paths it names outside the runtime. `children`
-/// are the runtime's child modules.
+/// What the code of the module `module` of `tree` imports: the nodes it
+/// names at `grain` (its own left out), and the paths it names outside the
+/// tree.
 fn imports(
+    tree: &Tree,
     module: &[String],
     code: &[char],
-    children: &BTreeSet<String>,
+    grain: Grain,
 ) -> (BTreeSet<String>, Vec<String>) {
-    // A name below the root module: its child module's node, or (an item
-    // of `mod.rs`, `self`, `*`) the root.
-    let below_root = |name: &str| {
-        if children.contains(name) {
-            name.to_string()
-        } else {
-            ROOT.to_string()
+    let mut targets = BTreeSet::new();
+    // Each path below `anchor` counts for the deepest module it names (an
+    // item of a `mod.rs`, `self` or `*` for that module).
+    let mut name = |anchor: &[String], paths: Vec<Vec<String>>| {
+        for path in paths {
+            let full: Vec<String> = anchor.iter().cloned().chain(path).collect();
+            targets.insert(tree.node(&tree.module_of(&full), grain));
         }
     };
-    let mut targets = BTreeSet::new();
     let mut outside = Vec::new();
     let inline = inline_modules(code);
     for start in starts_of(code, "super::") {
@@ -326,25 +402,17 @@ fn imports(
         let depth = depth - nesting;
         assert!(
             depth <= module.len(),
-            "{module:?}: `super` above the runtime"
+            "{module:?}: `super` above the {}",
+            tree.root
         );
-        let anchor = &module[..module.len() - depth];
-        for name in first_names(code, i) {
-            targets.insert(if anchor.is_empty() {
-                below_root(&name)
-            } else {
-                node_of(anchor)
-            });
-        }
+        name(&module[..module.len() - depth], paths_at(code, i));
     }
     for start in starts_of(code, "crate::") {
-        let name = ident_at(code, start);
-        if name == "runtime" && code[start + name.len()..].starts_with(&[':', ':']) {
-            for name in first_names(code, start + name.len() + 2) {
-                targets.insert(below_root(&name));
-            }
+        let first = ident_at(code, start);
+        if first == tree.root && code[start + first.len()..].starts_with(&[':', ':']) {
+            name(&[], paths_at(code, start + first.len() + 2));
         } else {
-            outside.push(format!("crate::{name}"));
+            outside.push(format!("crate::{first}"));
         }
     }
     for start in starts_of(code, "rmcp") {
@@ -352,30 +420,34 @@ fn imports(
             outside.push("rmcp".to_string());
         }
     }
-    if module.is_empty() {
-        // `mod.rs` names its children directly: `engine::EngineError`.
-        for child in children {
-            if !starts_of(code, &format!("{child}::")).is_empty() {
-                targets.insert(child.clone());
-            }
+    // A module names its children directly (`engine::EngineError` in
+    // `mod.rs`), or through `self::`.
+    for start in starts_of(code, "self::") {
+        name(module, paths_at(code, start));
+    }
+    for child in tree.children(module) {
+        for start in starts_of(code, &format!("{child}::")) {
+            let paths = paths_at(code, start);
+            let whole = paths
+                .into_iter()
+                .map(|p| std::iter::once(child.clone()).chain(p).collect::<Vec<_>>());
+            name(module, whole.collect());
         }
     }
-    targets.remove(&node_of(module));
+    targets.remove(&tree.node(module, grain));
     (targets, outside)
 }
 
-fn graph() -> Graph {
-    let sources = sources();
-    let children: BTreeSet<String> = sources
-        .iter()
-        .filter_map(|s| s.module.first().cloned())
-        .collect();
+/// The import graph of the tree `root` (`"runtime"`, `"mcp"`) at `grain`.
+fn graph(root: &'static str, grain: Grain) -> Graph {
+    let sources = sources(root);
+    let tree = Tree::of(root, &sources);
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut outside = Vec::new();
     for source in &sources {
-        let (targets, names) = imports(&source.module, &source.code, &children);
+        let (targets, names) = imports(&tree, &source.module, &source.code, grain);
         edges
-            .entry(node_of(&source.module))
+            .entry(tree.node(&source.module, grain))
             .or_default()
             .extend(targets);
         outside.extend(
@@ -421,7 +493,7 @@ fn find_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 
 #[test]
 fn the_modules_of_the_runtime_import_each_other_without_a_cycle() {
-    let graph = graph();
+    let graph = graph(ROOT, Grain::Room);
     let count: usize = graph.edges.values().map(BTreeSet::len).sum();
     // The reader must see the graph, not an empty one: every node but the
     // leaves imports something, and there are a few dozen edges.
@@ -446,13 +518,108 @@ fn the_modules_of_the_runtime_import_each_other_without_a_cycle() {
 
 #[test]
 fn the_runtime_imports_nothing_of_mcp() {
-    let graph = graph();
+    let graph = graph(ROOT, Grain::Room);
     let mcp: Vec<&String> = graph
         .outside
         .iter()
         .filter(|p| p.ends_with("crate::mcp") || p.ends_with("rmcp"))
         .collect();
     assert!(mcp.is_empty(), "runtime/ names MCP: {mcp:#?}");
+}
+
+/// The edges of `graph`, each as `from -> to`, for messages.
+fn edge_list(graph: &Graph) -> Vec<String> {
+    graph
+        .edges
+        .iter()
+        .flat_map(|(from, to)| to.iter().map(move |to| format!("{from} -> {to}")))
+        .collect()
+}
+
+#[test]
+fn the_rooms_and_files_of_mcp_import_each_other_without_a_cycle() {
+    for (grain, nodes, edges, expected) in [
+        (
+            Grain::Room,
+            4,
+            3,
+            &[
+                ("transport", "protocol"),
+                ("transport", "oauth"),
+                (MCP, "protocol"),
+            ][..],
+        ),
+        (
+            Grain::File,
+            30,
+            50,
+            &[
+                ("protocol::handler", "protocol::server"),
+                ("protocol::serving", "protocol::server"),
+                ("protocol::served", "protocol::convert"),
+                ("transport::stdio", "transport::stdio::transport"),
+                ("transport::stdio::lines", "transport::jsonrpc"),
+                ("oauth::token", "oauth::jwks"),
+            ][..],
+        ),
+    ] {
+        let graph = graph(MCP, grain);
+        let count: usize = graph.edges.values().map(BTreeSet::len).sum();
+        // The reader must see the graph, not an empty one.
+        assert!(
+            graph.edges.len() >= nodes,
+            "nodes: {:?}",
+            graph.edges.keys()
+        );
+        assert!(
+            count >= edges,
+            "only {count} edges: {:#?}",
+            edge_list(&graph)
+        );
+        for &(from, to) in expected {
+            assert!(
+                graph.edges[from].contains(to),
+                "the edge {from} -> {to} was not found: {:#?}",
+                edge_list(&graph)
+            );
+        }
+        if let Some(cycle) = find_cycle(&graph.edges) {
+            panic!("import cycle in mcp/: {}", cycle.join(" -> "));
+        }
+    }
+}
+
+/// The seam between the rooms of `mcp/`: the transport takes from the
+/// protocol room only what `protocol/mod.rs` exports (the `McpServer` it
+/// serves), never one of the room's files; the protocol room knows no
+/// transport, and `oauth/` neither of them.
+#[test]
+fn the_transport_names_only_the_exports_of_the_protocol() {
+    let files = graph(MCP, Grain::File);
+    let reached: Vec<String> = files
+        .edges
+        .iter()
+        .filter(|(from, _)| from.starts_with("transport"))
+        .flat_map(|(from, to)| to.iter().map(move |to| (from, to)))
+        .filter(|(_, to)| to.starts_with("protocol::"))
+        .map(|(from, to)| format!("{from} -> {to}"))
+        .collect();
+    assert!(
+        reached.is_empty(),
+        "the transport reaches into protocol/ (name it through protocol/mod.rs): {reached:#?}"
+    );
+    let rooms = graph(MCP, Grain::Room);
+    for (room, may) in [
+        ("protocol", &[][..]),
+        ("oauth", &[][..]),
+        ("transport", &["protocol", "oauth"][..]),
+    ] {
+        let names: Vec<&String> = rooms.edges[room]
+            .iter()
+            .filter(|to| !may.contains(&to.as_str()))
+            .collect();
+        assert!(names.is_empty(), "{room}/ imports {names:?}");
+    }
 }
 
 #[test]
@@ -475,13 +642,16 @@ fn the_reader_finds_edges_in_groups_and_chains_but_not_in_comments_strings_or_te
 
 #[test]
 fn super_in_an_inline_module_climbs_to_its_file_first() {
-    let children: BTreeSet<String> = ["output", "policy", "capabilities"]
-        .map(String::from)
-        .into();
+    let tree = Tree {
+        root: ROOT,
+        modules: [&[][..], &["output"], &["policy"], &["capabilities"]]
+            .map(|m| m.iter().map(|n| n.to_string()).collect())
+            .into(),
+    };
     let code = blank_comments_and_strings(
         "use super::bindings::x;\npub mod cost { use super::{Content}; use super::super::policy::Limits; }\nfn f() { crate::runtime::capabilities::NAMES; crate::mcp::x(); rmcp::y(); }\n",
     );
-    let (targets, outside) = imports(&["output".to_string()], &code, &children);
+    let (targets, outside) = imports(&tree, &["output".to_string()], &code, Grain::Room);
     assert_eq!(
         targets,
         ["policy", "capabilities", ROOT].map(String::from).into()

@@ -10,7 +10,15 @@ use rmcp::model::{
 };
 
 use super::super::jsonrpc::Rejection;
-use super::{MAX_IN_FLIGHT, TOO_MANY_IN_FLIGHT};
+
+/// Requests of one stdio session that may wait for their responses at once;
+/// a request past it is answered at once with JSON-RPC error `-32000`
+/// (`ping` is always served), so a client that sends without reading cannot
+/// make the host hold an unbounded number of calls and their arguments.
+pub const MAX_IN_FLIGHT: usize = 256;
+
+/// The error code of a request refused because too many are in flight.
+pub(crate) const TOO_MANY_IN_FLIGHT: i32 = -32000;
 
 /// The ids of a session's requests that have no response yet.
 #[derive(Debug, Clone, Default)]

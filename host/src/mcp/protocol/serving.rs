@@ -6,24 +6,22 @@
 //! 2026-07-28 its requests to the client end it with `InputRequiredResult`
 //! (SEP-2322) until the client has answered them.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
-    InputRequiredResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Reference,
+    InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Reference,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
+use std::collections::BTreeMap;
 
 use super::cursor;
-use super::events::{Forwarder, SessionLevel};
-use super::handler::{McpServer, is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
-use super::rounds::{Binding, Round};
+use super::revision::server_info_meta;
+use super::rounds::Round;
 use super::served;
-use crate::runtime::{CallEvents, CompletionTarget, FailureCause, ServeError};
+use super::server::McpServer;
+use crate::runtime::{CompletionTarget, FailureCause, ServeError};
 
 /// The cursor's position of the `index`-th entry of a list that is not
 /// sorted by name (templates): its index, zero-padded so positions sort.
@@ -48,70 +46,7 @@ fn page(
     Ok((range, next))
 }
 
-/// A guest run's events, and its round at 2026-07-28.
-pub(super) struct Run {
-    /// Where the guest's events go: the round, or the forwarder.
-    pub events: Arc<dyn CallEvents>,
-    /// The client's log messages and progress.
-    pub forwarder: Arc<Forwarder>,
-    /// The 2026-07-28 round, if the request is at that revision.
-    pub round: Option<Arc<Round>>,
-}
-
 impl McpServer {
-    /// Sets up a guest run's events (a tool call, a read, a prompt): its log
-    /// messages and progress go to the client; at 2026-07-28 its requests
-    /// are answered from the client's `inputResponses` and `requestState`,
-    /// bound to `what` and the digest of the plugin serving it (looked up
-    /// only then).
-    pub(super) fn run_events(
-        &self,
-        context: &RequestContext<RoleServer>,
-        what: &str,
-        plugin_digest: impl FnOnce() -> String,
-        arguments: Option<&JsonObject>,
-        request_state: Option<&str>,
-        responses: Option<rmcp::model::InputResponses>,
-    ) -> Result<Run, McpError> {
-        let version = context.protocol_version();
-        let level = if logging_is_per_request(version.as_ref()) {
-            SessionLevel::for_request(context.meta.log_level())
-        } else {
-            self.level.clone()
-        };
-        let forwarder = Forwarder::start(
-            context.peer.clone(),
-            context.meta.get_progress_token(),
-            level,
-        );
-        let round = if is_2026_07_28_or_later(version.as_ref()) {
-            let digest = plugin_digest();
-            let binding = Binding {
-                tool: what,
-                plugin_digest: &digest,
-                arguments,
-            };
-            Some(Arc::new(self.rounds.begin(
-                binding,
-                request_state,
-                responses,
-                context.client_capabilities(),
-                forwarder.clone(),
-            )?))
-        } else {
-            None
-        };
-        let events: Arc<dyn CallEvents> = match &round {
-            Some(round) => round.clone(),
-            None => forwarder.clone(),
-        };
-        Ok(Run {
-            events,
-            forwarder,
-            round,
-        })
-    }
-
     pub(super) async fn list_resources_page(
         &self,
         request: Option<PaginatedRequestParams>,

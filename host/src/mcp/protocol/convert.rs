@@ -1,5 +1,5 @@
-//! Maps the runtime's types to rmcp's protocol types: tools, content, results
-//! and receipts.
+//! Maps the runtime's types to rmcp's protocol types: tools (with the MCP
+//! Apps `_meta.ui` of a tool with a view), content, results and receipts.
 
 use std::sync::Arc;
 
@@ -9,11 +9,11 @@ use rmcp::model::{
     Annotations, CallToolResult, ContentBlock, Icon, MetaObject, Resource, ResourceContents, Role,
     Tool, ToolAnnotations,
 };
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 use crate::runtime::{
     Audience, Content, ContentHints, Icon as RuntimeIcon, IconTheme, Receipt, ResourceBody,
-    ToolInfo, ToolOutput,
+    ToolInfo, ToolOutput, ToolView,
 };
 
 /// A catalog entry as an MCP tool.
@@ -48,9 +48,21 @@ pub fn tool(info: &ToolInfo) -> Tool {
         tool = tool.with_icons(info.icons.iter().map(icon).collect());
     }
     if let Some(view) = &info.view {
-        tool = tool.with_meta(super::served::tool_view_meta(view));
+        tool = tool.with_meta(tool_view_meta(view));
     }
     tool
+}
+
+/// The `_meta.ui` of a tool with a view (MCP Apps).
+pub fn tool_view_meta(view: &ToolView) -> MetaObject {
+    let mut ui = Map::new();
+    ui.insert("resourceUri".into(), json!(view.resource_uri));
+    if !view.model_visible {
+        ui.insert("visibility".into(), json!(["app"]));
+    }
+    let mut meta = MetaObject::new();
+    meta.insert("ui".into(), Value::Object(ui));
+    meta
 }
 
 pub(crate) fn icon(i: &RuntimeIcon) -> Icon {

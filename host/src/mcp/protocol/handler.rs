@@ -10,11 +10,11 @@ use std::sync::Arc;
 #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); clients still use it
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
-    CreateTaskResult, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CreateTaskResult, GetTaskParams, GetTaskResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, UpdateTaskParams,
 };
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
@@ -26,182 +26,18 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
-use super::events::SessionLevel;
-use super::notify::{ListsChanged, PeerRegistry};
-use super::rounds::{Round, Rounds};
-use super::serving::Run;
-use super::subscriptions::{Subscriptions, WatchBudget, Watched, refresh};
-use super::task_run::TaskEvents;
-use super::tasks::{Finished, Tasks};
-use super::{convert, cursor};
-use crate::config::{ServedBounds, TaskSettings};
-use crate::runtime::{
-    CallError, CallEvents, Called, Caller, FailureCause, FirstLists, RunAs, Runtime, TaskSupport,
+use super::notify::ListsChanged;
+use super::revision::{
+    implementation, is_2026_07_28_or_later, schema_errors_are_results, server_info_meta,
+    tools_have_icons,
 };
-
-/// How the server presents its tools.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerOptions {
-    /// The most tools one `tools/list` page holds.
-    pub page_size: usize,
-    /// How long a 2026-07-28 client may cache a list result (`ttlMs`).
-    pub list_ttl: std::time::Duration,
-    /// How tasks are kept.
-    pub tasks: TaskSettings,
-    /// The bounds on URIs, subscriptions and listen streams.
-    pub served: ServedBounds,
-    /// How far the first load must have got before the lists are
-    /// answered: by default every plugin listed (loaded, failed or listed
-    /// from its cached tool list), for the many clients that list once and
-    /// ignore `list_changed`.
-    pub lists_after: FirstLists,
-}
-
-/// The `ttlMs` of list results unless the policy file's `[server]
-/// list_ttl` says otherwise: a client that does not listen for changes sees
-/// a plugin's new tools within a minute.
-pub const DEFAULT_LIST_TTL: std::time::Duration = std::time::Duration::from_secs(60);
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        ServerOptions {
-            page_size: 50,
-            list_ttl: DEFAULT_LIST_TTL,
-            tasks: TaskSettings::default(),
-            served: ServedBounds::default(),
-            lists_after: FirstLists::default(),
-        }
-    }
-}
-
-/// Serves a [`Runtime`]'s tools over MCP. Cheap to clone: every session of a
-/// transport shares the runtime. The logging level is shared by the clones;
-/// [`McpServer::session`] makes a server for a new session, with its own.
-#[derive(Debug, Clone)]
-pub struct McpServer {
-    pub(super) runtime: Arc<Runtime>,
-    pub(super) options: ServerOptions,
-    peers: PeerRegistry,
-    pub(super) level: SessionLevel,
-    /// This session's client, for its per-client rate limits.
-    pub(super) caller: Arc<Caller>,
-    /// The 2026-07-28 multi round-trip flow's key and limits.
-    pub(super) rounds: Arc<Rounds>,
-    /// The tasks of every session.
-    tasks: Tasks,
-    /// This session's `resources/subscribe` subscriptions.
-    subscriptions: Subscriptions,
-    /// What every session's subscriptions and listen streams hold.
-    watch: WatchBudget,
-}
-
-impl McpServer {
-    /// A server for `runtime`; `rounds` signs the 2026-07-28 request state.
-    pub fn new(runtime: Arc<Runtime>, options: ServerOptions, rounds: Rounds) -> Self {
-        let watch = WatchBudget::new(options.served.clone());
-        McpServer {
-            runtime,
-            peers: PeerRegistry::default(),
-            level: SessionLevel::default(),
-            caller: Arc::default(),
-            rounds: Arc::new(rounds),
-            tasks: Tasks::new(options.tasks),
-            subscriptions: Subscriptions::new(watch.clone()),
-            watch,
-            options,
-        }
-    }
-
-    /// Waits until tools may be listed: until the first load has got as
-    /// far as the options say.
-    pub(super) async fn lists_ready(&self) {
-        self.runtime.wait_for_lists(self.options.lists_after).await;
-    }
-
-    /// Waits until resources, resource templates and prompts may be
-    /// listed. The cached lists hold tools only, so where tools wait for
-    /// every plugin to be listed, these wait for every plugin to load.
-    pub(super) async fn other_lists_ready(&self) {
-        let point = match self.options.lists_after {
-            FirstLists::EveryPlugin => FirstLists::Loaded,
-            point => point,
-        };
-        self.runtime.wait_for_lists(point).await;
-    }
-
-    /// A server for one more session: the same runtime, options and
-    /// registry of sessions to notify, and its own logging level and client
-    /// (for per-client rate limits).
-    pub fn session(&self) -> McpServer {
-        McpServer {
-            level: SessionLevel::default(),
-            caller: Arc::default(),
-            subscriptions: Subscriptions::new(self.watch.clone()),
-            ..self.clone()
-        }
-    }
-
-    /// A server for one request without a session (stateless HTTP): as
-    /// [`McpServer::session`], with a client the runtime keeps no instance
-    /// for, so that nothing of one request's instance reaches another's.
-    pub fn sessionless(&self) -> McpServer {
-        McpServer {
-            caller: Arc::new(Caller::without_session()),
-            ..self.session()
-        }
-    }
-
-    /// The sessions told about tool list changes.
-    pub fn peers(&self) -> &PeerRegistry {
-        &self.peers
-    }
-}
-
-/// Who this server is, for `initialize`, `server/discover` and the
-/// 2026-07-28 `_meta` of results.
-fn implementation() -> Implementation {
-    Implementation::new("mcp-wasm-host", env!("CARGO_PKG_VERSION")).with_title("mcp-wasm-host")
-}
-
-/// `_meta` with `io.modelcontextprotocol/serverInfo`, which 2026-07-28
-/// results carry.
-pub(super) fn server_info_meta(meta: &mut Option<MetaObject>) {
-    if let Ok(info) = serde_json::to_value(implementation()) {
-        meta.get_or_insert_default()
-            .0
-            .insert("io.modelcontextprotocol/serverInfo".into(), info);
-    }
-}
-
-/// From revision 2025-11-25 on, arguments that break the input schema are a
-/// tool result with `isError: true` (SEP-1303), so the model can correct
-/// them; earlier revisions answer with JSON-RPC error -32602.
-fn schema_errors_are_results(version: Option<&ProtocolVersion>) -> bool {
-    from_2025_11_25(version)
-}
-
-/// The session speaks revision 2025-11-25 or later (or did not say).
-fn from_2025_11_25(version: Option<&ProtocolVersion>) -> bool {
-    version.is_none_or(|v| v.as_str() >= ProtocolVersion::V_2025_11_25.as_str())
-}
-
-/// Tools have `icons` from revision 2025-11-25 on (SEP-973); earlier
-/// revisions' schemas have no such field, so their clients get none.
-fn tools_have_icons(version: Option<&ProtocolVersion>) -> bool {
-    from_2025_11_25(version)
-}
-
-/// From revision 2026-07-28 on there is no session-wide logging level: each
-/// request opts in to log messages in its `_meta` (SEP-2575).
-pub(super) fn logging_is_per_request(version: Option<&ProtocolVersion>) -> bool {
-    is_2026_07_28_or_later(version)
-}
-
-/// From revision 2026-07-28 on a guest's requests to the client go through
-/// `InputRequiredResult` (SEP-2322), not server-to-client requests.
-pub(super) fn is_2026_07_28_or_later(version: Option<&ProtocolVersion>) -> bool {
-    version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
-}
+use super::rounds::Round;
+use super::server::{McpServer, Run};
+use super::subscriptions::{Watched, refresh};
+use super::task_run::TaskEvents;
+use super::tasks::Finished;
+use super::{convert, cursor};
+use crate::runtime::{CallError, CallEvents, Called, FailureCause, RunAs, TaskSupport};
 
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // the logging capability (SEP-2577)
@@ -857,23 +693,6 @@ impl McpServer {
         }
         Ok(Dispatch::Task(target.plugin.policy.limits.task_timeout))
     }
-
-    /// A 2026-07-28 list result's caching hints (SEP-2549) and the server's
-    /// identity: the lists are the same for every client, so any cache may
-    /// keep them for the policy's `list_ttl`. Older revisions get neither.
-    pub(super) fn list_hints(
-        &self,
-        context: &RequestContext<RoleServer>,
-        ttl_ms: &mut Option<u64>,
-        scope: &mut Option<CacheScope>,
-        meta: &mut Option<MetaObject>,
-    ) {
-        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
-            *ttl_ms = Some(u64::try_from(self.options.list_ttl.as_millis()).unwrap_or(u64::MAX));
-            *scope = Some(CacheScope::Public);
-            server_info_meta(meta);
-        }
-    }
 }
 
 /// The response of a run that ended waiting for the client: the open
@@ -887,33 +706,5 @@ fn input_required(round: Option<&Round>) -> CallToolResponse {
     match result {
         Ok(input) => CallToolResponse::InputRequired(input),
         Err(why) => convert::error_result(why).into(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn revisions_map_schema_errors_as_the_spec_says() {
-        for (v, as_result) in [
-            (ProtocolVersion::V_2024_11_05, false),
-            (ProtocolVersion::V_2025_03_26, false),
-            (ProtocolVersion::V_2025_06_18, false),
-            (ProtocolVersion::V_2025_11_25, true),
-            (ProtocolVersion::V_2026_07_28, true),
-        ] {
-            assert_eq!(schema_errors_are_results(Some(&v)), as_result, "{v:?}");
-        }
-        assert!(schema_errors_are_results(None));
-    }
-
-    #[test]
-    fn only_2026_07_28_asks_for_logs_per_request() {
-        assert!(logging_is_per_request(Some(&ProtocolVersion::V_2026_07_28)));
-        assert!(!logging_is_per_request(Some(
-            &ProtocolVersion::V_2025_11_25
-        )));
-        assert!(!logging_is_per_request(None));
     }
 }

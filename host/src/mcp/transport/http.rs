@@ -8,7 +8,7 @@
 //! `404` for a `DELETE` of an unknown session. Sessions are bound to their
 //! owner and bounded in number by [`super::sessions`]. With
 //! `[server.oauth]` it is an OAuth 2.1 resource server instead (see
-//! [`super::oauth`]). Routes from
+//! [`crate::mcp::oauth`]). Routes from
 //! outside MCP (metrics, health checks) may be served next to `/mcp`, and a
 //! graceful shutdown stops accepting connections before it ends the
 //! sessions.
@@ -28,15 +28,15 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::McpServer;
 use super::accept::DrainingListener;
-use super::auth::{self, BearerToken};
 use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
 use super::jsonrpc;
-use super::oauth::{self, OAuth};
 use super::sessions::{self, ClientAddr, Registry, Sessions};
 use crate::config::SessionSettings;
+use crate::mcp::oauth::bearer::{self, BearerToken};
+use crate::mcp::oauth::{self, OAuth};
+use crate::mcp::protocol::McpServer;
 use crate::telemetry::metrics::SessionCount;
 
 /// The path of the MCP endpoint.
@@ -303,7 +303,7 @@ impl HttpListener {
         let router = match &self.options.auth {
             Some(token) => router.layer(axum::middleware::from_fn_with_state(
                 token.clone(),
-                auth::require_bearer,
+                bearer::require_bearer,
             )),
             None => router,
         };

@@ -11,9 +11,13 @@ use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
 use super::super::jsonrpc::{self, Rejection};
-use super::MAX_LINE;
 use super::lines::{LineRead, LineReader};
 use super::session::{InFlight, Lifecycle};
+
+/// The longest line accepted, its line ending included: a longer one is
+/// discarded and answered with an error ([`jsonrpc::MAX_MESSAGE_BYTES`], the
+/// same limit as for an HTTP body).
+pub const MAX_LINE: usize = jsonrpc::MAX_MESSAGE_BYTES;
 
 /// Standard output, shared by rmcp's sends and the transport's refusals. Each
 /// message is written whole under the lock, so stdout only ever carries

@@ -1,7 +1,8 @@
 //! Resources, templates, views, prompts and completions as MCP's types
 //! (rmcp's models): the runtime's descriptions and results mapped for
 //! `resources/*`, `prompts/*` and `completion/complete`, the MCP Apps
-//! `_meta.ui` of tools and views, and the JSON-RPC errors of each failure.
+//! `_meta.ui` of views (a tool's is in [`super::convert`]), and the
+//! JSON-RPC errors of each failure.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -15,20 +16,8 @@ use serde_json::{Map, Value, json};
 use super::convert::{annotations, content, icon};
 use crate::runtime::{
     Audience, Completion, PromptInfo, PromptOutput, ResourceInfo, ResourcePart, ServeError,
-    TemplateInfo, ToolView, ViewSettings,
+    TemplateInfo, ViewSettings,
 };
-
-/// The `_meta.ui` of a tool with a view (MCP Apps).
-pub fn tool_view_meta(view: &ToolView) -> MetaObject {
-    let mut ui = Map::new();
-    ui.insert("resourceUri".into(), json!(view.resource_uri));
-    if !view.model_visible {
-        ui.insert("visibility".into(), json!(["app"]));
-    }
-    let mut meta = MetaObject::new();
-    meta.insert("ui".into(), Value::Object(ui));
-    meta
-}
 
 /// The `_meta.ui` of a view resource or its contents.
 fn view_meta(view: &ViewSettings) -> MetaObject {

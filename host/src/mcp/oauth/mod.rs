@@ -1,14 +1,21 @@
-//! The HTTP transport as an OAuth 2.1 resource server (the MCP
-//! authorization specification; docs/authorization.md): the protected
-//! resource metadata of RFC 9728 at `/.well-known/oauth-protected-resource`
-//! (and its path-suffixed form for `/mcp`), and the axum layer that lets a
-//! request through only with a valid access token of the configured issuer
-//! ([`token`]), answering `401` with a `WWW-Authenticate` challenge that
-//! points to the metadata otherwise, and `403 insufficient_scope` for a
-//! token that grants nothing this server serves. A valid token's caller
-//! goes on in the request's extensions as a [`Principal`], where the MCP
-//! handler finds it.
+//! Who may use the HTTP transport: the access token each request must carry
+//! (RFC 6750 bearer usage), either one fixed token ([`bearer`]) or an
+//! OAuth 2.1 issuer's signed JWT (this module, [`token`], [`jwks`]). This
+//! room owns the checks of a request's `Authorization` header and what a
+//! refusal answers; it knows nothing of the MCP messages behind it.
+//!
+//! With `[server.oauth]` the HTTP transport is an OAuth 2.1 resource server
+//! (the MCP authorization specification; docs/authorization.md): the
+//! protected resource metadata of RFC 9728 at
+//! `/.well-known/oauth-protected-resource` (and its path-suffixed form for
+//! `/mcp`), and the axum layer that lets a request through only with a
+//! valid access token of the configured issuer ([`token`]), answering `401`
+//! with a `WWW-Authenticate` challenge that points to the metadata
+//! otherwise, and `403 insufficient_scope` for a token that grants nothing
+//! this server serves. A valid token's caller goes on in the request's
+//! extensions as a [`Principal`], where the MCP handler finds it.
 
+pub mod bearer;
 pub mod jwks;
 pub mod token;
 

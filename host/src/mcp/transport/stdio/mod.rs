@@ -2,11 +2,11 @@
 //!
 //! rmcp gets its own [`Transport`](rmcp::transport::Transport)
 //! ([`transport`]): its `receive` reads stdin line by line ([`lines`]) and
-//! checks every line with [`jsonrpc::check`], the one parse a message gets.
-//! A line that is not a message rmcp can handle gets its JSON-RPC error
-//! there (with the request's id when it can be read), and every other line
-//! reaches rmcp already parsed, so rmcp never reads bytes: its own line
-//! limit and its silent drops play no part. Before the session's lifecycle
+//! checks every line with [`jsonrpc::check`](super::jsonrpc::check), the
+//! one parse a message gets. A line that is not a message rmcp can handle
+//! gets its JSON-RPC error there (with the request's id when it can be
+//! read), and every other line reaches rmcp already parsed, so rmcp never
+//! reads bytes: its own line limit and its silent drops play no part. Before the session's lifecycle
 //! starts, the transport also keeps back the notifications and responses
 //! that would end rmcp's handshake ([`session`]). rmcp's messages and the
 //! transport's errors are written whole, one line each, under one lock, so
@@ -20,24 +20,13 @@ mod transport;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncWrite, BufReader};
 
-use super::McpServer;
-use super::jsonrpc;
+use crate::mcp::protocol::McpServer;
 use session::Lifecycle;
 use transport::{Output, StdioTransport};
 
-/// The longest line accepted, its line ending included: a longer one is
-/// discarded and answered with an error ([`jsonrpc::MAX_MESSAGE_BYTES`], the
-/// same limit as for an HTTP body).
-pub const MAX_LINE: usize = jsonrpc::MAX_MESSAGE_BYTES;
-
-/// Requests of one stdio session that may wait for their responses at once;
-/// a request past it is answered at once with JSON-RPC error `-32000`
-/// (`ping` is always served), so a client that sends without reading cannot
-/// make the host hold an unbounded number of calls and their arguments.
-pub const MAX_IN_FLIGHT: usize = 256;
-
-/// The error code of a request refused because too many are in flight.
-pub(crate) const TOO_MANY_IN_FLIGHT: i32 = -32000;
+pub use session::MAX_IN_FLIGHT;
+pub(crate) use session::TOO_MANY_IN_FLIGHT;
+pub use transport::MAX_LINE;
 
 /// Errors of the stdio transport.
 #[derive(Debug, thiserror::Error)]

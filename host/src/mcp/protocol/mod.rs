@@ -1,0 +1,30 @@
+//! What the MCP messages mean: the rmcp server handler and the requests it
+//! answers (tools, resources, prompts, completions, tasks, subscriptions),
+//! a call's traffic to the client (log messages, progress, requests to the
+//! client, 2026-07-28 rounds), and the mapping of the runtime's types to
+//! rmcp's. Owns the protocol, not the bytes: it knows no transport, and
+//! the transports take only what this module exports.
+//!
+//! The server's state is [`server`]; [`handler`] dispatches rmcp's
+//! requests to it, tools itself and what plugins serve besides tools
+//! through [`serving`], and neither of those is imported by the other.
+
+mod access;
+pub mod client_requests;
+pub mod convert;
+pub mod cursor;
+pub mod events;
+pub mod handler;
+pub mod notify;
+mod revision;
+pub mod rounds;
+pub mod served;
+pub mod server;
+mod serving;
+pub mod subscriptions;
+pub mod task_run;
+pub mod tasks;
+
+pub use notify::PeerRegistry;
+pub use rounds::{Rounds, StateKeyError};
+pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions};

@@ -1,0 +1,222 @@
+//! The MCP server's state, shared by every request it answers: the
+//! runtime, the options, the sessions to notify, the session's logging
+//! level and client, the rounds' key, the task store and the
+//! subscriptions; and what every guest run and list result sets up from it
+//! (its events and round, the lists' caching hints).
+
+use std::sync::Arc;
+
+use rmcp::model::{CacheScope, JsonObject, MetaObject};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
+
+use super::events::{Forwarder, SessionLevel};
+use super::notify::PeerRegistry;
+use super::revision::{is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
+use super::rounds::{Binding, Round, Rounds};
+use super::subscriptions::{Subscriptions, WatchBudget};
+use super::tasks::Tasks;
+use crate::config::{ServedBounds, TaskSettings};
+use crate::runtime::{CallEvents, Caller, FirstLists, Runtime};
+
+/// How the server presents its tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerOptions {
+    /// The most tools one `tools/list` page holds.
+    pub page_size: usize,
+    /// How long a 2026-07-28 client may cache a list result (`ttlMs`).
+    pub list_ttl: std::time::Duration,
+    /// How tasks are kept.
+    pub tasks: TaskSettings,
+    /// The bounds on URIs, subscriptions and listen streams.
+    pub served: ServedBounds,
+    /// How far the first load must have got before the lists are
+    /// answered: by default every plugin listed (loaded, failed or listed
+    /// from its cached tool list), for the many clients that list once and
+    /// ignore `list_changed`.
+    pub lists_after: FirstLists,
+}
+
+/// The `ttlMs` of list results unless the policy file's `[server]
+/// list_ttl` says otherwise: a client that does not listen for changes sees
+/// a plugin's new tools within a minute.
+pub const DEFAULT_LIST_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            page_size: 50,
+            list_ttl: DEFAULT_LIST_TTL,
+            tasks: TaskSettings::default(),
+            served: ServedBounds::default(),
+            lists_after: FirstLists::default(),
+        }
+    }
+}
+
+/// Serves a [`Runtime`]'s tools over MCP. Cheap to clone: every session of a
+/// transport shares the runtime. The logging level is shared by the clones;
+/// [`McpServer::session`] makes a server for a new session, with its own.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    pub(super) runtime: Arc<Runtime>,
+    pub(super) options: ServerOptions,
+    pub(super) peers: PeerRegistry,
+    pub(super) level: SessionLevel,
+    /// This session's client, for its per-client rate limits.
+    pub(super) caller: Arc<Caller>,
+    /// The 2026-07-28 multi round-trip flow's key and limits.
+    pub(super) rounds: Arc<Rounds>,
+    /// The tasks of every session.
+    pub(super) tasks: Tasks,
+    /// This session's `resources/subscribe` subscriptions.
+    pub(super) subscriptions: Subscriptions,
+    /// What every session's subscriptions and listen streams hold.
+    pub(super) watch: WatchBudget,
+}
+
+impl McpServer {
+    /// A server for `runtime`; `rounds` signs the 2026-07-28 request state.
+    pub fn new(runtime: Arc<Runtime>, options: ServerOptions, rounds: Rounds) -> Self {
+        let watch = WatchBudget::new(options.served.clone());
+        McpServer {
+            runtime,
+            peers: PeerRegistry::default(),
+            level: SessionLevel::default(),
+            caller: Arc::default(),
+            rounds: Arc::new(rounds),
+            tasks: Tasks::new(options.tasks),
+            subscriptions: Subscriptions::new(watch.clone()),
+            watch,
+            options,
+        }
+    }
+
+    /// Waits until tools may be listed: until the first load has got as
+    /// far as the options say.
+    pub(super) async fn lists_ready(&self) {
+        self.runtime.wait_for_lists(self.options.lists_after).await;
+    }
+
+    /// Waits until resources, resource templates and prompts may be
+    /// listed. The cached lists hold tools only, so where tools wait for
+    /// every plugin to be listed, these wait for every plugin to load.
+    pub(super) async fn other_lists_ready(&self) {
+        let point = match self.options.lists_after {
+            FirstLists::EveryPlugin => FirstLists::Loaded,
+            point => point,
+        };
+        self.runtime.wait_for_lists(point).await;
+    }
+
+    /// A server for one more session: the same runtime, options and
+    /// registry of sessions to notify, and its own logging level and client
+    /// (for per-client rate limits).
+    pub fn session(&self) -> McpServer {
+        McpServer {
+            level: SessionLevel::default(),
+            caller: Arc::default(),
+            subscriptions: Subscriptions::new(self.watch.clone()),
+            ..self.clone()
+        }
+    }
+
+    /// A server for one request without a session (stateless HTTP): as
+    /// [`McpServer::session`], with a client the runtime keeps no instance
+    /// for, so that nothing of one request's instance reaches another's.
+    pub fn sessionless(&self) -> McpServer {
+        McpServer {
+            caller: Arc::new(Caller::without_session()),
+            ..self.session()
+        }
+    }
+
+    /// The sessions told about tool list changes.
+    pub fn peers(&self) -> &PeerRegistry {
+        &self.peers
+    }
+}
+
+impl McpServer {
+    /// A 2026-07-28 list result's caching hints (SEP-2549) and the server's
+    /// identity: the lists are the same for every client, so any cache may
+    /// keep them for the policy's `list_ttl`. Older revisions get neither.
+    pub(super) fn list_hints(
+        &self,
+        context: &RequestContext<RoleServer>,
+        ttl_ms: &mut Option<u64>,
+        scope: &mut Option<CacheScope>,
+        meta: &mut Option<MetaObject>,
+    ) {
+        if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
+            *ttl_ms = Some(u64::try_from(self.options.list_ttl.as_millis()).unwrap_or(u64::MAX));
+            *scope = Some(CacheScope::Public);
+            server_info_meta(meta);
+        }
+    }
+}
+
+/// A guest run's events, and its round at 2026-07-28.
+pub(super) struct Run {
+    /// Where the guest's events go: the round, or the forwarder.
+    pub events: Arc<dyn CallEvents>,
+    /// The client's log messages and progress.
+    pub forwarder: Arc<Forwarder>,
+    /// The 2026-07-28 round, if the request is at that revision.
+    pub round: Option<Arc<Round>>,
+}
+
+impl McpServer {
+    /// Sets up a guest run's events (a tool call, a read, a prompt): its log
+    /// messages and progress go to the client; at 2026-07-28 its requests
+    /// are answered from the client's `inputResponses` and `requestState`,
+    /// bound to `what` and the digest of the plugin serving it (looked up
+    /// only then).
+    pub(super) fn run_events(
+        &self,
+        context: &RequestContext<RoleServer>,
+        what: &str,
+        plugin_digest: impl FnOnce() -> String,
+        arguments: Option<&JsonObject>,
+        request_state: Option<&str>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<Run, McpError> {
+        let version = context.protocol_version();
+        let level = if logging_is_per_request(version.as_ref()) {
+            SessionLevel::for_request(context.meta.log_level())
+        } else {
+            self.level.clone()
+        };
+        let forwarder = Forwarder::start(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            level,
+        );
+        let round = if is_2026_07_28_or_later(version.as_ref()) {
+            let digest = plugin_digest();
+            let binding = Binding {
+                tool: what,
+                plugin_digest: &digest,
+                arguments,
+            };
+            Some(Arc::new(self.rounds.begin(
+                binding,
+                request_state,
+                responses,
+                context.client_capabilities(),
+                forwarder.clone(),
+            )?))
+        } else {
+            None
+        };
+        let events: Arc<dyn CallEvents> = match &round {
+            Some(round) => round.clone(),
+            None => forwarder.clone(),
+        };
+        Ok(Run {
+            events,
+            forwarder,
+            round,
+        })
+    }
+}

@@ -26,6 +26,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
+use super::events::Forwarder;
 use super::notify::ListsChanged;
 use super::revision::{
     implementation, is_2026_07_28_or_later, schema_errors_are_results, server_info_meta,
@@ -425,48 +426,74 @@ fn record(span: &tracing::Span, called: &Called) {
 
 impl McpServer {
     /// `tools/call` within its span (see [`call_span`]), which learns the
-    /// plugin and the outcome when the call ends.
+    /// plugin and the outcome when the call ends. Its steps: admit the call
+    /// (the tool is known, the caller may use it, and how it runs), set up
+    /// where its events go, then run it as an ordinary call or as one that
+    /// may become a task.
     async fn call_tool_in(
         &self,
         mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
         span: &tracing::Span,
     ) -> Result<CallToolResponse, McpError> {
-        let gate = self.gate(&context)?;
+        let version = context.protocol_version();
+        let as_task = match self.admit(&request, &context).await? {
+            Dispatch::Call => None,
+            Dispatch::Task(timeout) => Some(timeout),
+            Dispatch::Refused(why) => return Ok(refused(why, version.as_ref())),
+        };
+        let Run {
+            events,
+            forwarder,
+            round,
+        } = self.tool_run(&mut request, &context)?;
+        let end = CallEnd {
+            span,
+            forwarder,
+            version,
+            round,
+        };
+        match as_task {
+            None => self.call_now(request, &context, events, end).await,
+            Some(timeout) => {
+                self.call_maybe_as_task(request, &context, events, end, timeout)
+                    .await
+            }
+        }
+    }
+
+    /// Admits a `tools/call`: the caller may call (`gate`), the lists are
+    /// ready, the tool is known (or the refusal says why it is not yet),
+    /// the caller's scopes grant it, and how it runs ([`Self::dispatch`]).
+    async fn admit(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Dispatch, McpError> {
+        let gate = self.gate(context)?;
         self.lists_ready().await;
         if let Err(still) = self.runtime.wait_for_tool(&request.name).await {
             tracing::warn!("{still}");
-            let mut result = convert::error_result(still.to_string());
-            if is_2026_07_28_or_later(context.protocol_version().as_ref()) {
-                server_info_meta(&mut result.meta);
-            }
-            return Ok(result.into());
+            return Ok(Dispatch::Refused(still.to_string()));
         }
         if let Some((_, target)) = self.runtime.catalog().get(&request.name)
             && let Err(denied) = gate.tool(target)
         {
             return Err(gate.refusal(&format!("tool {:?}", request.name), &denied));
         }
-        let version = context.protocol_version();
-        let as_task = match self.dispatch(&request.name, &context)? {
-            Dispatch::Call => None,
-            Dispatch::Task(timeout) => Some(timeout),
-            Dispatch::Refused(why) => {
-                let mut result = convert::error_result(why);
-                if is_2026_07_28_or_later(version.as_ref()) {
-                    server_info_meta(&mut result.meta);
-                }
-                return Ok(result.into());
-            }
-        };
-        // At 2026-07-28 the guest's requests are answered from the client's
-        // inputResponses and requestState, or end the call to be asked.
-        let Run {
-            events,
-            forwarder,
-            round,
-        } = self.run_events(
-            &context,
+        self.dispatch(&request.name, context)
+    }
+
+    /// Where the call's events go. At 2026-07-28 the guest's requests are
+    /// answered from the client's inputResponses and requestState, or end
+    /// the call to be asked.
+    fn tool_run(
+        &self,
+        request: &mut CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Run, McpError> {
+        self.run_events(
+            context,
             &request.name,
             || {
                 self.runtime
@@ -478,32 +505,41 @@ impl McpServer {
             request.arguments.as_ref(),
             request.request_state.as_deref(),
             request.input_responses.take(),
-        )?;
-        let Some(task_timeout) = as_task else {
-            // Dropping the runtime's call future stops the guest and frees
-            // its instance; rmcp sends no response to a cancelled request.
-            let called = tokio::select! {
-                called = self.runtime.call(&request.name, request.arguments, &self.caller, events) => called,
-                () = context.ct.cancelled() => {
-                    tracing::info!(tool = %request.name, "call cancelled");
-                    forwarder.finish().await;
-                    // rmcp drops this: the request's id is no longer pending.
-                    return Ok(convert::error_result("the call was cancelled".into()).into());
-                }
-            };
-            // Every notification of the call is queued before its response.
-            // Over stdio and stateless HTTP they are all written before it;
-            // with HTTP sessions rmcp sends progress on the call's stream but
-            // log messages on the session's GET stream, which has no order
-            // with the response.
-            forwarder.finish().await;
-            record(span, &called);
-            return respond(called, version.as_ref(), round.as_deref());
-        };
+        )
+    }
 
-        // A call that may become a task: it runs as one (under the task
-        // deadline) from the start, and answers directly if it ends, or asks
-        // the client, within the sync window.
+    /// An ordinary call, until it ends or the client cancels it. Dropping
+    /// the runtime's call future stops the guest and frees its instance;
+    /// rmcp sends no response to a cancelled request.
+    async fn call_now(
+        &self,
+        request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        events: Arc<dyn CallEvents>,
+        end: CallEnd<'_>,
+    ) -> Result<CallToolResponse, McpError> {
+        let called = tokio::select! {
+            called = self.runtime.call(&request.name, request.arguments, &self.caller, events) => called,
+            () = context.ct.cancelled() => {
+                tracing::info!(tool = %request.name, "call cancelled");
+                return Ok(end.cancelled().await);
+            }
+        };
+        end.answer(called).await
+    }
+
+    /// A call that may become a task: it runs as one (under the task
+    /// deadline) from the start, and answers directly if it ends, or asks
+    /// the client, within the sync window; after it, it becomes a task
+    /// ([`Self::go_on_as_task`]).
+    async fn call_maybe_as_task(
+        &self,
+        mut request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        events: Arc<dyn CallEvents>,
+        end: CallEnd<'_>,
+        task_timeout: std::time::Duration,
+    ) -> Result<CallToolResponse, McpError> {
         let task_events = Arc::new(TaskEvents::new(
             events,
             context.client_capabilities(),
@@ -526,15 +562,10 @@ impl McpServer {
         tokio::select! {
             biased;
             () = tokio::time::sleep(window) => {}
-            called = &mut run => {
-                forwarder.finish().await;
-                record(span, &called);
-                return respond(called, version.as_ref(), round.as_deref());
-            }
+            called = &mut run => return end.answer(called).await,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled");
-                forwarder.finish().await;
-                return Ok(convert::error_result("the call was cancelled".into()).into());
+                return Ok(end.cancelled().await);
             }
         }
         let task = match self.tasks.create(task_timeout) {
@@ -545,24 +576,19 @@ impl McpServer {
                 tracing::info!(tool = %request.name, %full, "the call stays an ordinary call");
                 let called = tokio::select! {
                     called = run => called,
-                    () = context.ct.cancelled() => {
-                        forwarder.finish().await;
-                        return Ok(convert::error_result("the call was cancelled".into()).into());
-                    }
+                    () = context.ct.cancelled() => return Ok(end.cancelled().await),
                 };
-                forwarder.finish().await;
-                record(span, &called);
-                return respond(called, version.as_ref(), round.as_deref());
+                return end.answer(called).await;
             }
         };
         task_events.become_task(&task.task_id);
-        forwarder.finish().await;
+        end.forwarder.finish().await;
         tracing::info!(
             tool = %request.name,
             task = super::tasks::short(&task.task_id),
             "the call goes on as a task"
         );
-        let (version, round) = (version.clone(), round.clone());
+        let (version, round) = (end.version, end.round);
         self.tasks.run(&task.task_id, async move {
             let called = run.await;
             match respond(called, version.as_ref(), round.as_deref()) {
@@ -582,6 +608,45 @@ impl McpServer {
         }
         Ok(CallToolResponse::Task(created))
     }
+}
+
+/// How a call that answers directly ends: its notifications flushed, its
+/// span told the outcome, and its answer for the session's revision.
+struct CallEnd<'a> {
+    span: &'a tracing::Span,
+    forwarder: Arc<Forwarder>,
+    version: Option<ProtocolVersion>,
+    round: Option<Arc<Round>>,
+}
+
+impl CallEnd<'_> {
+    /// The answer to a call that ended. Every notification of the call is
+    /// queued before its response. Over stdio and stateless HTTP they are
+    /// all written before it; with HTTP sessions rmcp sends progress on the
+    /// call's stream but log messages on the session's GET stream, which
+    /// has no order with the response.
+    async fn answer(self, called: Called) -> Result<CallToolResponse, McpError> {
+        self.forwarder.finish().await;
+        record(self.span, &called);
+        respond(called, self.version.as_ref(), self.round.as_deref())
+    }
+
+    /// The answer to a cancelled call, which rmcp drops: the request's id
+    /// is no longer pending.
+    async fn cancelled(self) -> CallToolResponse {
+        self.forwarder.finish().await;
+        convert::error_result("the call was cancelled".into()).into()
+    }
+}
+
+/// A call refused before it runs, as an error result (with the server's
+/// identity at 2026-07-28).
+fn refused(why: String, version: Option<&ProtocolVersion>) -> CallToolResponse {
+    let mut result = convert::error_result(why);
+    if is_2026_07_28_or_later(version) {
+        server_info_meta(&mut result.meta);
+    }
+    result.into()
 }
 
 /// The answer to a run of a tool: its result, the input the guest asks

@@ -555,6 +555,7 @@ fn the_rooms_and_files_of_mcp_import_each_other_without_a_cycle() {
             50,
             &[
                 ("protocol::handler", "protocol::server"),
+                ("protocol::tool_call", "protocol::server"),
                 ("protocol::serving", "protocol::server"),
                 ("protocol::served", "protocol::convert"),
                 ("transport::stdio", "transport::stdio::transport"),

@@ -6,8 +6,9 @@
 //! the transports take only what this module exports.
 //!
 //! The server's state is [`server`]; [`handler`] dispatches rmcp's
-//! requests to it, tools itself and what plugins serve besides tools
-//! through [`serving`], and neither of those is imported by the other.
+//! requests to the modules that answer them (`tool_call` for `tools/call`,
+//! `serving` for what plugins serve besides tools), and those import the
+//! state, never the handler or each other.
 
 mod access;
 pub mod client_requests;
@@ -24,6 +25,7 @@ mod serving;
 pub mod subscriptions;
 pub mod task_run;
 pub mod tasks;
+mod tool_call;
 
 pub use notify::PeerRegistry;
 pub use rounds::{Rounds, StateKeyError};

@@ -556,6 +556,10 @@ fn the_rooms_and_files_of_mcp_import_each_other_without_a_cycle() {
             &[
                 ("protocol::handler", "protocol::server"),
                 ("protocol::tool_call", "protocol::server"),
+                (
+                    "protocol::to_client::rounds",
+                    "protocol::to_client::requests",
+                ),
                 ("protocol::serving", "protocol::server"),
                 ("protocol::served", "protocol::convert"),
                 ("transport::stdio", "transport::stdio::transport"),
@@ -621,6 +625,22 @@ fn the_transport_names_only_the_exports_of_the_protocol() {
             .collect();
         assert!(names.is_empty(), "{room}/ imports {names:?}");
     }
+}
+
+/// A call's traffic to the client (`protocol/to_client/`) is one place: it
+/// needs nothing of the protocol room but the task store.
+#[test]
+fn a_calls_traffic_to_the_client_needs_nothing_of_the_protocol_but_the_task_store() {
+    let files = graph(MCP, Grain::File);
+    let names: Vec<String> = files
+        .edges
+        .iter()
+        .filter(|(from, _)| from.starts_with("protocol::to_client"))
+        .flat_map(|(from, to)| to.iter().map(move |to| (from, to)))
+        .filter(|(_, to)| !(to.starts_with("protocol::to_client") || *to == "protocol::tasks"))
+        .map(|(from, to)| format!("{from} -> {to}"))
+        .collect();
+    assert!(names.is_empty(), "{names:#?}");
 }
 
 #[test]

@@ -11,22 +11,19 @@
 //! state, never the handler or each other.
 
 mod access;
-pub mod client_requests;
 pub mod convert;
 pub mod cursor;
-pub mod events;
 pub mod handler;
 pub mod notify;
 mod revision;
-pub mod rounds;
 pub mod served;
 pub mod server;
 mod serving;
 pub mod subscriptions;
-pub mod task_run;
 pub mod tasks;
+pub mod to_client;
 mod tool_call;
 
 pub use notify::PeerRegistry;
-pub use rounds::{Rounds, StateKeyError};
 pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions};
+pub use to_client::rounds::{Rounds, StateKeyError};

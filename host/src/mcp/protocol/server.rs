@@ -10,12 +10,12 @@ use rmcp::model::{CacheScope, JsonObject, MetaObject};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
-use super::events::{Forwarder, SessionLevel};
 use super::notify::PeerRegistry;
 use super::revision::{is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
-use super::rounds::{Binding, Round, Rounds};
 use super::subscriptions::{Subscriptions, WatchBudget};
 use super::tasks::Tasks;
+use super::to_client::notifications::{Forwarder, SessionLevel};
+use super::to_client::rounds::{Binding, Round, Rounds};
 use crate::config::{ServedBounds, TaskSettings};
 use crate::runtime::{CallEvents, Caller, FirstLists, Runtime};
 

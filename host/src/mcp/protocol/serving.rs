@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 
 use super::cursor;
 use super::revision::server_info_meta;
-use super::rounds::Round;
 use super::served;
 use super::server::McpServer;
+use super::to_client::rounds::Round;
 use crate::runtime::{CompletionTarget, FailureCause, ServeError};
 
 /// The cursor's position of the `index`-th entry of a list that is not
@@ -270,7 +270,7 @@ impl McpServer {
             (ServeError::Failed(f), Some(_)) => match &f.cause {
                 FailureCause::MissingClientCapability(kinds) => {
                     Err(McpError::missing_required_client_capability(
-                        super::client_requests::capabilities(kinds),
+                        super::to_client::requests::capabilities(kinds),
                     ))
                 }
                 _ => Err(served::error(&error)),

@@ -14,12 +14,12 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::json;
 
 use super::convert;
-use super::events::Forwarder;
 use super::revision::{is_2026_07_28_or_later, schema_errors_are_results, server_info_meta};
-use super::rounds::Round;
 use super::server::{McpServer, Run};
-use super::task_run::TaskEvents;
 use super::tasks::Finished;
+use super::to_client::notifications::Forwarder;
+use super::to_client::rounds::Round;
+use super::to_client::task_run::TaskEvents;
 use crate::runtime::{CallError, CallEvents, Called, FailureCause, RunAs, TaskSupport};
 
 /// How a `tools/call` runs.
@@ -365,7 +365,7 @@ fn respond(
             // client reads why in the result.
             FailureCause::MissingClientCapability(kinds) if round.is_some() => {
                 return Err(McpError::missing_required_client_capability(
-                    super::client_requests::capabilities(kinds),
+                    super::to_client::requests::capabilities(kinds),
                 ));
             }
             _ => convert::error_result(failure.to_string()),

@@ -10,9 +10,9 @@ use std::sync::{Arc, OnceLock};
 use rmcp::model::{ClientCapabilities, InputRequest, ListRootsRequest};
 use serde_json::Value;
 
-use super::client_requests::check_capability;
+use super::requests::check_capability;
 use super::rounds::{elicitation_input, read_elicited, read_roots, read_sampled, sampling_input};
-use super::tasks::Tasks;
+use crate::mcp::protocol::tasks::Tasks;
 use crate::runtime::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
     LogLevel, Progress, RequestAt, Root, SampledMessage, SamplingRequest,

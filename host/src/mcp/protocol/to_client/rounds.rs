@@ -29,9 +29,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::client_requests;
-use super::client_requests::check_capability;
-use super::events::Forwarder;
+use super::notifications::Forwarder;
+use super::requests;
+use super::requests::check_capability;
 use crate::runtime::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
     LogLevel, Progress, RequestAt, Root, SampledMessage, SamplingRequest,
@@ -425,7 +425,7 @@ fn request_digest(request: &InputRequest) -> String {
 /// A guest's elicitation as an input request. rmcp types the schema
 /// strictly; a schema it cannot type at all cannot be sent.
 pub(super) fn elicitation_input(request: &ElicitationRequest) -> Result<InputRequest, String> {
-    match client_requests::elicitation_request(request) {
+    match requests::elicitation_request(request) {
         ServerRequest::ElicitRequest(r) => Ok(InputRequest::Elicitation(r)),
         other => {
             let params = serde_json::to_value(&other)
@@ -440,26 +440,26 @@ pub(super) fn elicitation_input(request: &ElicitationRequest) -> Result<InputReq
 }
 
 pub(super) fn sampling_input(request: &SamplingRequest) -> Result<InputRequest, String> {
-    client_requests::sampling_params(request)
+    requests::sampling_params(request)
         .map(|params| InputRequest::CreateMessage(CreateMessageRequest::new(params)))
 }
 
 /// The client's answer to a sampling request.
 pub(super) fn read_sampled(value: Value) -> Result<SampledMessage, String> {
     let result: CreateMessageResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    client_requests::sampled_message(result).map_err(|e| e.to_string())
+    requests::sampled_message(result).map_err(|e| e.to_string())
 }
 
 /// The client's answer to an elicitation.
 pub(super) fn read_elicited(value: Value) -> Result<Elicitation, String> {
     let result: ElicitResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    Ok(client_requests::elicit_result(result))
+    Ok(requests::elicit_result(result))
 }
 
 /// The client's answer to a roots request.
 pub(super) fn read_roots(value: Value) -> Result<Vec<Root>, String> {
     let result: ListRootsResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    Ok(client_requests::roots(result))
+    Ok(requests::roots(result))
 }
 
 impl CallEvents for Round {

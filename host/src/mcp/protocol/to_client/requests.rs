@@ -2,8 +2,8 @@
 //! `elicitation/create`, `roots/list`): whether the client declared the
 //! capability each needs, and the mapping of the runtime's requests to MCP
 //! and of the client's answers back. The notification forwarder
-//! ([`super::events`]), the 2026-07-28 rounds ([`super::rounds`]) and tasks
-//! send them through this module.
+//! ([`super::notifications`]), the 2026-07-28 rounds ([`super::rounds`])
+//! and tasks send them through this module.
 
 #![allow(deprecated)] // rmcp marks sampling and roots deprecated (SEP-2577); clients still use them.
 

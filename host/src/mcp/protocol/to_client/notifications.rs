@@ -29,7 +29,7 @@ use rmcp::service::{Peer, PeerRequestOptions};
 use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
-use super::client_requests::{self, check_capability};
+use super::requests::{self, check_capability};
 use crate::runtime::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
     LogLevel, Progress, RequestAt, Root, SampledMessage, SamplingRequest,
@@ -344,14 +344,14 @@ impl Forwarder {
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
-            .map_err(client_requests::request_error)?;
+            .map_err(requests::request_error)?;
         let mut pending = Pending {
             peer: self.peer.clone(),
             id: Some(handle.id.clone()),
         };
         let answer = handle.await_response().await;
         pending.id = None;
-        answer.map_err(client_requests::request_error)
+        answer.map_err(requests::request_error)
     }
 }
 
@@ -406,18 +406,15 @@ impl CallEvents for Forwarder {
                 info.as_ref().map(|i| &i.capabilities),
                 ClientRequestKind::Sampling,
             )?;
-            let params =
-                client_requests::sampling_params(&request).map_err(ClientRequestError::Failed)?;
+            let params = requests::sampling_params(&request).map_err(ClientRequestError::Failed)?;
             let answer = self
                 .send(ServerRequest::CreateMessageRequest(
                     CreateMessageRequest::new(params),
                 ))
                 .await?;
             match answer {
-                ClientResult::CreateMessageResult(result) => {
-                    client_requests::sampled_message(*result)
-                        .map_err(|e| ClientRequestError::Failed(e.to_string()))
-                }
+                ClientResult::CreateMessageResult(result) => requests::sampled_message(*result)
+                    .map_err(|e| ClientRequestError::Failed(e.to_string())),
                 other => Err(ClientRequestError::Failed(format!(
                     "the client's answer is not a sampling result: {}",
                     serde_json::to_string(&other).unwrap_or_default()
@@ -437,11 +434,8 @@ impl CallEvents for Forwarder {
                 info.as_ref().map(|i| &i.capabilities),
                 ClientRequestKind::Elicitation,
             )?;
-            let answer = self
-                .send(client_requests::elicitation_request(&request))
-                .await?;
-            client_requests::elicitation(answer)
-                .map_err(|e| ClientRequestError::Failed(e.to_string()))
+            let answer = self.send(requests::elicitation_request(&request)).await?;
+            requests::elicitation(answer).map_err(|e| ClientRequestError::Failed(e.to_string()))
         })
     }
 
@@ -459,7 +453,7 @@ impl CallEvents for Forwarder {
                 .send(ServerRequest::ListRootsRequest(ListRootsRequest::default()))
                 .await?;
             match answer {
-                ClientResult::ListRootsResult(result) => Ok(client_requests::roots(result)),
+                ClientResult::ListRootsResult(result) => Ok(requests::roots(result)),
                 other => Err(ClientRequestError::Failed(format!(
                     "the client's answer is not a roots list: {}",
                     serde_json::to_string(&other).unwrap_or_default()

@@ -240,6 +240,21 @@ impl CompileCache {
         Lookup::Discarded
     }
 
+    /// Deletes the entry `key`, if there is one (quick code that optimized
+    /// code now replaces). A failure is logged.
+    pub fn remove(&self, key: &Sha256Digest, plugin: &str) {
+        let path = self.entry_path(key);
+        if let Err(e) = std::fs::remove_file(&path)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(
+                plugin,
+                "{}: cannot delete the cache entry: {e}",
+                path.display()
+            );
+        }
+    }
+
     /// Stores `component` under `key`: written to a temporary file in the
     /// directory and renamed into place. A failure is logged; the plugin
     /// still runs.

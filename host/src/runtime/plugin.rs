@@ -115,6 +115,10 @@ pub(crate) struct Loader {
     /// Compiles large components new to the cache quickly first (none:
     /// never).
     quick: Option<Arc<QuickTier>>,
+    /// Compiles with Cranelift only, and deletes the quick code's cache
+    /// entry once Cranelift's is stored: the loader of the background
+    /// compiles.
+    optimizing: bool,
 }
 
 impl std::fmt::Debug for Loader {
@@ -136,6 +140,7 @@ impl Loader {
             linker: Arc::new(linker),
             idle,
             quick: None,
+            optimizing: false,
         }
     }
 
@@ -149,7 +154,7 @@ impl Loader {
     /// quick compile's code.
     pub(crate) fn optimizing(&self) -> Self {
         Loader {
-            quick: None,
+            optimizing: true,
             ..self.clone()
         }
     }
@@ -297,12 +302,13 @@ impl Loader {
                 source,
             })?;
         let (engine, cache, owned) = (self.engine.clone(), self.cache.clone(), path.to_owned());
-        let quick = self.quick.clone();
+        let (quick, optimizing) = (self.quick.clone(), self.optimizing);
         off_the_workers(move || {
             let compilers = Compilers {
                 engine: &engine,
                 cache: cache.as_deref(),
                 quick: quick.as_deref(),
+                optimizing,
             };
             compile_blocking(compilers, &owned, &bytes, pin)
         })
@@ -314,13 +320,14 @@ impl Loader {
     }
 }
 
-/// What compiles a component: the main engine (Cranelift), the cache of its
-/// code, and the quick tier.
+/// What compiles a component: the main engine (Cranelift), the compile
+/// cache, the quick tier, and whether this compile replaces quick code.
 #[derive(Clone, Copy)]
 struct Compilers<'a> {
     engine: &'a Engine,
     cache: Option<&'a CompileCache>,
     quick: Option<&'a QuickTier>,
+    optimizing: bool,
 }
 
 fn compile_blocking(
@@ -333,6 +340,7 @@ fn compile_blocking(
         engine,
         cache,
         quick,
+        optimizing,
     } = compilers;
     let started = std::time::Instant::now();
     let plugin = plugin_name(path);
@@ -369,16 +377,35 @@ fn compile_blocking(
         );
         return Ok(Compiled::new(component, digest, bytes, false));
     }
-    if let Some(quick) = quick.filter(|q| q.applies_to(bytes.len()))
-        && let Some(component) = quick.compile(&plugin, bytes)
-    {
-        tracing::info!(
-            plugin,
-            elapsed_ms = started.elapsed().as_millis() as u64,
-            sha256 = %digest,
-            "compiled quickly (Winch); optimizing in the background"
-        );
-        return Ok(Compiled::new(component, digest, bytes, true));
+    // The quick code's own entry: looked up and stored as a plugin new to
+    // the cache compiles quickly, deleted once the optimized code is stored.
+    let quick_key = quick
+        .filter(|q| q.applies_to(bytes.len()))
+        .and_then(|q| Some((q, cache?, CompileCache::key(q.engine()?, bytes))));
+    if !optimizing && let Some(quick) = quick.filter(|q| q.applies_to(bytes.len())) {
+        if let Some((quick, cache, key)) = &quick_key
+            && let Some(engine) = quick.engine()
+            && let Some(component) = cache.get(engine, key, &plugin)
+        {
+            tracing::info!(
+                plugin,
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "loaded Winch's code from cache; optimizing in the background"
+            );
+            return Ok(Compiled::new(component, digest, bytes, true));
+        }
+        if let Some(component) = quick.compile(&plugin, bytes) {
+            tracing::info!(
+                plugin,
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                sha256 = %digest,
+                "compiled quickly (Winch); optimizing in the background"
+            );
+            if let Some((_, cache, key)) = &quick_key {
+                cache.put(key, &component, &plugin);
+            }
+            return Ok(Compiled::new(component, digest, bytes, true));
+        }
     }
     let component = Component::from_binary(engine, bytes).map_err(|e| LoadError::Compile {
         path: path.to_owned(),
@@ -392,6 +419,9 @@ fn compile_blocking(
     );
     if let (Some(cache), Some(key)) = (cache, &key) {
         cache.put(key, &component, &plugin);
+    }
+    if optimizing && let Some((_, cache, key)) = &quick_key {
+        cache.remove(key, &plugin);
     }
     Ok(Compiled::new(component, digest, bytes, false))
 }

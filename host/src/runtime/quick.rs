@@ -5,9 +5,10 @@
 //!
 //! Winch's code runs under the same sandbox as Cranelift's: the same fuel
 //! metering, epoch deadlines, pooled instance limits, resource limiter and
-//! host functions. It is never stored in the compile cache; only Cranelift's
-//! code is, so a restart before the background compile ends compiles the
-//! component quickly again.
+//! host functions. It is stored in the compile cache under its own key (the
+//! key covers the engine's configuration), so a server stopped before the
+//! background compile ends starts from it again; the optimized code, once
+//! stored, replaces that entry.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -76,6 +77,12 @@ impl QuickTier {
                     .ok()
             })
             .as_ref()
+    }
+
+    /// The Winch engine (built now if it was not yet); `None` if it cannot
+    /// be built.
+    pub(super) fn engine(&self) -> Option<&Engine> {
+        self.built().map(|(engine, _)| engine)
     }
 
     /// Compiles `bytes` with Winch; `None` if Winch cannot (a feature it

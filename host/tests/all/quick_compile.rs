@@ -78,22 +78,39 @@ fn a_new_plugin_answers_on_winch_code_until_cranelift_code_replaces_it() {
     again.wait_for_stderr("loaded from cache");
     assert_eq!(hash(&mut again), quick);
     let log = again.stderr();
-    assert!(!log.contains(QUICK) && !log.contains(HELD), "{log}");
+    assert!(
+        !log.contains(QUICK) && !log.contains(HELD) && !log.contains("Winch's code"),
+        "the optimized code replaced the quick code's entry: {log}"
+    );
 }
 
 /// Closing stdin while a background compile runs exits at once and
-/// cleanly: the compile is abandoned, not awaited, and nothing is cached.
+/// cleanly: the compile is abandoned, not awaited. Winch's code was cached,
+/// so the next start loads it from there, compiles nothing before serving,
+/// and optimizes in the background again.
 #[test]
-fn the_server_exits_without_waiting_for_a_background_compile() {
+fn a_server_stopped_before_optimizing_starts_again_from_cached_winch_code() {
     let dir = crate::common::plugin_dir(&[test_artifacts::FNV]);
     let (cache, hold) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let mut s = start(dir.path(), "always", cache.path(), hold.path(), false);
     s.wait_for_stderr(HELD);
-    hash(&mut s);
+    let quick = hash(&mut s);
     s.close_stdin();
     assert_eq!(s.wait(), Some(0), "{}", s.stderr());
     let log = s.stderr();
     assert!(!log.contains("ERROR") && !log.contains(OPTIMIZED), "{log}");
+
+    let mut again = start(dir.path(), "always", cache.path(), hold.path(), false);
+    again.wait_for_stderr("loaded Winch's code from cache");
+    again.wait_for_stderr(HELD);
+    assert_eq!(hash(&mut again), quick);
+    let log = again.stderr();
+    assert!(
+        !log.contains(QUICK) && !log.contains("compiled plugin"),
+        "{log}"
+    );
+    release(hold.path(), "fnv");
+    again.wait_for_stderr(OPTIMIZED);
 }
 
 /// A file replaced while its quick code waits for Cranelift's: the first

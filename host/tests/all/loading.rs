@@ -331,6 +331,29 @@ fn by_default_lists_wait_only_for_the_plugins_with_no_cached_list() {
     s.wait_for_stderr("plugins loaded");
 }
 
+/// The default rule on a warm start tells a client of no change it never
+/// saw: tools were listed from the cache, and resources and prompts are
+/// listed only once every plugin has loaded, so the plugins taking the
+/// cached lists' place change nothing the client could have been given.
+#[test]
+fn by_default_a_warm_start_announces_no_list_change() {
+    let (_dir, plugins, config) = plugins_with_policy(&[test_artifacts::FNV], POLICY);
+    let (cache, hold) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    release(hold.path(), "fnv");
+    let mut s = start_uncached(&plugins, &config, cache.path(), hold.path());
+    s.wait_for_stderr("plugins loaded");
+    s.close_stdin();
+    assert_eq!(s.wait(), Some(0), "{}", s.stderr());
+
+    let mut s = start_uncached(&plugins, &config, cache.path(), hold.path());
+    s.wait_for_stderr("plugins loaded");
+    s.wait_for_stderr("clients are told of list changes from now on");
+    s.call_ok("hash", json!({"text": "abc"}));
+    let ping = s.request("ping", json!({}));
+    assert!(ping.get("result").is_some(), "{ping}");
+    assert!(s.notifications.is_empty(), "{:?}", s.notifications);
+}
+
 /// The default rule with nothing cached: `tools/list` waits for the load
 /// and has the plugin in it.
 #[test]

@@ -31,6 +31,7 @@ use super::revision::{implementation, server_info_meta, tools_have_icons};
 use super::server::McpServer;
 use super::subscriptions::{Watched, refresh};
 use super::{convert, cursor};
+use crate::runtime::Generations;
 
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // the logging capability (SEP-2577)
@@ -66,11 +67,18 @@ impl ServerHandler for McpServer {
         self.peers.register(context.peer);
         // Lists wait for the first load to get as far as the options say,
         // so no list a session gets can be older than the catalog then: the
-        // changes after that point are announced, none before it.
+        // changes after that point are announced, none before it. Each list
+        // counts from its own point: resources and prompts may wait longer
+        // than tools, and a change before they are answered is none to them.
         let (runtime, peers) = (self.runtime.clone(), self.peers.clone());
-        let point = self.options.lists_after;
+        let (tools_after, others_after) = (self.options.lists_after, self.other_lists_after());
         tokio::spawn(async move {
-            let since = runtime.wait_for_lists(point).await;
+            let tools = runtime.wait_for_lists(tools_after).await;
+            let others = runtime.wait_for_lists(others_after).await;
+            let since = Generations {
+                tools: tools.tools,
+                ..others
+            };
             peers.forward(&runtime.subscribe_changes(), since);
         });
         tracing::debug!("client initialized; it will be told when the tool list changes");

@@ -101,6 +101,7 @@ impl PeerRegistry {
             let registry = self.clone();
             tokio::spawn(async move {
                 let mut seen = since;
+                let mut first = true;
                 loop {
                     let now = *changes.borrow_and_update();
                     let changed = ListsChanged::between(&seen, &now);
@@ -108,6 +109,9 @@ impl PeerRegistry {
                     if changed != ListsChanged::default() {
                         tracing::debug!(?changed, "lists changed; notifying clients");
                         registry.notify_lists_changed(changed).await;
+                    }
+                    if std::mem::take(&mut first) {
+                        tracing::info!("clients are told of list changes from now on");
                     }
                     if changes.changed().await.is_err() {
                         break;

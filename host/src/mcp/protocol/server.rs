@@ -102,11 +102,16 @@ impl McpServer {
     /// listed. The cached lists hold tools only, so where tools wait for
     /// every plugin to be listed, these wait for every plugin to load.
     pub(super) async fn other_lists_ready(&self) {
-        let point = match self.options.lists_after {
+        self.runtime.wait_for_lists(self.other_lists_after()).await;
+    }
+
+    /// The point of the first load resources, resource templates and
+    /// prompts are listed after (see [`McpServer::other_lists_ready`]).
+    pub(super) fn other_lists_after(&self) -> FirstLists {
+        match self.options.lists_after {
             FirstLists::EveryPlugin => FirstLists::Loaded,
             point => point,
-        };
-        self.runtime.wait_for_lists(point).await;
+        }
     }
 
     /// A server for one more session: the same runtime, options and

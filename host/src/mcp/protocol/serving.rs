@@ -263,7 +263,7 @@ impl McpServer {
             (ServeError::Failed(f), Some(round)) if f.cause == FailureCause::InputDeferred => {
                 let mut input = round
                     .input_required()
-                    .map_err(|why| McpError::internal_error(why, None))?;
+                    .map_err(|why| McpError::internal_error(why.to_string(), None))?;
                 server_info_meta(&mut input.meta);
                 Ok(input)
             }

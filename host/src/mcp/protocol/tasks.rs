@@ -327,15 +327,15 @@ impl Tasks {
         task_id: &str,
         key: &str,
         request: InputRequest,
-    ) -> Result<oneshot::Receiver<Value>, String> {
+    ) -> Result<oneshot::Receiver<Value>, AskError> {
         let mut store = self.store();
         let entry = store
             .entries
             .get_mut(task_id)
             .filter(|e| e.terminal.is_none())
-            .ok_or_else(|| "the task has ended".to_string())?;
+            .ok_or(AskError::Ended)?;
         if entry.pending.contains_key(key) {
-            return Err(format!("a request with the key {key:?} is already open"));
+            return Err(AskError::KeyOpen(key.to_string()));
         }
         let (answer, receiver) = oneshot::channel();
         entry.pending.insert(key.to_string(), (request, answer));
@@ -361,6 +361,17 @@ impl Tasks {
             entry.touch();
         }
     }
+}
+
+/// Why a request to the client cannot be opened on a task.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AskError {
+    /// The task has ended (or never was).
+    #[error("the task has ended")]
+    Ended,
+    /// A request under the same key is open already.
+    #[error("a request with the key {0:?} is already open")]
+    KeyOpen(String),
 }
 
 #[cfg(test)]

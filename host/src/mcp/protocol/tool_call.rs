@@ -18,7 +18,7 @@ use super::revision::{is_2026_07_28_or_later, schema_errors_are_results, server_
 use super::server::{McpServer, Run};
 use super::tasks::Finished;
 use super::to_client::notifications::Forwarder;
-use super::to_client::rounds::Round;
+use super::to_client::rounds::{InputRequiredError, Round};
 use super::to_client::task_run::TaskEvents;
 use crate::runtime::{CallError, CallEvents, Called, FailureCause, RunAs, TaskSupport};
 
@@ -436,10 +436,10 @@ impl McpServer {
 fn input_required(round: Option<&Round>) -> CallToolResponse {
     let result = match round {
         Some(round) => round.input_required(),
-        None => Err("the tool waited for the client outside a 2026-07-28 call".into()),
+        None => Err(InputRequiredError::NoRound),
     };
     match result {
         Ok(input) => CallToolResponse::InputRequired(input),
-        Err(why) => convert::error_result(why).into(),
+        Err(why) => convert::error_result(why.to_string()).into(),
     }
 }

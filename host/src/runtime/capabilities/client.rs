@@ -188,6 +188,44 @@ pub struct MissingCapabilities(pub Vec<ClientRequestKind>);
 /// The longest key a guest may give a request.
 const MAX_KEY_LEN: usize = 64;
 
+/// Why a guest's request to the client is not sent: the guest gets it as
+/// its request's `failed` error.
+#[derive(Debug, thiserror::Error)]
+enum RequestProblem {
+    /// A sampling request without messages.
+    #[error("a sampling request needs at least one message")]
+    NoMessages,
+    /// A sampling message without content (its index).
+    #[error("sampling message {0} has no content")]
+    EmptyMessage(usize),
+    /// An elicitation schema that is not JSON.
+    #[error("the requested schema is not valid JSON: {0}")]
+    SchemaNotJson(#[source] serde_json::Error),
+    /// An elicitation schema that is JSON, but not an object.
+    #[error("the requested schema must be a JSON object")]
+    SchemaNotObject,
+    /// A key the guest gave that is not of the allowed form.
+    #[error("request key {0:?} is not 1 to {MAX_KEY_LEN} characters of A-Z a-z 0-9 _ . -")]
+    BadKey(String),
+    /// A key used twice in one run.
+    #[error("request key {0:?} was already used in this call; give each request its own key")]
+    KeyUsed(String),
+    /// The request would take the run's requests over their budget.
+    #[error(
+        "this request would bring the call's requests to the client to {total} bytes, over its limit of {budget} bytes (`max_result_size` in [{section}], {config_file})"
+    )]
+    OverBudget {
+        /// The bytes with this request.
+        total: u64,
+        /// The run's budget.
+        budget: u64,
+        /// The policy section that sets it.
+        section: Arc<str>,
+        /// The policy file.
+        config_file: Arc<str>,
+    },
+}
+
 /// Whether `key` is 1 to 64 characters of `A-Z a-z 0-9 _ . -`.
 fn valid_key(key: &str) -> bool {
     (1..=MAX_KEY_LEN).contains(&key.len())
@@ -242,7 +280,7 @@ impl Ask {
 }
 
 /// The guest's request in the runtime's types, or why it cannot be sent.
-fn ask(request: wit::InputRequest) -> Result<Ask, String> {
+fn ask(request: wit::InputRequest) -> Result<Ask, RequestProblem> {
     Ok(match request {
         wit::InputRequest::CreateMessage(r) => Ask::Sampling(sampling_request(r)?),
         wit::InputRequest::Elicit(r) => {
@@ -311,12 +349,12 @@ impl From<SamplingContent> for wit::SamplingContent {
 }
 
 /// The guest's request in the runtime's types, or why it cannot be sent.
-fn sampling_request(request: wit::CreateMessageRequest) -> Result<SamplingRequest, String> {
+fn sampling_request(request: wit::CreateMessageRequest) -> Result<SamplingRequest, RequestProblem> {
     if request.messages.is_empty() {
-        return Err("a sampling request needs at least one message".into());
+        return Err(RequestProblem::NoMessages);
     }
     if let Some(i) = request.messages.iter().position(|m| m.content.is_empty()) {
-        return Err(format!("sampling message {i} has no content"));
+        return Err(RequestProblem::EmptyMessage(i));
     }
     Ok(SamplingRequest {
         messages: request
@@ -355,11 +393,14 @@ fn sampled_message(message: SampledMessage) -> wit::SampledMessage {
 }
 
 /// The guest's elicitation in the runtime's types, or why it cannot be sent.
-fn elicitation_request(message: String, schema: &str) -> Result<ElicitationRequest, String> {
-    let requested_schema: Value = serde_json::from_str(schema)
-        .map_err(|e| format!("the requested schema is not valid JSON: {e}"))?;
+fn elicitation_request(
+    message: String,
+    schema: &str,
+) -> Result<ElicitationRequest, RequestProblem> {
+    let requested_schema: Value =
+        serde_json::from_str(schema).map_err(RequestProblem::SchemaNotJson)?;
     if !requested_schema.is_object() {
-        return Err("the requested schema must be a JSON object".into());
+        return Err(RequestProblem::SchemaNotObject);
     }
     Ok(ElicitationRequest {
         message,
@@ -402,37 +443,34 @@ fn request_error(error: ClientRequestError) -> wit::RequestError {
 impl ClientState {
     /// The key of a request: the guest's, checked for form and repeats, or
     /// the host's `KIND-N`.
-    fn key(&mut self, kind: ClientRequestKind, given: Option<String>) -> Result<String, String> {
+    fn key(
+        &mut self,
+        kind: ClientRequestKind,
+        given: Option<String>,
+    ) -> Result<String, RequestProblem> {
         self.asked += 1;
         let key = match given {
-            Some(key) if !valid_key(&key) => {
-                return Err(format!(
-                    "request key {key:?} is not 1 to {MAX_KEY_LEN} characters of A-Z a-z 0-9 _ . -"
-                ));
-            }
+            Some(key) if !valid_key(&key) => return Err(RequestProblem::BadKey(key)),
             Some(key) => key,
             None => format!("{kind}-{}", self.asked),
         };
         if !self.keys.insert(key.clone()) {
-            return Err(format!(
-                "request key {key:?} was already used in this call; give each request its own key"
-            ));
+            return Err(RequestProblem::KeyUsed(key));
         }
         Ok(key)
     }
 
     /// Counts `ask` against the run's budget for requests to the client; why
     /// not if it does not fit.
-    fn charge(&mut self, ask: &Ask) -> Result<(), String> {
+    fn charge(&mut self, ask: &Ask) -> Result<(), RequestProblem> {
         let size = ask.size();
         if self.spent.saturating_add(size) > self.budget {
-            return Err(format!(
-                "this request would bring the call's requests to the client to {} bytes, over its limit of {} bytes (`max_result_size` in [{}], {})",
-                self.spent.saturating_add(size),
-                self.budget,
-                self.section,
-                self.config_file
-            ));
+            return Err(RequestProblem::OverBudget {
+                total: self.spent.saturating_add(size),
+                budget: self.budget,
+                section: self.section.clone(),
+                config_file: self.config_file.clone(),
+            });
         }
         self.spent += size;
         Ok(())
@@ -495,14 +533,20 @@ impl ClientState {
     /// trap) once all of them have been handed over.
     async fn requests(
         &mut self,
-        requests: Vec<(Option<String>, Result<Ask, String>, ClientRequestKind)>,
+        requests: Vec<(
+            Option<String>,
+            Result<Ask, RequestProblem>,
+            ClientRequestKind,
+        )>,
     ) -> wasmtime::Result<Vec<Result<wit::InputResponse, wit::RequestError>>> {
         let mut checked = Vec::with_capacity(requests.len());
         for (given, ask, kind) in requests {
             checked.push(match (self.key(kind, given), ask) {
-                (Err(problem), _) | (_, Err(problem)) => Err(ClientRequestError::Failed(problem)),
+                (Err(problem), _) | (_, Err(problem)) => {
+                    Err(ClientRequestError::Failed(problem.to_string()))
+                }
                 (Ok(key), Ok(ask)) => match self.charge(&ask) {
-                    Err(problem) => Err(ClientRequestError::Failed(problem)),
+                    Err(problem) => Err(ClientRequestError::Failed(problem.to_string())),
                     Ok(()) => Ok((key, ask)),
                 },
             });
@@ -531,7 +575,7 @@ impl ClientState {
     async fn one(
         &mut self,
         kind: ClientRequestKind,
-        ask: Result<Ask, String>,
+        ask: Result<Ask, RequestProblem>,
     ) -> wasmtime::Result<Result<wit::InputResponse, wit::RequestError>> {
         let mut answers = self.requests(vec![(None, ask, kind)]).await?;
         Ok(answers.pop().expect("one answer per request"))
@@ -716,7 +760,7 @@ mod tests {
         let mut blank = request;
         blank.messages[0].content.clear();
         assert_eq!(
-            sampling_request(blank).unwrap_err(),
+            sampling_request(blank).unwrap_err().to_string(),
             "sampling message 0 has no content"
         );
 

@@ -406,7 +406,8 @@ impl CallEvents for Forwarder {
                 info.as_ref().map(|i| &i.capabilities),
                 ClientRequestKind::Sampling,
             )?;
-            let params = requests::sampling_params(&request).map_err(ClientRequestError::Failed)?;
+            let params = requests::sampling_params(&request)
+                .map_err(|e| ClientRequestError::Failed(e.to_string()))?;
             let answer = self
                 .send(ServerRequest::CreateMessageRequest(
                     CreateMessageRequest::new(params),

@@ -71,6 +71,18 @@ pub enum AnswerError {
     Shape(&'static str, String),
 }
 
+/// Why a guest's request cannot be sent to the client as MCP.
+#[derive(Debug, thiserror::Error)]
+pub enum OutgoingError {
+    /// The sampling request does not make valid `sampling/createMessage`
+    /// params.
+    #[error("the sampling request is invalid: {0}")]
+    Sampling(#[source] serde_json::Error),
+    /// The requested schema is not one an MCP elicitation allows.
+    #[error("the requested schema is not one MCP elicitation allows: {0}")]
+    ElicitationSchema(#[source] serde_json::Error),
+}
+
 fn mcp_role(role: SamplingRole) -> &'static str {
     match role {
         SamplingRole::User => "user",
@@ -94,7 +106,9 @@ fn sampling_block(content: &SamplingContent) -> serde_json::Value {
 /// of one block sends it as a single content object (what every revision
 /// accepts); several blocks go as an array (2025-11-25 and later).
 #[allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); clients still use it
-pub fn sampling_params(request: &SamplingRequest) -> Result<CreateMessageRequestParams, String> {
+pub fn sampling_params(
+    request: &SamplingRequest,
+) -> Result<CreateMessageRequestParams, OutgoingError> {
     let messages: Vec<serde_json::Value> = request
         .messages
         .iter()
@@ -142,7 +156,7 @@ pub fn sampling_params(request: &SamplingRequest) -> Result<CreateMessageRequest
         };
         fields.insert("includeContext".into(), json!(c));
     }
-    serde_json::from_value(params).map_err(|e| format!("the sampling request is invalid: {e}"))
+    serde_json::from_value(params).map_err(OutgoingError::Sampling)
 }
 
 fn decode(kind: &'static str, data: &str) -> Result<Vec<u8>, AnswerError> {

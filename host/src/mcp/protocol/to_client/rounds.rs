@@ -31,7 +31,7 @@ use sha2::{Digest, Sha256};
 
 use super::notifications::Forwarder;
 use super::requests;
-use super::requests::check_capability;
+use super::requests::{OutgoingError, check_capability};
 use crate::runtime::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
     LogLevel, Progress, RequestAt, Root, SampledMessage, SamplingRequest,
@@ -74,6 +74,43 @@ pub enum StateKeyError {
     /// No random key could be made.
     #[error("cannot make a random request-state key: {0}")]
     Random(String),
+}
+
+/// Why a run that waits for the client cannot end with an
+/// `InputRequiredResult`: the call ends with an error result saying so.
+#[derive(Debug, thiserror::Error)]
+pub enum InputRequiredError {
+    /// The run waited for the client outside a 2026-07-28 call.
+    #[error("the tool waited for the client outside a 2026-07-28 call")]
+    NoRound,
+    /// The run ended waiting, with no request open.
+    #[error("the tool ended waiting for the client, but asked nothing")]
+    NothingAsked,
+    /// One round more than `--max-input-rounds` allows.
+    #[error(
+        "the tool asked the client for input in more than {0} rounds, the server's limit (`--max-input-rounds`)"
+    )]
+    TooManyRounds(u32),
+    /// rmcp could not seal the state.
+    #[error("cannot seal the request state: {0}")]
+    Seal(#[source] RequestStateError),
+    /// The sealed state is over [`MAX_STATE_BYTES`].
+    #[error(
+        "the client's answers so far take {0} bytes, over the {MAX_STATE_BYTES} bytes a request state may hold"
+    )]
+    StateTooLarge(usize),
+}
+
+/// Why a client's answer (from `requestState`, the retried call or a
+/// task's `tasks/update`) cannot be read as what the guest asked for.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ReadError {
+    /// It does not have the shape of the request's result.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// It has the shape, but cannot be passed to the guest.
+    #[error(transparent)]
+    Answer(#[from] requests::AnswerError),
 }
 
 /// The key that signs `requestState`, and the limits of the flow. Replicas
@@ -341,11 +378,11 @@ impl Round {
         &self,
         kind: ClientRequestKind,
         key: &str,
-        request: Result<InputRequest, String>,
-        read: impl FnOnce(Value) -> Result<T, String>,
+        request: Result<InputRequest, OutgoingError>,
+        read: impl FnOnce(Value) -> Result<T, ReadError>,
     ) -> Result<T, ClientRequestError> {
         check_capability(self.capabilities.as_ref(), kind)?;
-        let request = request.map_err(ClientRequestError::Failed)?;
+        let request = request.map_err(|e| ClientRequestError::Failed(e.to_string()))?;
         let digest = request_digest(&request);
         if let Some(answer) = self.answered.get(key)
             && answer.request.as_ref().is_none_or(|d| *d == digest)
@@ -367,17 +404,14 @@ impl Round {
     /// The result that ends this run: the open requests and the sealed
     /// state for the next round; or, past the round limit or the state's
     /// size limit, why the call cannot go on.
-    pub fn input_required(&self) -> Result<InputRequiredResult, String> {
+    pub fn input_required(&self) -> Result<InputRequiredResult, InputRequiredError> {
         let asked = self.asked();
         if asked.open.is_empty() {
-            return Err("the tool ended waiting for the client, but asked nothing".into());
+            return Err(InputRequiredError::NothingAsked);
         }
         let round = self.round + 1;
         if round > self.rounds.max_rounds {
-            return Err(format!(
-                "the tool asked the client for input in more than {} rounds, the server's limit (`--max-input-rounds`)",
-                self.rounds.max_rounds
-            ));
+            return Err(InputRequiredError::TooManyRounds(self.rounds.max_rounds));
         }
         let state = State {
             round,
@@ -397,13 +431,9 @@ impl Round {
                     .associated_data(&self.bound)
                     .ttl(STATE_TTL),
             )
-            .map_err(|e| format!("cannot seal the request state: {e}"))?;
+            .map_err(InputRequiredError::Seal)?;
         if sealed.len() > MAX_STATE_BYTES {
-            return Err(format!(
-                "the client's answers so far take {} bytes, over the {} bytes a request state may hold",
-                sealed.len(),
-                MAX_STATE_BYTES
-            ));
+            return Err(InputRequiredError::StateTooLarge(sealed.len()));
         }
         let requests: InputRequests = asked
             .open
@@ -424,7 +454,9 @@ fn request_digest(request: &InputRequest) -> String {
 
 /// A guest's elicitation as an input request. rmcp types the schema
 /// strictly; a schema it cannot type at all cannot be sent.
-pub(super) fn elicitation_input(request: &ElicitationRequest) -> Result<InputRequest, String> {
+pub(super) fn elicitation_input(
+    request: &ElicitationRequest,
+) -> Result<InputRequest, OutgoingError> {
     match requests::elicitation_request(request) {
         ServerRequest::ElicitRequest(r) => Ok(InputRequest::Elicitation(r)),
         other => {
@@ -434,31 +466,32 @@ pub(super) fn elicitation_input(request: &ElicitationRequest) -> Result<InputReq
                 .unwrap_or_default();
             serde_json::from_value::<ElicitRequestParams>(params)
                 .map(|p| InputRequest::Elicitation(ElicitRequest::new(p)))
-                .map_err(|e| format!("the requested schema is not one MCP elicitation allows: {e}"))
+                .map_err(OutgoingError::ElicitationSchema)
         }
     }
 }
 
-pub(super) fn sampling_input(request: &SamplingRequest) -> Result<InputRequest, String> {
+/// A guest's sampling request as an input request.
+pub(super) fn sampling_input(request: &SamplingRequest) -> Result<InputRequest, OutgoingError> {
     requests::sampling_params(request)
         .map(|params| InputRequest::CreateMessage(CreateMessageRequest::new(params)))
 }
 
 /// The client's answer to a sampling request.
-pub(super) fn read_sampled(value: Value) -> Result<SampledMessage, String> {
-    let result: CreateMessageResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    requests::sampled_message(result).map_err(|e| e.to_string())
+pub(super) fn read_sampled(value: Value) -> Result<SampledMessage, ReadError> {
+    let result: CreateMessageResult = serde_json::from_value(value)?;
+    Ok(requests::sampled_message(result)?)
 }
 
 /// The client's answer to an elicitation.
-pub(super) fn read_elicited(value: Value) -> Result<Elicitation, String> {
-    let result: ElicitResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
+pub(super) fn read_elicited(value: Value) -> Result<Elicitation, ReadError> {
+    let result: ElicitResult = serde_json::from_value(value)?;
     Ok(requests::elicit_result(result))
 }
 
 /// The client's answer to a roots request.
-pub(super) fn read_roots(value: Value) -> Result<Vec<Root>, String> {
-    let result: ListRootsResult = serde_json::from_value(value).map_err(|e| e.to_string())?;
+pub(super) fn read_roots(value: Value) -> Result<Vec<Root>, ReadError> {
+    let result: ListRootsResult = serde_json::from_value(value)?;
     Ok(requests::roots(result))
 }
 

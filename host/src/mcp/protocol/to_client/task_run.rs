@@ -10,8 +10,10 @@ use std::sync::{Arc, OnceLock};
 use rmcp::model::{ClientCapabilities, InputRequest, ListRootsRequest};
 use serde_json::Value;
 
-use super::requests::check_capability;
-use super::rounds::{elicitation_input, read_elicited, read_roots, read_sampled, sampling_input};
+use super::requests::{OutgoingError, check_capability};
+use super::rounds::{
+    ReadError, elicitation_input, read_elicited, read_roots, read_sampled, sampling_input,
+};
 use crate::mcp::protocol::tasks::Tasks;
 use crate::runtime::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationRequest,
@@ -62,15 +64,15 @@ impl TaskEvents {
         task_id: &str,
         kind: ClientRequestKind,
         key: &str,
-        request: Result<InputRequest, String>,
-        read: impl FnOnce(Value) -> Result<T, String>,
+        request: Result<InputRequest, OutgoingError>,
+        read: impl FnOnce(Value) -> Result<T, ReadError>,
     ) -> Result<T, ClientRequestError> {
         check_capability(self.capabilities.as_ref(), kind)?;
-        let request = request.map_err(ClientRequestError::Failed)?;
+        let request = request.map_err(|e| ClientRequestError::Failed(e.to_string()))?;
         let answer = self
             .tasks
             .ask(task_id, key, request)
-            .map_err(ClientRequestError::Failed)?;
+            .map_err(|e| ClientRequestError::Failed(e.to_string()))?;
         // Dropped with the run (the task was cancelled or timed out): the
         // request is closed with it.
         let open = OpenRequest {

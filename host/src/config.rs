@@ -975,7 +975,7 @@ fn check_section(prefix: &str, s: &SectionSpec, max_memory: u64) -> Result<(), (
         );
     }
     if let Some(Err(problem)) = s.sha256.as_deref().map(Sha256Digest::from_hex) {
-        return err("sha256", problem);
+        return err("sha256", problem.to_string());
     }
     if let Some(Err(problem)) = s.source.as_deref().map(SourceRef::parse) {
         return err("source", problem.to_string());

@@ -37,12 +37,43 @@ impl Sha256Digest {
     }
 
     /// Parses 64 hexadecimal digits (either case).
-    pub fn from_hex(text: &str) -> Result<Self, String> {
+    pub fn from_hex(text: &str) -> Result<Self, NotADigest> {
         let mut out = [0u8; 32];
         hex::decode_to_slice(text, &mut out)
             .map(|()| Sha256Digest(out))
-            .map_err(|_| format!("{text:?} is not a SHA-256 digest (64 hexadecimal digits)"))
+            .map_err(|_| NotADigest(text.to_string()))
     }
+}
+
+/// Text that is not 64 hexadecimal digits (the text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a SHA-256 digest (64 hexadecimal digits)")]
+pub struct NotADigest(pub String);
+
+/// Why a compile cache entry is discarded (logged, then recompiled).
+#[derive(Debug, thiserror::Error)]
+enum EntryProblem {
+    /// The file cannot be read (or its size known).
+    #[error("cannot read it: {0}")]
+    Read(#[source] std::io::Error),
+    /// Its size does not fit in memory.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    #[error("too large to map")]
+    TooLarge,
+    /// The mapping failed.
+    #[cfg(target_os = "linux")]
+    #[error("cannot map it: {0}")]
+    Map(#[source] rustix::io::Errno),
+    /// The kernel mapped it at address 0.
+    #[cfg(target_os = "linux")]
+    #[error("mapped at null")]
+    Null,
+    /// Its stamp does not check out.
+    #[error(transparent)]
+    Entry(#[from] entry::EntryError),
+    /// wasmtime did not take it.
+    #[error("wasmtime refused it: {0:#}")]
+    Refused(#[source] wasmtime::Error),
 }
 
 impl fmt::Display for Sha256Digest {
@@ -327,11 +358,11 @@ fn load_checked(
     engine: &Engine,
     file: std::fs::File,
     key: &Sha256Digest,
-) -> Result<Component, String> {
+) -> Result<Component, EntryProblem> {
     let mapped = Mapped::of(&file)?;
     verify(mapped.bytes(), key)?;
     drop(mapped);
-    deserialize_file(engine, Checked(file)).map_err(|e| format!("wasmtime refused it: {e:#}"))
+    deserialize_file(engine, Checked(file)).map_err(EntryProblem::Refused)
 }
 
 /// The component in the entry `file`, if the entry checks out: read whole,
@@ -341,13 +372,12 @@ fn load_checked(
     engine: &Engine,
     mut file: std::fs::File,
     key: &Sha256Digest,
-) -> Result<Component, String> {
+) -> Result<Component, EntryProblem> {
     use std::io::Read as _;
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read it: {e}"))?;
+    file.read_to_end(&mut bytes).map_err(EntryProblem::Read)?;
     let payload = verify(&bytes, key)?;
-    deserialize(engine, payload).map_err(|e| format!("wasmtime refused it: {e:#}"))
+    deserialize(engine, payload).map_err(EntryProblem::Refused)
 }
 
 /// A read-only mapping of a whole file.
@@ -360,14 +390,11 @@ struct Mapped {
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 impl Mapped {
-    fn of(file: &std::fs::File) -> Result<Self, String> {
-        let len = file
-            .metadata()
-            .map_err(|e| format!("cannot read it: {e}"))?
-            .len();
-        let len = usize::try_from(len).map_err(|_| "too large to map".to_string())?;
+    fn of(file: &std::fs::File) -> Result<Self, EntryProblem> {
+        let len = file.metadata().map_err(EntryProblem::Read)?.len();
+        let len = usize::try_from(len).map_err(|_| EntryProblem::TooLarge)?;
         if len < entry::HEADER_LEN {
-            return Err(format!("truncated: {len} bytes"));
+            return Err(entry::EntryError::Truncated(len).into());
         }
         // SAFETY: a new shared, read-only mapping of `len` bytes of an open
         // file, at an address the kernel picks: it aliases no Rust object.
@@ -381,8 +408,8 @@ impl Mapped {
                 0,
             )
         }
-        .map_err(|e| format!("cannot map it: {e}"))?;
-        let ptr = std::ptr::NonNull::new(ptr.cast()).ok_or("mapped at null")?;
+        .map_err(EntryProblem::Map)?;
+        let ptr = std::ptr::NonNull::new(ptr.cast()).ok_or(EntryProblem::Null)?;
         Ok(Mapped { ptr, len })
     }
 
@@ -433,7 +460,7 @@ fn deserialize_file(engine: &Engine, checked: Checked) -> wasmtime::Result<Compo
 }
 
 /// Checks an entry read whole (see [`entry::verify`]).
-fn verify<'a>(entry: &'a [u8], key: &Sha256Digest) -> Result<Verified<'a>, String> {
+fn verify<'a>(entry: &'a [u8], key: &Sha256Digest) -> Result<Verified<'a>, entry::EntryError> {
     entry::verify(ENTRY, entry, &key.0).map(Verified)
 }
 
@@ -504,7 +531,12 @@ mod tests {
         assert!(verify(&entry[..10], &key).is_err());
         let mut flipped = entry.clone();
         flipped[0] ^= 0xff;
-        assert!(verify(&flipped, &key).unwrap_err().contains("checksum"));
+        assert!(
+            verify(&flipped, &key)
+                .unwrap_err()
+                .to_string()
+                .contains("checksum")
+        );
         // A stamp first (the layout of format 2) is refused.
         let mut old = entry::header(ENTRY, &key.0, &payload);
         old.extend_from_slice(&payload);

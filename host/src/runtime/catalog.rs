@@ -220,6 +220,7 @@ impl Catalog {
                     reason,
                 };
                 if let Err(problem) = check_tool_name(&name) {
+                    let problem = problem.to_string();
                     skipped.push(skip(SkipReason::InvalidName { problem }));
                     continue;
                 }
@@ -319,6 +320,7 @@ impl Catalog {
                     info.name.clone()
                 };
                 if let Err(problem) = check_tool_name(&name) {
+                    let problem = problem.to_string();
                     let reason = SkipReason::InvalidName { problem };
                     skipped.push(skip(EntryKind::Prompt, &info.name, reason));
                     continue;

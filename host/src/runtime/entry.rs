@@ -50,6 +50,26 @@ pub(super) fn header(format: Format, key: &[u8; 32], payload: &[u8]) -> Vec<u8> 
     header
 }
 
+/// What is wrong with a cache entry: it is discarded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(super) enum EntryError {
+    /// Shorter than its stamp (its length).
+    #[error("truncated: {0} bytes")]
+    Truncated(usize),
+    /// The magic is not this program's.
+    #[error("not a cache entry of this program")]
+    NotOurs,
+    /// Another entry format.
+    #[error("written by another version of this program")]
+    OtherVersion,
+    /// The entry of another key.
+    #[error("its header names another key")]
+    OtherKey,
+    /// The payload does not match its digest.
+    #[error("corrupt or truncated: its contents do not match its checksum")]
+    Corrupt,
+}
+
 /// Checks an entry read whole: its magic and format, that it is the entry
 /// of `key` (not another one copied or renamed), and the digest of its
 /// payload. Returns the payload, or what is wrong.
@@ -57,9 +77,9 @@ pub(super) fn verify<'a>(
     format: Format,
     entry: &'a [u8],
     key: &[u8; 32],
-) -> Result<&'a [u8], String> {
+) -> Result<&'a [u8], EntryError> {
     if entry.len() < HEADER_LEN {
-        return Err(format!("truncated: {} bytes", entry.len()));
+        return Err(EntryError::Truncated(entry.len()));
     }
     let (head, payload) = match format.stamp {
         Stamp::First => entry.split_at(HEADER_LEN),
@@ -69,16 +89,16 @@ pub(super) fn verify<'a>(
         }
     };
     if &head[..8] != format.magic {
-        return Err("not a cache entry of this program".into());
+        return Err(EntryError::NotOurs);
     }
     if head[8..12] != format.version.to_le_bytes() {
-        return Err("written by another version of this program".into());
+        return Err(EntryError::OtherVersion);
     }
     if head[12..44] != key[..] {
-        return Err("its header names another key".into());
+        return Err(EntryError::OtherKey);
     }
     if head[44..76] != *digest(payload).as_bytes() {
-        return Err("corrupt or truncated: its contents do not match its checksum".into());
+        return Err(EntryError::Corrupt);
     }
     Ok(payload)
 }

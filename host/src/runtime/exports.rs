@@ -96,8 +96,7 @@ impl std::fmt::Debug for Exports {
 /// Why a component exports no `tools` interface this host serves: built
 /// against a WIT version it does not serve (named, with what to do), or
 /// with no `tools` interface at all.
-fn unsupported_tools_version(component: &Component, engine: &Engine) -> String {
-    let served = SUPPORTED_VERSIONS.join(", ");
+fn unsupported_tools_version(component: &Component, engine: &Engine) -> ExportsError {
     let found = component
         .component_type()
         .exports(engine)
@@ -106,24 +105,55 @@ fn unsupported_tools_version(component: &Component, engine: &Engine) -> String {
                 .map(str::to_owned)
         });
     match found {
-        Some(version) => {
-            let newer = newer_than(&version, WIT_VERSION);
-            let remedy = if newer {
-                format!(
-                    "it was built with a newer SDK than this host: install an mcp-wasm-host that serves WIT {version}, or build the plugin with an SDK of WIT {WIT_VERSION} (docs/versions.md)"
-                )
-            } else {
-                format!("rebuild it with an SDK of WIT {WIT_VERSION} (docs/versions.md)")
-            };
-            format!(
-                "the plugin is built against the plugin WIT {version} (`mcp-wasm-host:plugin/tools@{version}`), which this host (mcp-wasm-host {}) does not serve: it serves {served}; {remedy}",
-                env!("CARGO_PKG_VERSION")
-            )
-        }
-        None => format!(
-            "no exported instance named `mcp-wasm-host:plugin/tools@{WIT_VERSION}` (nor one of the earlier versions {})",
-            SUPPORTED_VERSIONS[1..].join(", ")
-        ),
+        Some(version) => ExportsError::WitVersion {
+            newer: newer_than(&version, WIT_VERSION),
+            version,
+        },
+        None => ExportsError::NoTools,
+    }
+}
+
+/// Why a component is not a plugin this host serves.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportsError {
+    /// It exports the `tools` interface of a WIT version this host does not
+    /// serve.
+    #[error(
+        "the plugin is built against the plugin WIT {version} (`mcp-wasm-host:plugin/tools@{version}`), which this host (mcp-wasm-host {}) does not serve: it serves {}; {}",
+        env!("CARGO_PKG_VERSION"),
+        SUPPORTED_VERSIONS.join(", "),
+        remedy(.version, *.newer)
+    )]
+    WitVersion {
+        /// The version it exports.
+        version: String,
+        /// Whether that version is newer than this host's.
+        newer: bool,
+    },
+    /// It exports no `tools` interface.
+    #[error(
+        "no exported instance named `mcp-wasm-host:plugin/tools@{WIT_VERSION}` (nor one of the earlier versions {})",
+        SUPPORTED_VERSIONS[1..].join(", ")
+    )]
+    NoTools,
+    /// An interface it exports lacks a function.
+    #[error("instance export `{interface}` does not have export `{name}`")]
+    MissingExport {
+        /// The interface.
+        interface: String,
+        /// The function.
+        name: String,
+    },
+}
+
+/// What the user of a plugin built against WIT `version` can do.
+fn remedy(version: &str, newer: bool) -> String {
+    if newer {
+        format!(
+            "it was built with a newer SDK than this host: install an mcp-wasm-host that serves WIT {version}, or build the plugin with an SDK of WIT {WIT_VERSION} (docs/versions.md)"
+        )
+    } else {
+        format!("rebuild it with an SDK of WIT {WIT_VERSION} (docs/versions.md)")
     }
 }
 
@@ -144,7 +174,7 @@ impl Exports {
     /// the interface's name semver-compatibly, so a plugin built against
     /// 0.1.0 and 0.1.1 are found as 0.1.2. Fails, naming what is missing, if the
     /// component does not export them.
-    pub(crate) fn find(pre: InstancePre<CallState>) -> Result<Self, String> {
+    pub(crate) fn find(pre: InstancePre<CallState>) -> Result<Self, ExportsError> {
         let component = pre.component();
         let Some((version, interface, tools)) = SUPPORTED_VERSIONS.iter().find_map(|v| {
             let interface = format!("mcp-wasm-host:plugin/tools@{v}");
@@ -153,17 +183,19 @@ impl Exports {
         }) else {
             return Err(unsupported_tools_version(component, component.engine()));
         };
+        let missing = |interface: &str, name: &str| ExportsError::MissingExport {
+            interface: interface.to_string(),
+            name: name.to_string(),
+        };
         let function = |name: &str| {
             component
                 .get_export_index(Some(&tools), name)
-                .ok_or_else(|| {
-                    format!("instance export `{interface}` does not have export `{name}`")
-                })
+                .ok_or_else(|| missing(&interface, name))
         };
         let (call_tool, list_tools) = (function("call-tool")?, function("list-tools")?);
         // The optional exports of 0.2.1, each found on its own; a 0.1.x
         // plugin has none.
-        let optional = |name: &str, functions: &[&str]| -> Result<Option<Vec<_>>, String> {
+        let optional = |name: &str, functions: &[&str]| -> Result<Option<Vec<_>>, ExportsError> {
             if version != WIT_VERSION {
                 return Ok(None);
             }
@@ -176,9 +208,7 @@ impl Exports {
                 .map(|f| {
                     component
                         .get_export_index(Some(&instance), f)
-                        .ok_or_else(|| {
-                            format!("instance export `{interface}` does not have export `{f}`")
-                        })
+                        .ok_or_else(|| missing(&interface, f))
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some)

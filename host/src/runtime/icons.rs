@@ -68,68 +68,106 @@ pub(crate) fn size(icons: &[wit::Icon]) -> usize {
         .sum()
 }
 
+/// Why a tool's icons are refused: which one and why, in a sentence that
+/// names no more than a clipped piece of what the plugin sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IconsError {
+    /// More than [`MAX_ICONS`] (how many).
+    #[error("it has {0} icons, over the limit of {MAX_ICONS}")]
+    TooMany(usize),
+    /// The icon at `number` (from 1) is refused.
+    #[error("icon {number}: {problem}")]
+    Icon {
+        /// Which icon, counting from 1.
+        number: usize,
+        /// Why.
+        problem: IconProblem,
+    },
+}
+
+/// What is wrong with one icon; each shows at most a clipped piece of it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IconProblem {
+    /// The `src` is over [`MAX_SRC_BYTES`] (its length).
+    #[error(
+        "its `src` is {}, over the limit of {}",
+        src_bytes(.0),
+        src_bytes(&MAX_SRC_BYTES)
+    )]
+    SrcTooLong(usize),
+    /// A `data:` URI that is not one (why, and the clipped `src`).
+    #[error("its `src` is not a valid `data:` URI ({0}): {1}")]
+    Data(&'static str, String),
+    /// An `https:` URL that does not parse (why, and the clipped `src`).
+    #[error("its `src` is not a valid URL ({0}): {1}")]
+    Url(String, String),
+    /// An `https:` URL without a host (the clipped `src`).
+    #[error("its `src` URL has no host: {0}")]
+    NoHost(String),
+    /// Another scheme (the clipped `src`).
+    #[error("its `src` must be an `https:` URL or a `data:` URI: {0}")]
+    Scheme(String),
+    /// A MIME type that is not `image/…` (clipped).
+    #[error("its MIME type {0:?} is not an image type (`image/…`)")]
+    Mime(String),
+    /// More than the sizes allowed (how many).
+    #[error("it lists {0} sizes, over the limit of {MAX_SIZES}")]
+    TooManySizes(usize),
+    /// A size that is neither `WxH` nor `any` (clipped).
+    #[error("its size {0:?} is neither `WxH` (such as `48x48`) nor `any`")]
+    Size(String),
+}
+
+/// A length in bytes, as people read it.
+fn src_bytes(len: &usize) -> String {
+    bytes(*len as u64)
+}
+
 /// Checks a tool's icons; the error says which one and why, in a sentence
 /// that names no more than a clipped piece of what the plugin sent.
-pub(crate) fn check(icons: &[wit::Icon]) -> Result<(), String> {
+pub(crate) fn check(icons: &[wit::Icon]) -> Result<(), IconsError> {
     if icons.len() > MAX_ICONS {
-        return Err(format!(
-            "it has {} icons, over the limit of {MAX_ICONS}",
-            icons.len()
-        ));
+        return Err(IconsError::TooMany(icons.len()));
     }
     for (n, icon) in icons.iter().enumerate() {
-        check_one(icon).map_err(|problem| format!("icon {}: {problem}", n + 1))?;
+        check_one(icon).map_err(|problem| IconsError::Icon {
+            number: n + 1,
+            problem,
+        })?;
     }
     Ok(())
 }
 
-fn check_one(icon: &wit::Icon) -> Result<(), String> {
+fn check_one(icon: &wit::Icon) -> Result<(), IconProblem> {
     let src = &icon.src;
     if src.len() > MAX_SRC_BYTES {
-        return Err(format!(
-            "its `src` is {}, over the limit of {}",
-            bytes(src.len() as u64),
-            bytes(MAX_SRC_BYTES as u64)
-        ));
+        return Err(IconProblem::SrcTooLong(src.len()));
     }
     let shown = || clip(src.clone(), 60);
     match src.split_once(':') {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("data") => check_data(rest)
-            .map_err(|why| format!("its `src` is not a valid `data:` URI ({why}): {}", shown()))?,
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("data") => {
+            check_data(rest).map_err(|why| IconProblem::Data(why, shown()))?;
+        }
         Some((scheme, _)) if scheme.eq_ignore_ascii_case("https") => {
             let uri = src
                 .parse::<http::Uri>()
-                .map_err(|e| format!("its `src` is not a valid URL ({e}): {}", shown()))?;
+                .map_err(|e| IconProblem::Url(e.to_string(), shown()))?;
             if uri.host().is_none_or(str::is_empty) {
-                return Err(format!("its `src` URL has no host: {}", shown()));
+                return Err(IconProblem::NoHost(shown()));
             }
         }
-        _ => {
-            return Err(format!(
-                "its `src` must be an `https:` URL or a `data:` URI: {}",
-                shown()
-            ));
-        }
+        _ => return Err(IconProblem::Scheme(shown())),
     }
     if let Some(mime) = &icon.mime_type
         && !is_image_type(mime)
     {
-        return Err(format!(
-            "its MIME type {:?} is not an image type (`image/…`)",
-            clip(mime.clone(), MAX_TOKEN)
-        ));
+        return Err(IconProblem::Mime(clip(mime.clone(), MAX_TOKEN)));
     }
     if icon.sizes.len() > MAX_SIZES {
-        return Err(format!(
-            "it lists {} sizes, over the limit of {MAX_SIZES}",
-            icon.sizes.len()
-        ));
+        return Err(IconProblem::TooManySizes(icon.sizes.len()));
     }
     if let Some(bad) = icon.sizes.iter().find(|s| !is_size(s)) {
-        return Err(format!(
-            "its size {:?} is neither `WxH` (such as `48x48`) nor `any`",
-            clip(bad.clone(), MAX_TOKEN)
-        ));
+        return Err(IconProblem::Size(clip(bad.clone(), MAX_TOKEN)));
     }
     Ok(())
 }
@@ -206,7 +244,11 @@ mod tests {
 
     #[test]
     fn every_other_icon_is_refused_saying_which_and_why() {
-        let refused = |i: wit::Icon| check(&[icon("https://ok.example/i.png"), i]).unwrap_err();
+        let refused = |i: wit::Icon| {
+            check(&[icon("https://ok.example/i.png"), i])
+                .unwrap_err()
+                .to_string()
+        };
         let e = refused(icon("http://example.com/i.png"));
         assert_eq!(
             e,
@@ -234,7 +276,7 @@ mod tests {
             .map(|_| icon("https://example.com/i"))
             .collect();
         assert_eq!(
-            check(&many).unwrap_err(),
+            check(&many).unwrap_err().to_string(),
             "it has 9 icons, over the limit of 8"
         );
     }

@@ -71,7 +71,7 @@ mod watch;
 pub use access::{Access, Denied, Principal};
 pub use admission::{Called, RunAs};
 pub use bindings::WIT_VERSION;
-pub use cache::{CacheError, CompileCache, Sha256Digest};
+pub use cache::{CacheError, CompileCache, NotADigest, Sha256Digest};
 pub use catalog::{
     Catalog, EntryKind, Generations, PromptEntry, ResourceEntry, SkipReason, SkippedEntry,
     TemplateEntry, ToolRoute,

@@ -479,7 +479,7 @@ impl Loader {
         }
         let exports = Exports::find(pre).map_err(|reason| LoadError::World {
             path: path.to_owned(),
-            reason,
+            reason: reason.to_string(),
         })?;
         let idle = self.idle.plugin(
             policy.limits.reuse_instances,
@@ -805,7 +805,7 @@ fn validate(
             tool: clip(def.name.clone(), MAX_TOOL_NAME),
             problem,
         };
-        check_tool_name(&def.name).map_err(invalid)?;
+        check_tool_name(&def.name).map_err(|e| invalid(e.to_string()))?;
         if !names.insert(def.name.clone()) {
             return Err(invalid("the plugin lists this tool name twice".into()));
         }
@@ -814,14 +814,15 @@ fn validate(
                 "the description is empty; clients and models need one".into(),
             ));
         }
-        icons::check(&def.icons).map_err(invalid)?;
-        let input = Schema::compile_object("input schema", &def.input_schema).map_err(invalid)?;
+        icons::check(&def.icons).map_err(|e| invalid(e.to_string()))?;
+        let input = Schema::compile_object("input schema", &def.input_schema)
+            .map_err(|e| invalid(e.to_string()))?;
         let output = def
             .output_schema
             .as_deref()
             .map(|s| Schema::compile_object("output schema", s))
             .transpose()
-            .map_err(invalid)?;
+            .map_err(|e| invalid(e.to_string()))?;
         tools.push(PluginTool {
             hints: def.annotations.into(),
             input,

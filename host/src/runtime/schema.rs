@@ -6,25 +6,44 @@ use serde_json::{Map, Value};
 /// The longest tool name MCP allows.
 pub const MAX_TOOL_NAME: usize = 128;
 
+/// Why a name is not an MCP tool name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolNameError {
+    /// The name is empty.
+    #[error("the tool name is empty")]
+    Empty,
+    /// The name is over [`MAX_TOOL_NAME`] (its length).
+    #[error("the tool name is {0} characters long; the limit is {MAX_TOOL_NAME}")]
+    TooLong(usize),
+    /// The name holds a character MCP does not allow.
+    #[error(
+        "the tool name {name:?} contains {bad:?}; only A-Z, a-z, 0-9, '_', '.' and '-' are allowed"
+    )]
+    BadChar {
+        /// The name.
+        name: String,
+        /// The first character not allowed.
+        bad: char,
+    },
+}
+
 /// Checks a tool name against the MCP rules (2025-11-25): 1 to 128
 /// characters, each one of `A-Z a-z 0-9 _ . -`.
-pub fn check_tool_name(name: &str) -> Result<(), String> {
+pub fn check_tool_name(name: &str) -> Result<(), ToolNameError> {
     if name.is_empty() {
-        return Err("the tool name is empty".into());
+        return Err(ToolNameError::Empty);
     }
     if name.len() > MAX_TOOL_NAME {
-        return Err(format!(
-            "the tool name is {} characters long; the limit is {MAX_TOOL_NAME}",
-            name.len()
-        ));
+        return Err(ToolNameError::TooLong(name.len()));
     }
     if let Some(bad) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
     {
-        return Err(format!(
-            "the tool name {name:?} contains {bad:?}; only A-Z, a-z, 0-9, '_', '.' and '-' are allowed"
-        ));
+        return Err(ToolNameError::BadChar {
+            name: name.to_string(),
+            bad,
+        });
     }
     Ok(())
 }
@@ -62,6 +81,70 @@ pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// off the async workers (see [`super::offload`]).
 pub const QUICK_CHECK_BYTES: usize = 16 * 1024;
 
+/// Why a tool's schema is refused. `what` names the schema (e.g. "input
+/// schema").
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// The text is not JSON.
+    #[error("the {what} is not valid JSON: {source}")]
+    NotJson {
+        /// The schema's name.
+        what: String,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// The JSON is not an object.
+    #[error("the {what} is not a JSON object")]
+    NotObject {
+        /// The schema's name.
+        what: String,
+    },
+    /// `type` is there, but not `"object"`.
+    #[error("the {what} must have \"type\": \"object\", not {found}")]
+    NotObjectType {
+        /// The schema's name.
+        what: String,
+        /// The `type` it has.
+        found: Value,
+    },
+    /// `type` is missing.
+    #[error("the {what} must have \"type\": \"object\"")]
+    NoType {
+        /// The schema's name.
+        what: String,
+    },
+    /// Its `$ref`s and `allOf`s multiply past the limit.
+    #[error("the {what} {source}")]
+    Fanout {
+        /// The schema's name.
+        what: String,
+        /// How.
+        source: TooManyWays,
+    },
+    /// The compiler panicked on it.
+    #[error("the {what} could not be compiled")]
+    Panicked {
+        /// The schema's name.
+        what: String,
+    },
+    /// It is not a valid JSON Schema.
+    #[error("the {what} is not a valid JSON Schema: {reason}")]
+    Invalid {
+        /// The schema's name.
+        what: String,
+        /// jsonschema's message.
+        reason: String,
+    },
+}
+
+/// A schema whose local `$ref`s and `allOf`s multiply past
+/// `MAX_FANOUT_PATHS` (see `reference_fanout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "refers to itself too many ways through `$ref` and `allOf` (more than {MAX_FANOUT_PATHS} schemas to visit from one place); refusing it rather than spend the host's CPU compiling it"
+)]
+pub struct TooManyWays;
+
 /// A parsed and compiled JSON Schema.
 #[derive(Debug)]
 pub struct Schema {
@@ -75,23 +158,30 @@ pub struct Schema {
 impl Schema {
     /// Parses `text` as an object schema (`"type": "object"`) and compiles
     /// it. `what` names the schema in error messages.
-    pub fn compile_object(what: &str, text: &str) -> Result<Self, String> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| format!("the {what} is not valid JSON: {e}"))?;
+    pub fn compile_object(what: &str, text: &str) -> Result<Self, SchemaError> {
+        let what = || what.to_string();
+        let value: Value = serde_json::from_str(text).map_err(|source| SchemaError::NotJson {
+            what: what(),
+            source,
+        })?;
         let Value::Object(json) = value else {
-            return Err(format!("the {what} is not a JSON object"));
+            return Err(SchemaError::NotObject { what: what() });
         };
         match json.get("type") {
             Some(Value::String(t)) if t == "object" => {}
             Some(other) => {
-                return Err(format!(
-                    "the {what} must have \"type\": \"object\", not {other}"
-                ));
+                return Err(SchemaError::NotObjectType {
+                    what: what(),
+                    found: other.clone(),
+                });
             }
-            None => return Err(format!("the {what} must have \"type\": \"object\"")),
+            None => return Err(SchemaError::NoType { what: what() }),
         }
         let as_value = Value::Object(json);
-        reference_fanout(&as_value).map_err(|e| format!("the {what} {e}"))?;
+        reference_fanout(&as_value).map_err(|source| SchemaError::Fanout {
+            what: what(),
+            source,
+        })?;
         // jsonschema checks the schema against its meta-schema while
         // compiling; guard against a panic on hostile input all the same.
         let compiled = std::panic::catch_unwind(|| {
@@ -103,8 +193,11 @@ impl Schema {
                 )
                 .build(&as_value)
         })
-        .map_err(|_| format!("the {what} could not be compiled"))?
-        .map_err(|e| format!("the {what} is not a valid JSON Schema: {e}"))?;
+        .map_err(|_| SchemaError::Panicked { what: what() })?
+        .map_err(|e| SchemaError::Invalid {
+            what: what(),
+            reason: e.to_string(),
+        })?;
         let Value::Object(json) = as_value else {
             unreachable!("checked to be an object above")
         };
@@ -175,7 +268,7 @@ const MAX_FANOUT_PATHS: u64 = 100_000;
 /// minutes. Counts, for every object in the schema, the walks that pass
 /// could take from it (memoized per object and depth), and refuses the
 /// schema past [`MAX_FANOUT_PATHS`].
-fn reference_fanout(root: &Value) -> Result<(), String> {
+fn reference_fanout(root: &Value) -> Result<(), TooManyWays> {
     use std::collections::HashMap;
     fn walks<'a>(
         root: &'a Value,
@@ -213,13 +306,11 @@ fn reference_fanout(root: &Value) -> Result<(), String> {
         root: &'a Value,
         node: &'a Value,
         memo: &mut HashMap<(*const Value, usize), u64>,
-    ) -> Result<(), String> {
+    ) -> Result<(), TooManyWays> {
         match node {
             Value::Object(map) => {
                 if walks(root, node, FANOUT_DEPTH, memo) > MAX_FANOUT_PATHS {
-                    return Err(format!(
-                        "refers to itself too many ways through `$ref` and `allOf` (more than {MAX_FANOUT_PATHS} schemas to visit from one place); refusing it rather than spend the host's CPU compiling it"
-                    ));
+                    return Err(TooManyWays);
                 }
                 map.values().try_for_each(|v| every(root, v, memo))
             }
@@ -242,7 +333,7 @@ mod tests {
         assert!(check_tool_name(&"x".repeat(128)).is_ok());
         assert!(check_tool_name(&"x".repeat(129)).is_err());
         assert!(check_tool_name("").is_err());
-        let e = check_tool_name("has space!").unwrap_err();
+        let e = check_tool_name("has space!").unwrap_err().to_string();
         assert!(e.contains("' '"), "{e}");
         assert!(check_tool_name("é").is_err());
     }
@@ -300,7 +391,9 @@ mod tests {
                 "not a valid JSON Schema",
             ),
         ] {
-            let e = Schema::compile_object("input schema", text).unwrap_err();
+            let e = Schema::compile_object("input schema", text)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(needle), "{text}: {e}");
         }
     }
@@ -333,7 +426,9 @@ mod tests {
     fn schemas_whose_refs_multiply_are_refused_quickly_and_recursive_ones_are_not() {
         let refs = |to: &str, n: usize| vec![format!(r##"{{"$ref":"{to}"}}"##); n].join(",");
         let bomb = format!(r##"{{"type":"object","allOf":[{}]}}"##, refs("#", 8));
-        let e = Schema::compile_object("output schema", &bomb).unwrap_err();
+        let e = Schema::compile_object("output schema", &bomb)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`$ref` and `allOf`"), "{e}");
         let defs = format!(
             r##"{{"type":"object","$defs":{{"a":{{"allOf":[{}]}},"b":{{"allOf":[{}]}}}},"properties":{{"x":{{"$ref":"#/$defs/a"}}}}}}"##,

@@ -289,14 +289,14 @@ pub(crate) fn check(listing: Listing, tools: &HashSet<&str>) -> Result<Served, R
     let mut uris = HashSet::new();
     for r in listing.resources {
         let what = format!("resource {:?}", clip(r.uri.clone(), 256));
-        check_uri(&r.uri).map_err(|p| (what.clone(), p))?;
+        check_uri(&r.uri).map_err(|p| (what.clone(), p.to_string()))?;
         if !uris.insert(r.uri.clone()) {
             return Err((what, "the plugin lists this URI twice".into()));
         }
         if r.name.trim().is_empty() {
             return Err((what, "its name is empty".into()));
         }
-        icons::check(&r.icons).map_err(|p| (what.clone(), p))?;
+        icons::check(&r.icons).map_err(|p| (what.clone(), p.to_string()))?;
         if r.view.is_some() {
             if !r.uri.starts_with("ui://") {
                 return Err((what, "a view's URI must start with `ui://`".into()));
@@ -323,13 +323,14 @@ pub(crate) fn check(listing: Listing, tools: &HashSet<&str>) -> Result<Served, R
     let mut templates = HashSet::new();
     for t in listing.templates {
         let what = format!("resource template {:?}", clip(t.uri_template.clone(), 256));
-        check_uri(&t.uri_template).map_err(|p| (what.clone(), p))?;
-        check_template(&t.uri_template).map_err(|p| (what.clone(), p))?;
-        let pattern = UriPattern::compile(&t.uri_template).map_err(|p| (what.clone(), p))?;
+        check_uri(&t.uri_template).map_err(|p| (what.clone(), p.to_string()))?;
+        check_template(&t.uri_template).map_err(|p| (what.clone(), p.to_string()))?;
+        let pattern =
+            UriPattern::compile(&t.uri_template).map_err(|p| (what.clone(), p.to_string()))?;
         if !templates.insert(t.uri_template.clone()) {
             return Err((what, "the plugin lists this template twice".into()));
         }
-        icons::check(&t.icons).map_err(|p| (what.clone(), p))?;
+        icons::check(&t.icons).map_err(|p| (what.clone(), p.to_string()))?;
         served.templates.push(TemplateInfo {
             uri_template: t.uri_template,
             name: t.name,
@@ -344,11 +345,11 @@ pub(crate) fn check(listing: Listing, tools: &HashSet<&str>) -> Result<Served, R
     let mut names = HashSet::new();
     for p in listing.prompts {
         let what = format!("prompt {:?}", clip(p.name.clone(), MAX_TOOL_NAME));
-        check_tool_name(&p.name).map_err(|e| (what.clone(), e))?;
+        check_tool_name(&p.name).map_err(|e| (what.clone(), e.to_string()))?;
         if !names.insert(p.name.clone()) {
             return Err((what, "the plugin lists this prompt name twice".into()));
         }
-        icons::check(&p.icons).map_err(|e| (what.clone(), e))?;
+        icons::check(&p.icons).map_err(|e| (what.clone(), e.to_string()))?;
         let mut arguments = HashSet::new();
         for a in &p.arguments {
             if a.name.is_empty() || !arguments.insert(a.name.as_str()) {
@@ -420,11 +421,29 @@ fn view(v: wr::ViewSettings) -> ViewSettings {
     }
 }
 
+/// Why a resource's URI or a template is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum UriProblem {
+    #[error("it is longer than {MAX_URI} bytes")]
+    TooLong,
+    #[error("it is not an absolute URI (`scheme:…`)")]
+    NotAbsolute,
+    #[error("it contains whitespace or control characters")]
+    Whitespace,
+    #[error("a `}}` has no `{{`")]
+    UnopenedBrace,
+    #[error("a `{{` is not closed")]
+    UnclosedBrace,
+    /// The text between braces (without a leading `+`).
+    #[error("{0:?} is not a variable name")]
+    Variable(String),
+}
+
 /// An absolute URI (a scheme, then `:`), at most [`MAX_URI`] bytes, without
 /// whitespace or control characters.
-fn check_uri(uri: &str) -> Result<(), String> {
+fn check_uri(uri: &str) -> Result<(), UriProblem> {
     if uri.len() > MAX_URI {
-        return Err(format!("it is longer than {MAX_URI} bytes"));
+        return Err(UriProblem::TooLong);
     }
     let scheme = uri.split_once(':').map(|(s, _)| s).unwrap_or_default();
     let valid_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -432,27 +451,27 @@ fn check_uri(uri: &str) -> Result<(), String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !valid_scheme {
-        return Err("it is not an absolute URI (`scheme:…`)".into());
+        return Err(UriProblem::NotAbsolute);
     }
     if uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("it contains whitespace or control characters".into());
+        return Err(UriProblem::Whitespace);
     }
     Ok(())
 }
 
 /// Braces pair up, and each holds a variable name (`+` first for any text).
-fn check_template(template: &str) -> Result<(), String> {
+fn check_template(template: &str) -> Result<(), UriProblem> {
     let mut rest = template;
     while let Some(open) = rest.find(['{', '}']) {
         if rest[open..].starts_with('}') {
-            return Err("a `}` has no `{`".into());
+            return Err(UriProblem::UnopenedBrace);
         }
         let Some(close) = rest[open..].find('}') else {
-            return Err("a `{` is not closed".into());
+            return Err(UriProblem::UnclosedBrace);
         };
         let name = rest[open + 1..open + close].trim_start_matches('+');
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("{:?} is not a variable name", name));
+            return Err(UriProblem::Variable(name.to_string()));
         }
         rest = &rest[open + close + 1..];
     }

@@ -101,7 +101,7 @@ impl ToolLists {
                 Ok(list) => return Some(list),
                 Err(e) => format!("unreadable: {e}"),
             },
-            Err(problem) => problem,
+            Err(problem) => problem.to_string(),
         };
         tracing::warn!(
             plugin,

@@ -18,10 +18,15 @@ impl PartialEq for UriPattern {
     }
 }
 
+/// A template the regex engine cannot compile (too large, say).
+#[derive(Debug, thiserror::Error)]
+#[error("it cannot be compiled for matching: {0}")]
+pub struct UriCompileError(#[source] regex::Error);
+
 impl UriPattern {
     /// Compiles `template`, whose braces were checked to pair up around
     /// variable names (`served::check_template`).
-    pub fn compile(template: &str) -> Result<UriPattern, String> {
+    pub fn compile(template: &str) -> Result<UriPattern, UriCompileError> {
         let mut pattern = String::with_capacity(template.len() + 16);
         // `s`: `.` matches any character, a line break included, as the old
         // matcher's `{+name}` did.
@@ -41,7 +46,7 @@ impl UriPattern {
         RegexBuilder::new(&pattern)
             .build()
             .map(UriPattern)
-            .map_err(|e| format!("it cannot be compiled for matching: {e}"))
+            .map_err(UriCompileError)
     }
 
     /// Whether `uri` matches: `{name}` matches one or more characters other

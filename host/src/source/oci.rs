@@ -536,7 +536,7 @@ pub fn parse_digest(what: &str, digest: &str) -> Result<Sha256Digest, OciError> 
     let hex = digest
         .strip_prefix("sha256:")
         .ok_or_else(|| other(format!("unsupported digest {digest} (only sha256)")))?;
-    Sha256Digest::from_hex(hex).map_err(other)
+    Sha256Digest::from_hex(hex).map_err(|e| other(e.to_string()))
 }
 
 /// Checks that `bytes` have `digest` (`sha256:HEX`).

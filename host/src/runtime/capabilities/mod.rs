@@ -58,11 +58,12 @@ pub struct KeyProblem {
 }
 
 impl KeyProblem {
-    /// The value of `key` is refused because of `problem`.
-    pub fn new(key: impl Into<String>, problem: impl Into<String>) -> Self {
+    /// The value of `key` is refused because of `problem` (text, or a
+    /// module's typed error, kept as its message).
+    pub fn new(key: impl Into<String>, problem: impl std::fmt::Display) -> Self {
         KeyProblem {
             key: key.into(),
-            problem: problem.into(),
+            problem: problem.to_string(),
         }
     }
 }

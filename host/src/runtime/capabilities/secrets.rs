@@ -267,7 +267,7 @@ pub fn resolve(spec: &SecretsSpec, base: &Path) -> Result<SecretsPolicy, KeyProb
             }
             (None, Some(file)) => {
                 let path = base.join(file);
-                let value = read_private(&path).map_err(|e| problem(".file", e))?;
+                let value = read_private(&path).map_err(|e| problem(".file", e.to_string()))?;
                 (SecretSource::File(path), value)
             }
             (None, None) => return Err(problem("", "no source (checked at parse)".into())),
@@ -277,7 +277,8 @@ pub fn resolve(spec: &SecretsSpec, base: &Path) -> Result<SecretsPolicy, KeyProb
         }
         let inject = match (&s.origin, &s.header) {
             (Some(origin), Some(header)) => Some(Injection {
-                origin: OriginPattern::parse(origin).map_err(|e| problem(".origin", e))?,
+                origin: OriginPattern::parse(origin)
+                    .map_err(|e| problem(".origin", e.to_string()))?,
                 header: http::HeaderName::from_bytes(header.as_bytes())
                     .map_err(|_| problem(".header", "not a header name".into()))?,
                 template: s.value.clone().unwrap_or_else(|| PLACEHOLDER.to_string()),
@@ -307,6 +308,26 @@ pub fn resolve(spec: &SecretsSpec, base: &Path) -> Result<SecretsPolicy, KeyProb
     Ok(SecretsPolicy::new(secrets, false))
 }
 
+/// Why a secret's file is not read.
+#[derive(Debug, thiserror::Error)]
+enum SecretFileError {
+    /// It cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Others (or the group, for a file root does not own) may read it.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    #[error(
+        "{path} has mode {mode:04o}; a secret's file must be readable by its owner only, or by its owner and group when root owns it (run `chmod 600 {path}`)"
+    )]
+    Mode { path: PathBuf, mode: u32 },
+    /// It is a directory or another kind of file.
+    #[error("{0} is not a file")]
+    NotAFile(PathBuf),
+}
+
 /// The file's text without its final line break, if no one but its owner
 /// may read it, or, for a file owned by root, its owner and group.
 ///
@@ -314,27 +335,28 @@ pub fn resolve(spec: &SecretsSpec, base: &Path) -> Result<SecretsPolicy, KeyProb
 /// way Kubernetes mounts a Secret volume for a non-root container: the files
 /// belong to root, their group is the pod's `fsGroup`, and their mode is
 /// `0440`. Others may never read, and the group may never write.
-fn read_private(path: &Path) -> Result<String, String> {
-    let meta =
-        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+fn read_private(path: &Path) -> Result<String, SecretFileError> {
+    let read = |source| SecretFileError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(read)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let mode = meta.permissions().mode() & 0o777;
         let allowed = if meta.uid() == 0 { 0o740 } else { 0o700 };
         if mode & !allowed != 0 {
-            return Err(format!(
-                "{} has mode {mode:04o}; a secret's file must be readable by its owner only, or by its owner and group when root owns it (run `chmod 600 {}`)",
-                path.display(),
-                path.display()
-            ));
+            return Err(SecretFileError::Mode {
+                path: path.to_owned(),
+                mode,
+            });
         }
     }
     if !meta.is_file() {
-        return Err(format!("{} is not a file", path.display()));
+        return Err(SecretFileError::NotAFile(path.to_owned()));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(read)?;
     Ok(text
         .strip_suffix('\n')
         .map(|t| t.strip_suffix('\r').unwrap_or(t))

@@ -49,7 +49,31 @@ impl std::fmt::Display for Endpoint {
     }
 }
 
-fn endpoint(entry: &str) -> Result<Endpoint, String> {
+/// Why a `connect` entry is not an endpoint; each names the entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    /// No `:PORT`.
+    #[error("{0:?} needs a port: write \"{0}:PORT\"")]
+    NoPort(String),
+    /// A port that is not one.
+    #[error("{entry:?}: {port:?} is not a port (1 to 65535)")]
+    Port {
+        /// The entry.
+        entry: String,
+        /// The port as written.
+        port: String,
+    },
+    /// A host that is neither a DNS name nor an address.
+    #[error("{entry:?}: {host:?} is not a host name or address")]
+    Host {
+        /// The entry.
+        entry: String,
+        /// The host as written.
+        host: String,
+    },
+}
+
+fn endpoint(entry: &str) -> Result<Endpoint, EndpointError> {
     if let Ok(addr) = entry.parse::<SocketAddr>() {
         return Ok(Endpoint {
             host: addr.ip().to_string(),
@@ -59,14 +83,19 @@ fn endpoint(entry: &str) -> Result<Endpoint, String> {
     }
     let (host, port) = entry
         .rsplit_once(':')
-        .ok_or_else(|| format!("{entry:?} needs a port: write \"{entry}:PORT\""))?;
+        .ok_or_else(|| EndpointError::NoPort(entry.to_string()))?;
     let port = port
         .parse::<u16>()
         .ok()
         .filter(|p| *p != 0)
-        .ok_or_else(|| format!("{entry:?}: {port:?} is not a port (1 to 65535)"))?;
-    let host = normal_name(host)
-        .ok_or_else(|| format!("{entry:?}: {host:?} is not a host name or address"))?;
+        .ok_or_else(|| EndpointError::Port {
+            entry: entry.to_string(),
+            port: port.to_string(),
+        })?;
+    let host = normal_name(host).ok_or_else(|| EndpointError::Host {
+        entry: entry.to_string(),
+        host: host.to_string(),
+    })?;
     Ok(Endpoint {
         host,
         ip: None,

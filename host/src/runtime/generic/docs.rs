@@ -73,6 +73,21 @@ fn interfaces(value: Option<&Value>, into: &mut HashMap<String, Funcs>) {
     }
 }
 
+/// Why a `package-docs` section cannot be read (the component is then
+/// served without its docs).
+#[derive(Debug, thiserror::Error)]
+pub enum DocsError {
+    /// Over the size the host reads.
+    #[error("it is over {MAX_SECTION} bytes")]
+    TooLarge,
+    /// A version byte other than 0 or 1 (or none).
+    #[error("unknown version {0:?}")]
+    Version(Option<u8>),
+    /// The JSON does not parse.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
 impl Docs {
     /// The docs in the component file `bytes`: its first top-level
     /// `package-docs` section. None if it has none, or it cannot be read.
@@ -93,15 +108,15 @@ impl Docs {
 
     /// The docs in the contents of a `package-docs` section: a version byte
     /// (0 or 1) and JSON.
-    pub fn parse(data: &[u8]) -> Result<Docs, String> {
+    pub fn parse(data: &[u8]) -> Result<Docs, DocsError> {
         if data.len() > MAX_SECTION {
-            return Err(format!("it is over {MAX_SECTION} bytes"));
+            return Err(DocsError::TooLarge);
         }
         match data.first() {
             Some(0 | 1) => {}
-            other => return Err(format!("unknown version {other:?}")),
+            other => return Err(DocsError::Version(other.copied())),
         }
-        let json: Value = serde_json::from_slice(&data[1..]).map_err(|e| e.to_string())?;
+        let json: Value = serde_json::from_slice(&data[1..])?;
         let mut docs = Docs::default();
         interfaces(json.get("interfaces"), &mut docs.interfaces);
         if let Some(Value::Object(worlds)) = json.get("worlds") {

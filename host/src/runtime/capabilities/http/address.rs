@@ -56,6 +56,12 @@ fn internal_v6(ip: Ipv6Addr) -> Option<&'static str> {
     })
 }
 
+/// An `allow_addresses` entry that is neither an address nor a range (the
+/// entry).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not an address or a range like 10.0.0.0/8")]
+pub struct NotAnAddress(pub String);
+
 /// The addresses and ranges a policy grants beyond the public ones.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AddressGrants {
@@ -65,14 +71,14 @@ pub struct AddressGrants {
 impl AddressGrants {
     /// Parses `allow_addresses` entries: an address (`127.0.0.1`, `::1`) or
     /// a range (`10.0.0.0/8`).
-    pub fn parse(entries: &[String]) -> Result<Self, String> {
+    pub fn parse(entries: &[String]) -> Result<Self, NotAnAddress> {
         let ranges = entries
             .iter()
             .map(|e| {
                 e.parse::<IpNet>()
                     .or_else(|_| e.parse::<IpAddr>().map(IpNet::from))
                     .map(|net| net.trunc())
-                    .map_err(|_| format!("{e:?} is not an address or a range like 10.0.0.0/8"))
+                    .map_err(|_| NotAnAddress(e.clone()))
             })
             .collect::<Result<_, _>>()?;
         Ok(AddressGrants { ranges })
@@ -181,7 +187,9 @@ mod tests {
             grants.entries().collect::<Vec<_>>(),
             ["127.0.0.1", "10.0.0.0/8", "::1"]
         );
-        let e = AddressGrants::parse(&["localhost".into()]).unwrap_err();
+        let e = AddressGrants::parse(&["localhost".into()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("\"localhost\""), "{e}");
     }
 }

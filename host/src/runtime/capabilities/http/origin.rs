@@ -143,60 +143,113 @@ pub(crate) fn normal_name(host: &str) -> Option<String> {
     valid.then_some(host)
 }
 
-fn parse_port(text: Option<&str>, scheme: Scheme) -> Result<u16, String> {
+/// Text that is not a port number (the text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a port (1 to 65535)")]
+pub struct NotAPort(pub String);
+
+fn parse_port(text: Option<&str>, scheme: Scheme) -> Result<u16, NotAPort> {
     match text {
         None => Ok(scheme.default_port()),
         Some(p) => p
             .parse::<u16>()
             .ok()
             .filter(|p| *p != 0)
-            .ok_or_else(|| format!("{p:?} is not a port (1 to 65535)")),
+            .ok_or_else(|| NotAPort(p.to_string())),
     }
+}
+
+/// Why an allow-list entry is not an origin pattern; each names the entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OriginError {
+    /// No `scheme://`.
+    #[error("{0:?} needs a scheme: write \"https://{0}\"")]
+    NoScheme(String),
+    /// A scheme other than http or https.
+    #[error("{0:?}: the scheme must be http or https")]
+    Scheme(String),
+    /// A query, fragment or user name.
+    #[error("{0:?}: an origin has no query, fragment or user name")]
+    NotAnOrigin(String),
+    /// A host that is neither an address nor a DNS name.
+    #[error("{0:?}: malformed host")]
+    Host(String),
+    /// A port that is not one.
+    #[error("{entry:?}: {port}")]
+    Port {
+        /// The entry.
+        entry: String,
+        /// The port.
+        port: NotAPort,
+    },
+    /// A `*` anywhere but as the whole first label.
+    #[error("{0:?}: a wildcard may only be the first label (`*.example.com`)")]
+    Wildcard(String),
+    /// A path prefix the host refuses to judge by.
+    #[error(
+        "{entry:?}: a path prefix cannot be judged if {}",
+        .problem.to_string().replacen("its path ", "it ", 1)
+    )]
+    Path {
+        /// The entry.
+        entry: String,
+        /// Why.
+        problem: path::PathProblem,
+    },
+}
+
+/// Why a request has no target the allow-list can judge.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// A scheme other than http or https.
+    #[error("unsupported scheme {0:?}")]
+    Scheme(String),
+    /// An authority or host that cannot be read.
+    #[error("malformed host {0:?}")]
+    Host(String),
+    /// A port that is not one.
+    #[error(transparent)]
+    Port(#[from] NotAPort),
+    /// A path the host refuses (see [`path`]).
+    #[error(transparent)]
+    Path(#[from] path::PathProblem),
 }
 
 impl OriginPattern {
     /// Parses an allow-list entry, or says what is wrong with it.
-    pub fn parse(entry: &str) -> Result<Self, String> {
+    pub fn parse(entry: &str) -> Result<Self, OriginError> {
         let (scheme, rest) = entry
             .split_once("://")
-            .ok_or_else(|| format!("{entry:?} needs a scheme: write \"https://{entry}\""))?;
-        let scheme = Scheme::parse(scheme)
-            .ok_or_else(|| format!("{entry:?}: the scheme must be http or https"))?;
+            .ok_or_else(|| OriginError::NoScheme(entry.to_string()))?;
+        let scheme = Scheme::parse(scheme).ok_or_else(|| OriginError::Scheme(entry.to_string()))?;
         if rest.contains(['?', '#', '@']) {
-            return Err(format!(
-                "{entry:?}: an origin has no query, fragment or user name"
-            ));
+            return Err(OriginError::NotAnOrigin(entry.to_string()));
         }
         let (authority, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, "/"),
         };
-        let (host, port) =
-            split_authority(authority).ok_or_else(|| format!("{entry:?}: malformed host"))?;
-        let port = parse_port(port, scheme).map_err(|e| format!("{entry:?}: {e}"))?;
+        let malformed = || OriginError::Host(entry.to_string());
+        let (host, port) = split_authority(authority).ok_or_else(malformed)?;
+        let port = parse_port(port, scheme).map_err(|port| OriginError::Port {
+            entry: entry.to_string(),
+            port,
+        })?;
         let host = if let Ok(ip) = host.parse::<IpAddr>() {
             HostPattern::Ip(ip)
         } else if let Some(suffix) = host.strip_prefix("*.") {
-            HostPattern::Subdomains(
-                normal_name(suffix).ok_or_else(|| format!("{entry:?}: malformed host"))?,
-            )
+            HostPattern::Subdomains(normal_name(suffix).ok_or_else(malformed)?)
         } else {
             if host.contains('*') {
-                return Err(format!(
-                    "{entry:?}: a wildcard may only be the first label (`*.example.com`)"
-                ));
+                return Err(OriginError::Wildcard(entry.to_string()));
             }
-            HostPattern::Name(
-                normal_name(host).ok_or_else(|| format!("{entry:?}: malformed host"))?,
-            )
+            HostPattern::Name(normal_name(host).ok_or_else(malformed)?)
         };
         let path = match path.trim_end_matches('/') {
             "" => "/".to_string(),
-            p => path::normalize(p).map_err(|why| {
-                format!(
-                    "{entry:?}: a path prefix cannot be judged if {}",
-                    why.replacen("its path ", "it ", 1)
-                )
+            p => path::normalize(p).map_err(|problem| OriginError::Path {
+                entry: entry.to_string(),
+                problem,
             })?,
         };
         Ok(OriginPattern {
@@ -258,16 +311,16 @@ pub fn target(
     scheme: &str,
     authority: &str,
     path_and_query: &str,
-) -> Result<RequestTarget, String> {
-    let scheme = Scheme::parse(scheme).ok_or_else(|| format!("unsupported scheme {scheme:?}"))?;
+) -> Result<RequestTarget, TargetError> {
+    let scheme = Scheme::parse(scheme).ok_or_else(|| TargetError::Scheme(scheme.to_string()))?;
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
     let (host, port) =
-        split_authority(authority).ok_or_else(|| format!("malformed host {authority:?}"))?;
+        split_authority(authority).ok_or_else(|| TargetError::Host(authority.to_string()))?;
     let port = parse_port(port, scheme)?;
     let ip = host.parse::<IpAddr>().ok();
     let host = match ip {
         Some(ip) => ip.to_string(),
-        None => normal_name(host).ok_or_else(|| format!("malformed host {host:?}"))?,
+        None => normal_name(host).ok_or_else(|| TargetError::Host(host.to_string()))?,
     };
     let without_fragment = path_and_query.split('#').next().unwrap_or_default();
     let (path, query) = match without_fragment.find('?') {
@@ -343,7 +396,9 @@ mod tests {
     fn no_encoding_or_separator_climbs_out_of_a_path_prefix() {
         let entry = OriginPattern::parse("http://127.0.0.1:8080/api").unwrap();
         for path in path::tests::escapes() {
-            let e = target("http", "127.0.0.1:8080", &path).expect_err(&path);
+            let e = target("http", "127.0.0.1:8080", &path)
+                .expect_err(&path)
+                .to_string();
             assert!(e.contains("dot-segment"), "{path}: {e}");
         }
         // Refused before any entry judges it, whatever follows the path.
@@ -389,7 +444,7 @@ mod tests {
             "https://example.com/api/%2e%2e/x",
             "https://example.com/a\\b",
         ] {
-            let e = OriginPattern::parse(entry).unwrap_err();
+            let e = OriginPattern::parse(entry).unwrap_err().to_string();
             assert!(e.contains("a path prefix cannot be judged"), "{entry}: {e}");
         }
     }
@@ -405,7 +460,7 @@ mod tests {
             ("https://example.com/?q=1", "no query"),
             ("https://", "malformed host"),
         ] {
-            let e = OriginPattern::parse(entry).unwrap_err();
+            let e = OriginPattern::parse(entry).unwrap_err().to_string();
             assert!(e.contains(says), "{entry}: {e}");
         }
     }

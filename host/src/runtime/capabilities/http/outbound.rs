@@ -175,7 +175,7 @@ impl Shared {
             uri.authority().map_or("", |a| a.as_str()),
             uri.path_and_query().map_or("/", |p| p.as_str()),
         )
-        .map_err(|why| self.deny(&method, &shown.0, &shown.1, why))?;
+        .map_err(|why| self.deny(&method, &shown.0, &shown.1, why.to_string()))?;
         let limit = self.policy().limits.max_requests;
         if self.sent.fetch_add(1, Ordering::Relaxed) >= limit {
             return Err(self.deny(

@@ -17,7 +17,15 @@ use percent_encoding::percent_decode;
 pub const MAX_DECODINGS: usize = 4;
 
 /// Why the host refuses a path, naming the rule (see `docs/policy.md`).
-pub type PathProblem = String;
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PathProblem {
+    /// A reading of the path holds what a prefix cannot be judged by.
+    #[error("its path {0}; {RULE}")]
+    Holds(&'static str),
+    /// Encoded more times over than the host decodes.
+    #[error("its path is percent-encoded more than {MAX_DECODINGS} times over; {RULE}")]
+    TooDeep,
+}
 
 const RULE: &str = "the host refuses a path holding a dot-segment (`.` or `..`), a backslash or a control character, in any encoding, so that an allow-list path prefix cannot be climbed out of; no policy key grants it (send the path the server should act on)";
 
@@ -38,7 +46,7 @@ fn check(path: &str) -> Result<(), PathProblem> {
     let mut decodings = 0;
     loop {
         if let Some(why) = problem(&layer) {
-            return Err(format!("its path {why}; {RULE}"));
+            return Err(PathProblem::Holds(why));
         }
         let next = decode_once(&layer);
         if next == layer {
@@ -46,9 +54,7 @@ fn check(path: &str) -> Result<(), PathProblem> {
         }
         decodings += 1;
         if decodings > MAX_DECODINGS {
-            return Err(format!(
-                "its path is percent-encoded more than {MAX_DECODINGS} times over; {RULE}"
-            ));
+            return Err(PathProblem::TooDeep);
         }
         layer = next;
     }
@@ -218,7 +224,7 @@ pub(crate) mod tests {
         let table = escapes();
         assert!(table.len() > 10_000, "{}", table.len());
         for path in &table {
-            let e = normalize(path).expect_err(path);
+            let e = normalize(path).expect_err(path).to_string();
             assert!(e.contains("no policy key grants it"), "{path}: {e}");
         }
     }

@@ -8,6 +8,41 @@ use std::sync::{Arc, OnceLock};
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 
+/// Why the roots of a `ca_file` cannot be trusted, or TLS set up.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    /// The file cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a PEM bundle.
+    #[error("{path}: not a PEM certificate bundle: {source}")]
+    NotPem {
+        /// The file.
+        path: PathBuf,
+        /// The PEM reader's error.
+        source: rustls::pki_types::pem::Error,
+    },
+    /// A certificate rustls will not take as a root.
+    #[error("{path}: a certificate cannot be a root: {source}")]
+    NotRoot {
+        /// The file.
+        path: PathBuf,
+        /// rustls's error.
+        source: rustls::Error,
+    },
+    /// The file holds no certificate.
+    #[error("{0} holds no PEM certificate")]
+    Empty(PathBuf),
+    /// rustls refused the configuration.
+    #[error("cannot set up TLS: {0}")]
+    Setup(#[source] rustls::Error),
+}
+
 /// A TLS client configuration and the file of extra roots it came from.
 #[derive(Clone)]
 pub struct Trust {
@@ -37,11 +72,11 @@ fn webpki() -> rustls::RootCertStore {
     }
 }
 
-fn build(roots: rustls::RootCertStore) -> Result<Arc<rustls::ClientConfig>, String> {
+fn build(roots: rustls::RootCertStore) -> Result<Arc<rustls::ClientConfig>, TlsError> {
     rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
         .with_safe_default_protocol_versions()
         .map(|b| Arc::new(b.with_root_certificates(roots).with_no_client_auth()))
-        .map_err(|e| format!("cannot set up TLS: {e}"))
+        .map_err(TlsError::Setup)
 }
 
 impl Default for Trust {
@@ -57,21 +92,26 @@ impl Default for Trust {
 
 impl Trust {
     /// The Mozilla roots and every certificate in the PEM file `path`.
-    pub fn with_roots(path: &Path) -> Result<Self, String> {
-        let text =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    pub fn with_roots(path: &Path) -> Result<Self, TlsError> {
+        let text = std::fs::read(path).map_err(|source| TlsError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
         let mut roots = webpki();
         let mut added = 0;
         for cert in CertificateDer::pem_slice_iter(&text) {
-            let cert =
-                cert.map_err(|e| format!("{}: not a PEM certificate bundle: {e}", path.display()))?;
-            roots
-                .add(cert)
-                .map_err(|e| format!("{}: a certificate cannot be a root: {e}", path.display()))?;
+            let cert = cert.map_err(|source| TlsError::NotPem {
+                path: path.to_owned(),
+                source,
+            })?;
+            roots.add(cert).map_err(|source| TlsError::NotRoot {
+                path: path.to_owned(),
+                source,
+            })?;
             added += 1;
         }
         if added == 0 {
-            return Err(format!("{} holds no PEM certificate", path.display()));
+            return Err(TlsError::Empty(path.to_owned()));
         }
         Ok(Trust {
             ca_file: Some(path.to_owned()),

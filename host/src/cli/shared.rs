@@ -26,21 +26,41 @@ pub struct CacheArgs {
     pub no_cache: bool,
 }
 
+/// Why `--http` (or `--metrics`) is not an address to listen on. clap
+/// shows the message after the flag and its value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HttpAddrError {
+    /// `localhost:` and a port that is not one.
+    #[error("invalid port {port:?}: {error}")]
+    Port {
+        /// The port as written.
+        port: String,
+        /// Why it is not a port.
+        error: std::num::ParseIntError,
+    },
+    /// Neither form (the value).
+    #[error(
+        "expected IP:PORT (e.g. 127.0.0.1:8080 or [::1]:8080), localhost:PORT or PORT, not {0:?}"
+    )]
+    Form(String),
+}
+
 /// `IP:PORT`, `localhost:PORT` or `PORT` (on 127.0.0.1).
-pub fn parse_http_addr(value: &str) -> Result<std::net::SocketAddr, String> {
+pub fn parse_http_addr(value: &str) -> Result<std::net::SocketAddr, HttpAddrError> {
     use std::net::{Ipv4Addr, SocketAddr};
     if let Ok(port) = value.parse::<u16>() {
         return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
     }
     if let Some(port) = value.strip_prefix("localhost:") {
-        let port = port
-            .parse::<u16>()
-            .map_err(|e| format!("invalid port {port:?}: {e}"))?;
+        let port = port.parse::<u16>().map_err(|error| HttpAddrError::Port {
+            port: port.to_string(),
+            error,
+        })?;
         return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
     }
-    value.parse().map_err(|_| {
-        format!("expected IP:PORT (e.g. 127.0.0.1:8080 or [::1]:8080), localhost:PORT or PORT, not {value:?}")
-    })
+    value
+        .parse()
+        .map_err(|_| HttpAddrError::Form(value.to_string()))
 }
 
 /// The policy file: `explicit`, else `./mcp-wasm-host.toml` if it exists,

@@ -213,12 +213,18 @@ impl CompileCache {
     /// (the file is hashed with BLAKE3, several times faster than SHA-256:
     /// every start hashes every plugin file).
     pub fn key(engine: &Engine, wasm: &[u8]) -> Sha256Digest {
+        Self::key_of_digest(engine, &entry::digest(wasm))
+    }
+
+    /// [`CompileCache::key`], from the file's BLAKE3 digest (so one hash of
+    /// the file serves the keys of both compilers' code).
+    pub(super) fn key_of_digest(engine: &Engine, file: &blake3::Hash) -> Sha256Digest {
         let mut hasher = ShaHasher(Sha256::new());
         hasher.0.update(b"mcp-wasm-host compile cache\0");
         FORMAT.hash(&mut hasher);
         WASMTIME_VERSION.hash(&mut hasher);
         engine.precompile_compatibility_hash().hash(&mut hasher);
-        hasher.0.update(entry::digest(wasm).as_bytes());
+        hasher.0.update(file.as_bytes());
         Sha256Digest(hasher.0.finalize().into())
     }
 

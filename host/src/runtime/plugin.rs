@@ -366,7 +366,10 @@ fn compile_blocking(
             path: path.to_owned(),
         });
     }
-    let key = cache.map(|_| CompileCache::key(engine, bytes));
+    let file = cache.map(|_| super::entry::digest(bytes));
+    let key = file
+        .as_ref()
+        .map(|f| CompileCache::key_of_digest(engine, f));
     if let (Some(cache), Some(key)) = (cache, &key)
         && let Some(component) = cache.get(engine, key, &plugin)
     {
@@ -379,10 +382,15 @@ fn compile_blocking(
     }
     // The quick code's own entry: looked up and stored as a plugin new to
     // the cache compiles quickly, deleted once the optimized code is stored.
-    let quick_key = quick
-        .filter(|q| q.applies_to(bytes.len()))
-        .and_then(|q| Some((q, cache?, CompileCache::key(q.engine()?, bytes))));
-    if !optimizing && let Some(quick) = quick.filter(|q| q.applies_to(bytes.len())) {
+    let quick = quick.filter(|q| q.applies_to(bytes.len()));
+    let quick_key = quick.and_then(|q| {
+        Some((
+            q,
+            cache?,
+            CompileCache::key_of_digest(q.engine()?, file.as_ref()?),
+        ))
+    });
+    if !optimizing && let Some(quick) = quick {
         if let Some((quick, cache, key)) = &quick_key
             && let Some(engine) = quick.engine()
             && let Some(component) = cache.get(engine, key, &plugin)

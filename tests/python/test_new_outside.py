@@ -29,6 +29,7 @@ with a message that names both versions and says what to do.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -133,6 +134,22 @@ def user_env(installed_host: Path, sdk_tool: Path, outside: Path) -> dict[str, s
     return env
 
 
+def go_module_cache(packed: Path, outside: Path) -> Path:
+    """A GOMODCACHE whose path names the packed SDK module's contents.
+
+    GOCACHE is kept between runs, and Go's module index in it remembers each
+    module-cache directory's file list by its path alone (a module version
+    never changes on a real proxy). Here every commit packs a different
+    v{VERSION}, and pytest's temporary paths recur from run to run, so a path
+    without the contents' digest would compile the SDK from a list of files
+    an older run saw (issue: `undefined: checkEagerly` once a file was added).
+    """
+    digest = hashlib.sha256()
+    for zip_file in sorted((packed / "goproxy").rglob("*.zip")):
+        digest.update(zip_file.read_bytes())
+    return outside / f"gomod-{digest.hexdigest()[:16]}"
+
+
 def hidden(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Runs `script` with bash in `cwd`, in a mount namespace where the clone
     is an empty read-only tmpfs."""
@@ -204,7 +221,7 @@ def test_a_new_project_builds_and_passes_its_test_from_packages_outside_the_clon
     elif lang == "go":
         assert f"sdk-go v{VERSION}" in (project / "go.mod").read_text()
         env.update(GOPROXY=f"file://{packed}/goproxy", GOSUMDB="off", GOFLAGS="", GOTOOLCHAIN="local",
-                   GOMODCACHE=str(outside / "gomod"), GOTELEMETRY="off")
+                   GOMODCACHE=str(go_module_cache(packed, outside)), GOTELEMETRY="off")
     readme = (project / "README.md").read_text()
     for what, script in [("build", point_at_packages + readme_block(readme, "## Build")),
                          ("test", readme_block(readme, "## Test"))]:

@@ -34,6 +34,7 @@ mod error;
 mod events;
 mod exports;
 mod fetched;
+mod file_digests;
 mod first_load;
 mod generic;
 mod icons;

@@ -344,7 +344,13 @@ fn compile_blocking(
     } = compilers;
     let started = std::time::Instant::now();
     let plugin = plugin_name(path);
-    let digest = Sha256Digest::of(bytes);
+    // One BLAKE3 of the file keys its compiled code and its remembered
+    // SHA-256 (`file_digests`), which a warm start then need not compute.
+    let file = cache.map(|_| super::entry::digest(bytes));
+    let remembered = cache
+        .zip(file.as_ref())
+        .and_then(|(cache, file)| super::file_digests::get(cache.dir(), file, &plugin));
+    let digest = remembered.unwrap_or_else(|| Sha256Digest::of(bytes));
     if let Some(pin) = pin
         && pin.digest != digest
     {
@@ -366,7 +372,11 @@ fn compile_blocking(
             path: path.to_owned(),
         });
     }
-    let file = cache.map(|_| super::entry::digest(bytes));
+    if remembered.is_none()
+        && let (Some(cache), Some(file)) = (cache, &file)
+    {
+        super::file_digests::put(cache.dir(), file, &digest, &plugin);
+    }
     let key = file
         .as_ref()
         .map(|f| CompileCache::key_of_digest(engine, f));

@@ -327,6 +327,92 @@ fn a_pinned_digest_must_match() {
     );
 }
 
+/// The files in `dir` whose name ends in `.extension`.
+fn with_extension(dir: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    found.retain(|p| p.extension().is_some_and(|e| e == extension));
+    found
+}
+
+#[test]
+fn a_warm_start_checks_a_pin_against_the_remembered_digest_as_against_a_fresh_one() {
+    let plugins = plugin_dir(&[test_artifacts::PANIC]);
+    let file = plugins.path().join("panic.wasm");
+    let cache = tempfile::tempdir().unwrap();
+    let cache_arg = cache.path().to_str().unwrap();
+    let dir = plugins.path().to_str().unwrap();
+    let policy = tempfile::tempdir().unwrap();
+    let config = policy.path().join("mcp-wasm-host.toml");
+    let config_arg = config.to_str().unwrap();
+    let check = |pin: &str| {
+        std::fs::write(&config, format!("[plugins.panic]\nsha256 = \"{pin}\"\n")).unwrap();
+        let out = run(
+            &[
+                "check",
+                dir,
+                "--config",
+                config_arg,
+                "--cache-dir",
+                cache_arg,
+            ],
+            &[],
+        );
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // A cold start computes the digest (a wrong pin shows the actual one)
+    // and remembers it once the file proved a component.
+    let wrong = "00".repeat(32);
+    let (code, cold) = check(&wrong);
+    assert_eq!(code, Some(1), "{cold}");
+    let actual = cold.split("actual ").nth(1).unwrap().trim().to_string();
+    if let Some(independent) = sha256sum(&file) {
+        assert_eq!(actual, independent);
+    }
+    assert!(
+        with_extension(cache.path(), "sha256").is_empty(),
+        "a refused file is not remembered"
+    );
+    let (code, out) = check(&actual);
+    assert_eq!(code, Some(0), "{out}");
+    let [remembered] = &with_extension(cache.path(), "sha256")[..] else {
+        panic!("expected one remembered digest")
+    };
+    // Warm: the same refusal, the same actual digest, and the right pin loads.
+    let (code, warm) = check(&wrong);
+    assert_eq!((code, warm.as_str()), (Some(1), cold.as_str()));
+    assert_eq!(check(&actual).0, Some(0));
+    // A damaged memory is discarded, never believed: the digest is computed again.
+    let mut bytes = std::fs::read(remembered).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(remembered, &bytes).unwrap();
+    let (code, damaged) = check(&wrong);
+    assert_eq!((code, damaged.as_str()), (Some(1), cold.as_str()));
+    assert_eq!(check(&actual).0, Some(0));
+    // Another file's entry under this file's name: refused likewise.
+    let other = plugin_dir(&[test_artifacts::BADNAME]);
+    let out = run(
+        &[
+            "check",
+            other.path().to_str().unwrap(),
+            "--cache-dir",
+            cache_arg,
+        ],
+        &[],
+    );
+    assert!(out.status.code().is_some(), "{out:?}");
+    let entries = with_extension(cache.path(), "sha256");
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    let foreign = entries.iter().find(|p| *p != remembered).unwrap();
+    std::fs::copy(foreign, remembered).unwrap();
+    let (code, swapped) = check(&wrong);
+    assert_eq!((code, swapped.as_str()), (Some(1), cold.as_str()));
+}
+
 #[test]
 fn check_reports_every_file() {
     let plugins = plugin_dir(&[test_artifacts::PANIC, test_artifacts::BADNAME]);

@@ -527,6 +527,26 @@ fn the_runtime_imports_nothing_of_mcp() {
     assert!(mcp.is_empty(), "runtime/ names MCP: {mcp:#?}");
 }
 
+#[test]
+fn not_even_the_runtimes_tests_name_mcp() {
+    // A test that converts through the MCP side belongs to the MCP side:
+    // the runtime must build, tests and all, without it.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(ROOT);
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let named: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let code: String = blank_comments_and_strings(&std::fs::read_to_string(file).unwrap())
+                .into_iter()
+                .collect();
+            (code.contains("crate::mcp") || code.contains("rmcp::"))
+                .then(|| file.display().to_string())
+        })
+        .collect();
+    assert!(named.is_empty(), "runtime/ names MCP in: {named:#?}");
+}
+
 /// The edges of `graph`, each as `from -> to`, for messages.
 fn edge_list(graph: &Graph) -> Vec<String> {
     graph

@@ -15,6 +15,8 @@ pub mod convert;
 pub mod cursor;
 pub mod handler;
 pub mod notify;
+#[cfg(test)]
+mod result_size;
 mod revision;
 pub mod served;
 pub mod server;

@@ -246,5 +246,5 @@ pub enum RunAs {
 /// The arguments as the audit line shows them, when the plugin's policy
 /// asks for them: any secret of the plugin's redacted.
 fn logged(plugin: &Plugin, arguments: Option<&Value>) -> Option<String> {
-    arguments.map(|a| plugin.policy.grants.secrets.redact_owned(a.to_string()))
+    arguments.map(|a| plugin.policy.grants.redacted(a.to_string()))
 }

@@ -11,7 +11,7 @@ use wasmtime::component::{Instance, Val};
 use wasmtime::{PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 
 use super::bindings::types as wit;
-use super::capabilities::secrets::SecretsPolicy;
+use super::capabilities::{self, Grants};
 use super::capture::{find_alloc_failure, find_panic};
 use super::egress;
 use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
@@ -431,7 +431,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
             let (kind, message) = super::served::guest_error(guest);
-            let mut message = guest_text(&target.policy.grants.secrets, message);
+            let mut message = target.policy.grants.guest_message(message);
             if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
@@ -500,11 +500,11 @@ pub async fn call_tool(
         tool: tool.name.clone(),
         cause,
     };
-    let denials = store.data().caps.http.denials();
+    let denials = store.data().caps.denials();
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
-            let (kind, mut message) = guest_error(guest, &target.policy.grants.secrets);
+            let (kind, mut message) = guest_error(guest, &target.policy.grants);
             if denials.is_empty() && kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
             }
@@ -634,7 +634,7 @@ async fn call_function(
             .and_then(|out| within_bound(target, out))
             .map_err(failure),
     };
-    let outcome = told_denials(&store.data().caps.http.denials(), outcome);
+    let outcome = told_denials(&store.data().caps.denials(), outcome);
     (settle(live, target, session, clean, outcome), stats)
 }
 
@@ -684,37 +684,23 @@ fn settle<R: Outbound>(
         }
         _ => pool.retire(live.store),
     }
-    let secrets = &target.policy.grants.secrets;
-    match outcome {
-        Err(failure) if !secrets.is_empty() => Err(ToolFailure {
-            cause: failure
-                .cause
-                .map_guest_text(|text| secrets.redact_owned(text)),
-            ..failure
-        }),
-        other => other,
-    }
-}
-
-/// Text a guest wrote, as the host passes it on: redacted, then clipped
-/// ([`SecretsPolicy::guest_text`], which the capabilities call directly).
-pub(crate) fn guest_text(secrets: &SecretsPolicy, text: String) -> String {
-    secrets.guest_text(text)
+    let grants = &target.policy.grants;
+    outcome.map_err(|failure| ToolFailure {
+        cause: failure.cause.map_guest_text(|text| grants.redacted(text)),
+        ..failure
+    })
 }
 
 /// A guest's `tool-error` as the runtime's kind of guest error and message
-/// (redacted, then clipped: [`guest_text`]).
-pub(crate) fn guest_error(
-    error: wit::ToolError,
-    secrets: &SecretsPolicy,
-) -> (GuestErrorKind, String) {
+/// (redacted, then clipped: [`Grants::guest_message`]).
+pub(crate) fn guest_error(error: wit::ToolError, grants: &Grants) -> (GuestErrorKind, String) {
     let (kind, message) = match error {
         wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
         wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
         wit::ToolError::Denied(m) => (GuestErrorKind::Denied, m),
         wit::ToolError::Failed(m) => (GuestErrorKind::Failed, m),
     };
-    (kind, guest_text(secrets, message))
+    (kind, grants.guest_message(message))
 }
 
 /// How a denied guest's user grants access: every capability's hint (the
@@ -736,7 +722,7 @@ pub(crate) fn output_size(out: &ToolOutput) -> u64 {
 
 /// Writes the guest's captured stdout and stderr to the server log.
 fn finish(store: &mut Store<CallState>) {
-    store.data_mut().close_log();
+    store.data_mut().finish_capabilities();
 }
 
 /// Turns a wasmtime error from instantiating or calling into plain words,
@@ -744,7 +730,7 @@ fn finish(store: &mut Store<CallState>) {
 /// guest (its stderr) is redacted, then clipped to [`MAX_MESSAGE`].
 fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
     let (stderr, _) = state.stderr.contents();
-    let clipped = |text: String| guest_text(&state.policy.grants.secrets, text);
+    let clipped = |text: String| state.policy.grants.guest_message(text);
     let limits = &state.policy.limits;
     let trap = error.downcast_ref::<Trap>();
     let cause = if trap == Some(&Trap::OutOfFuel) {
@@ -780,15 +766,8 @@ fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
             ),
             other => FailureCause::Trap(other.to_string().trim_start_matches("wasm trap: ").to_string()),
         }
-    } else if error
-        .downcast_ref::<super::capabilities::client::InputDeferred>()
-        .is_some()
-    {
-        FailureCause::InputDeferred
-    } else if let Some(missing) =
-        error.downcast_ref::<super::capabilities::client::MissingCapabilities>()
-    {
-        FailureCause::MissingClientCapability(missing.0.clone())
+    } else if let Some(cause) = capabilities::failure_cause(&error) {
+        cause
     } else if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
         FailureCause::Trap(format!("the guest exited with status {}", exit.0))
     } else {
@@ -810,8 +789,7 @@ async fn convert_off_the_workers(
     result: wit::CallResult,
     deadline: Instant,
 ) -> Result<ToolOutput, FailureCause> {
-    let bad_output =
-        |m: String| FailureCause::BadOutput(guest_text(&target.policy.grants.secrets, m));
+    let bad_output = |m: String| FailureCause::BadOutput(target.policy.grants.guest_message(m));
     let structured_len = result.structured_content.as_ref().map_or(0, String::len);
     let slow = tool
         .output
@@ -950,12 +928,15 @@ mod tests {
     fn a_secret_straddling_the_clip_at_every_offset_leaves_no_prefix() {
         use crate::runtime::capabilities::secrets::redact::forms;
         const SECRET: &str = "Zq9/sec+ret=VALUE~42";
-        let secrets = SecretsPolicy::for_tests(&[("S", SECRET)], false);
+        let grants = Grants {
+            secrets: capabilities::secrets::SecretsPolicy::for_tests(&[("S", SECRET)], false),
+            ..Grants::default()
+        };
         let mut cases = 0;
         for form in forms(SECRET) {
             for cut in 1..form.len() {
                 let before = " ".repeat(MAX_MESSAGE - cut);
-                let text = guest_text(&secrets, format!("{before}{form} tail"));
+                let text = grants.guest_message(format!("{before}{form} tail"));
                 let expected = clip(format!("{before}[redacted] tail"), MAX_MESSAGE);
                 assert!(text == expected, "{form:?} cut after {cut} bytes");
                 cases += 1;

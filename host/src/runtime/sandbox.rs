@@ -12,12 +12,11 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::capabilities::{CallCaps, CallCtx, CapabilityError, CapsView};
+use super::capabilities::{CallCaps, CallCtx, CallEnd, CapabilityError, CapsView};
 use super::capture::Capture;
 use super::events::{CallEvents, NoEvents};
 use super::limits::Limits;
 use super::policy::Policy;
-use super::units::bytes;
 
 /// Enforces a call's memory, table and instance limits, and remembers
 /// whether it refused anything and how much memory the call used.
@@ -210,44 +209,21 @@ impl CallState {
         &self.tool
     }
 
-    /// Writes the guest's captured stdout and stderr to the server log, as
-    /// far as the call's log budget (kept by the logging capability) goes,
-    /// with the plugin's secrets redacted, then one line saying what the
-    /// budget left out, if anything.
-    pub fn close_log(&mut self) {
-        let (plugin, tool) = (&*self.plugin, &*self.tool);
-        let budget = &mut self.caps.logging.budget;
-        let secrets = &self.policy.grants.secrets;
-        for (stream, capture) in [("stdout", &self.stdout), ("stderr", &self.stderr)] {
-            let (text, dropped) = capture.contents();
-            let text = secrets.redact(&text);
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                if budget.admit(line.len()) {
-                    tracing::info!(target: "guest", plugin, tool, stream, "{line}");
-                }
-            }
-            if dropped > 0 {
-                tracing::warn!(target: "guest", plugin, tool, stream, dropped, "guest output beyond the capture limit was dropped");
-            }
-        }
-        if budget.exceeded() {
-            let limits = &self.policy.limits;
-            tracing::warn!(
-                target: "guest",
-                plugin,
-                tool,
-                dropped_lines = budget.dropped_lines,
-                dropped_bytes = budget.dropped_bytes,
-                "the call's log budget ({} lines, {}) was used up: {} more lines ({}) were not written to the server log; raise `{}.log_lines` or `{}.log_bytes` in {} to keep them",
-                limits.log_lines,
-                bytes(limits.log_bytes),
-                budget.dropped_lines,
-                bytes(budget.dropped_bytes),
-                self.policy.section,
-                self.policy.section,
-                self.policy.config_file,
-            );
-        }
+    /// Ends the call for every capability, with what the guest printed
+    /// (the logging capability writes it to the server log).
+    pub fn finish_capabilities(&mut self) {
+        let [(stdout, out_dropped), (stderr, err_dropped)] =
+            [&self.stdout, &self.stderr].map(|capture| capture.contents());
+        let end = CallEnd {
+            output: [
+                ("stdout", stdout, out_dropped),
+                ("stderr", stderr, err_dropped),
+            ],
+            limits: &self.policy.limits,
+            section: &self.policy.section,
+            config_file: &self.policy.config_file,
+        };
+        self.caps.finish(&end);
     }
 }
 

@@ -547,6 +547,55 @@ fn not_even_the_runtimes_tests_name_mcp() {
     assert!(named.is_empty(), "runtime/ names MCP in: {named:#?}");
 }
 
+#[test]
+fn the_call_the_sandbox_and_admission_name_no_capability() {
+    // They reach the capabilities through the registry only (`Grants`,
+    // `CallCaps` and the hooks it generates): denials, redaction, failure
+    // causes and the log budget included.
+    let modules = [
+        "filesystem",
+        "env",
+        "sockets",
+        "client",
+        "logging",
+        "http",
+        "secrets",
+        "io_errors",
+    ];
+    let fields = [
+        "filesystem",
+        "env",
+        "network",
+        "client",
+        "logging",
+        "http",
+        "secrets",
+    ];
+    let mut named = Vec::new();
+    for source in sources(ROOT) {
+        if !["call", "sandbox", "admission"].contains(&source.module.join("::").as_str()) {
+            continue;
+        }
+        let code: String = source.code.iter().collect();
+        let code: String = code.split_whitespace().collect();
+        for module in modules {
+            if code.contains(&format!("capabilities::{module}")) {
+                named.push(format!("{}: capabilities::{module}", source.file.display()));
+            }
+        }
+        for field in fields {
+            for holder in ["caps.", "grants."] {
+                if code.contains(&format!("{holder}{field}."))
+                    || code.contains(&format!("{holder}{field})"))
+                {
+                    named.push(format!("{}: {holder}{field}", source.file.display()));
+                }
+            }
+        }
+    }
+    assert!(named.is_empty(), "{named:#?}");
+}
+
 /// The edges of `graph`, each as `from -> to`, for messages.
 fn edge_list(graph: &Graph) -> Vec<String> {
     graph

@@ -15,6 +15,7 @@ use wasmtime::component::{HasSelf, Linker};
 
 use super::super::bindings::link_earlier;
 use super::super::bindings::mcp_wasm_host::plugin::{client as wit, types};
+use super::super::error::FailureCause;
 use super::super::events::{
     CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction,
     ElicitationRequest, IncludeContext, ModelPreferences, RequestAt, Root, SampledMessage,
@@ -110,6 +111,15 @@ impl Capability for ClientPolicy {
             budget: call.limits.max_result_bytes,
             spent: 0,
         }
+    }
+
+    fn failure_cause(error: &wasmtime::Error) -> Option<FailureCause> {
+        if error.downcast_ref::<InputDeferred>().is_some() {
+            return Some(FailureCause::InputDeferred);
+        }
+        error
+            .downcast_ref::<MissingCapabilities>()
+            .map(|missing| FailureCause::MissingClientCapability(missing.0.clone()))
     }
 
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {

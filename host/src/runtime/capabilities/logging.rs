@@ -12,8 +12,9 @@ use super::super::bindings::link_earlier;
 use super::super::bindings::mcp_wasm_host::plugin::{host, types};
 use super::super::events::{CallEvents, LogLevel, Progress};
 use super::super::log_budget::LogBudget;
+use super::super::units::bytes;
 use super::secrets::SecretsPolicy;
-use super::{CallCtx, Capability, CapsView, KeyProblem, ResolveCtx};
+use super::{CallCtx, CallEnd, Capability, CapsView, KeyProblem, ResolveCtx};
 
 /// Logging and progress have no policy section: every plugin may use them,
 /// within its `log_lines` and `log_bytes` limits.
@@ -50,6 +51,44 @@ impl Capability for LoggingPolicy {
             budget: LogBudget::new(call.limits),
             secrets: call.grants.secrets.clone(),
             last_progress: None,
+        }
+    }
+
+    /// Writes the guest's captured stdout and stderr to the server log, as
+    /// far as the call's log budget goes, with the plugin's secrets
+    /// redacted, then one line saying what the budget left out, if
+    /// anything.
+    fn finish(state: &mut LogState, end: &CallEnd<'_>) {
+        let (plugin, tool) = (&*state.plugin, &*state.tool);
+        let budget = &mut state.budget;
+        for (stream, text, dropped) in &end.output {
+            let text = state.secrets.redact(text);
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                if budget.admit(line.len()) {
+                    tracing::info!(target: "guest", plugin, tool, stream, "{line}");
+                }
+            }
+            if *dropped > 0 {
+                tracing::warn!(target: "guest", plugin, tool, stream, dropped, "guest output beyond the capture limit was dropped");
+            }
+        }
+        if budget.exceeded() {
+            let limits = end.limits;
+            tracing::warn!(
+                target: "guest",
+                plugin,
+                tool,
+                dropped_lines = budget.dropped_lines,
+                dropped_bytes = budget.dropped_bytes,
+                "the call's log budget ({} lines, {}) was used up: {} more lines ({}) were not written to the server log; raise `{}.log_lines` or `{}.log_bytes` in {} to keep them",
+                limits.log_lines,
+                bytes(limits.log_bytes),
+                budget.dropped_lines,
+                bytes(budget.dropped_bytes),
+                end.section,
+                end.section,
+                end.config_file,
+            );
         }
     }
 
@@ -105,7 +144,7 @@ impl From<types::LogLevel> for LogLevel {
 impl host::Host for LogState {
     async fn log(&mut self, level: types::LogLevel, message: String) {
         let level = LogLevel::from(level);
-        let message = self.secrets.guest_text(message);
+        let message = self.secrets.guest_message(message);
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         let logged = self.budget.admit(message.len());
         match level {
@@ -151,7 +190,7 @@ impl host::Host for LogState {
                 // Redacted before the clip (a clip could cut a secret in
                 // two), and again where every product of the guest leaves
                 // for the client (`runtime::egress`).
-                message: message.map(|m| self.secrets.guest_text(m)),
+                message: message.map(|m| self.secrets.guest_message(m)),
             },
         );
     }

@@ -40,6 +40,7 @@ use wasmtime::component::{HasData, Linker, ResourceTable};
 use wasmtime_wasi::WasiCtxBuilder;
 
 use super::bindings::mcp_wasm_host::plugin::types;
+use super::error::{FailureCause, MAX_MESSAGE, clip};
 use super::events::CallEvents;
 use super::imports::ImportKind;
 use super::limits::Limits;
@@ -253,6 +254,31 @@ pub trait Capability: Debug + Clone + Default + PartialEq + Send + Sync + 'stati
     /// (`runtime::egress`), only if [`Capability::rewrites_outbound`].
     fn outbound(&self, _product: &mut dyn Outbound) {}
 
+    /// Hides, in text on its way to a log, a client or an error (a guest's
+    /// message, what it printed, a call's arguments in a trace), what this
+    /// capability's grants must keep from leaving: the secrets capability
+    /// redacts their values. Applied before any clipping
+    /// ([`Grants::guest_message`]).
+    fn redacted(&self, text: String) -> String {
+        text
+    }
+
+    /// What this capability refused the call's guest, each in words naming
+    /// the key that would grant it: told in the call's failure.
+    fn denials(_state: &Self::State) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// What `error`, raised by one of this capability's host functions,
+    /// means for the call, if it is one of its own.
+    fn failure_cause(_error: &wasmtime::Error) -> Option<FailureCause> {
+        None
+    }
+
+    /// Ends a call: what this capability does with what the call leaves
+    /// (the logging capability writes the guest's output to the log).
+    fn finish(_state: &mut Self::State, _end: &CallEnd<'_>) {}
+
     /// Checks what a client sends a guest (a call's arguments, a prompt's
     /// arguments, a completion's value, a resource's URI) before any guest
     /// code runs; a refusal names the key (relative to the plugin's
@@ -260,6 +286,20 @@ pub trait Capability: Debug + Clone + Default + PartialEq + Send + Sync + 'stati
     fn inbound(&self, _arguments: Arguments<'_>) -> Result<(), KeyProblem> {
         Ok(())
     }
+}
+
+/// What a call leaves for [`Capability::finish`].
+#[derive(Debug)]
+pub struct CallEnd<'a> {
+    /// What the guest wrote to each stream (`stdout`, `stderr`) within the
+    /// capture limit, and how many bytes beyond it were dropped.
+    pub output: [(&'static str, String, usize); 2],
+    /// The plugin's limits.
+    pub limits: &'a Limits,
+    /// The plugin's policy section (`plugins.NAME`), for hints.
+    pub section: &'a str,
+    /// The policy file, for hints.
+    pub config_file: &'a str,
 }
 
 /// The shared `types` interface has no functions: linking it only declares
@@ -398,6 +438,20 @@ macro_rules! registry {
                 Ok(())
             }
 
+            /// `text` as every capability lets it leave (see
+            /// [`Capability::redacted`]).
+            pub fn redacted(&self, text: String) -> String {
+                $(let text = self.$field.redacted(text);)*
+                text
+            }
+
+            /// Text a guest wrote, as the host passes it on: redacted, then
+            /// clipped to [`MAX_MESSAGE`]. Never the other way round: a clip
+            /// that cuts a secret in two leaves a prefix no redaction finds.
+            pub fn guest_message(&self, text: String) -> String {
+                clip(self.redacted(text), MAX_MESSAGE)
+            }
+
             /// The capabilities' members of `inspect --json`'s policy.
             pub fn inspect_json(&self) -> Vec<(&'static str, Value)> {
                 let mut out = Vec::new();
@@ -420,6 +474,31 @@ macro_rules! registry {
                     .flatten()
                     .collect()
             }
+        }
+
+        impl CallCaps {
+            /// What every capability refused the call's guest (see
+            /// [`Capability::denials`]).
+            pub fn denials(&self) -> Vec<String> {
+                let mut out = Vec::new();
+                $(out.extend(<$cap as Capability>::denials(&self.$field));)*
+                out
+            }
+
+            /// Ends the call for every capability (see
+            /// [`Capability::finish`]).
+            pub fn finish(&mut self, end: &CallEnd<'_>) {
+                $(<$cap as Capability>::finish(&mut self.$field, end);)*
+            }
+        }
+
+        /// What `error` means for the call, when a capability's host
+        /// function raised it (see [`Capability::failure_cause`]).
+        pub fn failure_cause(error: &wasmtime::Error) -> Option<FailureCause> {
+            $(if let Some(cause) = <$cap as Capability>::failure_cause(error) {
+                return Some(cause);
+            })*
+            None
         }
 
         /// Links every capability's host functions, and the shared `types`.

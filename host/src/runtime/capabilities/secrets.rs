@@ -443,7 +443,7 @@ impl SecretsPolicy {
     /// first, then clipped to [`MAX_MESSAGE`](crate::runtime::MAX_MESSAGE).
     /// Never the other way round: a clip that cuts a secret in two leaves a
     /// prefix no redaction finds.
-    pub(crate) fn guest_text(&self, text: String) -> String {
+    pub(crate) fn guest_message(&self, text: String) -> String {
         super::super::error::clip(self.redact_owned(text), super::super::error::MAX_MESSAGE)
     }
 
@@ -569,6 +569,10 @@ impl Capability for SecretsPolicy {
 
     fn rewrites_outbound(&self) -> bool {
         self.redactor.is_some()
+    }
+
+    fn redacted(&self, text: String) -> String {
+        self.redact_owned(text)
     }
 
     /// Redacts every secret, in each of its forms, from every field.

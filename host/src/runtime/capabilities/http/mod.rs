@@ -330,6 +330,10 @@ impl Capability for HttpPolicy {
         }
     }
 
+    fn denials(state: &Self::State) -> Vec<String> {
+        state.denials()
+    }
+
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
         use wasmtime_wasi_http::p2::bindings::{LinkOptions, http as wit};
         wit::outgoing_handler::add_to_linker::<T, WasiHttp>(linker, view)?;

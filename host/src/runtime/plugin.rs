@@ -16,6 +16,7 @@ use super::call;
 use super::capabilities::secrets::SecretsPolicy;
 use super::error::{LoadError, clip};
 use super::exports::Exports;
+use super::file_read::FileRead;
 use super::generic::{self, DeriveError, GenericSummary};
 use super::icons;
 use super::imports::ImportKind;
@@ -177,12 +178,16 @@ impl Loader {
         &self,
         policies: &dyn Policies,
         path: &Path,
+        read: Option<FileRead>,
     ) -> Result<Plugin, LoadError> {
         let started = std::time::Instant::now();
-        let stamp = FileStamp::of(path);
+        let stamp = match &read {
+            Some(read) => read.stamp,
+            None => FileStamp::of(path),
+        };
         let name: Arc<str> = plugin_name(path).into();
         let policy = self.policy(policies, &name, path)?;
-        let compiled = self.compile(path, Some(&policy)).await?;
+        let compiled = self.compile_read(path, Some(&policy), read).await?;
         let mut plugin = self
             .instantiate(name, Arc::new(policy), path, &compiled)
             .await?;
@@ -294,13 +299,30 @@ impl Loader {
         path: &Path,
         policy: Option<&Policy>,
     ) -> Result<Compiled, LoadError> {
+        self.compile_read(path, policy, None).await
+    }
+
+    /// [`Loader::compile`], from the file as `read` already, if it is
+    /// given (its bytes and their digest are not read and hashed again).
+    async fn compile_read(
+        &self,
+        path: &Path,
+        policy: Option<&Policy>,
+        read: Option<FileRead>,
+    ) -> Result<Compiled, LoadError> {
         let pin = policy.and_then(Pin::of);
-        let bytes = tokio::fs::read(path)
-            .await
-            .map_err(|source| LoadError::Read {
-                path: path.to_owned(),
-                source,
-            })?;
+        let (bytes, file) = match read {
+            Some(read) => (read.bytes, Some(read.file)),
+            None => (
+                tokio::fs::read(path)
+                    .await
+                    .map_err(|source| LoadError::Read {
+                        path: path.to_owned(),
+                        source,
+                    })?,
+                None,
+            ),
+        };
         let (engine, cache, owned) = (self.engine.clone(), self.cache.clone(), path.to_owned());
         let (quick, optimizing) = (self.quick.clone(), self.optimizing);
         off_the_workers(move || {
@@ -310,7 +332,7 @@ impl Loader {
                 quick: quick.as_deref(),
                 optimizing,
             };
-            compile_blocking(compilers, &owned, &bytes, pin)
+            compile_blocking(compilers, &owned, &bytes, file, pin)
         })
         .await
         .map_err(|e| LoadError::Compile {
@@ -334,6 +356,7 @@ fn compile_blocking(
     compilers: Compilers<'_>,
     path: &Path,
     bytes: &[u8],
+    file: Option<blake3::Hash>,
     pin: Option<Pin>,
 ) -> Result<Compiled, LoadError> {
     let Compilers {
@@ -346,7 +369,7 @@ fn compile_blocking(
     let plugin = plugin_name(path);
     // One BLAKE3 of the file keys its compiled code and its remembered
     // SHA-256 (`file_digests`), which a warm start then need not compute.
-    let file = cache.map(|_| super::entry::digest(bytes));
+    let file = cache.map(|_| file.unwrap_or_else(|| super::entry::digest(bytes)));
     let remembered = cache
         .zip(file.as_ref())
         .and_then(|(cache, file)| super::file_digests::get(cache.dir(), file, &plugin));

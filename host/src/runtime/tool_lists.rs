@@ -80,6 +80,11 @@ impl ToolLists {
         Some(Sha256Digest(*hasher.finalize().as_bytes()))
     }
 
+    /// The directory (the compile cache's).
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn entry_path(&self, key: &Sha256Digest) -> PathBuf {
         self.dir.join(format!("{key}.tools"))
     }

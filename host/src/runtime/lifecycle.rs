@@ -13,7 +13,7 @@ use super::catalog::{Catalog, Generations, SkippedEntry};
 use super::claims::NameClaims;
 use super::engine::{self, EngineError, EngineSettings};
 use super::error::LoadError;
-use super::file_read::{FileRead, KEEP_BUDGET, KeepBudget};
+use super::file_hash::FileHash;
 use super::first_load::{FirstLists, FirstLoad};
 use super::observe::{NoObserver, Observer};
 use super::pending::PendingPlugin;
@@ -261,12 +261,12 @@ impl Runtime {
         self.spawn_load_read(path, None)
     }
 
-    /// [`Runtime::spawn_load`], from the file as `read` already (if it
-    /// is given: its bytes, digest and stamp).
+    /// [`Runtime::spawn_load`], from the file as `hashed` already (if it
+    /// is given: its digest and stamp).
     fn spawn_load_read(
         &self,
         path: &Path,
-        read: Option<FileRead>,
+        hashed: Option<FileHash>,
     ) -> tokio::task::JoinHandle<Result<Plugin, LoadError>> {
         let (loader, policies, path) = (self.loader.clone(), self.policies(), path.to_owned());
         if let Some(reason) = self.claims().refusal(&plugin_name(&path), &path) {
@@ -274,7 +274,7 @@ impl Runtime {
         }
         tokio::spawn(async move {
             super::pending::test_hold(&plugin_name(&path)).await;
-            loader.load(&*policies, &path, read).await
+            loader.load(&*policies, &path, hashed).await
         })
     }
 
@@ -438,7 +438,7 @@ impl Runtime {
     #[tracing::instrument(skip_all, fields(files = files.len()))]
     pub async fn load_files(&self, files: &[PathBuf]) -> LoadReport {
         let _swap = self.swap.lock().await;
-        let mut previews = self.previews(files).await;
+        let previews = self.previews(files).await;
         let pending: Vec<Arc<PendingPlugin>> =
             previews.iter().filter_map(|p| p.pending.clone()).collect();
         tracing::debug!(cached = pending.len(), "listing the cached tool lists");
@@ -454,7 +454,7 @@ impl Runtime {
         }
         let mut tasks = tokio::task::JoinSet::new();
         for (index, path) in files.iter().enumerate() {
-            let task = self.spawn_load_read(path, previews[index].read.take());
+            let task = self.spawn_load_read(path, previews[index].hashed);
             tasks.spawn(async move { (index, task.await) });
         }
         let mut report = LoadReport::default();
@@ -513,15 +513,14 @@ impl Runtime {
     /// parallel; nothing is compiled): its cached tool list's key, and the
     /// plugin listed from that list if there is one.
     async fn previews(&self, files: &[PathBuf]) -> Vec<Preview> {
-        let budget = Arc::new(KeepBudget::new(KEEP_BUDGET));
         let tasks: Vec<_> = files
             .iter()
             .map(|path| {
                 let (lists, policies) = (self.lists.clone(), self.policies());
                 let refused = self.claims().refusal(&plugin_name(path), path).is_some();
-                let (path, budget) = (path.clone(), budget.clone());
+                let path = path.clone();
                 tokio::task::spawn_blocking(move || match lists {
-                    Some(lists) if !refused => Preview::of(&lists, &*policies, path, &budget),
+                    Some(lists) if !refused => Preview::of(&lists, &*policies, path),
                     _ => Preview::default(),
                 })
             })
@@ -610,45 +609,37 @@ struct Preview {
     pending: Option<Arc<PendingPlugin>>,
     /// Ends `pending`'s wait.
     done: Option<channel::Sender<bool>>,
-    /// What it read, for the file's load (within the previews' budget).
-    read: Option<FileRead>,
+    /// The file's digest and stamp, for its load.
+    hashed: Option<FileHash>,
 }
 
 impl Preview {
     /// Reads and hashes the file at `path` and looks its list up. Anything
     /// that fails leaves the plugin to be listed once it has loaded.
-    fn of(
-        lists: &ToolLists,
-        policies: &dyn Policies,
-        path: PathBuf,
-        budget: &KeepBudget,
-    ) -> Preview {
+    fn of(lists: &ToolLists, policies: &dyn Policies, path: PathBuf) -> Preview {
         let name = plugin_name(&path);
         let Ok(policy) = policies.policy_for(&name) else {
             return Preview::default();
         };
-        let Some(read) = FileRead::of(&path) else {
+        let Some(hashed) = FileHash::of(&path) else {
             return Preview::default();
         };
-        // A pinned file with another digest will be refused: no preview.
+        // A pinned file is previewed only when its remembered SHA-256 is
+        // the pinned one (one with another digest will be refused).
         if let Some(pin) = policy.sha256
-            && super::file_digests::get(lists.dir(), &read.file, &name)
-                .unwrap_or_else(|| super::cache::Sha256Digest::of(&read.bytes))
-                != pin
+            && super::file_digests::get(lists.dir(), &hashed.file, &name) != Some(pin)
         {
             return Preview::default();
         }
-        let Some(key) = ToolLists::key(&read.file, &policy) else {
+        let Some(key) = ToolLists::key(&hashed.file, &policy) else {
             return Preview::default();
         };
         let mut preview = Preview {
             key: Some(key),
-            stamp: read.stamp,
+            stamp: hashed.stamp,
+            hashed: Some(hashed),
             ..Preview::default()
         };
-        if budget.take(read.bytes.len()) {
-            preview.read = Some(read);
-        }
         if let Some(tools) = lists.get(&key, &name) {
             let (done, waiting) = channel::channel(false);
             preview.pending = Some(Arc::new(PendingPlugin {

@@ -35,7 +35,7 @@ mod events;
 mod exports;
 mod fetched;
 mod file_digests;
-mod file_read;
+mod file_hash;
 mod first_load;
 mod generic;
 mod icons;

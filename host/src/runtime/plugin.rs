@@ -16,7 +16,7 @@ use super::call;
 use super::capabilities::secrets::SecretsPolicy;
 use super::error::{LoadError, clip};
 use super::exports::Exports;
-use super::file_read::FileRead;
+use super::file_hash::FileHash;
 use super::generic::{self, DeriveError, GenericSummary};
 use super::icons;
 use super::imports::ImportKind;
@@ -173,21 +173,21 @@ impl Loader {
 
     /// Loads the plugin at `path` under the policy `policies` gives it:
     /// each step in turn, stopping at the first that fails.
-    #[tracing::instrument(skip(self, policies), fields(path = %path.display()))]
+    #[tracing::instrument(skip(self, policies, hashed), fields(path = %path.display()))]
     pub(crate) async fn load(
         &self,
         policies: &dyn Policies,
         path: &Path,
-        read: Option<FileRead>,
+        hashed: Option<FileHash>,
     ) -> Result<Plugin, LoadError> {
         let started = std::time::Instant::now();
-        let stamp = match &read {
-            Some(read) => read.stamp,
+        let stamp = match &hashed {
+            Some(hashed) => hashed.stamp,
             None => FileStamp::of(path),
         };
         let name: Arc<str> = plugin_name(path).into();
         let policy = self.policy(policies, &name, path)?;
-        let compiled = self.compile_read(path, Some(&policy), read).await?;
+        let compiled = self.compile_hashed(path, Some(&policy), hashed).await?;
         let mut plugin = self
             .instantiate(name, Arc::new(policy), path, &compiled)
             .await?;
@@ -233,6 +233,21 @@ impl Pin {
             digest,
             section: policy.section.to_string(),
             config_file: policy.config_file.to_string(),
+        })
+    }
+
+    /// Refuses the file at `path`, whose SHA-256 is `actual`, unless it is
+    /// the pinned digest.
+    fn check(&self, path: &Path, actual: &Sha256Digest) -> Result<(), LoadError> {
+        if self.digest == *actual {
+            return Ok(());
+        }
+        Err(LoadError::Digest {
+            path: path.to_owned(),
+            expected: self.digest.to_string(),
+            actual: actual.to_string(),
+            section: self.section.clone(),
+            config_file: self.config_file.clone(),
         })
     }
 }
@@ -299,30 +314,20 @@ impl Loader {
         path: &Path,
         policy: Option<&Policy>,
     ) -> Result<Compiled, LoadError> {
-        self.compile_read(path, policy, None).await
+        self.compile_hashed(path, policy, None).await
     }
 
-    /// [`Loader::compile`], from the file as `read` already, if it is
-    /// given (its bytes and their digest are not read and hashed again).
-    async fn compile_read(
+    /// [`Loader::compile`]. With a compile cache, the file is first only
+    /// hashed (or taken as `hashed` already, its digest and stamp): a warm
+    /// start takes its code and its SHA-256 from the cache and never holds
+    /// the file. Otherwise, or on a miss, the file is read whole.
+    async fn compile_hashed(
         &self,
         path: &Path,
         policy: Option<&Policy>,
-        read: Option<FileRead>,
+        hashed: Option<FileHash>,
     ) -> Result<Compiled, LoadError> {
         let pin = policy.and_then(Pin::of);
-        let (bytes, file) = match read {
-            Some(read) => (read.bytes, Some(read.file)),
-            None => (
-                tokio::fs::read(path)
-                    .await
-                    .map_err(|source| LoadError::Read {
-                        path: path.to_owned(),
-                        source,
-                    })?,
-                None,
-            ),
-        };
         let (engine, cache, owned) = (self.engine.clone(), self.cache.clone(), path.to_owned());
         let (quick, optimizing) = (self.quick.clone(), self.optimizing);
         off_the_workers(move || {
@@ -332,7 +337,17 @@ impl Loader {
                 quick: quick.as_deref(),
                 optimizing,
             };
-            compile_blocking(compilers, &owned, &bytes, file, pin)
+            if compilers.cache.is_some()
+                && let Some(hashed) = hashed.or_else(|| FileHash::of(&owned))
+                && let Some(warm) = compile_warm(compilers, &owned, &hashed, pin.as_ref())
+            {
+                return warm;
+            }
+            let bytes = std::fs::read(&owned).map_err(|source| LoadError::Read {
+                path: owned.clone(),
+                source,
+            })?;
+            compile_blocking(compilers, &owned, &bytes, pin)
         })
         .await
         .map_err(|e| LoadError::Compile {
@@ -352,11 +367,76 @@ struct Compilers<'a> {
     optimizing: bool,
 }
 
+/// A warm start's compile: the plugin's code and the file's SHA-256 from
+/// the cache, by the file's digest, without reading the file (but for a
+/// generic component, whose doc comments are read from it). `None` when
+/// the cache cannot serve it alone: [`compile_blocking`] then reads the
+/// file and does every check on its bytes.
+fn compile_warm(
+    compilers: Compilers<'_>,
+    path: &Path,
+    hashed: &FileHash,
+    pin: Option<&Pin>,
+) -> Option<Result<Compiled, LoadError>> {
+    let (engine, cache) = (compilers.engine, compilers.cache?);
+    let started = std::time::Instant::now();
+    let plugin = plugin_name(path);
+    // Remembered only for a file that proved to be a component.
+    let digest = super::file_digests::get(cache.dir(), &hashed.file, &plugin)?;
+    if let Some(Err(refused)) = pin.map(|pin| pin.check(path, &digest)) {
+        return Some(Err(refused));
+    }
+    let quick = compilers.quick.filter(|_| !compilers.optimizing);
+    let (component, from_quick) = match cache.get(
+        engine,
+        &CompileCache::key_of_digest(engine, &hashed.file),
+        &plugin,
+    ) {
+        Some(component) => (component, false),
+        None => {
+            let quick = quick?;
+            let engine = quick.engine()?;
+            let component = cache.get(
+                engine,
+                &CompileCache::key_of_digest(engine, &hashed.file),
+                &plugin,
+            )?;
+            (component, true)
+        }
+    };
+    // A generic component's tools are described by its doc comments, read
+    // from the very bytes whose digest found its code.
+    let docs = if generic::is_generic(&component, component.engine()) {
+        let bytes = std::fs::read(path).ok()?;
+        if super::entry::digest(&bytes) != hashed.file {
+            return None;
+        }
+        generic::docs::Docs::read(&bytes)
+    } else {
+        generic::docs::Docs::default()
+    };
+    tracing::info!(
+        plugin,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "{}",
+        if from_quick {
+            "loaded Winch's code from cache; optimizing in the background"
+        } else {
+            "loaded from cache"
+        }
+    );
+    Some(Ok(Compiled {
+        component,
+        digest,
+        docs: Arc::new(docs),
+        quick: from_quick,
+    }))
+}
+
 fn compile_blocking(
     compilers: Compilers<'_>,
     path: &Path,
     bytes: &[u8],
-    file: Option<blake3::Hash>,
     pin: Option<Pin>,
 ) -> Result<Compiled, LoadError> {
     let Compilers {
@@ -369,21 +449,13 @@ fn compile_blocking(
     let plugin = plugin_name(path);
     // One BLAKE3 of the file keys its compiled code and its remembered
     // SHA-256 (`file_digests`), which a warm start then need not compute.
-    let file = cache.map(|_| file.unwrap_or_else(|| super::entry::digest(bytes)));
+    let file = cache.map(|_| super::entry::digest(bytes));
     let remembered = cache
         .zip(file.as_ref())
         .and_then(|(cache, file)| super::file_digests::get(cache.dir(), file, &plugin));
     let digest = remembered.unwrap_or_else(|| Sha256Digest::of(bytes));
-    if let Some(pin) = pin
-        && pin.digest != digest
-    {
-        return Err(LoadError::Digest {
-            path: path.to_owned(),
-            expected: pin.digest.to_string(),
-            actual: digest.to_string(),
-            section: pin.section,
-            config_file: pin.config_file,
-        });
+    if let Some(pin) = pin {
+        pin.check(path, &digest)?;
     }
     if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
         return Err(LoadError::NotWasm {

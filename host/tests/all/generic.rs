@@ -282,3 +282,36 @@ fn a_generic_component_and_a_plugin_serve_side_by_side() {
         json!({"result": 3})
     );
 }
+
+#[test]
+fn a_warm_start_describes_a_generic_component_from_its_docs_as_a_cold_one() {
+    // A warm start takes a plugin's code from the cache without reading
+    // the file, but for a generic component, whose descriptions come from
+    // the doc comments in its bytes.
+    let dir = plugins(true);
+    let cache = tempfile::tempdir().unwrap();
+    let args = [
+        "--cache-dir",
+        cache.path().to_str().unwrap(),
+        "--wait-for-load=true",
+    ];
+    let start = || {
+        let mut server = Server::initialized(dir.path(), &args, "2025-11-25");
+        let (tools, _) = server.list_all_tools();
+        server.close_stdin();
+        server.wait();
+        (tools, server.stderr())
+    };
+    let (cold, cold_log) = start();
+    let (warm, warm_log) = start();
+    assert!(!cold_log.contains("loaded from cache"), "{cold_log}");
+    assert!(warm_log.contains("loaded from cache"), "{warm_log}");
+    let area = cold.iter().find(|t| t["name"] == "area").unwrap();
+    assert!(
+        area["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("The area of a shape.")
+    );
+    assert_eq!(cold, warm);
+}

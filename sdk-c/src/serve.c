@@ -74,12 +74,20 @@ bool mcp_match_template(const char *template_, const char *uri, mcp_value **out)
         return false;
     }
     for (size_t i = 0; i < n; i++) {
-        obj->keys[i] = strndup(vars[i].name, vars[i].name_len);
-        obj->items[i].type = MCP_JSON_STRING;
-        obj->items[i].string = strndup(vars[i].value, vars[i].value_len);
-        obj->items[i].len = vars[i].value_len;
-        obj->len = i + 1;
-        if (obj->keys[i] == NULL || obj->items[i].string == NULL) {
+        /* A name used twice keeps its first value. */
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++) {
+            seen = vars[j].name_len == vars[i].name_len &&
+                   memcmp(vars[j].name, vars[i].name, vars[i].name_len) == 0;
+        }
+        if (seen) continue;
+        size_t at = obj->len;
+        obj->keys[at] = strndup(vars[i].name, vars[i].name_len);
+        obj->items[at].type = MCP_JSON_STRING;
+        obj->items[at].string = strndup(vars[i].value, vars[i].value_len);
+        obj->items[at].len = vars[i].value_len;
+        obj->len = at + 1;
+        if (obj->keys[at] == NULL || obj->items[at].string == NULL) {
             mcp_json_free(obj);
             return false;
         }

@@ -193,6 +193,58 @@ static void templates_match_one_segment_or_any_text(void) {
     free(r.message);
 }
 
+/* The cases the host and every SDK share (tests/uri-templates.json, whose
+ * path the test that compiles this file passes as MCP_URI_TEMPLATES). */
+static void templates_match_as_the_shared_cases_say(void) {
+    FILE *file = fopen(MCP_URI_TEMPLATES, "rb");
+    CHECK(file != NULL);
+    if (file == NULL) return;
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 4096;
+            text = realloc(text, cap);
+            CHECK(text != NULL);
+            if (text == NULL) {
+                fclose(file);
+                return;
+            }
+        }
+        size_t n = fread(text + len, 1, cap - len, file);
+        if (n == 0) break;
+        len += n;
+    }
+    fclose(file);
+    char error[128];
+    mcp_value *corpus = mcp_json_parse(text, len, error, sizeof error);
+    free(text);
+    CHECK(corpus != NULL);
+    const mcp_value *cases = mcp_get_array(corpus, "cases");
+    CHECK(mcp_array_len(cases) > 20);
+    for (size_t i = 0; i < mcp_array_len(cases); i++) {
+        const mcp_value *c = mcp_array_at(cases, i);
+        const char *template_ = mcp_get_string(c, "template", ""), *uri = mcp_get_string(c, "uri", "");
+        const mcp_value *want = mcp_get(c, "vars");
+        bool want_match = want != NULL && want->type == MCP_JSON_OBJECT;
+        mcp_value *vars = NULL;
+        bool matched = mcp_match_template(template_, uri, &vars);
+        bool same = matched == want_match;
+        if (same && matched) {
+            same = vars != NULL && vars->len == want->len;
+            for (size_t k = 0; same && k < want->len; k++) {
+                same = strcmp(mcp_get_string(vars, want->keys[k], "\x01"), want->items[k].string) == 0;
+            }
+        }
+        if (!same) {
+            printf("mcp_match_template(\"%s\", \"%s\") disagrees with tests/uri-templates.json\n", template_, uri);
+            failures++;
+        }
+        mcp_json_free(vars);
+    }
+    mcp_json_free(corpus);
+}
+
 static mcp_result no_handler(const mcp_value *args) {
     (void)args;
     return mcp_text("x");
@@ -264,6 +316,7 @@ int main(void) {
     json_results_are_checked_and_errors_keep_their_case();
     invalid_utf8_is_repaired_and_valid_utf8_is_kept();
     templates_match_one_segment_or_any_text();
+    templates_match_as_the_shared_cases_say();
     fields_make_the_schemas_json_would();
     if (failures == 0) printf("sdk_test: all checks passed\n");
     return failures == 0 ? 0 : 1;

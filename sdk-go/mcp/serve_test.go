@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -90,6 +93,34 @@ func TestTemplatesMatchOneSegmentOrAnyText(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("MatchTemplate(%q, %q) = %s, want %s", c.template, c.uri, got, c.want)
+		}
+	}
+}
+
+// The cases the host and every SDK share (tests/uri-templates.json in the
+// repository).
+func TestTemplatesMatchAsTheSharedCasesSay(t *testing.T) {
+	data, err := os.ReadFile("../../tests/uri-templates.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var corpus struct {
+		Cases []struct {
+			Template string             `json:"template"`
+			URI      string             `json:"uri"`
+			Vars     *map[string]string `json:"vars"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &corpus); err != nil {
+		t.Fatal(err)
+	}
+	if len(corpus.Cases) < 20 {
+		t.Fatalf("%d cases", len(corpus.Cases))
+	}
+	for _, c := range corpus.Cases {
+		vars, ok := MatchTemplate(c.Template, c.URI)
+		if ok != (c.Vars != nil) || (ok && !reflect.DeepEqual(vars, *c.Vars)) {
+			t.Errorf("MatchTemplate(%q, %q) = %v, %v; want %v", c.Template, c.URI, vars, ok, c.Vars)
 		}
 	}
 }

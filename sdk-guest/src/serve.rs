@@ -709,6 +709,31 @@ fn match_counting(template: &str, uri: &str, steps: &mut u64) -> Option<Vars> {
 mod tests {
     use super::*;
 
+    /// The cases the host and every SDK share (`tests/uri-templates.json`).
+    #[test]
+    fn templates_match_as_the_shared_cases_say() {
+        let corpus: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/uri-templates.json")).unwrap();
+        let cases = corpus["cases"].as_array().unwrap();
+        assert!(cases.len() > 20);
+        for case in cases {
+            let (template, uri) = (
+                case["template"].as_str().unwrap(),
+                case["uri"].as_str().unwrap(),
+            );
+            let got = match_template(template, uri).map(|vars| {
+                vars.into_iter()
+                    .map(|(name, value)| (name, serde_json::Value::String(value)))
+                    .collect::<serde_json::Map<_, _>>()
+            });
+            assert_eq!(
+                got,
+                case["vars"].as_object().cloned(),
+                "{template} ~ {uri:?}"
+            );
+        }
+    }
+
     #[test]
     fn templates_match_segments_and_any_text() {
         let vars = match_template("test://template/{id}/data", "test://template/123/data").unwrap();

@@ -15,6 +15,9 @@
 // its handler runs.
 
 import { portable } from "./portable.js";
+import { matchTemplate } from "./templates.js";
+
+export { matchTemplate };
 import { log as hostLog, reportProgress } from "mcp-wasm-host:plugin/host@0.2.1";
 import { createMessage, elicit as hostElicit } from "mcp-wasm-host:plugin/client@0.2.1";
 
@@ -431,25 +434,6 @@ export function defineResourceTemplate(def, handler) {
       icons: icons(def.icons),
     },
   });
-}
-
-/**
- * The variables of `uri` if it matches `template` (`{name}`: one or more
- * characters other than `/`; `{+name}`: one or more of any), else undefined.
- */
-export function matchTemplate(template, uri) {
-  const names = [];
-  const escape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  let pattern = "";
-  let at = 0;
-  for (const m of template.matchAll(/\{(\+?)([A-Za-z0-9_.]+)\}/g)) {
-    pattern += escape(template.slice(at, m.index)) + (m[1] ? "([\\s\\S]+?)" : "([^/]+?)");
-    names.push(m[2]);
-    at = m.index + m[0].length;
-  }
-  pattern += escape(template.slice(at));
-  const found = new RegExp(`^${pattern}$`).exec(uri);
-  return found ? Object.fromEntries(names.map((n, i) => [n, found[i + 1]])) : undefined;
 }
 
 /**

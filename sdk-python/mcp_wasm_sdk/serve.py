@@ -403,4 +403,8 @@ def match_template(template: str, uri: str) -> Optional[dict[str, str]]:
     found = re.fullmatch("".join(pattern), uri, re.DOTALL)
     if found is None:
         return None
-    return {n: found.group(f"v{i}") for i, n in enumerate(names)}
+    variables: dict[str, str] = {}
+    for i, n in enumerate(names):
+        # A name used twice keeps its first value.
+        variables.setdefault(n, found.group(f"v{i}"))
+    return variables

@@ -539,3 +539,12 @@ def test_declaration_mistakes_of_resources_and_prompts_are_refused(sdk, served):
         sdk.prompt(lambda: "x", name="bad name")
     with pytest.raises(ValueError, match="prompt= or template="):
         sdk.completion(argument="a")
+
+
+def test_templates_match_as_the_shared_cases_say(sdk):
+    """The cases the host and every SDK share (tests/uri-templates.json)."""
+    serve = importlib.import_module("mcp_wasm_sdk.serve")
+    corpus = json.loads((REPO / "tests" / "uri-templates.json").read_text())
+    assert len(corpus["cases"]) > 20
+    for case in corpus["cases"]:
+        assert serve.match_template(case["template"], case["uri"]) == case["vars"], case

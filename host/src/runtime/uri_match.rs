@@ -58,6 +58,7 @@ impl UriPattern {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     /// The old matcher, kept as the reference: it tries every end of each
@@ -100,6 +101,28 @@ mod tests {
             all.extend(last.iter().cloned());
         }
         all
+    }
+
+    /// The cases the host and every SDK share (`tests/uri-templates.json`;
+    /// each SDK also checks the variables it extracts).
+    #[test]
+    fn templates_match_as_the_shared_cases_say() {
+        let corpus: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/uri-templates.json")).unwrap();
+        let cases = corpus["cases"].as_array().unwrap();
+        assert!(cases.len() > 20);
+        for case in cases {
+            let (template, uri) = (
+                case["template"].as_str().unwrap(),
+                case["uri"].as_str().unwrap(),
+            );
+            let pattern = UriPattern::compile(template).unwrap();
+            assert_eq!(
+                pattern.is_match(uri),
+                !case["vars"].is_null(),
+                "{template} ~ {uri:?}"
+            );
+        }
     }
 
     #[test]

@@ -311,6 +311,10 @@ fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapp
     let compile = Command::new(clang)
         .args(["-std=gnu17", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
         .args(["-fsanitize=undefined", "-fsanitize-trap=all"])
+        .arg(format!(
+            "-DMCP_URI_TEMPLATES=\"{}\"",
+            root.join("tests/uri-templates.json").display()
+        ))
         .arg("-I")
         .arg(sdk.join("include"))
         .arg("-I")

@@ -97,6 +97,9 @@ fn sources(tree: &str) -> Vec<Source> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(tree);
     let mut files = Vec::new();
     rust_files(&root, &mut files);
+    // A module's unit tests in their own file (`foo/tests.rs`, declared
+    // `#[cfg(test)] mod tests;`) are test items like an inline test module.
+    files.retain(|file| file.file_name().is_none_or(|name| name != "tests.rs"));
     files.sort();
     files
         .into_iter()

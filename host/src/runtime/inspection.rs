@@ -10,11 +10,12 @@ use wasmtime::Engine;
 use super::bindings::SUPPORTED_VERSIONS;
 use super::cache::Sha256Digest;
 use super::catalog::Catalog;
+use super::compile::Compiled;
 use super::error::LoadError;
 use super::generic::GenericSummary;
 use super::lifecycle::Runtime;
 use super::output::ToolInfo;
-use super::plugin::{Compiled, plugin_name};
+use super::plugin::plugin_name;
 use super::policy::Policy;
 
 /// The interface a plugin exports, without its version.

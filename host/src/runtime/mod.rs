@@ -27,6 +27,7 @@ pub mod capabilities;
 mod capture;
 mod catalog;
 mod claims;
+mod compile;
 mod egress;
 mod engine;
 mod entry;

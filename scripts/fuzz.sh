@@ -49,6 +49,11 @@ fi
 export RUSTC_BOOTSTRAP=1
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 
+# The fuzz workspace's lockfile pins what it builds, as the main one does:
+# a dependency change in the workspace must update fuzz/Cargo.lock too.
+if ! cargo metadata --locked --format-version 1 --manifest-path "$repo/fuzz/Cargo.toml" >/dev/null; then
+    die "fuzz/Cargo.lock is out of date: run \`cargo update --workspace --manifest-path fuzz/Cargo.toml\` and commit it"
+fi
 echo "== fuzz: building the targets ($build_dir)" >&2
 "$cargo_fuzz" fuzz build --sanitizer none --target-dir "$build_dir" >&2
 

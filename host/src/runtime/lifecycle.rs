@@ -559,13 +559,13 @@ impl Runtime {
             plugin.name.clone(),
         );
         let _ = tokio::task::spawn_blocking(move || {
-            let Ok(bytes) = std::fs::read(&path) else {
+            let Some(hashed) = FileHash::of(&path) else {
                 return;
             };
-            if stamp.is_none() || FileStamp::of(&path) != stamp {
+            if stamp.is_none() || hashed.stamp != stamp {
                 return;
             }
-            if let Some(key) = ToolLists::key(&super::entry::digest(&bytes), &policy) {
+            if let Some(key) = ToolLists::key(&hashed.file, &policy) {
                 lists.put(&key, &list, &name);
             }
         })

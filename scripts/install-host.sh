@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs mcp-wasm-host the way a user does with `cargo install`, from the
-# crate `cargo package -p mcp-wasm-host` makes (not from the workspace), as a
-# static binary (x86_64-unknown-linux-musl), which runs on any Linux x86_64
-# and is what the container image and the MCP bundle carry:
-#   1. cargo package: the crate file, with the templates of `new`, the WIT
-#      and the Cargo.lock it is tested with;
-#   2. the crate is unpacked outside the clone and `cargo install --locked
-#      --path` builds and installs it into ROOT (its bin/mcp-wasm-host).
+# crates `cargo package` makes (not from the workspace), as a static binary
+# (x86_64-unknown-linux-musl), which runs on any Linux x86_64 and is what the
+# container image and the MCP bundle carry:
+#   1. cargo package, of both crates together (the host depends on the
+#      runtime crate by exact version, as it will on crates.io): the host's
+#      crate file with the templates of `new` and the Cargo.lock it is tested
+#      with, and the runtime's, with the WIT;
+#   2. both are unpacked outside the clone; the host's manifest gets a
+#      `[patch.crates-io]` naming the unpacked runtime (what crates.io will
+#      serve once it is published), and its lockfile entry for the runtime
+#      says so; `cargo install --locked --path` builds and installs it into
+#      ROOT (its bin/mcp-wasm-host), with every other package as locked.
 #
 #   scripts/install-host.sh [ROOT]
 #
@@ -24,29 +29,35 @@ CC_x86_64_unknown_linux_musl="$("$repo/scripts/setup-musl.sh")"
 export CC_x86_64_unknown_linux_musl
 export CARGO_TARGET_DIR="$target"
 
-say "cargo package -p mcp-wasm-host"
-(cd "$repo" && cargo package --quiet --locked --allow-dirty --no-verify -p mcp-wasm-host >&2)
+say "cargo package -p mcp-wasm-host-runtime -p mcp-wasm-host"
+(cd "$repo" && cargo package --quiet --locked --allow-dirty --no-verify \
+    -p mcp-wasm-host-runtime -p mcp-wasm-host >&2)
 version="$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
     python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcp-wasm-host"))')"
-crate="$target/package/mcp-wasm-host-$version.crate"
+host_crate="$target/package/mcp-wasm-host-$version.crate"
+runtime_crate="$target/package/mcp-wasm-host-runtime-$version.crate"
 
 # Unpacked at a fixed place outside any workspace, so cargo sees the same
 # sources at the same path and rebuilds only what changed.
-# The crate is unpacked again only when its bytes changed, so that an
+# The crates are unpacked again only when their bytes changed, so that an
 # unchanged host is not compiled again (unpacking gives the files new times).
 src="$cache_root/host-crate"
 stamp="$src/.crate.sha256"
-want="$(sha256_of "$crate")"
+want="$(cat <(sha256_of "$host_crate") <(sha256_of "$runtime_crate") | sha256sum | cut -d' ' -f1)"
+host="$src/mcp-wasm-host-$version"
 if ! stamped "$stamp" "$want"; then
     rm -rf "$src"
     mkdir -p "$src"
-    tar -xzf "$crate" -C "$src"
+    tar -xzf "$host_crate" -C "$src"
+    tar -xzf "$runtime_crate" -C "$src"
+    python3 "$repo/scripts/lib/patch-local-crate.py" "$host" mcp-wasm-host-runtime \
+        "$src/mcp-wasm-host-runtime-$version"
     echo "$want" > "$stamp"
 fi
 
 say "cargo install --locked --target $triple --root $root"
 cargo install --quiet --locked --force --target "$triple" --root "$root" \
-    --path "$src/mcp-wasm-host-$version" >&2
+    --path "$host" >&2
 bin="$root/bin/mcp-wasm-host"
 if ! "$bin" --version >/dev/null; then
     die "$bin does not run"

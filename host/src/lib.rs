@@ -3,9 +3,11 @@
 //! The crate is split along the one direction data flows:
 //!
 //! - [`config`] reads the policy file and resolves each plugin's policy.
-//! - [`runtime`] loads plugin components with wasmtime, keeps one
-//!   pre-instantiated copy of each, and runs every call in a fresh sandboxed
-//!   instance. It speaks in its own types and knows nothing of MCP.
+//! - [`runtime`] is the `mcp-wasm-host-runtime` crate: it loads plugin
+//!   components with wasmtime, keeps one pre-instantiated copy of each, and
+//!   runs every call in a fresh sandboxed instance. It speaks in its own
+//!   types and knows nothing of MCP; Cargo keeps it so (it does not depend
+//!   on rmcp, and this crate does not depend on wasmtime).
 //! - [`mcp`] maps those types to the Model Context Protocol with `rmcp` and
 //!   serves them over the transports. It knows nothing of wasmtime.
 //! - [`inspect`] presents what the runtime reads from one plugin file, for
@@ -27,10 +29,12 @@ pub mod config;
 pub mod inspect;
 pub mod mcp;
 pub mod memory;
-pub mod runtime;
 pub mod scaffold;
 pub mod source;
 pub mod telemetry;
+
+#[doc(inline)]
+pub use mcp_wasm_host_runtime as runtime;
 
 // The fuzz targets' checks (`fuzz/`); built for them and for the unit test
 // that replays their saved inputs.

@@ -16,12 +16,14 @@ mod sign;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use mcp_wasm_host::scaffold::NewArgs;
+use mcp_wasm_host::telemetry::trace::Tracing;
 
 pub use check::CheckArgs;
 pub use inspect::InspectArgs;
 pub use keygen::KeygenArgs;
+pub use logging::LogFormat;
 pub use pull::PullArgs;
 pub use push::PushArgs;
 pub use serve::ServeArgs;
@@ -42,14 +44,6 @@ pub struct Cli {
     pub log_format: LogFormat,
     #[command(subcommand)]
     pub command: Command,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum LogFormat {
-    /// Human-readable lines.
-    Text,
-    /// One JSON object per line.
-    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -91,7 +85,24 @@ pub enum Command {
 /// Parses the command line, starts logging and runs the subcommand.
 pub fn main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
-    let traces = logging::init(&cli)?;
+    let (default_filter, traces) = match &cli.command {
+        Command::Serve(args) => (
+            args.default_log_filter(),
+            Tracing::from_config(args.telemetry.otlp_endpoint.as_deref())?,
+        ),
+        Command::Inspect(_)
+        | Command::Check(_)
+        | Command::New(_)
+        | Command::Pull(_)
+        | Command::Push(_)
+        | Command::Sign(_)
+        | Command::Keygen(_) => ("warn", None),
+    };
+    let traces = logging::init(
+        cli.log.as_deref().unwrap_or(default_filter),
+        cli.log_format,
+        traces,
+    )?;
     let runtime = || {
         tokio::runtime::Builder::new_multi_thread()
             .enable_all()

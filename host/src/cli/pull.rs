@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use mcp_wasm_host::config::SignatureKeys;
 use mcp_wasm_host::runtime::Sha256Digest;
+use mcp_wasm_host::source::SignatureKeys;
 use mcp_wasm_host::source::limits::{Bound, DEFAULT_MAX_PLUGIN_SIZE, FetchTimeouts};
 use mcp_wasm_host::source::{Fetcher, PluginName, Request, SourceRef};
 

@@ -330,7 +330,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             if let Some(fetcher) = &fetcher {
                 runtime.set_claims(mcp_wasm_host::source::pending_claims(
                     fetcher,
-                    &config,
+                    &config.sources(),
                     |_| Default::default(),
                 ));
             }
@@ -596,7 +596,8 @@ fn start_watcher(
                     };
                     // Until fetched, a source keeps the version served.
                     let served = served_sources(&fetcher, &runtime);
-                    let claims = mcp_wasm_host::source::pending_claims(&fetcher, &config, served);
+                    let claims =
+                        mcp_wasm_host::source::pending_claims(&fetcher, &config.sources(), served);
                     let fetches = !config.sources().is_empty();
                     let sources = {
                         let config = config.clone();
@@ -672,8 +673,12 @@ fn served_sources(
 /// keeps the version already served, if any); what comes back is applied
 /// with [`Runtime::apply_sources`], at start and on every policy reload.
 async fn fetch_sources(fetcher: &Fetcher, config: &Config, runtime: &Runtime) -> SourcesUpdate {
-    let resolution =
-        mcp_wasm_host::source::resolve_all(fetcher, config, served_sources(fetcher, runtime)).await;
+    let resolution = mcp_wasm_host::source::resolve_all(
+        fetcher,
+        &config.sources(),
+        served_sources(fetcher, runtime),
+    )
+    .await;
     for (name, e) in &resolution.failed {
         tracing::error!(
             "skipped plugin {name}: `plugins.{name}.source` in {}: {e}; the version already served, if any, keeps serving",

@@ -2,7 +2,12 @@
 //! the code, and every relative link in the README and `docs/` must lead
 //! to a file and heading that exist.
 use super::*;
+use std::time::Duration;
+
+use crate::runtime::capabilities;
 use crate::runtime::units::{bytes, count};
+use crate::runtime::{Limits, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES};
+use crate::source::limits::FetchTimeouts;
 
 fn workspace_file(rel: &str) -> (PathBuf, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);

@@ -1,5 +1,9 @@
 //! Unit tests of `config`.
 use super::*;
+use std::time::Duration;
+
+use crate::runtime::{Limits, MAX_REUSE_INSTANCES};
+use crate::source::limits::{Bound, DEFAULT_MAX_PLUGIN_SIZE, FetchTimeouts};
 
 const MAX: u64 = 1 << 30;
 

@@ -14,11 +14,8 @@ use serde::Deserialize;
 use super::generate::{Json, ObjectSchema};
 use super::{Input, decode};
 use crate::mcp::protocol::convert;
-use crate::runtime::wit;
-use crate::runtime::{
-    FailureCause, MAX_MESSAGE, PluginTool, Schema, ToolFailure, ToolHints, convert_result,
-    guest_error, output_size,
-};
+use crate::runtime::fuzzing::{convert_result, guest_error, output_size, wit};
+use crate::runtime::{FailureCause, MAX_MESSAGE, PluginTool, Schema, ToolFailure, ToolHints};
 
 /// The bytes a serialized result may have beyond what `output_size` counts:
 /// the fixed JSON around it (`content`, `isError`, each block's `type`).

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::generate::Json;
 use super::{Input, decode};
 use crate::runtime::Schema;
-use crate::runtime::generic_fuzzing::{WitType, schema, to_json, to_val};
+use crate::runtime::fuzzing::{WitType, schema, to_json, to_val};
 
 /// A hand-written case: `{"type": [bytes that generate the type], "value": ...}`.
 #[derive(Deserialize, Debug)]

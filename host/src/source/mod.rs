@@ -11,6 +11,7 @@
 //! only once every check passed. Every fetch is bounded in time
 //! ([`limits::FetchTimeouts`]) and the component in size (`max_plugin_size`).
 //!
+//! - [`configured`] is what the policy file asks of a source.
 //! - [`reference`] parses `oci://…` and `https://…` sources.
 //! - [`name`] is the plugin-name rule every path from a name goes through.
 //! - [`oci`] speaks to registries (`oci-client`).
@@ -21,6 +22,7 @@
 //! - [`store`] keeps what was fetched, checked by digest.
 
 pub mod check;
+pub mod configured;
 pub mod https;
 pub mod limits;
 pub mod name;
@@ -33,10 +35,10 @@ pub mod store;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+pub use configured::{PluginSource, SignatureKeys};
 pub use name::{BadPluginName, PluginName};
 pub use reference::{BadReference, OciRef, SourceRef};
 
-use crate::config::{Config, PluginSource, SignatureKeys};
 use crate::runtime::{NameClaims, Sha256Digest};
 use check::StreamCheck;
 use limits::{Bound, FetchTimeouts, MAX_MANIFEST_SIZE, MAX_PAYLOAD_SIZE, spelled};
@@ -619,40 +621,35 @@ impl Resolution {
 /// stands in for it meanwhile.
 pub fn pending_claims(
     fetcher: &Fetcher,
-    config: &Config,
+    sources: &[PluginSource],
     keep_paths: impl Fn(&str) -> BTreeSet<PathBuf>,
 ) -> NameClaims {
     let mut claims = NameClaims::new(Some(fetcher.store().plugins_dir()));
-    for s in config.sources() {
-        claims.claim(
-            s.name.as_str(),
-            owner(config, &s),
-            keep_paths(s.name.as_str()),
-        );
+    for s in sources {
+        claims.claim(s.name.as_str(), owner(s), keep_paths(s.name.as_str()));
     }
     claims
 }
 
 /// Who claims a sourced plugin's name, for messages.
-fn owner(config: &Config, s: &PluginSource) -> String {
+fn owner(s: &PluginSource) -> String {
     format!(
         "`{}.source` ({}) in {}",
         s.section,
         s.source,
-        config.path().display()
+        s.policy_file.display()
     )
 }
 
-/// Fetches every source the policy file names (in parallel), logging each
+/// Fetches every source the policy file names (`sources`, in parallel), logging each
 /// resolution (reference, digests, offline use). A source that fails
 /// keeps its name claimed, with `keep_paths(name)` (the version already
 /// served, if any) as the paths that may still serve it.
 pub async fn resolve_all(
     fetcher: &Fetcher,
-    config: &Config,
+    sources: &[PluginSource],
     keep_paths: impl Fn(&str) -> BTreeSet<PathBuf>,
 ) -> Resolution {
-    let sources = config.sources();
     let fetched = futures::future::join_all(sources.iter().map(|s| fetch_one(fetcher, s))).await;
     let mut resolution = Resolution {
         claims: NameClaims::new(Some(fetcher.store().plugins_dir())),
@@ -662,17 +659,13 @@ pub async fn resolve_all(
         let name = s.name.as_str();
         match result {
             Ok(sourced) => {
-                resolution.claims.claim(
-                    name,
-                    owner(config, s),
-                    BTreeSet::from([sourced.file.clone()]),
-                );
+                resolution
+                    .claims
+                    .claim(name, owner(s), BTreeSet::from([sourced.file.clone()]));
                 resolution.sourced.push(sourced);
             }
             Err(e) => {
-                resolution
-                    .claims
-                    .claim(name, owner(config, s), keep_paths(name));
+                resolution.claims.claim(name, owner(s), keep_paths(name));
                 resolution.failed.push((name.to_string(), e));
             }
         }

@@ -1,28 +1,86 @@
-//! The layering of `host/src/runtime/` and `host/src/mcp/`, read from their
-//! source: no import cycle between the modules of either, nothing of MCP
-//! imported in the runtime, and in `mcp/` the transport naming nothing of
-//! the protocol room but what its `mod.rs` exports.
+//! The layering Cargo cannot see, read from the source: no import cycle
+//! between the modules of any crate of the workspace's host side (the
+//! runtime crate, this crate's library and its binary), none between the
+//! rooms or files of `mcp/`, the seams between those rooms, and a registry
+//! that does not leak. What Cargo does see (the runtime does not depend on
+//! rmcp, this crate does not depend on wasmtime) is checked with `cargo
+//! tree` below, so that a dependency added by mistake fails here.
 //!
-//! A tree is the directory of one top-level module (`runtime`, `mcp`). Its
-//! graph has one node per room (the files directly in the directory, and
-//! each subdirectory with all its submodules as one; `mod.rs` is the node
-//! named after the tree, the facade) or, finer, one node per file. Edges are
-//! the paths that name a module of the tree: `super::...` chains,
-//! `crate::<tree>::...`, and in a `mod.rs` its child modules' names; a path
-//! counts for the deepest module it names. Comments, string literals and
-//! `#[cfg(test)]` items are left out: test modules are not part of the
-//! library's import graph.
+//! A tree is the source directory of one crate, or of one module (`mcp`).
+//! Its graph has one node per room (the files directly in the directory,
+//! and each subdirectory with all its submodules as one; the root file,
+//! `lib.rs`, `main.rs` or `mod.rs`, is the node named after the tree) or,
+//! finer, one node per file. Edges are the paths that name a module of the
+//! tree: `super::...` chains, `crate::...` (below the tree's own path), and
+//! in a root or `mod.rs` its child modules' names; a path counts for the
+//! deepest module it names. Comments, string literals and `#[cfg(test)]`
+//! items are left out: test modules are not part of the library's import
+//! graph.
 
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The root node of the runtime's graph: `runtime/mod.rs`.
-const ROOT: &str = "runtime";
+/// Where a tree's files are and how its code names it.
+#[derive(Clone, Copy)]
+struct Root {
+    /// The root node's name.
+    name: &'static str,
+    /// Its directory, relative to this crate's manifest.
+    dir: &'static str,
+    /// The path from `crate` to the tree's root module.
+    crate_path: &'static [&'static str],
+    /// Whether a file (relative to `dir`) belongs to the tree.
+    keep: fn(&Path) -> bool,
+    /// Names at the crate's root that stand for other crates (`pub use
+    /// mcp_wasm_host_runtime as runtime`): paths through them lead outside.
+    other_crates: &'static [&'static str],
+}
 
-/// The root node of the MCP side's graph: `mcp/mod.rs`.
-const MCP: &str = "mcp";
+fn every_file(_: &Path) -> bool {
+    true
+}
+
+fn is_binary(path: &Path) -> bool {
+    path == Path::new("main.rs") || path.starts_with("cli")
+}
+
+/// The runtime crate (`runtime/src/`).
+const RUNTIME: Root = Root {
+    name: "runtime",
+    dir: "../runtime/src",
+    crate_path: &[],
+    keep: every_file,
+    other_crates: &[],
+};
+
+/// The MCP side (`host/src/mcp/`).
+const MCP: Root = Root {
+    name: "mcp",
+    dir: "src/mcp",
+    crate_path: &["mcp"],
+    keep: every_file,
+    other_crates: &[],
+};
+
+/// This crate's library (`host/src/` but the binary's files).
+const HOST: Root = Root {
+    name: "lib",
+    dir: "src",
+    crate_path: &[],
+    keep: |path| !is_binary(path),
+    other_crates: &["runtime"],
+};
+
+/// This crate's binary (`main.rs` and `cli/`).
+const BIN: Root = Root {
+    name: "main",
+    dir: "src",
+    crate_path: &[],
+    keep: is_binary,
+    other_crates: &[],
+};
 
 /// One source file of a tree: its module path below the tree's root and
 /// its code without comments, string contents and test items.
@@ -32,10 +90,13 @@ struct Source {
     code: Vec<char>,
 }
 
-/// The modules of one tree: `root` is its name below `crate`, `modules` the
-/// module path of each of its files below it (the root's own is empty).
+/// The modules of one tree: `root` is its name, `crate_path` the path from
+/// `crate` to it, `modules` the module path of each of its files below it
+/// (the root's own is empty).
 struct Tree {
     root: &'static str,
+    crate_path: Vec<String>,
+    other_crates: &'static [&'static str],
     modules: BTreeSet<Vec<String>>,
 }
 
@@ -49,10 +110,15 @@ enum Grain {
 }
 
 impl Tree {
-    fn of(root: &'static str, sources: &[Source]) -> Tree {
+    fn of(root: Root, sources: &[Source]) -> Tree {
         let mut modules: BTreeSet<Vec<String>> = sources.iter().map(|s| s.module.clone()).collect();
         modules.insert(Vec::new());
-        Tree { root, modules }
+        Tree {
+            root: root.name,
+            crate_path: root.crate_path.iter().map(|p| p.to_string()).collect(),
+            other_crates: root.other_crates,
+            modules,
+        }
     }
 
     /// The node of a module path below the root.
@@ -93,13 +159,14 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn sources(tree: &str) -> Vec<Source> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(tree);
+fn sources(tree: Root) -> Vec<Source> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(tree.dir);
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     // A module's unit tests in their own file (`foo/tests.rs`, declared
     // `#[cfg(test)] mod tests;`) are test items like an inline test module.
     files.retain(|file| file.file_name().is_none_or(|name| name != "tests.rs"));
+    files.retain(|file| (tree.keep)(file.strip_prefix(&root).unwrap()));
     files.sort();
     files
         .into_iter()
@@ -109,7 +176,8 @@ fn sources(tree: &str) -> Vec<Source> {
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
-            if module.last().is_some_and(|m| m == "mod") {
+            let root_file = module.len() == 1 && ["lib", "main"].contains(&module[0].as_str());
+            if root_file || module.last().is_some_and(|m| m == "mod") {
                 module.pop();
             }
             let text = std::fs::read_to_string(&file).unwrap();
@@ -362,11 +430,9 @@ fn starts_of(code: &[char], prefix: &str) -> Vec<usize> {
         .collect()
 }
 
-/// The nodes each node imports, and every path of the tree that names the
-/// crate outside the tree or `rmcp`.
+/// The nodes each node imports.
 struct Graph {
     edges: BTreeMap<String, BTreeSet<String>>,
-    outside: Vec<String>,
 }
 
 /// What the code of the module `module` of `tree` imports: the nodes it
@@ -411,11 +477,19 @@ fn imports(
         name(&module[..module.len() - depth], paths_at(code, i));
     }
     for start in starts_of(code, "crate::") {
-        let first = ident_at(code, start);
-        if first == tree.root && code[start + first.len()..].starts_with(&[':', ':']) {
-            name(&[], paths_at(code, start + first.len() + 2));
-        } else {
-            outside.push(format!("crate::{first}"));
+        // Below the tree's own path (`crate::mcp::` for `mcp/`), or outside.
+        let mut at = Some(start);
+        for part in &tree.crate_path {
+            at = at.filter(|&i| {
+                ident_at(code, i) == *part && code[i + part.len()..].starts_with(&[':', ':'])
+            });
+            at = at.map(|i| i + part.len() + 2);
+        }
+        match at {
+            Some(i) if !tree.other_crates.contains(&ident_at(code, i).as_str()) => {
+                name(&[], paths_at(code, i))
+            }
+            _ => outside.push(format!("crate::{}", ident_at(code, start))),
         }
     }
     for start in starts_of(code, "rmcp") {
@@ -441,25 +515,19 @@ fn imports(
     (targets, outside)
 }
 
-/// The import graph of the tree `root` (`"runtime"`, `"mcp"`) at `grain`.
-fn graph(root: &'static str, grain: Grain) -> Graph {
+/// The import graph of the tree `root` at `grain`.
+fn graph(root: Root, grain: Grain) -> Graph {
     let sources = sources(root);
     let tree = Tree::of(root, &sources);
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut outside = Vec::new();
     for source in &sources {
-        let (targets, names) = imports(&tree, &source.module, &source.code, grain);
+        let (targets, _outside) = imports(&tree, &source.module, &source.code, grain);
         edges
             .entry(tree.node(&source.module, grain))
             .or_default()
             .extend(targets);
-        outside.extend(
-            names
-                .into_iter()
-                .map(|n| format!("{}: {n}", source.file.display())),
-        );
     }
-    Graph { edges, outside }
+    Graph { edges }
 }
 
 /// A cycle of the graph, as its nodes with the first repeated at the end.
@@ -494,60 +562,141 @@ fn find_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
         .find_map(|node| visit(node, edges, &mut done, &mut Vec::new()))
 }
 
-#[test]
-fn the_modules_of_the_runtime_import_each_other_without_a_cycle() {
-    let graph = graph(ROOT, Grain::Room);
+/// The graph of `root` at `grain`, checked to be a real one (at least
+/// `nodes` nodes, `edges` edges and each of `expected`) and to have no
+/// cycle.
+fn assert_acyclic(root: Root, grain: Grain, nodes: usize, edges: usize, expected: &[(&str, &str)]) {
+    let graph = graph(root, grain);
     let count: usize = graph.edges.values().map(BTreeSet::len).sum();
-    // The reader must see the graph, not an empty one: every node but the
-    // leaves imports something, and there are a few dozen edges.
-    assert!(graph.edges.len() >= 15, "nodes: {:?}", graph.edges.keys());
-    assert!(count >= 40, "only {count} edges found: {:#?}", graph.edges);
-    for (from, to) in [
-        ("sandbox", "capabilities"),
-        ("call", "sandbox"),
-        (ROOT, "catalog"),
-        ("capabilities", "events"),
-    ] {
+    // The reader must see the graph, not an empty one.
+    assert!(
+        graph.edges.len() >= nodes,
+        "{}: nodes: {:?}",
+        root.name,
+        graph.edges.keys()
+    );
+    assert!(
+        count >= edges,
+        "{}: only {count} edges: {:#?}",
+        root.name,
+        edge_list(&graph)
+    );
+    for &(from, to) in expected {
         assert!(
-            graph.edges[from].contains(to),
-            "the edge {from} -> {to} was not found: {:#?}",
-            graph.edges
+            graph.edges.get(from).is_some_and(|e| e.contains(to)),
+            "{}: the edge {from} -> {to} was not found: {:#?}",
+            root.name,
+            edge_list(&graph)
         );
     }
     if let Some(cycle) = find_cycle(&graph.edges) {
-        panic!("import cycle in runtime/: {}", cycle.join(" -> "));
+        panic!("import cycle in {}: {}", root.dir, cycle.join(" -> "));
     }
 }
 
 #[test]
-fn the_runtime_imports_nothing_of_mcp() {
-    let graph = graph(ROOT, Grain::Room);
-    let mcp: Vec<&String> = graph
-        .outside
-        .iter()
-        .filter(|p| p.ends_with("crate::mcp") || p.ends_with("rmcp"))
-        .collect();
-    assert!(mcp.is_empty(), "runtime/ names MCP: {mcp:#?}");
+fn the_modules_of_the_runtime_import_each_other_without_a_cycle() {
+    assert_acyclic(
+        RUNTIME,
+        Grain::Room,
+        15,
+        40,
+        &[
+            ("sandbox", "capabilities"),
+            ("call", "sandbox"),
+            (RUNTIME.name, "catalog"),
+            ("capabilities", "events"),
+        ],
+    );
 }
 
 #[test]
-fn not_even_the_runtimes_tests_name_mcp() {
-    // A test that converts through the MCP side belongs to the MCP side:
-    // the runtime must build, tests and all, without it.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(ROOT);
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    let named: Vec<String> = files
+fn the_modules_of_the_host_library_and_binary_import_each_other_without_a_cycle() {
+    assert_acyclic(
+        HOST,
+        Grain::Room,
+        8,
+        8,
+        &[
+            ("mcp", "telemetry"),
+            ("config", "source"),
+            ("inspect", "config"),
+        ],
+    );
+    assert_acyclic(BIN, Grain::File, 8, 8, &[(BIN.name, "cli")]);
+}
+
+/// What Cargo keeps: the runtime crate depends, tests included, on nothing
+/// of MCP or of an HTTP server framework, and this crate depends on no
+/// wasmtime crate (so it cannot name a wasmtime type).
+#[test]
+fn cargo_keeps_the_runtime_free_of_mcp_and_the_host_free_of_wasmtime() {
+    let tree = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO"))
+            .args([
+                "tree",
+                "--offline",
+                "--locked",
+                "--prefix",
+                "none",
+                "-f",
+                "{p}",
+            ])
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+            .collect::<BTreeSet<String>>()
+    };
+    let runtime = tree(&["-p", "mcp-wasm-host-runtime", "-e", "normal,build,dev"]);
+    assert!(runtime.contains("wasmtime"), "{runtime:?}");
+    let mcp: Vec<&String> = runtime
         .iter()
-        .filter_map(|file| {
-            let code: String = blank_comments_and_strings(&std::fs::read_to_string(file).unwrap())
-                .into_iter()
+        .filter(|p| ["rmcp", "axum", "mcp-wasm-host", "tower-http"].contains(&p.as_str()))
+        .collect();
+    assert!(mcp.is_empty(), "the runtime crate depends on {mcp:?}");
+    let host = tree(&["-p", "mcp-wasm-host", "-e", "normal,dev", "--depth", "1"]);
+    assert!(
+        host.contains("rmcp") && host.contains("mcp-wasm-host-runtime"),
+        "{host:?}"
+    );
+    let wasmtime: Vec<&String> = host.iter().filter(|p| p.starts_with("wasmtime")).collect();
+    assert!(
+        wasmtime.is_empty(),
+        "mcp-wasm-host depends on {wasmtime:?} directly"
+    );
+}
+
+/// What Cargo cannot keep: wasmtime-wasi-http asks for hyper with all its
+/// features, so hyper's server side is compiled into the runtime; the
+/// runtime's own code never serves with it.
+#[test]
+fn the_runtime_serves_nothing_over_http() {
+    let named: Vec<String> = sources(RUNTIME)
+        .iter()
+        .filter_map(|source| {
+            let code: String = source
+                .code
+                .iter()
+                .collect::<String>()
+                .split_whitespace()
                 .collect();
-            (code.contains("crate::mcp") || code.contains("rmcp::"))
-                .then(|| file.display().to_string())
+            ["hyper::server", "hyper::service", "serve_connection"]
+                .iter()
+                .find(|name| code.contains(*name))
+                .map(|name| format!("{}: {name}", source.file.display()))
         })
         .collect();
-    assert!(named.is_empty(), "runtime/ names MCP in: {named:#?}");
+    assert!(named.is_empty(), "{named:#?}");
 }
 
 #[test]
@@ -557,7 +706,9 @@ fn the_call_the_sandbox_and_admission_name_no_capability() {
     // causes and the log budget included.
     // The capabilities' modules (each file or directory beside the
     // registry) and the registry's fields (named as the capabilities are).
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime/capabilities");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(RUNTIME.dir)
+        .join("capabilities");
     let modules: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
@@ -569,7 +720,7 @@ fn the_call_the_sandbox_and_admission_name_no_capability() {
     assert!(modules.len() >= 7, "{modules:?}");
     let fields = mcp_wasm_host::runtime::capabilities::NAMES;
     let mut named = Vec::new();
-    for source in sources(ROOT) {
+    for source in sources(RUNTIME) {
         if !["call", "sandbox", "admission"].contains(&source.module.join("::").as_str()) {
             continue;
         }
@@ -604,60 +755,36 @@ fn edge_list(graph: &Graph) -> Vec<String> {
 
 #[test]
 fn the_rooms_and_files_of_mcp_import_each_other_without_a_cycle() {
-    for (grain, nodes, edges, expected) in [
-        (
-            Grain::Room,
-            4,
-            3,
-            &[
-                ("transport", "protocol"),
-                ("transport", "oauth"),
-                (MCP, "protocol"),
-            ][..],
-        ),
-        (
-            Grain::File,
-            30,
-            50,
-            &[
-                ("protocol::handler", "protocol::server"),
-                ("protocol::tool_call", "protocol::server"),
-                (
-                    "protocol::to_client::rounds",
-                    "protocol::to_client::requests",
-                ),
-                ("protocol::serving", "protocol::server"),
-                ("protocol::served", "protocol::convert"),
-                ("transport::stdio", "transport::stdio::transport"),
-                ("transport::stdio::lines", "transport::jsonrpc"),
-                ("oauth::token", "oauth::jwks"),
-            ][..],
-        ),
-    ] {
-        let graph = graph(MCP, grain);
-        let count: usize = graph.edges.values().map(BTreeSet::len).sum();
-        // The reader must see the graph, not an empty one.
-        assert!(
-            graph.edges.len() >= nodes,
-            "nodes: {:?}",
-            graph.edges.keys()
-        );
-        assert!(
-            count >= edges,
-            "only {count} edges: {:#?}",
-            edge_list(&graph)
-        );
-        for &(from, to) in expected {
-            assert!(
-                graph.edges[from].contains(to),
-                "the edge {from} -> {to} was not found: {:#?}",
-                edge_list(&graph)
-            );
-        }
-        if let Some(cycle) = find_cycle(&graph.edges) {
-            panic!("import cycle in mcp/: {}", cycle.join(" -> "));
-        }
-    }
+    assert_acyclic(
+        MCP,
+        Grain::Room,
+        4,
+        3,
+        &[
+            ("transport", "protocol"),
+            ("transport", "oauth"),
+            (MCP.name, "protocol"),
+        ],
+    );
+    assert_acyclic(
+        MCP,
+        Grain::File,
+        30,
+        50,
+        &[
+            ("protocol::handler", "protocol::server"),
+            ("protocol::tool_call", "protocol::server"),
+            (
+                "protocol::to_client::rounds",
+                "protocol::to_client::requests",
+            ),
+            ("protocol::serving", "protocol::server"),
+            ("protocol::served", "protocol::convert"),
+            ("transport::stdio", "transport::stdio::transport"),
+            ("transport::stdio::lines", "transport::jsonrpc"),
+            ("oauth::token", "oauth::jwks"),
+        ],
+    );
 }
 
 /// The seam between the rooms of `mcp/`: the transport takes from the
@@ -729,8 +856,11 @@ fn the_reader_finds_edges_in_groups_and_chains_but_not_in_comments_strings_or_te
 
 #[test]
 fn super_in_an_inline_module_climbs_to_its_file_first() {
+    // A tree below the crate's root (`crate::runtime::...`), as `mcp/` is.
     let tree = Tree {
-        root: ROOT,
+        root: "runtime",
+        crate_path: vec!["runtime".to_string()],
+        other_crates: &[],
         modules: [&[][..], &["output"], &["policy"], &["capabilities"]]
             .map(|m| m.iter().map(|n| n.to_string()).collect())
             .into(),
@@ -741,7 +871,9 @@ fn super_in_an_inline_module_climbs_to_its_file_first() {
     let (targets, outside) = imports(&tree, &["output".to_string()], &code, Grain::Room);
     assert_eq!(
         targets,
-        ["policy", "capabilities", ROOT].map(String::from).into()
+        ["policy", "capabilities", "runtime"]
+            .map(String::from)
+            .into()
     );
     assert_eq!(outside, ["crate::mcp", "rmcp"]);
 }

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::convert::output;
-use crate::runtime::output_size;
+use crate::runtime::fuzzing::output_size;
 use crate::runtime::{Audience, Content, ContentHints, ResourceBody, ToolOutput};
 
 /// The JSON of a `tools/call` result outside what [`output_size`]

@@ -282,7 +282,7 @@ impl Server {
             .arg("--plugins")
             .arg(plugins)
             .args(args)
-            .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
+            .env("RUST_LOG", "info,mcp_wasm_host_runtime=debug")
             // Keep the tests' compile cache out of the user's cache directory
             // (a test's own --cache-dir still wins).
             .env("MCP_WASM_HOST_CACHE_DIR", target_dir().join("test-cache"))
@@ -742,7 +742,7 @@ impl HttpServer {
             .arg(plugins)
             .args(["--http", "127.0.0.1:0"])
             .args(args)
-            .env("RUST_LOG", "info,mcp_wasm_host::runtime=debug")
+            .env("RUST_LOG", "info,mcp_wasm_host_runtime=debug")
             .env("MCP_WASM_HOST_CACHE_DIR", target_dir().join("test-cache"))
             .env(QUICK_COMPILE, "never")
             .stdin(Stdio::null())

@@ -8,7 +8,7 @@
 use wasmtime::component::{Linker, Resource};
 
 use super::CapsView;
-use crate::runtime::error::clip;
+use crate::error::clip;
 
 /// The interface whose `to-debug-string` the host replaces: the version
 /// wasmtime-wasi defines (older 0.2 imports link to it).

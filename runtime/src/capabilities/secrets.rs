@@ -440,7 +440,7 @@ impl SecretsPolicy {
     }
 
     /// Text a guest wrote, as the host passes it on: its secrets redacted
-    /// first, then clipped to [`MAX_MESSAGE`](crate::runtime::MAX_MESSAGE).
+    /// first, then clipped to [`MAX_MESSAGE`](crate::MAX_MESSAGE).
     /// Never the other way round: a clip that cuts a secret in two leaves a
     /// prefix no redaction finds.
     pub(crate) fn guest_message(&self, text: String) -> String {

@@ -108,7 +108,7 @@ mod tests {
     #[test]
     fn templates_match_as_the_shared_cases_say() {
         let corpus: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/uri-templates.json")).unwrap();
+            serde_json::from_str(include_str!("../../tests/uri-templates.json")).unwrap();
         let cases = corpus["cases"].as_array().unwrap();
         assert!(cases.len() > 20);
         for case in cases {

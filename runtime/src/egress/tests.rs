@@ -6,14 +6,14 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::json;
 
 use super::*;
-use crate::runtime::capabilities::secrets::{REDACTED, SecretsPolicy};
-use crate::runtime::events::{SamplingContent, SamplingMessage, SamplingRole};
-use crate::runtime::icons::Icon;
-use crate::runtime::outbound::Field;
-use crate::runtime::output::{Audience, Content, ContentHints, ResourceBody, ToolOutput};
-use crate::runtime::output::{TaskSupport, ToolHints};
-use crate::runtime::schema::Schema;
-use crate::runtime::served::{
+use crate::capabilities::secrets::{REDACTED, SecretsPolicy};
+use crate::events::{SamplingContent, SamplingMessage, SamplingRole};
+use crate::icons::Icon;
+use crate::outbound::Field;
+use crate::output::{Audience, Content, ContentHints, ResourceBody, ToolOutput};
+use crate::output::{TaskSupport, ToolHints};
+use crate::schema::Schema;
+use crate::served::{
     Completion, PromptArgument, PromptInfo, PromptOutput, ResourceInfo, ResourcePart, TemplateInfo,
     ViewCsp, ViewSettings,
 };

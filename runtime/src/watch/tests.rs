@@ -84,7 +84,7 @@ mod start_tests {
     use std::sync::Arc;
 
     use super::super::*;
-    use crate::runtime::{DefaultPolicies, EngineSettings, Limits};
+    use crate::{DefaultPolicies, EngineSettings, Limits};
 
     /// A policy file written after the server read it and before its watcher
     /// started (no event can tell of it) is read again as soon as the

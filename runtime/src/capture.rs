@@ -234,7 +234,7 @@ mod tests {
     /// reaches the log, in any of the forms the redactor knows.
     #[test]
     fn a_secret_cut_by_the_capture_limit_leaves_no_prefix() {
-        use crate::runtime::capabilities::secrets::{SecretsPolicy, redact::forms};
+        use crate::capabilities::secrets::{SecretsPolicy, redact::forms};
         const SECRET: &str = "Zq9/sec+ret=VALUE~42";
         let secrets = SecretsPolicy::for_tests(&[("S", SECRET)], false);
         for form in forms(SECRET) {

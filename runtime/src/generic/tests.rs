@@ -20,7 +20,7 @@ mod cases {
 
     use super::super::schema;
     use super::super::types::WitType;
-    use crate::runtime::{
+    use crate::{
         Caller, DefaultPolicies, EngineSettings, Limits, LoadReport, NoEvents, Runtime, ToolOutput,
     };
 
@@ -228,10 +228,7 @@ mod cases {
             .unwrap();
         assert!(out.is_error);
         assert_eq!(out.structured, Some(json!({"error": "it broke"})));
-        assert_eq!(
-            crate::runtime::Content::text("it broke"),
-            out.content[0].clone()
-        );
+        assert_eq!(crate::Content::text("it broke"), out.content[0].clone());
 
         // Arguments are checked against the derived schema before the guest runs.
         let e = call(&runtime, "calc.add", json!({"a": 2, "b": 1u64 << 40}))

@@ -305,7 +305,7 @@ mod tests {
         assert!(!s.refused_growth());
         assert_eq!(
             s.caps.logging.budget,
-            crate::runtime::log_budget::LogBudget::new(&s.policy.limits),
+            crate::log_budget::LogBudget::new(&s.policy.limits),
             "a whole log budget"
         );
         assert_eq!(s.limiter.peak_memory, 1 << 20, "memory is the instance's");

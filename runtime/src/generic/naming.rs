@@ -151,7 +151,7 @@ mod tests {
         let unique: std::collections::HashSet<_> = names.iter().collect();
         assert_eq!(unique.len(), names.len(), "{names:?}");
         for n in &names {
-            crate::runtime::schema::check_tool_name(n).unwrap();
+            crate::schema::check_tool_name(n).unwrap();
         }
         assert_eq!(names.last().unwrap(), "f");
     }

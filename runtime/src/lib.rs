@@ -2,7 +2,7 @@
 //! calls. It speaks only its own types and knows nothing of MCP.
 //!
 //! Its modules are private: every public name has one path,
-//! `crate::runtime::Name`, re-exported here. Two modules stay public as
+//! `crate::Name`, re-exported here. Two modules stay public as
 //! namespaces: [`capabilities`] (each capability's own types, under its
 //! own module such as `capabilities::http`) and [`units`] (formatters named
 //! by the quantity they write, read as `units::bytes`).
@@ -105,7 +105,7 @@ pub use output::{
     Audience, Content, ContentHints, ResourceBody, TaskSupport, ToolHints, ToolInfo, ToolOutput,
     ToolView,
 };
-pub use pending::StillCompiling;
+pub use pending::{PendingPlugin, StillCompiling};
 pub use plugin::Plugin;
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use rate::{Caller, RateScope};
@@ -123,16 +123,16 @@ pub use watch::{
     WatchError, WatchOptions, watch,
 };
 
-// What the fuzz targets' checks (`crate::fuzzing`) run, beyond the names
-// above.
-#[cfg(any(test, feature = "fuzzing"))]
-pub(crate) use bindings::types as wit;
-#[cfg(any(test, feature = "fuzzing"))]
-pub(crate) use call::{convert_result, guest_error, output_size};
-/// The generic components' WIT types and value conversions.
-#[cfg(any(test, feature = "fuzzing"))]
-pub(crate) mod generic_fuzzing {
-    pub(crate) use super::generic::schema::schema;
-    pub(crate) use super::generic::types::WitType;
-    pub(crate) use super::generic::value::{to_json, to_val};
+/// What the fuzz targets' checks (`mcp_wasm_host::fuzzing`, feature
+/// `fuzzing`) run, beyond the public names: the guest result conversions,
+/// the size a result counts, and the generic components' WIT types and
+/// value conversions. Not a stable interface.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use super::bindings::types as wit;
+    pub use super::call::{convert_result, guest_error, output_size};
+    pub use super::generic::schema::schema;
+    pub use super::generic::types::WitType;
+    pub use super::generic::value::{to_json, to_val};
 }

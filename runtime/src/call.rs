@@ -693,7 +693,7 @@ fn settle<R: Outbound>(
 
 /// A guest's `tool-error` as the runtime's kind of guest error and message
 /// (redacted, then clipped: [`Grants::guest_message`]).
-pub(crate) fn guest_error(error: wit::ToolError, grants: &Grants) -> (GuestErrorKind, String) {
+pub fn guest_error(error: wit::ToolError, grants: &Grants) -> (GuestErrorKind, String) {
     let (kind, message) = match error {
         wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
         wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
@@ -716,7 +716,7 @@ fn denied_hint(policy: &Policy) -> String {
 /// What a result costs against `max_result_size`: every byte of it the
 /// guest controls and the client receives, framing included (see
 /// [`cost`]). Never less than the JSON of its content and structured content.
-pub(crate) fn output_size(out: &ToolOutput) -> u64 {
+pub fn output_size(out: &ToolOutput) -> u64 {
     cost::output(out)
 }
 
@@ -811,10 +811,7 @@ async fn convert_off_the_workers(
 /// Converts and checks a guest's result. Structured content must be JSON
 /// and, when the tool declares an output schema, match it; a tool with a
 /// schema must return structured content unless the result is an error.
-pub(crate) fn convert_result(
-    tool: &PluginTool,
-    result: wit::CallResult,
-) -> Result<ToolOutput, String> {
+pub fn convert_result(tool: &PluginTool, result: wit::CallResult) -> Result<ToolOutput, String> {
     convert_with(tool.output.as_deref(), result)
 }
 

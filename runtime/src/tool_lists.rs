@@ -140,7 +140,7 @@ impl ToolLists {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::runtime::output::{TaskSupport, ToolHints};
+    use crate::output::{TaskSupport, ToolHints};
 
     fn list() -> Listed {
         let mut schema = serde_json::Map::new();

@@ -413,7 +413,7 @@ impl Catalog {
 
     /// The plugin still loading whose cached list lists the tool `name`,
     /// and the tool as that list gives it (under its plugin's own name).
-    pub(crate) fn pending(&self, name: &str) -> Option<(&Arc<PendingPlugin>, &ToolInfo)> {
+    pub fn pending(&self, name: &str) -> Option<(&Arc<PendingPlugin>, &ToolInfo)> {
         self.pending
             .get(name)
             .map(|(plugin, index)| (plugin, &plugin.tools[*index]))

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use tokio::sync::watch as channel;
 
+use super::output::ToolInfo;
 use super::policy::Policy;
-use super::tool_lists::Listed;
 use super::units::duration;
 
 /// A plugin whose load has not ended yet, listed from its cached tool list.
-pub(crate) struct PendingPlugin {
+pub struct PendingPlugin {
     /// The plugin's name: its file stem.
     pub name: Arc<str>,
     /// The file it is loading from.
@@ -21,7 +21,7 @@ pub(crate) struct PendingPlugin {
     /// a call waits for it).
     pub policy: Arc<Policy>,
     /// Its tools as its cached list gives them, under its own names.
-    pub tools: Listed,
+    pub tools: Vec<ToolInfo>,
     /// Becomes true when its load has ended, loaded or not, and the catalog
     /// says which.
     pub(super) done: channel::Receiver<bool>,

@@ -1,7 +1,7 @@
 //! Unit tests of `runtime::call`.
 use super::*;
-use crate::runtime::output::ToolHints;
-use crate::runtime::schema::Schema;
+use crate::output::ToolHints;
+use crate::schema::Schema;
 
 /// Each shape a call can end in, with a denial during it: the denial is
 /// told in every failure the guest made (its error, error result, panic
@@ -64,7 +64,7 @@ fn a_denial_is_told_in_every_failure_the_guest_made() {
 /// bytes: nothing of it is left, only the mark, itself clipped.
 #[test]
 fn a_secret_straddling_the_clip_at_every_offset_leaves_no_prefix() {
-    use crate::runtime::capabilities::secrets::redact::forms;
+    use crate::capabilities::secrets::redact::forms;
     const SECRET: &str = "Zq9/sec+ret=VALUE~42";
     let grants = Grants {
         secrets: capabilities::secrets::SecretsPolicy::for_tests(&[("S", SECRET)], false),
@@ -85,7 +85,7 @@ fn a_secret_straddling_the_clip_at_every_offset_leaves_no_prefix() {
 
 #[test]
 fn the_denied_hint_names_each_capabilitys_key_then_the_file() {
-    use crate::runtime::capabilities::filesystem::Mount;
+    use crate::capabilities::filesystem::Mount;
     let mut policy = Policy {
         section: "plugins.p".into(),
         config_file: "/etc/mcp-wasm-host.toml".into(),

@@ -15,7 +15,7 @@
 //!   call itself in its sandbox: `call`, `sandbox`, `warm`; the one boundary
 //!   where what a guest produces leaves for the client: `egress` (over the
 //!   fields `outbound` lists);
-//! - resources, prompts and completions: `serve`, `served`.
+//! - resources, prompts and completions: `served_requests`, `served`.
 
 mod access;
 mod admission;
@@ -59,8 +59,8 @@ mod rate;
 mod receipt;
 mod sandbox;
 mod schema;
-mod serve;
 mod served;
+mod served_requests;
 mod session;
 mod stamp;
 mod tool;
@@ -111,11 +111,11 @@ pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use rate::{Caller, RateScope};
 pub use receipt::Receipt;
 pub use schema::{Schema, plugin_prefix};
-pub use serve::ServeError;
 pub use served::{
     Completion, CompletionTarget, PromptArgument, PromptInfo, PromptOutput, ResourceInfo,
     ResourcePart, Served, TemplateInfo, ViewCsp, ViewPermissions, ViewSettings,
 };
+pub use served_requests::ServeError;
 pub use stamp::FileStamp;
 pub use tool::PluginTool;
 pub use watch::{

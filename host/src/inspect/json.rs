@@ -59,13 +59,13 @@ impl Report<'_> {
                 .map(|t| (t.name.clone(), json!(t.task_support.as_str())))
                 .collect::<Map<String, Value>>(),
             "resources": i.served.resources.iter().map(|r| {
-                serde_json::to_value(crate::mcp::protocol::served::resource(r)).unwrap_or_default()
+                serde_json::to_value(crate::mcp::protocol::convert_served::resource(r)).unwrap_or_default()
             }).collect::<Vec<_>>(),
             "resource_templates": i.served.templates.iter().map(|t| {
-                serde_json::to_value(crate::mcp::protocol::served::template(t)).unwrap_or_default()
+                serde_json::to_value(crate::mcp::protocol::convert_served::template(t)).unwrap_or_default()
             }).collect::<Vec<_>>(),
             "prompts": i.served.prompts.iter().map(|p| {
-                serde_json::to_value(crate::mcp::protocol::served::prompt(&p.name, p)).unwrap_or_default()
+                serde_json::to_value(crate::mcp::protocol::convert_served::prompt(&p.name, p)).unwrap_or_default()
             }).collect::<Vec<_>>(),
             "views": i.served.views.iter().map(|(tool, v)| (tool.clone(), json!(v.resource_uri)))
                 .collect::<Map<String, Value>>(),

@@ -7,20 +7,20 @@
 //!
 //! The server's state is [`server`]; [`handler`] dispatches rmcp's
 //! requests to the modules that answer them (`tool_call` for `tools/call`,
-//! `serving` for what plugins serve besides tools), and those import the
+//! `served_requests` for what plugins serve besides tools), and those import the
 //! state, never the handler or each other.
 
-mod access;
 pub mod convert;
+pub mod convert_served;
 pub mod cursor;
+mod gate;
 pub mod handler;
 pub mod notify;
 #[cfg(test)]
 mod result_size;
 mod revision;
-pub mod served;
+mod served_requests;
 pub mod server;
-mod serving;
 pub mod subscriptions;
 pub mod tasks;
 pub mod to_client;

@@ -16,9 +16,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 use std::collections::BTreeMap;
 
+use super::convert_served;
 use super::cursor;
 use super::revision::server_info_meta;
-use super::served;
 use super::server::McpServer;
 use super::to_client::rounds::Round;
 use crate::runtime::{CompletionTarget, FailureCause, ServeError};
@@ -65,7 +65,7 @@ impl McpServer {
         let mut result = ListResourcesResult::with_all_items(
             visible[range]
                 .iter()
-                .map(|r| served::resource(&r.info))
+                .map(|r| convert_served::resource(&r.info))
                 .collect(),
         );
         result.next_cursor = next;
@@ -97,7 +97,7 @@ impl McpServer {
         let mut result = ListResourceTemplatesResult::with_all_items(
             visible[range]
                 .iter()
-                .map(|t| served::template(&t.info))
+                .map(|t| convert_served::template(&t.info))
                 .collect(),
         );
         result.next_cursor = next;
@@ -128,7 +128,7 @@ impl McpServer {
         let mut result = ListPromptsResult::with_all_items(
             visible[range]
                 .iter()
-                .map(|p| served::prompt(&p.name, &p.info))
+                .map(|p| convert_served::prompt(&p.name, &p.info))
                 .collect(),
         );
         result.next_cursor = next;
@@ -183,7 +183,7 @@ impl McpServer {
             Ok(parts) => parts,
             Err(e) => return self.input_or_error(e, run.round.as_deref()).map(Into::into),
         };
-        let mut result = ReadResourceResult::new(parts.iter().map(served::part).collect());
+        let mut result = ReadResourceResult::new(parts.iter().map(convert_served::part).collect());
         self.list_hints(
             &context,
             &mut result.ttl_ms,
@@ -242,7 +242,7 @@ impl McpServer {
         run.forwarder.finish().await;
         match result {
             Ok(output) => {
-                let mut result = served::prompt_result(&output);
+                let mut result = convert_served::prompt_result(&output);
                 if run.round.is_some() {
                     server_info_meta(&mut result.meta);
                 }
@@ -273,9 +273,9 @@ impl McpServer {
                         super::to_client::requests::capabilities(kinds),
                     ))
                 }
-                _ => Err(served::error(&error)),
+                _ => Err(convert_served::error(&error)),
             },
-            _ => Err(served::error(&error)),
+            _ => Err(convert_served::error(&error)),
         }
     }
 
@@ -326,7 +326,7 @@ impl McpServer {
                 &self.caller,
             )
             .await
-            .map_err(|e| served::error(&e))?;
-        Ok(served::completion(&completion))
+            .map_err(|e| convert_served::error(&e))?;
+        Ok(convert_served::completion(&completion))
     }
 }

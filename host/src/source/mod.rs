@@ -20,6 +20,8 @@
 //! - [`limits`] holds the bounds and the keys that set them.
 //! - [`signature`] checks and makes cosign-compatible signatures.
 //! - [`store`] keeps what was fetched, checked by digest.
+//! - [`resolution`] claims, fetches and hands over every source of a policy
+//!   file.
 
 pub mod check;
 pub mod configured;
@@ -29,17 +31,18 @@ pub mod name;
 pub mod oci;
 pub mod reference;
 pub mod requested;
+pub mod resolution;
 pub mod signature;
 pub mod store;
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use configured::{PluginSource, SignatureKeys};
 pub use name::{BadPluginName, PluginName};
 pub use reference::{BadReference, OciRef, SourceRef};
+pub use resolution::{Resolution, Sourced, pending_claims, resolve_all};
 
-use crate::runtime::{NameClaims, Sha256Digest};
+use crate::runtime::Sha256Digest;
 use check::StreamCheck;
 use limits::{Bound, FetchTimeouts, MAX_MANIFEST_SIZE, MAX_PAYLOAD_SIZE, spelled};
 use oci::{OciError, Registry};
@@ -203,7 +206,7 @@ impl Fetcher {
         Registry::for_ref(r, &self.plain_http, &self.timeouts)
     }
 
-    fn store_error(&self, source: std::io::Error) -> SourceError {
+    pub(crate) fn store_error(&self, source: std::io::Error) -> SourceError {
         SourceError::Store {
             path: self.store.plugins_dir(),
             source,
@@ -579,141 +582,4 @@ impl Fetcher {
 /// The [`Sha256Digest`] of `sha256:HEX`.
 fn digest_of(r: &OciRef, digest: &str) -> Result<Sha256Digest, SourceError> {
     Ok(oci::parse_digest(&r.to_string(), digest)?)
-}
-
-/// A plugin the policy file's `source` gave, ready to load.
-#[derive(Debug, Clone)]
-pub struct Sourced {
-    /// The section's name, which it is served under.
-    pub name: String,
-    /// What was fetched.
-    pub fetched: Fetched,
-    /// The file the runtime loads.
-    pub file: PathBuf,
-}
-
-/// What fetching every source of a policy file gave.
-#[derive(Debug, Default)]
-pub struct Resolution {
-    /// The plugins that were fetched.
-    pub sourced: Vec<Sourced>,
-    /// The plugins whose source failed, and why.
-    pub failed: Vec<(String, SourceError)>,
-    /// The names the policy's sources take.
-    pub claims: NameClaims,
-}
-
-impl Resolution {
-    /// The files to load.
-    pub fn files(&self) -> Vec<PathBuf> {
-        self.sourced.iter().map(|s| s.file.clone()).collect()
-    }
-
-    /// The source a plugin file came from, if it is one of these.
-    pub fn source_of(&self, file: &Path) -> Option<&Sourced> {
-        self.sourced.iter().find(|s| s.file == file)
-    }
-}
-
-/// The names the policy's sources take, before anything is fetched: each
-/// may be served only from `keep_paths(name)` (the version already served,
-/// if any) until its fetch is done, so no file of the plugins directory
-/// stands in for it meanwhile.
-pub fn pending_claims(
-    fetcher: &Fetcher,
-    sources: &[PluginSource],
-    keep_paths: impl Fn(&str) -> BTreeSet<PathBuf>,
-) -> NameClaims {
-    let mut claims = NameClaims::new(Some(fetcher.store().plugins_dir()));
-    for s in sources {
-        claims.claim(s.name.as_str(), owner(s), keep_paths(s.name.as_str()));
-    }
-    claims
-}
-
-/// Who claims a sourced plugin's name, for messages.
-fn owner(s: &PluginSource) -> String {
-    format!(
-        "`{}.source` ({}) in {}",
-        s.section,
-        s.source,
-        s.policy_file.display()
-    )
-}
-
-/// Fetches every source the policy file names (`sources`, in parallel), logging each
-/// resolution (reference, digests, offline use). A source that fails
-/// keeps its name claimed, with `keep_paths(name)` (the version already
-/// served, if any) as the paths that may still serve it.
-pub async fn resolve_all(
-    fetcher: &Fetcher,
-    sources: &[PluginSource],
-    keep_paths: impl Fn(&str) -> BTreeSet<PathBuf>,
-) -> Resolution {
-    let fetched = futures::future::join_all(sources.iter().map(|s| fetch_one(fetcher, s))).await;
-    let mut resolution = Resolution {
-        claims: NameClaims::new(Some(fetcher.store().plugins_dir())),
-        ..Resolution::default()
-    };
-    for (s, result) in sources.iter().zip(fetched) {
-        let name = s.name.as_str();
-        match result {
-            Ok(sourced) => {
-                resolution
-                    .claims
-                    .claim(name, owner(s), BTreeSet::from([sourced.file.clone()]));
-                resolution.sourced.push(sourced);
-            }
-            Err(e) => {
-                resolution.claims.claim(name, owner(s), keep_paths(name));
-                resolution.failed.push((name.to_string(), e));
-            }
-        }
-    }
-    resolution
-}
-
-async fn fetch_one(fetcher: &Fetcher, s: &PluginSource) -> Result<Sourced, SourceError> {
-    let fetched = fetcher
-        .fetch(&Request {
-            source: &s.source,
-            pinned: s.sha256,
-            pin_key: s.pin_key.clone(),
-            keys: s.keys.as_ref(),
-            max_size: s.max_size.clone(),
-        })
-        .await?;
-    let store = fetcher.store().clone();
-    let (digest, name) = (fetched.sha256, s.name.clone());
-    let file = match tokio::task::spawn_blocking(move || store.plugin_file(&digest, &name)).await {
-        Ok(written) => written,
-        Err(join) => Err(std::io::Error::other(join)),
-    }
-    .map_err(|e| fetcher.store_error(e))?;
-    let digest = fetched
-        .manifest_digest
-        .clone()
-        .unwrap_or_else(|| format!("sha256:{}", fetched.sha256));
-    if fetched.offline {
-        tracing::warn!(
-            plugin = s.name.as_str(),
-            source = %s.source,
-            digest,
-            "the registry cannot be reached: using the cached copy of {} ({digest})",
-            s.source
-        );
-    }
-    tracing::info!(
-        plugin = s.name.as_str(),
-        source = %s.source,
-        digest,
-        sha256 = %fetched.sha256,
-        signed_by = fetched.signed_by.as_ref().map(|p| p.display().to_string()),
-        "plugin source resolved"
-    );
-    Ok(Sourced {
-        name: s.name.to_string(),
-        fetched,
-        file,
-    })
 }

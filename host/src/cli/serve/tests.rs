@@ -1,5 +1,6 @@
 //! Unit tests of `cli::serve`.
 use super::*;
+use mcp_wasm_host::runtime::FirstLists;
 
 /// An empty `--config` (an unset bundle setting) means no policy file.
 #[test]

@@ -6,28 +6,34 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::Value;
 use wasmtime::component::{Instance, Val};
 use wasmtime::{PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 
 use super::bindings::types as wit;
-use super::capabilities::{self, Grants};
-use super::capture::{find_alloc_failure, find_panic};
 use super::egress;
 use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
 use super::exports::Exports;
 use super::generic::Function;
-use super::offload::{self, Expired, Lane};
+use super::offload::Lane;
 use super::outbound::Outbound;
-use super::output::{Content, ToolOutput, cost};
+use super::output::{Content, ToolOutput};
 use super::policy::Policy;
 use super::sandbox::CallState;
-use super::schema::Schema;
 use super::served::Listing;
 use super::session::Session;
 use super::tool::PluginTool;
 use super::warm::{PluginIdle, Warm};
+
+mod result;
+mod served;
+
+pub use result::{guest_error, output_size};
+// The fuzz targets check the conversion alone (`crate::fuzzing`).
+#[cfg(any(test, feature = "fuzzing"))]
+pub use result::convert_result;
+use result::{convert_off_the_workers, denied_hint, describe_error, finish};
+pub(crate) use served::{Budgeted, serve};
 
 /// What a call consumed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -353,113 +359,6 @@ pub async fn list_tools(
     result.map_err(|e| describe_error(live.store.data(), e))
 }
 
-/// What a result of one of the optional exports costs against
-/// `max_result_size` (see [`output_size`]), counted on the guest's own
-/// result, before redaction: the limit is the guest's budget, and a
-/// secret replaced by `[redacted]` never turns a result within it into a
-/// refusal (nor a refusal into a result).
-pub(crate) trait Budgeted {
-    /// The bytes it costs; `None`: not held to the limit (completions are
-    /// clipped value by value instead).
-    fn cost(&self) -> Option<u64>;
-}
-
-impl Budgeted for Vec<super::served::ResourcePart> {
-    fn cost(&self) -> Option<u64> {
-        Some(
-            self.iter()
-                .map(|p| {
-                    cost::string(&p.uri)
-                        + p.mime_type.as_deref().map_or(0, cost::string)
-                        + match &p.body {
-                            super::output::ResourceBody::Text(t) => cost::string(t),
-                            super::output::ResourceBody::Blob(b) => cost::base64(b.len()),
-                        }
-                })
-                .sum(),
-        )
-    }
-}
-
-impl Budgeted for super::served::PromptOutput {
-    fn cost(&self) -> Option<u64> {
-        Some(cost::output(&ToolOutput {
-            content: self.messages.iter().map(|(_, c)| c.clone()).collect(),
-            ..ToolOutput::default()
-        }))
-    }
-}
-
-impl Budgeted for super::served::Completion {
-    fn cost(&self) -> Option<u64> {
-        None
-    }
-}
-
-/// Runs `f` (one of the optional exports: a resource read, a prompt, a
-/// completion) in a fresh instance, or a warm one, under the same limits,
-/// deadline, policy and failure mapping as a tool call; `label` names the
-/// request in failures and the log. A guest's own error comes back as
-/// [`FailureCause::Guest`], its message clipped and its secrets redacted.
-pub(crate) async fn serve<R: Outbound + Budgeted>(
-    target: &CallTarget<'_>,
-    label: &str,
-    events: Arc<dyn CallEvents>,
-    deadline: Instant,
-    session: Option<&Session>,
-    f: impl AsyncFnOnce(
-        &Exports,
-        &mut Store<CallState>,
-        Instance,
-    ) -> wasmtime::Result<
-        Result<R, super::bindings::mcp_wasm_host::plugin::errors::ServeError>,
-    >,
-) -> (Result<R, ToolFailure>, CallStats) {
-    let mut live = match live(target, label, events, deadline, session) {
-        Ok(live) => live,
-        Err(failure) => return (Err(failure), CallStats::default()),
-    };
-    let result = run(&mut live, target, async |store, instance| {
-        f(target.exports, store, instance).await
-    })
-    .await;
-    let store = &mut live.store;
-    finish(store);
-    let stats = stats(store, target.policy.limits.fuel);
-    let clean = result.is_ok() && !live.tainted && !store.data().refused_growth();
-    let outcome = match result {
-        Err(e) => Err(describe_error(store.data(), e)),
-        Ok(Err(guest)) => {
-            let (kind, message) = super::served::guest_error(guest);
-            let mut message = target.policy.grants.guest_message(message);
-            if kind == GuestErrorKind::Denied {
-                message = format!("{message} ({})", denied_hint(target.policy));
-            }
-            Err(ToolFailure {
-                plugin: target.plugin.to_string(),
-                tool: label.to_string(),
-                cause: FailureCause::Guest { kind, message },
-            })
-        }
-        Ok(Ok(value)) => {
-            let limit = target.policy.limits.max_result_bytes;
-            match value.cost() {
-                Some(size) if size > limit => Err(ToolFailure {
-                    plugin: target.plugin.to_string(),
-                    tool: label.to_string(),
-                    cause: FailureCause::ResultTooLarge {
-                        size,
-                        limit,
-                        hint: target.policy.raise_hint("max_result_size"),
-                    },
-                }),
-                _ => Ok(value),
-            }
-        }
-    };
-    (settle(live, target, session, clean, outcome), stats)
-}
-
 /// Calls `call-tool` for `tool` in a fresh instance, or a warm one when the
 /// plugin reuses instances, with arguments already validated against its
 /// input schema. The instance is kept for the plugin's next call only when
@@ -688,171 +587,6 @@ fn settle<R: Outbound>(
     outcome.map_err(|failure| ToolFailure {
         cause: failure.cause.map_guest_text(|text| grants.redacted(text)),
         ..failure
-    })
-}
-
-/// A guest's `tool-error` as the runtime's kind of guest error and message
-/// (redacted, then clipped: [`Grants::guest_message`]).
-pub fn guest_error(error: wit::ToolError, grants: &Grants) -> (GuestErrorKind, String) {
-    let (kind, message) = match error {
-        wit::ToolError::InvalidArguments(m) => (GuestErrorKind::InvalidArguments, m),
-        wit::ToolError::UnknownTool(m) => (GuestErrorKind::UnknownTool, m),
-        wit::ToolError::Denied(m) => (GuestErrorKind::Denied, m),
-        wit::ToolError::Failed(m) => (GuestErrorKind::Failed, m),
-    };
-    (kind, grants.guest_message(message))
-}
-
-/// How a denied guest's user grants access: every capability's hint (the
-/// filesystem's and the environment's), and the file they are granted in.
-fn denied_hint(policy: &Policy) -> String {
-    format!(
-        "{} (in {})",
-        policy.grants.denied_hints(&policy.section).join("; "),
-        policy.config_file
-    )
-}
-
-/// What a result costs against `max_result_size`: every byte of it the
-/// guest controls and the client receives, framing included (see
-/// [`cost`]). Never less than the JSON of its content and structured content.
-pub fn output_size(out: &ToolOutput) -> u64 {
-    cost::output(out)
-}
-
-/// Writes the guest's captured stdout and stderr to the server log.
-fn finish(store: &mut Store<CallState>) {
-    store.data_mut().finish_capabilities();
-}
-
-/// Turns a wasmtime error from instantiating or calling into plain words,
-/// using the limiter's record and the guest's stderr. Text taken from the
-/// guest (its stderr) is redacted, then clipped to [`MAX_MESSAGE`].
-fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
-    let (stderr, _) = state.stderr.contents();
-    let clipped = |text: String| state.policy.grants.guest_message(text);
-    let limits = &state.policy.limits;
-    let trap = error.downcast_ref::<Trap>();
-    let cause = if trap == Some(&Trap::OutOfFuel) {
-        FailureCause::OutOfFuel { limit: limits.fuel }
-    } else if trap == Some(&Trap::Interrupt) {
-        FailureCause::Timeout {
-            limit: limits.timeout,
-        }
-    } else if state.limiter.memory_refused {
-        FailureCause::MemoryLimit {
-            limit: limits.memory_bytes,
-            detail: find_alloc_failure(&stderr)
-                .or_else(|| trap.is_none().then(|| format!("{error:#}")))
-                .map(clipped),
-        }
-    } else if let Some(trap) = trap {
-        match trap {
-            Trap::UnreachableCodeReached => {
-                if let Some(panic) = find_panic(&stderr) {
-                    FailureCause::Panic {
-                        message: clipped(panic.message),
-                        location: panic.location.map(clipped),
-                    }
-                } else if let Some(oom) = find_alloc_failure(&stderr) {
-                    FailureCause::OutOfMemory(clipped(oom))
-                } else {
-                    FailureCause::Trap("executed an `unreachable` instruction".into())
-                }
-            }
-            Trap::StackOverflow => FailureCause::Trap("stack overflow".into()),
-            Trap::MemoryOutOfBounds => FailureCause::Trap(
-                "out-of-bounds memory access (in a Rust guest this is also how deep recursion that exhausts the shadow stack shows up)".into(),
-            ),
-            other => FailureCause::Trap(other.to_string().trim_start_matches("wasm trap: ").to_string()),
-        }
-    } else if let Some(cause) = capabilities::failure_cause(&error) {
-        cause
-    } else if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
-        FailureCause::Trap(format!("the guest exited with status {}", exit.0))
-    } else {
-        FailureCause::Host(clipped(format!("{error:#}")))
-    };
-    ToolFailure {
-        plugin: state.plugin().to_string(),
-        tool: state.tool().to_string(),
-        cause,
-    }
-}
-
-/// [`convert_result`], on the blocking pool when checking the structured
-/// content against the output schema may be slow (see
-/// [`Schema::is_quick_to_check`]), within the call's deadline.
-async fn convert_off_the_workers(
-    target: &CallTarget<'_>,
-    tool: &PluginTool,
-    result: wit::CallResult,
-    deadline: Instant,
-) -> Result<ToolOutput, FailureCause> {
-    let bad_output = |m: String| FailureCause::BadOutput(target.policy.grants.guest_message(m));
-    let structured_len = result.structured_content.as_ref().map_or(0, String::len);
-    let slow = tool
-        .output
-        .as_ref()
-        .filter(|schema| !schema.is_quick_to_check(structured_len));
-    let Some(schema) = slow.cloned() else {
-        return convert_result(tool, result).map_err(bad_output);
-    };
-    offload::run(target.lane, deadline, move || {
-        convert_with(Some(&schema), result)
-    })
-    .await
-    .map_err(|Expired| FailureCause::Timeout {
-        limit: target.policy.limits.timeout,
-    })?
-    .map_err(bad_output)
-}
-
-/// Converts and checks a guest's result. Structured content must be JSON
-/// and, when the tool declares an output schema, match it; a tool with a
-/// schema must return structured content unless the result is an error.
-pub fn convert_result(tool: &PluginTool, result: wit::CallResult) -> Result<ToolOutput, String> {
-    convert_with(tool.output.as_deref(), result)
-}
-
-/// [`convert_result`] against the output schema `output`, if any.
-fn convert_with(output: Option<&Schema>, result: wit::CallResult) -> Result<ToolOutput, String> {
-    let structured = result
-        .structured_content
-        .as_deref()
-        .map(serde_json::from_str::<Value>)
-        .transpose()
-        .map_err(|e| format!("its structured content is not valid JSON: {e}"))?;
-    if let Some(schema) = output {
-        match &structured {
-            Some(value) => {
-                let problems = schema.violations(value);
-                if !problems.is_empty() {
-                    return Err(format!(
-                        "its structured content does not match its output schema: {}",
-                        problems.join("; ")
-                    ));
-                }
-            }
-            None if !result.is_error => {
-                return Err(
-                    "the tool declares an output schema but returned no structured content".into(),
-                );
-            }
-            None => {}
-        }
-    }
-    let mut content: Vec<Content> = result.content.into_iter().map(Content::from).collect();
-    if content.is_empty()
-        && let Some(value) = &structured
-    {
-        // Older clients read only `content`: give them the JSON as text.
-        content.push(Content::text(value.to_string()));
-    }
-    Ok(ToolOutput {
-        content,
-        structured,
-        is_error: result.is_error,
     })
 }
 

@@ -1,6 +1,8 @@
 //! Unit tests of `runtime::call`.
 use super::*;
+use crate::capabilities::{self, Grants};
 use crate::output::ToolHints;
+use crate::output::cost;
 use crate::schema::Schema;
 
 /// Each shape a call can end in, with a denial during it: the denial is

@@ -43,7 +43,7 @@ impl Report<'_> {
                             .map(|(what, list)| (what.to_string(), Value::String(list)))
                             .collect::<Map<_, _>>(),
                     }),
-                    Err(problem) => json!({"granted": false, "error": problem}),
+                    Err(problem) => json!({"granted": false, "error": problem.to_string()}),
                 }),
             })),
             "world": world.map(|w| w.world()),

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::mcp::protocol::convert;
 use crate::runtime::{ImportKind, Inspection};
+use crate::source::PolicyLayerError;
 use crate::source::requested::RequestedPolicy;
 
 /// Why the report could not be produced.
@@ -55,7 +56,7 @@ pub struct SourceInfo {
     pub offline: bool,
     /// What the artifact's policy layer requests (never granted), or why
     /// it was not read.
-    pub requested: Option<Result<RequestedPolicy, String>>,
+    pub requested: Option<Result<RequestedPolicy, PolicyLayerError>>,
 }
 
 impl<'a> Report<'a> {

@@ -36,6 +36,7 @@ pub mod signature;
 pub mod store;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use configured::{PluginSource, SignatureKeys};
 pub use name::{BadPluginName, PluginName};
@@ -143,7 +144,27 @@ pub struct Fetched {
     pub signed_by: Option<PathBuf>,
     /// What the artifact's policy layer requests, if it has one, or why it
     /// could not be read. Shown, never granted.
-    pub requested: Option<Result<requested::RequestedPolicy, String>>,
+    pub requested: Option<Result<requested::RequestedPolicy, PolicyLayerError>>,
+}
+
+/// Why an artifact's policy layer was not read. It is shown, and fails
+/// nothing: the layer grants nothing anyway.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PolicyLayerError {
+    /// It could not be had from the store or the registry.
+    #[error(transparent)]
+    Fetch(Arc<SourceError>),
+    /// It was had, and is not a policy this host reads.
+    #[error(transparent)]
+    Read(Arc<requested::RequestedError>),
+}
+
+/// Two are equal when they say the same (what a fetch is compared by: the
+/// errors inside hold I/O and HTTP errors, which have no equality).
+impl PartialEq for PolicyLayerError {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
 }
 
 /// What one fetch is asked for: the source, what pins it, the keys it must
@@ -478,8 +499,9 @@ impl Fetcher {
         r: &OciRef,
         digest: &str,
         declared: i64,
-    ) -> Result<(Sha256Digest, Vec<u8>, requested::RequestedPolicy), String> {
-        let key = digest_of(r, digest).map_err(|e| e.to_string())?;
+    ) -> Result<(Sha256Digest, Vec<u8>, requested::RequestedPolicy), PolicyLayerError> {
+        let fetch = |e: SourceError| PolicyLayerError::Fetch(Arc::new(e));
+        let key = digest_of(r, digest).map_err(fetch)?;
         let bytes = match self.store.blob(&key, requested::MAX_POLICY_LAYER) {
             Some(bytes) => bytes,
             None => {
@@ -490,10 +512,11 @@ impl Fetcher {
                 registry
                     .blob(r, digest, Some(declared), &max)
                     .await
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| fetch(e.into()))?
             }
         };
-        let policy = requested::RequestedPolicy::parse(&bytes).map_err(|e| e.to_string())?;
+        let policy = requested::RequestedPolicy::parse(&bytes)
+            .map_err(|e| PolicyLayerError::Read(Arc::new(e)))?;
         Ok((key, bytes, policy))
     }
 

@@ -238,3 +238,6 @@ impl Config {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,5 +1,7 @@
 //! Unit tests of `runtime::plugin`.
+use super::tool_list::definition_size;
 use super::*;
+use crate::bindings::types as wit;
 
 fn def(name: &str, input_schema: &str) -> wit::ToolDefinition {
     wit::ToolDefinition {

@@ -1,5 +1,6 @@
 //! Unit tests of `runtime::capabilities::secrets`.
 use super::*;
+use std::path::Path;
 
 fn spec(text: &str) -> SecretsSpec {
     toml::from_str(text).unwrap()

@@ -12,6 +12,7 @@
 //! ([`limits::FetchTimeouts`]) and the component in size (`max_plugin_size`).
 //!
 //! - [`configured`] is what the policy file asks of a source.
+//! - `error` says why a source gave nothing ([`SourceError`]).
 //! - [`reference`] parses `oci://…` and `https://…` sources.
 //! - [`name`] is the plugin-name rule every path from a name goes through.
 //! - [`oci`] speaks to registries (`oci-client`).
@@ -25,6 +26,7 @@
 
 pub mod check;
 pub mod configured;
+mod error;
 pub mod https;
 pub mod limits;
 pub mod name;
@@ -39,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use configured::{PluginSource, SignatureKeys};
+pub use error::{PolicyLayerError, SourceError};
 pub use name::{BadPluginName, PluginName};
 pub use reference::{BadReference, OciRef, SourceRef};
 pub use resolution::{Resolution, Sourced, pending_claims, resolve_all};
@@ -47,85 +50,8 @@ use crate::runtime::Sha256Digest;
 use check::StreamCheck;
 use limits::{Bound, FetchTimeouts, MAX_MANIFEST_SIZE, MAX_PAYLOAD_SIZE, spelled};
 use oci::{OciError, Registry};
-use signature::{KeyError, PublicKey};
+use signature::PublicKey;
 use store::Store;
-
-/// Why a plugin's source did not give a component.
-#[derive(Debug, thiserror::Error)]
-pub enum SourceError {
-    /// The registry refused or failed.
-    #[error(transparent)]
-    Registry(#[from] OciError),
-    /// The URL could not be fetched.
-    #[error(transparent)]
-    Https(#[from] https::HttpsError),
-    /// Offline, and the cache has no copy.
-    #[error("{reference}: {reason}, and the cache has no copy of it")]
-    Offline {
-        /// The reference.
-        reference: String,
-        /// Why it could not be fetched.
-        reason: String,
-    },
-    /// The whole fetch took longer than its bound.
-    #[error("{reference}: the fetch did not finish within {after} (`{key}`)")]
-    TimedOut {
-        /// The reference.
-        reference: String,
-        /// The bound, spelled as in the policy.
-        after: String,
-        /// The key that sets it.
-        key: String,
-    },
-    /// The component is not the one the policy pins.
-    #[error(
-        "{reference}: the component's SHA-256 does not match the pinned digest: expected {expected} ({pin_key}), actual {actual}"
-    )]
-    Pinned {
-        /// The reference.
-        reference: String,
-        /// The pinned digest.
-        expected: Sha256Digest,
-        /// The component's.
-        actual: String,
-        /// What pins it: ``​`sha256` in [plugins.NAME] of FILE`` or `--sha256`.
-        pin_key: String,
-    },
-    /// The policy requires a signature and none verifies.
-    #[error(
-        "{reference}: {problem}; `{policy_key}` in {} requires a signature by {}",
-        config_file.display(),
-        keys.iter().map(|k| k.display().to_string()).collect::<Vec<_>>().join(" or ")
-    )]
-    Signature {
-        /// The reference.
-        reference: String,
-        /// What is wrong: no signature, or none by these keys.
-        problem: String,
-        /// The policy key that requires it.
-        policy_key: String,
-        /// The policy file.
-        config_file: PathBuf,
-        /// The keys.
-        keys: Vec<PathBuf>,
-    },
-    /// A public key of the policy cannot be read.
-    #[error("`{policy_key}`: {source}")]
-    Key {
-        /// The policy key that names it.
-        policy_key: String,
-        /// Why.
-        source: KeyError,
-    },
-    /// The store could not be written.
-    #[error("{}: cannot keep the fetched component: {source}", path.display())]
-    Store {
-        /// The store's directory.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-}
 
 /// What a fetch found.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,26 +71,6 @@ pub struct Fetched {
     /// What the artifact's policy layer requests, if it has one, or why it
     /// could not be read. Shown, never granted.
     pub requested: Option<Result<requested::RequestedPolicy, PolicyLayerError>>,
-}
-
-/// Why an artifact's policy layer was not read. It is shown, and fails
-/// nothing: the layer grants nothing anyway.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum PolicyLayerError {
-    /// It could not be had from the store or the registry.
-    #[error(transparent)]
-    Fetch(Arc<SourceError>),
-    /// It was had, and is not a policy this host reads.
-    #[error(transparent)]
-    Read(Arc<requested::RequestedError>),
-}
-
-/// Two are equal when they say the same (what a fetch is compared by: the
-/// errors inside hold I/O and HTTP errors, which have no equality).
-impl PartialEq for PolicyLayerError {
-    fn eq(&self, other: &Self) -> bool {
-        self.to_string() == other.to_string()
-    }
 }
 
 /// What one fetch is asked for: the source, what pins it, the keys it must

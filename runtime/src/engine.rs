@@ -56,7 +56,7 @@ pub enum QuickCompile {
     /// library's default: `inspect`, benchmarks and embedders).
     #[default]
     Never,
-    /// Components of [`LARGE`] bytes or more (interpreters: Python,
+    /// Components of `LARGE` bytes or more (interpreters: Python,
     /// JavaScript, Go) are compiled by Winch first (`serve`'s default).
     Large,
     /// Every component new to the cache is compiled by Winch first.

@@ -10,7 +10,7 @@ use super::units::{bytes, count, duration};
 
 /// The most bytes of guest-controlled text kept in one message: a tool
 /// error's message, a panic message, a log or progress message. Longer text
-/// is cut by [`clip`].
+/// is cut by `clip`.
 pub const MAX_MESSAGE: usize = 16 * 1024;
 
 /// Cuts `text` to at most `max` bytes (on a character boundary) and, if
@@ -135,7 +135,7 @@ pub enum LoadError {
         /// How many functions were left out (each logged with its reason).
         left_out: usize,
     },
-    /// Another source claims the plugin's name (see [`super::claims`]).
+    /// Another source claims the plugin's name (see `claims`).
     NameTaken {
         /// The plugin file.
         path: PathBuf,

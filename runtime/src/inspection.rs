@@ -38,7 +38,7 @@ pub struct Inspection {
     /// each call's receipt names), once it compiled.
     pub sha256: Option<Sha256Digest>,
     /// Which version of our world the component targets; `None` when it
-    /// does not export [`TOOLS_INTERFACE`] (or is no component).
+    /// does not export `TOOLS_INTERFACE` (or is no component).
     pub world: Option<WorldTarget>,
     /// The names the component imports (e.g. `wasi:filesystem/types@0.2.6`),
     /// sorted. Empty when the file is no valid component.
@@ -107,13 +107,13 @@ impl Inspection {
 }
 
 /// The version of our world a component was built against, read from its
-/// export of [`TOOLS_INTERFACE`].
+/// export of `TOOLS_INTERFACE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorldTarget {
     /// The package version, e.g. `0.1.0`; `None` for an unversioned export.
     pub version: Option<String>,
     /// This host can serve that version: it is semver-compatible with one
-    /// of [`SUPPORTED_VERSIONS`] (same major version, and for 0.x the same
+    /// of `SUPPORTED_VERSIONS` (same major version, and for 0.x the same
     /// minor version), which is how wasmtime matches the export.
     pub supported: bool,
 }

@@ -1,8 +1,20 @@
-//! The WebAssembly runtime: the engine, plugin loading, the sandbox and the
-//! calls. It speaks only its own types and knows nothing of MCP.
+//! `mcp-wasm-host-runtime`: sandboxed WebAssembly tools for an MCP server.
+//! The engine, plugin loading, the policy types and each capability's
+//! section, the sandbox, the calls and the compile cache. It speaks only its
+//! own types and knows nothing of MCP (it does not depend on rmcp): the
+//! `mcp-wasm-host` server maps them to MCP, and another Rust MCP server can
+//! embed it the same way.
+//!
+//! Embedding, in short (the whole server is `runtime/examples/embed/` in
+//! the repository, under 100 lines): build a [`Runtime`] from
+//! [`EngineSettings`] and a [`PolicySource`] ([`DefaultPolicies`] grants
+//! nothing), [`Runtime::load_dir`] a directory of components, list
+//! [`Runtime::catalog`]'s tools, and [`Runtime::call`] one with its JSON
+//! arguments and a [`Caller`]. A guest that traps, loops or reaches a limit
+//! comes back as a [`CallError`], and the runtime goes on serving.
 //!
 //! Its modules are private: every public name has one path,
-//! `crate::Name`, re-exported here. Two modules stay public as
+//! `mcp_wasm_host_runtime::Name`, re-exported here. Two modules stay public as
 //! namespaces: [`capabilities`] (each capability's own types, under its
 //! own module such as `capabilities::http`) and [`units`] (formatters named
 //! by the quantity they write, read as `units::bytes`).

@@ -63,7 +63,7 @@ pub struct Plugin {
     /// its functions served as tools, and those left out.
     pub generic: Option<GenericSummary>,
     /// Compiled quickly by Winch: Cranelift's code replaces this version
-    /// once it is compiled (see [`super::quick`]).
+    /// once it is compiled (see `quick`).
     pub quick: bool,
 }
 

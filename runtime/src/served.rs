@@ -112,7 +112,7 @@ impl TemplateInfo {
     /// Whether `uri` matches the template: `{name}` matches one or more
     /// characters other than `/`, `{+name}` one or more of any; the rest
     /// must match exactly. Linear in the URI's length (see
-    /// [`super::uri_match`]).
+    /// `uri_match`).
     pub fn matches(&self, uri: &str) -> bool {
         self.pattern.is_match(uri)
     }
@@ -181,7 +181,7 @@ pub enum CompletionTarget {
 /// Suggested values.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Completion {
-    /// At most [`MAX_COMPLETIONS`] values.
+    /// At most `MAX_COMPLETIONS` values.
     pub values: Vec<String>,
     /// How many there are in all, if known.
     pub total: Option<u32>,

@@ -88,7 +88,7 @@ pub struct LeftOut {
     /// Why, in a few words.
     pub reason: String,
     /// Whether a toolchain added it for its own use (see
-    /// [`TOOLCHAIN_EXPORTS`]): logged at debug level, not as a warning.
+    /// `TOOLCHAIN_EXPORTS`): logged at debug level, not as a warning.
     pub internal: bool,
 }
 

@@ -209,15 +209,10 @@ impl CompileCache {
         &self.dir
     }
 
-    /// The key of the component compiled by `engine` from the file `wasm`
-    /// (the file is hashed with BLAKE3, several times faster than SHA-256:
-    /// every start hashes every plugin file).
-    pub fn key(engine: &Engine, wasm: &[u8]) -> Sha256Digest {
-        Self::key_of_digest(engine, &entry::digest(wasm))
-    }
-
-    /// [`CompileCache::key`], from the file's BLAKE3 digest (so one hash of
-    /// the file serves the keys of both compilers' code).
+    /// The key of the component compiled by `engine` from a plugin file,
+    /// from the file's BLAKE3 digest (several times faster than SHA-256,
+    /// and every start hashes every plugin file; one hash of the file
+    /// serves the keys of both compilers' code).
     pub(super) fn key_of_digest(engine: &Engine, file: &blake3::Hash) -> Sha256Digest {
         let mut hasher = ShaHasher(Sha256::new());
         hasher.0.update(b"mcp-wasm-host compile cache\0");
@@ -237,7 +232,7 @@ impl CompileCache {
     /// that fails its checks or that wasmtime refuses is logged as a
     /// warning and deleted.
     #[tracing::instrument(skip(self, engine))]
-    pub fn get(&self, engine: &Engine, key: &Sha256Digest, plugin: &str) -> Option<Component> {
+    pub(crate) fn get(&self, engine: &Engine, key: &Sha256Digest, plugin: &str) -> Option<Component> {
         match self.lookup(engine, key, plugin) {
             Lookup::Hit(component) => Some(component),
             Lookup::Miss | Lookup::Discarded => None,
@@ -296,7 +291,7 @@ impl CompileCache {
     /// directory and renamed into place. A failure is logged; the plugin
     /// still runs.
     #[tracing::instrument(skip(self, component))]
-    pub fn put(&self, key: &Sha256Digest, component: &Component, plugin: &str) {
+    pub(crate) fn put(&self, key: &Sha256Digest, component: &Component, plugin: &str) {
         let payload = match component.serialize() {
             Ok(payload) => payload,
             Err(e) => {

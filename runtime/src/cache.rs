@@ -232,7 +232,12 @@ impl CompileCache {
     /// that fails its checks or that wasmtime refuses is logged as a
     /// warning and deleted.
     #[tracing::instrument(skip(self, engine))]
-    pub(crate) fn get(&self, engine: &Engine, key: &Sha256Digest, plugin: &str) -> Option<Component> {
+    pub(crate) fn get(
+        &self,
+        engine: &Engine,
+        key: &Sha256Digest,
+        plugin: &str,
+    ) -> Option<Component> {
         match self.lookup(engine, key, plugin) {
             Lookup::Hit(component) => Some(component),
             Lookup::Miss | Lookup::Discarded => None,

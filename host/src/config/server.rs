@@ -144,42 +144,53 @@ pub(super) struct ServerSpec {
 impl ServerSpec {
     /// Refuses a value out of range, naming its key below `server.`.
     pub(super) fn check(&self) -> Result<(), (String, String)> {
-        let s = self;
-        if s.task_result_ttl.is_some_and(|t| t.is_zero()) {
+        if self.task_result_ttl.is_some_and(|t| t.is_zero()) {
             return Err(("task_result_ttl".into(), "must be longer than zero".into()));
         }
-        if s.task_poll_interval.is_some_and(|t| t.as_millis() == 0) {
+        if self.task_poll_interval.is_some_and(|t| t.as_millis() == 0) {
             return Err(("task_poll_interval".into(), "must be at least 1ms".into()));
         }
-        if s.max_tasks == Some(0) {
+        if self.max_tasks == Some(0) {
             return Err(("max_tasks".into(), "must be at least 1".into()));
         }
         for (key, value) in [
-            ("fetch_connect_timeout", s.fetch_connect_timeout),
-            ("fetch_first_byte_timeout", s.fetch_first_byte_timeout),
-            ("fetch_timeout", s.fetch_timeout),
+            ("fetch_connect_timeout", self.fetch_connect_timeout),
+            ("fetch_first_byte_timeout", self.fetch_first_byte_timeout),
+            ("fetch_timeout", self.fetch_timeout),
         ] {
             if value.is_some_and(|t| t.as_millis() == 0) {
                 return Err((key.into(), "must be at least 1ms".into()));
             }
         }
         for (key, value) in [
-            ("max_uri_size", s.max_uri_size.map(|b| b.as_u64())),
-            ("max_subscriptions", s.max_subscriptions.map(|n| n as u64)),
-            ("max_watched_size", s.max_watched_size.map(|b| b.as_u64())),
-            ("max_listen_streams", s.max_listen_streams.map(|n| n as u64)),
+            ("max_uri_size", self.max_uri_size.map(|b| b.as_u64())),
+            (
+                "max_subscriptions",
+                self.max_subscriptions.map(|n| n as u64),
+            ),
+            (
+                "max_watched_size",
+                self.max_watched_size.map(|b| b.as_u64()),
+            ),
+            (
+                "max_listen_streams",
+                self.max_listen_streams.map(|n| n as u64),
+            ),
         ] {
             if value == Some(0) {
                 return Err((key.into(), "must be at least 1".into()));
             }
         }
-        if s.max_sessions == Some(0) {
+        if self.max_sessions == Some(0) {
             return Err(("max_sessions".into(), "must be at least 1".into()));
         }
-        if s.session_idle_timeout.is_some_and(|t| t.as_millis() == 0) {
+        if self
+            .session_idle_timeout
+            .is_some_and(|t| t.as_millis() == 0)
+        {
             return Err(("session_idle_timeout".into(), "must be at least 1ms".into()));
         }
-        if let Some(oauth) = &s.oauth {
+        if let Some(oauth) = &self.oauth {
             oauth::check(oauth).map_err(|(k, p)| (format!("oauth.{k}"), p))?;
         }
         Ok(())

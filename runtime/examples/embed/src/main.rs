@@ -15,11 +15,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _, service::RequestContext};
 
-/// The runtime that holds the plugins, and the stdio connection's one
-/// client (rate limits and instance reuse count per caller).
+/// The plugins' runtime, and the stdio connection's one client (a caller).
 struct Server {
     runtime: Runtime,
     caller: Caller,
@@ -35,7 +33,12 @@ impl ServerHandler for Server {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut tools = vec![Tool::new("plugins", "Names the plugins.", Arc::default())];
+        // No arguments: an object schema (clients require `type`).
+        let none = Arc::new(serde_json::Map::from_iter([(
+            "type".into(),
+            "object".into(),
+        )]));
+        let mut tools = vec![Tool::new("plugins", "Names the plugins.", none)];
         for t in self.runtime.catalog().tools() {
             let schema = Arc::new(t.input_schema.clone());
             tools.push(Tool::new(t.name.clone(), t.description.clone(), schema));
@@ -86,12 +89,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let policies = Arc::new(DefaultPolicies::default());
     let runtime = Runtime::new(&EngineSettings::default(), policies)?;
     for error in runtime.load_dir(dir.as_ref()).await?.failed {
-        eprintln!("skipped: {error}");
+        eprintln!("not loaded: {error}");
     }
     let caller = Caller::new();
-    let server = Server { runtime, caller }
-        .serve(rmcp::transport::stdio())
-        .await?;
-    server.waiting().await?;
+    let served = Server { runtime, caller }.serve(rmcp::transport::stdio());
+    served.await?.waiting().await?;
     Ok(())
 }

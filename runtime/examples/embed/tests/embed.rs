@@ -106,6 +106,11 @@ fn an_rmcp_server_serves_sandboxed_tools_beside_its_own() {
     for name in ["plugins", "hash", "panic", "ok"] {
         assert!(names.contains(&name), "{name} is not in {names:?}");
     }
+    // Every tool's input schema is an object schema, as clients require
+    // (the official Python SDK refuses a listing without `type`).
+    for tool in list["result"]["tools"].as_array().unwrap() {
+        assert_eq!(tool["inputSchema"]["type"], json!("object"), "{tool}");
+    }
     let hash = &list["result"]["tools"][names.iter().position(|n| *n == "hash").unwrap()];
     assert_eq!(hash["inputSchema"]["required"], json!(["text"]), "{hash}");
 

@@ -48,6 +48,13 @@ pub fn check(bytes: &[u8]) {
                 serde_json::to_value(&again).ok(),
                 "the accepted message is not the one rmcp reads"
             );
+            // Every field, including what serializing skips: `check` reads
+            // a known request as its own type, not through rmcp's enum.
+            assert_eq!(
+                format!("{message:?}"),
+                format!("{again:?}"),
+                "the accepted message is not the one rmcp reads"
+            );
             if let JsonRpcMessage::Request(request) = &message
                 && let ClientRequest::CustomRequest(custom) = &request.request
             {

@@ -167,9 +167,20 @@ pub fn check(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
             )
         });
     }
-    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
-        Ok(message) => message,
-        Err(e) => return Err(why_rmcp_refuses(bytes, &top, &e)),
+    let message = match top.typed(bytes) {
+        Some(request) => {
+            let message = JsonRpcMessage::Request(request);
+            debug_assert!(
+                reads_as_rmcp_does(bytes, &message),
+                "the typed reading of {} differs from rmcp's",
+                String::from_utf8_lossy(bytes)
+            );
+            message
+        }
+        None => match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+            Ok(message) => message,
+            Err(e) => return Err(why_rmcp_refuses(bytes, &top, &e)),
+        },
     };
     if let JsonRpcMessage::Request(request) = &message
         && let Some(known) = top.known
@@ -183,6 +194,14 @@ pub fn check(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
         }
     }
     Ok(message)
+}
+
+/// Whether rmcp reads `bytes` as `message` (for the debug check of
+/// [`TopLevel::typed`]); `ClientRequest` has no `PartialEq`, so their debug
+/// forms are compared, which show every field.
+fn reads_as_rmcp_does(bytes: &[u8], message: &ClientJsonRpcMessage) -> bool {
+    serde_json::from_slice::<ClientJsonRpcMessage>(bytes)
+        .is_ok_and(|rmcp| format!("{rmcp:?}") == format!("{message:?}"))
 }
 
 /// Methods that revision 2026-07-28 removed (SEP-2575, SEP-2577): a request
@@ -290,12 +309,34 @@ fn probe<R: DeserializeOwned>(bytes: &[u8]) -> Result<(), serde_json::Error> {
     serde_json::from_slice::<JsonRpcRequest<R>>(bytes).map(drop)
 }
 
+/// Reads a whole message as one typed request of rmcp's.
+type Read = fn(&[u8]) -> Option<JsonRpcRequest<ClientRequest>>;
+
+/// A request for `R`'s method read as `R`, the variant of `ClientRequest`
+/// rmcp reads it as: rmcp's `ClientRequest` is an untagged enum, which
+/// buffers the message and tries each variant in turn, building an error
+/// for each that does not fit (about half of reading a `tools/call`); only
+/// `R` can fit a request for its method but the custom request, which comes
+/// last.
+fn read<R: DeserializeOwned + Into<ClientRequest>>(
+    bytes: &[u8],
+) -> Option<JsonRpcRequest<ClientRequest>> {
+    let typed = serde_json::from_slice::<JsonRpcRequest<R>>(bytes).ok()?;
+    Some(JsonRpcRequest {
+        jsonrpc: typed.jsonrpc,
+        id: typed.id,
+        request: typed.request.into(),
+    })
+}
+
 /// A method rmcp's `ClientRequest` knows.
 #[derive(Debug)]
 struct Known {
     method: &'static str,
     /// Parses a request for the method with the params it requires.
     strict: Probe,
+    /// Reads a request for the method as rmcp does, if it fits.
+    read: Read,
     /// Whether rmcp drops `params` that do not fit instead of refusing them.
     lenient: bool,
 }
@@ -305,10 +346,14 @@ trait KnownMethod {
     const KNOWN: Known;
 }
 
-impl<M: ConstString + DeserializeOwned, P: DeserializeOwned> KnownMethod for Request<M, P> {
+impl<M: ConstString + DeserializeOwned, P: DeserializeOwned> KnownMethod for Request<M, P>
+where
+    Self: Into<ClientRequest>,
+{
     const KNOWN: Known = Known {
         method: M::VALUE,
         strict: probe::<Self>,
+        read: read::<Self>,
         lenient: false,
     };
 }
@@ -317,18 +362,25 @@ impl<M: ConstString + DeserializeOwned, P: DeserializeOwned> KnownMethod for Req
 /// params that do not fit into none; the strict reading requires them.
 impl<M: ConstString + DeserializeOwned, P: DeserializeOwned> KnownMethod
     for RequestOptionalParam<M, P>
+where
+    Self: Into<ClientRequest>,
 {
     const KNOWN: Known = Known {
         method: M::VALUE,
         strict: probe::<Request<M, P>>,
+        read: read::<Self>,
         lenient: true,
     };
 }
 
-impl<M: ConstString + DeserializeOwned> KnownMethod for RequestNoParam<M> {
+impl<M: ConstString + DeserializeOwned> KnownMethod for RequestNoParam<M>
+where
+    Self: Into<ClientRequest>,
+{
     const KNOWN: Known = Known {
         method: M::VALUE,
         strict: probe::<Self>,
+        read: read::<Self>,
         lenient: false,
     };
 }
@@ -390,11 +442,25 @@ struct TopLevel {
     known: Option<&'static Known>,
     /// Whether `params` is there and not null.
     params_given: bool,
+    /// Whether a member other than `jsonrpc`, `id`, `method` and `params`
+    /// is there.
+    other_members: bool,
 }
 
 impl TopLevel {
     fn id(&self) -> Option<RequestId> {
         self.id.clone().filter(|_| self.id_is_whole)
+    }
+
+    /// The message read as rmcp reads it, when it is a request for a
+    /// method rmcp knows with nothing but a request's members (which rmcp
+    /// reads as a request) and it fits that method's type; else `None`, and
+    /// rmcp's own reading decides.
+    fn typed(&self, bytes: &[u8]) -> Option<JsonRpcRequest<ClientRequest>> {
+        let plain = self.shape == Shape::Object && !self.other_members && self.id().is_some();
+        plain
+            .then_some(self.known?)
+            .and_then(|known| (known.read)(bytes))
     }
 }
 
@@ -420,6 +486,7 @@ impl<'de> Visitor<'de> for &mut TopLevel {
             // A key or the end of the object followed the last value.
             self.id_is_whole = true;
             let Some(key) = key else { return Ok(()) };
+            self.other_members |= matches!(key, Key::Other);
             match map.next_value_seed(Member(key))? {
                 Seen::Id(id) => {
                     self.id_is_whole = matches!(id, Some(RequestId::String(_)));
@@ -460,6 +527,7 @@ impl<'de> Visitor<'de> for &mut TopLevel {
 /// The top-level members the first pass looks at.
 #[derive(Debug, Clone, Copy)]
 enum Key {
+    Jsonrpc,
     Id,
     Method,
     Params,
@@ -486,6 +554,7 @@ impl<'de> Visitor<'de> for KeySeed {
 
     fn visit_str<E>(self, key: &str) -> Result<Key, E> {
         Ok(match key {
+            "jsonrpc" => Key::Jsonrpc,
             "id" => Key::Id,
             "method" => Key::Method,
             "params" => Key::Params,
@@ -522,7 +591,7 @@ impl Member {
             Key::Id => Seen::Id(id),
             Key::Method => Seen::Method(None),
             Key::Params => Seen::Params(given),
-            Key::Other => Seen::Nothing,
+            Key::Jsonrpc | Key::Other => Seen::Nothing,
         }
     }
 }

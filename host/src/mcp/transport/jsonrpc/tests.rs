@@ -295,3 +295,75 @@ fn the_contract_holds_for_every_truncation_and_byte_flip_of_sample_messages() {
         }
     }
 }
+
+/// The first pass of `check` for `bytes`.
+fn scanned(bytes: &[u8]) -> TopLevel {
+    let mut top = TopLevel::default();
+    (&mut top)
+        .deserialize(&mut serde_json::Deserializer::from_slice(bytes))
+        .unwrap();
+    top
+}
+
+/// A request for a method rmcp knows is read as its type alone, and that
+/// reading is rmcp's own (`check` asserts so in debug builds, over every
+/// message the tests send); what is not a plain request, or does not fit
+/// its method's type, is left to rmcp's reading.
+#[test]
+fn known_requests_are_read_as_their_type_as_rmcp_reads_them() {
+    let mut methods: Vec<&str> = KNOWN.iter().map(|k| k.method).collect();
+    methods.sort_unstable();
+    methods.dedup();
+    assert_eq!(methods.len(), KNOWN.len(), "one variant per method");
+    for (text, typed) in [
+        (
+            request("tools/call", r#"{"name":"t","arguments":{"a":1}}"#),
+            true,
+        ),
+        (
+            request(
+                "tools/call",
+                r#"{"name":"t","arguments":{},"_meta":{"progressToken":3,"x":[1]},"task":{"ttl":5},"extra":true}"#,
+            ),
+            true,
+        ),
+        (
+            r#"{"id":"q","params":{"name":"t"},"method":"tools/call","jsonrpc":"2.0"}"#.into(),
+            true,
+        ),
+        (request("tools/list", r#"{"cursor":"abc"}"#), true),
+        (request("tools/list", r#"{"cursor":5}"#), true),
+        (request("resources/read", r#"{"uri":"file:///a"}"#), true),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.into(), true),
+        (
+            request(
+                "initialize",
+                r#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+            ),
+            true,
+        ),
+        // Not plain requests, or not of the method's type: rmcp decides.
+        (request("tools/call", r#"{"arguments":{}}"#), false),
+        (request("vendor/thing", r#"{"a":1}"#), false),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"result":{}}"#
+                .into(),
+            false,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}"#.into(),
+            false,
+        ),
+    ] {
+        let bytes = text.as_bytes();
+        let read = scanned(bytes).typed(bytes);
+        assert_eq!(read.is_some(), typed, "{text}");
+        if let Some(request) = read {
+            assert!(
+                reads_as_rmcp_does(bytes, &JsonRpcMessage::Request(request)),
+                "{text}"
+            );
+        }
+        assert_contract(bytes);
+    }
+}

@@ -21,7 +21,7 @@ use crate::{SIDES, Setup, Side};
 
 /// The host's pool under callgrind, and its lists wait for the plugin (see
 /// [`count`]).
-const MAX_INSTANCES: [&str; 3] = ["--max-instances", "2", "--wait-for-load=true"];
+const UNDER_CALLGRIND: [&str; 3] = ["--max-instances", "2", "--wait-for-load=true"];
 
 /// Prints the instruction counts, or why they cannot be had.
 pub fn run(setup: &Setup, quick: bool) {
@@ -100,7 +100,7 @@ fn count(setup: &Setup, side: Side, calls: usize) -> u64 {
     // a time, so a pool of 2 runs the same path.
     let extra: &[&str] = match side {
         Side::Native => &[],
-        _ => &MAX_INSTANCES,
+        _ => &UNDER_CALLGRIND,
     };
     let server = setup.command(side, extra);
     let mut command = Command::new("valgrind");

@@ -33,8 +33,31 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 cd "$repo"
 
+# Each step's wall time, printed as a table when the run ends (pass or fail):
+# where a CI run's time goes. `timed NAME COMMAND...` runs one step; it
+# appends to a file, since a step run inside $(...) is in a subshell.
+steps_file="$(mktemp)"
+run_started=$SECONDS
+timed() {
+    local name="$1" started=$SECONDS status=0
+    shift
+    "$@" || status=$?
+    printf '%-34s %6ds  %s\n' "$name" $((SECONDS - started)) \
+        "$([[ $status == 0 ]] && echo ok || echo "FAILED ($status)")" >>"$steps_file"
+    return "$status"
+}
+print_steps() {
+    {
+        echo "== steps (wall time, in the order run)"
+        cat "$steps_file"
+        printf '%-34s %6ds\n' "total" $((SECONDS - run_started))
+    } >&2
+    rm -f "$steps_file"
+}
+trap print_steps EXIT
+
 if command -v rustup >/dev/null 2>&1; then
-    rustup target add wasm32-wasip2 >&2
+    timed "rustup target add wasm32-wasip2" rustup target add wasm32-wasip2 >&2
 fi
 
 # setup VAR SCRIPT: runs scripts/SCRIPT (which installs a toolchain or a
@@ -42,7 +65,7 @@ fi
 # stops the run.
 setup() {
     local path
-    path="$("scripts/$2")"
+    path="$(timed "$2" "scripts/$2")"
     export "$1=$path"
 }
 setup MCP_WASM_HOST_PYTHON setup-python.sh
@@ -61,12 +84,12 @@ setup MCP_WASM_HOST_PODMAN setup-image.sh
 export MCP_WASM_HOST_REQUIRE_ALL=1
 
 echo "== cargo test --workspace" >&2
-cargo test --workspace --locked
+timed "cargo test --workspace" cargo test --workspace --locked
 
 # The fuzz targets (stable Rust; cargo-fuzz, its build and the grown corpus
 # are cached under ~/.cache/mcp-wasm-host, so a rerun only fuzzes).
 echo "== fuzz (scripts/fuzz.sh)" >&2
-scripts/fuzz.sh
+timed "fuzz.sh" scripts/fuzz.sh
 
 # `cargo test` built TARGET_DIR/debug/mcp-wasm-host (its integration tests
 # run it) and every guest plugin. A plain `cargo build` here would build the host
@@ -76,7 +99,7 @@ export MCP_WASM_HOST_BUILT=1
 
 echo "== pytest tests/python" >&2
 MCP_WASM_HOST_BIN="$(cargo_target_dir)/debug/mcp-wasm-host" \
-    "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python
+    timed "pytest tests/python" "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python
 
 echo "== MCP conformance suite (scripts/conformance.sh)" >&2
-scripts/conformance.sh
+timed "conformance.sh" scripts/conformance.sh

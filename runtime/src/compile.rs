@@ -13,6 +13,8 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::cache::{CompileCache, Sha256Digest};
+use super::concurrent::{AsyncTier, needs_async_engine};
+use super::engine::Abi;
 use super::error::LoadError;
 use super::file_hash::FileHash;
 use super::generic;
@@ -92,6 +94,9 @@ pub(crate) struct Compiled {
     /// Compiled by Winch: links against the quick tier's linker, and is
     /// never cached.
     pub quick: bool,
+    /// The ABI of the engine that compiled it: [`Abi::Async`] links against
+    /// the async tier's linker (see [`super::concurrent`]).
+    pub abi: Abi,
 }
 
 impl Compiled {
@@ -103,6 +108,7 @@ impl Compiled {
             digest,
             docs: Arc::new(generic::docs::Docs::read(bytes)),
             quick,
+            abi: Abi::Sync,
         }
     }
 }
@@ -122,6 +128,9 @@ pub(super) struct Compilers {
     /// Compiles with Cranelift only, and deletes the quick code's cache
     /// entry once Cranelift's is stored.
     pub optimizing: bool,
+    /// Compiles the components built for the component model's async ABI,
+    /// which the main engine refuses.
+    pub concurrent: Arc<AsyncTier>,
 }
 
 impl Compilers {
@@ -226,6 +235,7 @@ fn compile_warm(
         digest,
         docs: Arc::new(docs),
         quick: from_quick,
+        abi: Abi::Sync,
     }))
 }
 
@@ -241,6 +251,7 @@ fn compile_blocking(
         cache,
         quick,
         optimizing,
+        concurrent,
     } = compilers;
     let (cache, quick, optimizing) = (cache.as_deref(), quick.as_deref(), *optimizing);
     let started = std::time::Instant::now();
@@ -317,10 +328,20 @@ fn compile_blocking(
             return Ok(Compiled::new(component, digest, bytes, true));
         }
     }
-    let component = Component::from_binary(engine, bytes).map_err(|e| LoadError::Compile {
+    let compile_error = |e: wasmtime::Error| LoadError::Compile {
         path: path.to_owned(),
         reason: format!("{e:#}"),
-    })?;
+    };
+    let component = match Component::from_binary(engine, bytes) {
+        Ok(component) => component,
+        Err(e) if needs_async_engine(&e) => {
+            let file = cache.zip(file.as_ref());
+            return compile_async(concurrent, plugin, bytes, digest, file, started)
+                .unwrap_or(Err(e))
+                .map_err(compile_error);
+        }
+        Err(e) => return Err(compile_error(e)),
+    };
     tracing::info!(
         plugin,
         elapsed_ms = started.elapsed().as_millis() as u64,
@@ -334,4 +355,50 @@ fn compile_blocking(
         cache.remove(key, plugin);
     }
     Ok(Compiled::new(component, digest, bytes, false))
+}
+
+/// Compiles `bytes` (whose SHA-256 is `digest`) on the async tier, which
+/// the main engine refused for a component-model feature it leaves off:
+/// from the cache (given `file`: the cache and the file's digest), or
+/// compiled and stored there. `None` if the async engine cannot be built.
+fn compile_async(
+    tier: &AsyncTier,
+    plugin: &str,
+    bytes: &[u8],
+    digest: Sha256Digest,
+    file: Option<(&CompileCache, &blake3::Hash)>,
+    started: std::time::Instant,
+) -> Option<wasmtime::Result<Compiled>> {
+    let engine = tier.engine()?;
+    let key = file.map(|(cache, file)| (cache, CompileCache::key_of_digest(engine, file)));
+    let cached = key
+        .as_ref()
+        .and_then(|(cache, key)| cache.get(engine, key, plugin));
+    let how = if cached.is_some() {
+        "loaded from cache"
+    } else {
+        "compiled"
+    };
+    let component = match cached {
+        Some(component) => component,
+        None => match tier.compile(bytes)? {
+            Ok(component) => {
+                if let Some((cache, key)) = &key {
+                    cache.put(key, &component, plugin);
+                }
+                component
+            }
+            Err(e) => return Some(Err(e)),
+        },
+    };
+    tracing::info!(
+        plugin,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        sha256 = %digest,
+        "{how} for the async engine (the component uses the component model's async ABI)"
+    );
+    Some(Ok(Compiled {
+        abi: Abi::Async,
+        ..Compiled::new(component, digest, bytes, false)
+    }))
 }

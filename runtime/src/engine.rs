@@ -1,7 +1,7 @@
 //! The one wasmtime [`Engine`] the server runs every plugin on, and its
 //! instance allocator.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use wasmtime::component::Linker;
 
@@ -112,18 +112,45 @@ pub struct EngineError(String);
 /// interruption driven by a ticker thread, the pooling allocator, and the
 /// incremental compilation cache if one is given.
 pub fn build(settings: &EngineSettings) -> Result<Engine, EngineError> {
-    build_with(settings, Strategy::Cranelift)
+    build_with(settings, Strategy::Cranelift, Abi::Sync)
+}
+
+/// Which of the component model's ABIs an engine's components may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Abi {
+    /// The synchronous ABI only: every plugin's engine. wasmtime's
+    /// concurrency support is off, so a call never goes through its
+    /// concurrent machinery (a component built for the async ABI fails
+    /// validation, and goes to the engine below).
+    Sync,
+    /// The async ABI too (`async` exports, `stream`, `future`,
+    /// `error-context`, their built-ins): the engine of the components that
+    /// need it (see [`super::concurrent`]). The stackful ABI and the
+    /// threading built-ins stay off.
+    Async,
 }
 
 /// Builds an engine as [`build`] does, whose compiler is `strategy`
-/// (Winch for quick first compiles, see [`super::quick`]).
+/// (Winch for quick first compiles, see [`super::quick`]) and whose
+/// components may use `abi`.
 pub(super) fn build_with(
     settings: &EngineSettings,
     strategy: Strategy,
+    abi: Abi,
 ) -> Result<Engine, EngineError> {
     let mut config = Config::new();
     config.strategy(strategy);
     config.wasm_component_model(true);
+    // On by default when wasmtime is built with `component-model-async`:
+    // then every `call_async` runs as a concurrent task. Only the async
+    // engine pays for that.
+    config.concurrency_support(abi == Abi::Async);
+    if abi == Abi::Async {
+        config
+            .wasm_component_model_async(true)
+            .wasm_component_model_more_async_builtins(true)
+            .wasm_component_model_error_context(true);
+    }
     config.consume_fuel(settings.fuel);
     config.epoch_interruption(settings.epoch);
     if let Some(store) = &settings.incremental {
@@ -170,6 +197,75 @@ pub(super) fn host_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
     super::capabilities::link(&mut linker)?;
     Ok(linker)
+}
+
+/// An engine like the main one but for its compiler or its ABI, with its
+/// host linker, built the first time a component needs it (a server none of
+/// whose plugins needs it never builds it, nor reserves its pool).
+pub(crate) struct LazyEngine {
+    settings: EngineSettings,
+    strategy: Strategy,
+    abi: Abi,
+    /// What is off when it cannot be built, and why, for the warning.
+    off: &'static str,
+    built: OnceLock<Option<(Engine, Arc<Linker<CallState>>)>>,
+}
+
+impl std::fmt::Debug for LazyEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyEngine")
+            .field("strategy", &self.strategy)
+            .field("abi", &self.abi)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LazyEngine {
+    /// An engine of `settings` compiling with `strategy` for `abi`; `off`
+    /// says what is off, and why, if it cannot be built.
+    pub(crate) fn new(
+        settings: EngineSettings,
+        strategy: Strategy,
+        abi: Abi,
+        off: &'static str,
+    ) -> Self {
+        LazyEngine {
+            settings,
+            strategy,
+            abi,
+            off,
+            built: OnceLock::new(),
+        }
+    }
+
+    /// The engine and its linker, built now if they were not yet; `None`
+    /// (and one warning) if they cannot be built.
+    pub(crate) fn get(&self) -> Option<&(Engine, Arc<Linker<CallState>>)> {
+        self.built
+            .get_or_init(|| {
+                let built = build_with(&self.settings, self.strategy, self.abi)
+                    .map_err(|e| e.to_string())
+                    .and_then(|engine| {
+                        host_linker(&engine)
+                            .map(|linker| (engine, Arc::new(linker)))
+                            .map_err(|e| format!("{e:#}"))
+                    });
+                built
+                    .inspect_err(|reason| tracing::warn!("{}: {reason}", self.off))
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// The engine (built now if it was not yet).
+    pub(crate) fn engine(&self) -> Option<&Engine> {
+        self.get().map(|(engine, _)| engine)
+    }
+
+    /// Its linker (built now if it was not yet).
+    pub(crate) fn linker(&self) -> Option<&Arc<Linker<CallState>>> {
+        self.get().map(|(_, linker)| linker)
+    }
 }
 
 /// Advances the engine's epoch every [`TICK`] until the engine is dropped.

@@ -182,7 +182,7 @@ impl Runtime {
         let policy = loader.policy(&*self.policies(), &name, path);
         let compiled = loader.compile(path, policy.as_ref().ok()).await;
         if let Ok(compiled) = &compiled {
-            inspection.read_component(loader.engine(), compiled);
+            inspection.read_component(compiled.component.engine(), compiled);
         }
         match policy {
             Ok(p) => inspection.policy = Some(p),

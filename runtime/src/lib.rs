@@ -40,6 +40,7 @@ mod capture;
 mod catalog;
 mod claims;
 mod compile;
+mod concurrent;
 mod egress;
 mod engine;
 mod entry;

@@ -11,6 +11,7 @@ use tokio::sync::{Mutex, watch as channel};
 use super::cache::CompileCache;
 use super::catalog::{Catalog, Generations, SkippedEntry};
 use super::claims::NameClaims;
+use super::concurrent::AsyncTier;
 use super::engine::{self, EngineError, EngineSettings};
 use super::error::LoadError;
 use super::file_hash::FileHash;
@@ -144,7 +145,7 @@ impl Runtime {
         let linker =
             engine::host_linker(&engine).map_err(|e| RuntimeError::Linker(format!("{e:#}")))?;
         let idle = IdlePool::new(IdlePool::capacity_for(settings.max_instances));
-        let mut loader = Loader::new(engine, linker, idle);
+        let mut loader = Loader::new(engine, linker, idle, AsyncTier::new(settings));
         loader.set_quick(QuickTier::new(settings));
         Ok(Runtime {
             loader,

@@ -13,6 +13,8 @@ use super::cache::{CompileCache, Sha256Digest};
 use super::call;
 use super::capabilities::secrets::SecretsPolicy;
 use super::compile::{Compiled, Compilers, off_the_workers};
+use super::concurrent::AsyncTier;
+use super::engine::Abi;
 use super::error::LoadError;
 use super::exports::Exports;
 use super::file_hash::FileHash;
@@ -119,6 +121,9 @@ pub(crate) struct Loader {
     /// entry once Cranelift's is stored: the loader of the background
     /// compiles.
     optimizing: bool,
+    /// Compiles and links the components built for the component model's
+    /// async ABI.
+    concurrent: Arc<AsyncTier>,
 }
 
 impl std::fmt::Debug for Loader {
@@ -130,10 +135,16 @@ impl std::fmt::Debug for Loader {
 }
 
 impl Loader {
-    /// A loader that compiles with `engine`, links against `linker` and
-    /// keeps idle instances in `idle`; it compiles every time until
-    /// [`Loader::set_cache`].
-    pub(crate) fn new(engine: Engine, linker: Linker<CallState>, idle: Arc<IdlePool>) -> Self {
+    /// A loader that compiles with `engine` (and `concurrent`, the
+    /// components `engine` refuses for the async ABI), links against
+    /// `linker` and keeps idle instances in `idle`; it compiles every time
+    /// until [`Loader::set_cache`].
+    pub(crate) fn new(
+        engine: Engine,
+        linker: Linker<CallState>,
+        idle: Arc<IdlePool>,
+        concurrent: AsyncTier,
+    ) -> Self {
         Loader {
             engine,
             cache: None,
@@ -141,6 +152,7 @@ impl Loader {
             idle,
             quick: None,
             optimizing: false,
+            concurrent: Arc::new(concurrent),
         }
     }
 
@@ -163,11 +175,6 @@ impl Loader {
     /// compile every time).
     pub(crate) fn set_cache(&mut self, cache: Option<CompileCache>) {
         self.cache = cache.map(Arc::new);
-    }
-
-    /// The engine plugins are compiled with.
-    pub(crate) fn engine(&self) -> &Engine {
-        &self.engine
     }
 
     /// Loads the plugin at `path` under the policy `policies` gives it:
@@ -241,6 +248,7 @@ impl Loader {
             cache: self.cache.clone(),
             quick: self.quick.clone(),
             optimizing: self.optimizing,
+            concurrent: self.concurrent.clone(),
         }
     }
 }
@@ -281,8 +289,9 @@ impl Loader {
         path: &Path,
         compiled: &Compiled,
     ) -> Result<Plugin, LoadError> {
-        let linker = match &self.quick {
-            Some(quick) if compiled.quick => quick.linker().unwrap_or(&self.linker),
+        let linker = match (&self.quick, compiled.abi) {
+            (_, Abi::Async) => self.concurrent.linker().unwrap_or(&self.linker),
+            (Some(quick), _) if compiled.quick => quick.linker().unwrap_or(&self.linker),
             _ => &self.linker,
         };
         let pre = linker

@@ -12,30 +12,22 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Notify;
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Strategy};
 
-use super::engine::{self, EngineSettings, QuickCompile};
+use super::engine::{Abi, EngineSettings, LazyEngine, QuickCompile};
 use super::sandbox::CallState;
 
 /// The Winch engine and its linker, built the first time a component is
 /// compiled quickly (a server whose cache holds every plugin never builds
 /// them), with the same settings as the main engine but its compiler.
+#[derive(Debug)]
 pub(crate) struct QuickTier {
     rule: QuickCompile,
-    settings: EngineSettings,
-    built: OnceLock<Option<(Engine, Arc<Linker<CallState>>)>>,
-}
-
-impl std::fmt::Debug for QuickTier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("QuickTier")
-            .field("rule", &self.rule)
-            .finish_non_exhaustive()
-    }
+    lazy: LazyEngine,
 }
 
 impl QuickTier {
@@ -44,12 +36,16 @@ impl QuickTier {
     pub(super) fn new(settings: &EngineSettings) -> Option<Self> {
         (settings.quick != QuickCompile::Never).then(|| QuickTier {
             rule: settings.quick,
-            settings: EngineSettings {
-                // Winch has no incremental cache, and its code is never kept.
-                incremental: None,
-                ..settings.clone()
-            },
-            built: OnceLock::new(),
+            lazy: LazyEngine::new(
+                EngineSettings {
+                    // Winch has no incremental cache, and its code is never kept.
+                    incremental: None,
+                    ..settings.clone()
+                },
+                Strategy::Winch,
+                Abi::Sync,
+                "quick compiles are off: cannot build the Winch engine",
+            ),
         })
     }
 
@@ -58,37 +54,16 @@ impl QuickTier {
         self.rule.applies_to(len)
     }
 
-    fn built(&self) -> Option<&(Engine, Arc<Linker<CallState>>)> {
-        self.built
-            .get_or_init(|| {
-                let built = engine::build_with(&self.settings, Strategy::Winch)
-                    .map_err(|e| e.to_string())
-                    .and_then(|engine| {
-                        engine::host_linker(&engine)
-                            .map(|linker| (engine, Arc::new(linker)))
-                            .map_err(|e| format!("{e:#}"))
-                    });
-                built
-                    .inspect_err(|reason| {
-                        tracing::warn!(
-                            "quick compiles are off: cannot build the Winch engine: {reason}"
-                        )
-                    })
-                    .ok()
-            })
-            .as_ref()
-    }
-
     /// The Winch engine (built now if it was not yet); `None` if it cannot
     /// be built.
     pub(super) fn engine(&self) -> Option<&Engine> {
-        self.built().map(|(engine, _)| engine)
+        self.lazy.engine()
     }
 
     /// Compiles `bytes` with Winch; `None` if Winch cannot (a feature it
     /// does not support, say): the caller then compiles with Cranelift.
     pub(super) fn compile(&self, plugin: &str, bytes: &[u8]) -> Option<Component> {
-        let (engine, _) = self.built()?;
+        let engine = self.lazy.engine()?;
         Component::from_binary(engine, bytes)
             .inspect_err(|e| {
                 tracing::debug!(
@@ -101,7 +76,7 @@ impl QuickTier {
 
     /// The linker for components compiled by [`QuickTier::compile`].
     pub(super) fn linker(&self) -> Option<&Arc<Linker<CallState>>> {
-        self.built().map(|(_, linker)| linker)
+        self.lazy.linker()
     }
 }
 

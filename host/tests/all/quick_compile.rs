@@ -36,20 +36,6 @@ fn release(hold: &Path, plugin: &str) {
     std::fs::write(hold.join(format!("{plugin}.release")), "").unwrap();
 }
 
-/// Waits until `needle` has been logged `n` times.
-fn wait_for_count(s: &Server, needle: &str, n: usize) {
-    s.wait_for_stderr(needle);
-    let start = std::time::Instant::now();
-    while s.stderr().matches(needle).count() < n {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(300),
-            "{needle:?} was not logged {n} times:\n{}",
-            s.stderr()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-}
-
 fn hash(s: &mut Server) -> String {
     text(&s.call_ok("hash", json!({"text": "quick"})))
 }
@@ -125,11 +111,11 @@ fn a_background_compile_never_brings_back_a_replaced_version() {
     let (cache, hold) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let mut s = start(dir.path(), "always", cache.path(), hold.path(), true);
     s.wait_for_stderr("watching the plugins directory");
-    wait_for_count(&s, HELD, 1);
+    s.wait_for_count(HELD, 1);
     hash(&mut s);
 
     std::fs::copy(test_artifacts::WORDCOUNT, &file).unwrap();
-    wait_for_count(&s, QUICK, 2);
+    s.wait_for_count(QUICK, 2);
     release(hold.path(), "p");
     s.wait_for_stderr(OPTIMIZED);
     let counted = s.call_ok("word_count", json!({"text": "one two three"}));

@@ -145,19 +145,6 @@ fn the_logging_capability_is_declared() {
     );
 }
 
-/// Waits until stderr holds `needle` at least `n` times.
-fn wait_for_count(s: &Server, needle: &str, n: usize) {
-    let start = std::time::Instant::now();
-    while s.stderr().matches(needle).count() < n {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(120),
-            "stderr never showed {needle:?} {n} times:\n{}",
-            s.stderr()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-}
-
 #[test]
 fn cancelled_calls_stop_and_get_no_response() {
     let (_dir, plugins, config) = crate::common::plugins_with_policy(
@@ -168,7 +155,7 @@ fn cancelled_calls_stop_and_get_no_response() {
 
     for (n, tool) in ["spin", "sleep_forever"].into_iter().enumerate() {
         let id = s.send_request("tools/call", json!({"name": tool, "arguments": {}}));
-        wait_for_count(&s, "running: got a slot", n + 1);
+        s.wait_for_count("running: got a slot", n + 1);
         s.send(&json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
@@ -178,7 +165,7 @@ fn cancelled_calls_stop_and_get_no_response() {
         let ping = s.send_request("ping", json!({}));
         let resp = s.recv();
         assert_eq!(resp["id"], ping, "{resp}");
-        wait_for_count(&s, "outcome=\"cancelled\"", n + 1);
+        s.wait_for_count("outcome=\"cancelled\"", n + 1);
         let ping = s.send_request("ping", json!({}));
         let resp = s.recv();
         assert_eq!(resp["id"], ping, "{resp}");

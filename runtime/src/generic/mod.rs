@@ -78,6 +78,9 @@ pub(crate) struct Function {
     params: Vec<(String, WitType)>,
     /// Its result, if it returns one.
     result: Option<WitType>,
+    /// Whether it is an `async` function (lifted with the async ABI: the
+    /// component runs on the async engine, see `concurrent`).
+    is_async: bool,
 }
 
 /// A function of a generic component that is not served, and why.
@@ -231,10 +234,6 @@ pub(crate) fn derive(
             left_out.push(leave("a resource's constructor or method works on a resource handle, which JSON cannot carry".into()));
             continue;
         }
-        if func.async_() {
-            left_out.push(leave("it is an `async` function".into()));
-            continue;
-        }
         let params: Result<Vec<_>, _> = func
             .params()
             .map(|(n, t)| Ok((n.to_string(), reader.read(&t)?)))
@@ -253,6 +252,7 @@ pub(crate) fn derive(
                 index,
                 params,
                 result: results.pop(),
+                is_async: func.async_(),
             }),
         }
     }
@@ -275,6 +275,11 @@ pub(crate) fn derive(
             continue;
         }
         let signature = types::signature(&function.params, function.result.as_ref());
+        let signature = if function.is_async {
+            format!("async {signature}")
+        } else {
+            signature
+        };
         let param_names: Vec<&str> = function.params.iter().map(|(n, _)| n.as_str()).collect();
         let described = docs.function(&function.exported, &param_names);
         let input = schema::input(&function.params, &described.params).to_string();

@@ -369,6 +369,70 @@ mod cases {
         );
     }
 
+    /// What the async engine does not take, in wasmtime's words as a load
+    /// report gives them: the stackful async ABI (an export lifted `async`
+    /// without a callback), and WASI 0.3's imports (this host links WASI
+    /// 0.2's); a callback-form async export beside them loads.
+    #[tokio::test]
+    async fn the_stackful_async_abi_and_wasi_0_3_imports_are_refused_in_wasmtimes_words() {
+        let lifted = |options: &str| {
+            wat::parse_str(format!(
+                r#"(component
+                    (core module $m
+                        (import "" "task.return" (func $ret (param i32)))
+                        (func (export "f") (result i32) (call $ret (i32.const 7)) (i32.const 0))
+                        (func (export "g") (call $ret (i32.const 7)))
+                        (func (export "cb") (param i32 i32 i32) (result i32) unreachable))
+                    (core func $ret (canon task.return (result u32)))
+                    (core instance $i (instantiate $m (with "" (instance (export "task.return" (func $ret))))))
+                    (func (export "f") async (result u32) (canon lift {options})))"#
+            ))
+            .unwrap()
+        };
+        let callback = lifted(r#"(core func $i "f") async (callback (core func $i "cb"))"#);
+        let stackful = lifted(r#"(core func $i "g") async"#);
+        let wasi3 = component(
+            "package test:generic;
+            package wasi:cli@0.3.0 { interface environment { get-arguments: func() -> list<string>; } }
+            world w { import wasi:cli/environment@0.3.0; export hello: func() -> u32; }",
+            r#"
+            (import "wasi:cli/environment@0.3.0" "get-arguments" (func (param i32)))
+            (func (export "hello") (result i32) i32.const 1)
+            "#,
+            false,
+        );
+        let (runtime, report, _dir, _) = serve(
+            &[
+                ("callback", callback),
+                ("stackful", stackful),
+                ("wasi3", wasi3),
+            ],
+            Limits::default(),
+        )
+        .await;
+        let failure = |name: &str| {
+            report
+                .failed
+                .iter()
+                .find(|f| f.to_string().contains(&format!("{name}.wasm")))
+                .map(|f| f.to_string())
+                .unwrap_or_else(|| panic!("{name} loaded: {:?}", report.failed))
+        };
+        let e = failure("stackful");
+        assert!(
+            e.contains("requires the component model async stackful feature"),
+            "{e}"
+        );
+        let e = failure("wasi3");
+        assert!(
+            e.contains("component imports instance `wasi:cli/environment@0.3.0`, but a matching implementation was not found in the linker"),
+            "{e}"
+        );
+        assert_eq!(report.failed.len(), 2, "{:?}", report.failed);
+        let out = call(&runtime, "f", json!({})).await.unwrap();
+        assert_eq!(out.structured, Some(json!({"result": 7})));
+    }
+
     /// A small deterministic generator (xorshift64*), so that every run checks
     /// the same cases and a failure names its seed.
     struct Rng(u64);

@@ -343,6 +343,20 @@ impl Server {
         wait_for_text(&self.stderr, needle);
     }
 
+    /// Waits until the server's stderr contains `needle` at least `n` times
+    /// (the `n`th call having started, say).
+    pub fn wait_for_count(&self, needle: &str, n: usize) {
+        let start = std::time::Instant::now();
+        while self.stderr().matches(needle).count() < n {
+            assert!(
+                start.elapsed() < Duration::from_secs(300),
+                "{needle:?} was not logged {n} times:\n{}",
+                self.stderr()
+            );
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Writes one raw line.
     pub fn send_line(&mut self, line: &str) {
         let mut bytes = line.as_bytes().to_vec();

@@ -296,6 +296,32 @@ mod tests {
         assert!(QuickCompile::Always.applies_to(0));
     }
 
+    /// Whether `engine` has wasmtime's concurrency support: only then does
+    /// a linker take a concurrent host function.
+    fn concurrent(engine: &Engine) -> bool {
+        Linker::<()>::new(engine)
+            .root()
+            .func_new_concurrent("f", |_, _, _, _| Box::pin(async { Ok(()) }))
+            .is_ok()
+    }
+
+    /// Ordinary plugins' calls never go through wasmtime's concurrent
+    /// machinery: `call_async` takes it only on an engine with concurrency
+    /// support, which only the async engine has.
+    #[test]
+    fn only_the_async_engine_has_concurrency_support() {
+        let settings = EngineSettings {
+            pooling: false,
+            epoch: false,
+            ..EngineSettings::default()
+        };
+        assert!(!concurrent(&build(&settings).expect("engine")));
+        let quick = build_with(&settings, Strategy::Winch, Abi::Sync).expect("Winch engine");
+        assert!(!concurrent(&quick));
+        let cranelift = build_with(&settings, Strategy::Cranelift, Abi::Async).expect("engine");
+        assert!(concurrent(&cranelift));
+    }
+
     #[test]
     fn default_engine_builds() {
         build(&EngineSettings::default()).expect("engine");

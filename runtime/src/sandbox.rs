@@ -139,6 +139,9 @@ impl CallState {
         let stderr = Capture::new();
         let mut wasi = WasiCtx::builder();
         wasi.stdout(stdout.clone()).stderr(stderr.clone());
+        // Random bytes the guest could not hold are its fault, named by
+        // its `memory` limit (wasmtime-wasi's own bound is 64 MiB).
+        wasi.max_random_size(policy.limits.memory_bytes);
         policy.grants.configure(&mut wasi)?;
         let caps = call_caps(&plugin, &tool, &events, &policy, deadline);
         let mut table = ResourceTable::new();

@@ -8,6 +8,7 @@
 mod common;
 
 mod apps;
+mod blame;
 mod bounds;
 mod c_plugins;
 mod cache;

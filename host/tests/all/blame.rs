@@ -118,8 +118,9 @@ fn every_failure_is_the_guests_a_limits_or_the_hosts_and_says_which() {
     std::fs::write(&breaker, contract_breaker()).unwrap();
     let breaker = breaker.to_str().unwrap();
     let setup = Hostile::new(
-        &[("abi", breaker), ("roomy", breaker)],
+        &[("abi", breaker), ("roomy", breaker), ("tight", breaker)],
         "[plugins.roomy]\nmax_result_size = \"256 MiB\"\ntimeout = \"60s\"\n\n\
+         [plugins.tight]\nmax_result_size = \"1 MiB\"\ntimeout = \"60s\"\n\n\
          [plugins.abi]\ntimeout = \"60s\"\n\n",
     );
     let mut s = setup.server(&["--no-watch", "--metrics-addr", "127.0.0.1:0"]);
@@ -202,6 +203,19 @@ fn every_failure_is_the_guests_a_limits_or_the_hosts_and_says_which() {
             "abi.big-list",
             json!({"n": BIG}),
             &["plugin \"abi\"", "raise `plugins.abi.max_result_size` in"],
+            "result_too_large",
+            Some("max_result_size"),
+        ),
+        // Under a small `max_result_size` wasmtime's own copy budget
+        // (128 MiB, counting each element as a `Val`) stops the copy
+        // first: the message names that bound and the key.
+        case(
+            "tight.big-list",
+            json!({"n": BIG}),
+            &[
+                "plugin \"tight\" gave the host more than 128 MiB at once (counted as wasmtime counts a copy",
+                "in tool \"big-list\", more than its `max_result_size` limit of 1 MiB allows (raise `plugins.tight.max_result_size` in",
+            ],
             "result_too_large",
             Some("max_result_size"),
         ),

@@ -127,7 +127,8 @@ impl std::fmt::Debug for CallState {
 impl CallState {
     /// A sandbox with exactly what `policy` grants (each capability applies
     /// its grant) and no stdin; clocks and random numbers are always
-    /// available. Stdout and stderr are captured.
+    /// available (at most the plugin's `memory` of random bytes at once).
+    /// Stdout and stderr are captured.
     pub fn new(
         plugin: Arc<str>,
         tool: Arc<str>,

@@ -14,7 +14,6 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::Server;
 use crate::host_errors::{Hostile, assert_clean, listed_name};
 
 const R4: &str = "2025-11-25";

@@ -193,7 +193,7 @@ echo "== waiting for the fuzz build and the static host" >&2
 builds_status=0
 timed "waiting for the background builds" wait "${build_jobs[0]}" || builds_status=$?
 build_jobs=()
-cat "$logs/fuzz-build.log" "$logs/install-host.log" >&2
+cat "$logs/fuzz-build.log" "$logs/install-host.log" >&2 2>/dev/null || true
 ((builds_status == 0)) || die "the fuzz build or scripts/install-host.sh failed (its output is above)"
 MCP_WASM_HOST_INSTALLED_BIN="$(tail -n 1 "$logs/install-host.path")"
 export MCP_WASM_HOST_INSTALLED_BIN

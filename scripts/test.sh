@@ -18,10 +18,12 @@
 #   2. cargo clippy --workspace --all-targets -D warnings (after the tests,
 #      on their target directory: it reuses their build scripts, proc
 #      macros and guest plugins);
-#   3. scripts/fuzz.sh: each cargo-fuzz target in fuzz/ for a bounded time
+#   3. scripts/conformance.sh: the official MCP conformance suite
+#      (--suite all) against `serve --http` with the conformance plugin;
+#   4. scripts/fuzz.sh: each cargo-fuzz target in fuzz/ for a bounded time
 #      (FUZZ_SECONDS, 45 by default, two targets at a time on two cores);
 #      `cargo test` already replayed their seeds and saved crashes;
-#   4. pytest tests/python: the Python plugins, built with componentize-py and
+#   5. pytest tests/python: the Python plugins, built with componentize-py and
 #      served by the host to the Python SDK client and to the MCP Inspector's
 #      --strict schema check; the container image (built, pushed to the
 #      local registry, run by podman) and the Kubernetes files in deploy/
@@ -31,9 +33,7 @@
 #      `cargo install` from its packaged crate (scripts/install-host.sh, a
 #      static musl build, with the `quick` profile: see below) and a project
 #      of every language `new` writes, built from the packed SDKs with the
-#      clone hidden (test_new_outside.py);
-#   5. scripts/conformance.sh: the official MCP conformance suite
-#      (--suite all) against `serve --http` with the conformance plugin.
+#      clone hidden (test_new_outside.py).
 #
 # What runs beside what, on a 2-core machine (CONTRIBUTING.md, "What each
 # step costs", has the figures):
@@ -42,10 +42,11 @@
 #     one after another, as dpkg installs one package set at a time;
 #   - the fuzz build and the static host for pytest (scripts/install-host.sh,
 #     MCP_WASM_HOST_INSTALL_PROFILE=quick) compile in the background, at the
-#     lowest CPU priority (nice 19), while the tests and clippy run: the
-#     tests wait on processes and sockets and leave about a quarter of the
-#     CPU idle, which these builds take; they have target directories of
-#     their own, so neither side waits for the other's cargo lock.
+#     lowest CPU priority (nice 19), while the tests, clippy and the
+#     conformance suite run: the tests wait on processes and sockets much
+#     of the time (11 CPU-minutes of work in a cold run) and leave the CPU
+#     idle, which these builds take; they have target directories of their
+#     own, so neither side waits for the other's cargo lock.
 # The table at the end gives each step's wall time (background steps marked
 # `beside ...`, their times overlapping the others'), then the number of
 # tests each step ran (scripts/lib/test-counts.py), so that two runs compare.
@@ -189,6 +190,17 @@ logged "cargo test: run" cargo-test.log cargo test --workspace --locked
 echo "== cargo clippy --workspace --all-targets -- -D warnings" >&2
 timed "cargo clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 
+# `cargo test` built TARGET_DIR/debug/mcp-wasm-host (its integration tests
+# run it) and every guest plugin. A plain `cargo build` here would build the host
+# again, with the features of its normal dependencies only (several minutes),
+# so the later steps use what the tests used.
+export MCP_WASM_HOST_BUILT=1
+
+# The conformance suite needs neither background build: it runs while they
+# finish (it waits on its server and clients more than it computes).
+echo "== MCP conformance suite (scripts/conformance.sh)" >&2
+logged "conformance.sh" conformance.log scripts/conformance.sh
+
 echo "== waiting for the fuzz build and the static host" >&2
 builds_status=0
 timed "waiting for the background builds" wait "${build_jobs[0]}" || builds_status=$?
@@ -203,15 +215,6 @@ export MCP_WASM_HOST_INSTALLED_BIN
 echo "== fuzz (scripts/fuzz.sh run)" >&2
 logged "fuzz.sh run" fuzz.log scripts/fuzz.sh run
 
-# `cargo test` built TARGET_DIR/debug/mcp-wasm-host (its integration tests
-# run it) and every guest plugin. A plain `cargo build` here would build the host
-# again, with the features of its normal dependencies only (several minutes),
-# so the later steps use what the tests used.
-export MCP_WASM_HOST_BUILT=1
-
 echo "== pytest tests/python" >&2
 MCP_WASM_HOST_BIN="$(cargo_target_dir)/debug/mcp-wasm-host" \
     logged "pytest tests/python" pytest.log "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python
-
-echo "== MCP conformance suite (scripts/conformance.sh)" >&2
-logged "conformance.sh" conformance.log scripts/conformance.sh

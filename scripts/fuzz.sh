@@ -7,8 +7,17 @@
 # fuzz/artifacts/<target>/ (commit it to fuzz/regressions/<target>/ once
 # fixed: `cargo test` replays that directory).
 #
+#   scripts/fuzz.sh [build|run]
+#
+# With no argument it builds, then runs; `build` only builds (scripts/test.sh
+# builds beside the tests and runs afterwards, so each appears in its step
+# table), `run` only runs what was built.
+#
 # Environment:
-#   FUZZ_SECONDS    time per target (default 45: four targets, three minutes)
+#   FUZZ_SECONDS    time per target (default 45)
+#   FUZZ_JOBS       how many targets run at once, each on its own core
+#                   (default: the number of cores, nproc; the four targets
+#                   take 90 s on two)
 #   FUZZ_TIMEOUT    seconds one input may take before it counts as a
 #                   crash (default 10)
 #   FUZZ_TARGETS    the targets to run (default: all, space-separated)
@@ -32,6 +41,11 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 cd "$repo"
 
+step="${1:-all}"
+case "$step" in
+    all | build | run) ;;
+    *) die "usage: scripts/fuzz.sh [build|run]" ;;
+esac
 cargo_fuzz_version=0.13.2
 cache="${MCP_WASM_HOST_CACHE:-$cache_root}"
 seconds="${FUZZ_SECONDS:-45}"
@@ -41,25 +55,31 @@ tools="$cache/cargo-fuzz-$cargo_fuzz_version"
 build_dir="$cache/fuzz-target"
 cargo_fuzz="$tools/bin/cargo-fuzz"
 
-if [[ "$("$cargo_fuzz" --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]]; then
-    say "installing cargo-fuzz $cargo_fuzz_version into $tools"
-    cargo install --locked --quiet cargo-fuzz --version "$cargo_fuzz_version" --root "$tools" >&2
-fi
-
+jobs="${FUZZ_JOBS:-$(nproc)}"
 export RUSTC_BOOTSTRAP=1
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 
-# The fuzz workspace's lockfile pins what it builds, as the main one does:
-# a dependency change in the workspace must update fuzz/Cargo.lock too.
-if ! cargo metadata --locked --format-version 1 --manifest-path "$repo/fuzz/Cargo.toml" >/dev/null; then
-    die "fuzz/Cargo.lock is out of date: run \`cargo update --workspace --manifest-path fuzz/Cargo.toml\` and commit it"
+if [[ "$step" != run ]]; then
+    if [[ "$("$cargo_fuzz" --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]]; then
+        say "installing cargo-fuzz $cargo_fuzz_version into $tools"
+        cargo install --locked --quiet cargo-fuzz --version "$cargo_fuzz_version" --root "$tools" >&2
+    fi
+    # The fuzz workspace's lockfile pins what it builds, as the main one does:
+    # a dependency change in the workspace must update fuzz/Cargo.lock too.
+    if ! cargo metadata --locked --format-version 1 --manifest-path "$repo/fuzz/Cargo.toml" >/dev/null; then
+        die "fuzz/Cargo.lock is out of date: run \`cargo update --workspace --manifest-path fuzz/Cargo.toml\` and commit it"
+    fi
+    echo "== fuzz: building the targets ($build_dir)" >&2
+    "$cargo_fuzz" fuzz build --sanitizer none --target-dir "$build_dir" >&2
 fi
-echo "== fuzz: building the targets ($build_dir)" >&2
-"$cargo_fuzz" fuzz build --sanitizer none --target-dir "$build_dir" >&2
+[[ "$step" != build ]] || exit 0
 
-passed=0
-failed=0
-for target in $targets; do
+# fuzz_one TARGET: runs one target for $seconds; its verdict goes to
+# $verdicts/TARGET (its first line `passed` or `failed`, then what to print).
+verdicts="$(mktemp -d)"
+trap 'rm -rf "$verdicts"' EXIT
+fuzz_one() {
+    local target="$1" binary grown artifacts log corpora seed status runs
     binary="$build_dir/$triple/release/$target"
     # libFuzzer adds what it finds to the first directory only: the grown
     # corpus stays in the cache, the committed seeds are read.
@@ -75,6 +95,11 @@ for target in $targets; do
     if [[ -n "${FUZZ_SEED:-}" ]]; then
         seed=("-seed=$FUZZ_SEED")
     fi
+    if [[ ! -x "$binary" ]]; then
+        echo "failed" >"$verdicts/$target"
+        echo "fuzz: $target: $binary is not built (scripts/fuzz.sh build)" >>"$verdicts/$target"
+        return
+    fi
     echo "== fuzz: $target for ${seconds}s (log: $log)" >&2
     status=0
     "$binary" "${corpora[@]}" "${seed[@]}" \
@@ -83,14 +108,41 @@ for target in $targets; do
         >"$log" 2>&1 || status=$?
     runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
     if [[ $status -eq 0 ]]; then
+        {
+            echo passed
+            echo "fuzz: $target: ${runs:-?} executions in ${seconds}s, no crash"
+        } >"$verdicts/$target"
+    else
+        {
+            echo failed
+            echo "fuzz: $target: CRASHED (exit $status) after ${runs:-?} executions; the end of its log:"
+            tail -n 40 "$log"
+            echo "fuzz: the crashing input is in $artifacts/; once fixed, commit it to fuzz/regressions/$target/"
+        } >"$verdicts/$target"
+    fi
+}
+
+# Each target is one libFuzzer process on one core: $jobs of them at once.
+running=0
+for target in $targets; do
+    if ((running >= jobs)); then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    fuzz_one "$target" &
+    running=$((running + 1))
+done
+wait
+
+passed=0
+failed=0
+for target in $targets; do
+    if [[ "$(head -n 1 "$verdicts/$target" 2>/dev/null)" == passed ]]; then
         passed=$((passed + 1))
-        echo "fuzz: $target: ${runs:-?} executions in ${seconds}s, no crash"
     else
         failed=$((failed + 1))
-        echo "fuzz: $target: CRASHED (exit $status) after ${runs:-?} executions; the end of its log:"
-        tail -n 40 "$log"
-        echo "fuzz: the crashing input is in $artifacts/; once fixed, commit it to fuzz/regressions/$target/"
     fi
+    tail -n +2 "$verdicts/$target" 2>/dev/null || echo "fuzz: $target: no verdict"
 done
 
 echo "fuzz: $passed passed, $failed failed"

@@ -15,27 +15,67 @@
 #
 #   scripts/install-host.sh [ROOT]
 #
-# ROOT is TARGET_DIR/installed-host by default. The build shares the
-# workspace's target directory (CARGO_TARGET_DIR, as scripts/test.sh sets
-# it), so only the host crate itself is compiled again when it changed.
+# MCP_WASM_HOST_INSTALL_PROFILE picks cargo's profile:
+#   release  (the default) what a user's `cargo install` builds, and what
+#            scripts/build-image.sh and scripts/build-bundle.sh ship;
+#   quick    for the tests (scripts/test.sh sets it): the workspace's `dev`
+#            profile, with the opt-level overrides the integration tests'
+#            host is built with (Cranelift and the other crates of
+#            Cargo.toml's [profile.dev.package.*], read from there), without
+#            debug info or incremental builds. The crates, the lockfile, the
+#            features, the target and the steps are the same; it compiles
+#            in a fraction of release's time (CONTRIBUTING.md, "What each
+#            step costs").
+# ROOT is TARGET_DIR/installed-host (TARGET_DIR/installed-host-PROFILE for
+# another profile than release). The build has a target directory of its
+# own, TARGET_DIR/install-host: it shares nothing with the workspace's
+# builds (another target triple, another profile), and so never waits for
+# their lock, nor they for its, when it runs beside them; a rerun compiles
+# only the host crate, when it changed.
 # Prints the installed binary's path on stdout; progress goes to stderr.
 # shellcheck source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 target="$(cargo_target_dir)"
-root="${1:-$target/installed-host}"
+profile="${MCP_WASM_HOST_INSTALL_PROFILE:-release}"
 triple=x86_64-unknown-linux-musl
+case "$profile" in
+    release)
+        root="${1:-$target/installed-host}"
+        profile_args=()
+        ;;
+    quick)
+        root="${1:-$target/installed-host-quick}"
+        # Defined with `--config`: the unpacked crate is a workspace of its
+        # own, and cargo package drops the workspace's profiles.
+        mapfile -t profile_args < <(python3 - "$repo/Cargo.toml" <<'EOF'
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    dev = tomllib.load(f).get("profile", {}).get("dev", {})
+print("--profile=quick")
+for key, value in [("inherits", '"dev"'), ("debug", "false"), ("incremental", "false")]:
+    print(f"--config=profile.quick.{key}={value}")
+for package, settings in sorted(dev.get("package", {}).items()):
+    for key, value in sorted(settings.items()):
+        print(f"--config=profile.quick.package.{package}.{key}={value!r}")
+EOF
+        )
+        ;;
+    *)
+        die "MCP_WASM_HOST_INSTALL_PROFILE=$profile: release or quick"
+        ;;
+esac
 
 CC_x86_64_unknown_linux_musl="$("$repo/scripts/setup-musl.sh")"
 export CC_x86_64_unknown_linux_musl
-export CARGO_TARGET_DIR="$target"
+export CARGO_TARGET_DIR="$target/install-host"
 
 say "cargo package -p mcp-wasm-host-runtime -p mcp-wasm-host"
 (cd "$repo" && cargo package --quiet --locked --allow-dirty --no-verify \
     -p mcp-wasm-host-runtime -p mcp-wasm-host >&2)
 version="$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
     python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcp-wasm-host"))')"
-host_crate="$target/package/mcp-wasm-host-$version.crate"
-runtime_crate="$target/package/mcp-wasm-host-runtime-$version.crate"
+host_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-$version.crate"
+runtime_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-runtime-$version.crate"
 
 # Unpacked at a fixed place outside any workspace, so cargo sees the same
 # sources at the same path and rebuilds only what changed.
@@ -55,9 +95,9 @@ if ! stamped "$stamp" "$want"; then
     echo "$want" > "$stamp"
 fi
 
-say "cargo install --locked --target $triple --root $root"
+say "cargo install --locked --target $triple --profile $profile --root $root"
 cargo install --quiet --locked --force --target "$triple" --root "$root" \
-    --path "$host" >&2
+    "${profile_args[@]}" --path "$host" >&2
 bin="$root/bin/mcp-wasm-host"
 if ! "$bin" --version >/dev/null; then
     die "$bin does not run"

@@ -28,6 +28,12 @@
 # VERSION is the workspace's (Cargo.toml); sdk-c/VERSION, sdk-python's
 # pyproject.toml and sdk-js's package.json say the same
 # (tests/python/test_new_outside.py checks).
+#
+# The Python, JavaScript and C packs are made from the files git tracks
+# (as they are in the work tree), copied to a temporary directory: what a
+# local build leaves beside the sources (sdk-python/build/, *.egg-info,
+# node_modules, a stray file not added) never ships. A file new to the SDK
+# is packed once it is `git add`ed.
 # shellcheck source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 if [[ $# -ne 2 ]]; then
@@ -40,11 +46,23 @@ out="$(cd "$2" && pwd)"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$repo/Cargo.toml" | head -1)"
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
+
+# copy_tracked DIR DEST [PATH...]: the files git tracks under the
+# repository's DIR (only under its PATHs, if given) into DEST, at their
+# paths relative to DIR.
+copy_tracked() {
+    local dir="$1" dest="$2"
+    shift 2
+    if ! git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+        die "$repo is not a git checkout: the SDKs are packed from the files git tracks"
+    fi
+    mkdir -p "$dest"
+    (cd "$repo/$dir" && git ls-files -z -- "${@:-.}" | tar --null -T - -cf -) | tar -xf - -C "$dest"
+}
 case "$language" in
     python)
         python="$("$repo/scripts/setup-python.sh")"
-        (cd "$repo/sdk-python" && tar --exclude=__pycache__ --exclude='*.pyc' --exclude='*.egg-info' -cf - .) |
-            tar -xf - -C "$stage"
+        copy_tracked sdk-python "$stage"
         mkdir -p "$stage/mcp_wasm_sdk_build/wit"
         cp "$repo/wit/plugin.wit" "$stage/mcp_wasm_sdk_build/wit/"
         "$python" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
@@ -52,7 +70,7 @@ case "$language" in
         ls "$out"/mcp_wasm_sdk-*.whl
         ;;
     js)
-        (cd "$repo/sdk-js" && tar --exclude=node_modules -cf - .) | tar -xf - -C "$stage"
+        copy_tracked sdk-js "$stage"
         mkdir -p "$stage/wit"
         cp "$repo/wit/plugin.wit" "$stage/wit/"
         (cd "$stage" && npm pack --silent --pack-destination "$out" >&2)
@@ -78,8 +96,8 @@ case "$language" in
         ;;
     c)
         name="mcp-wasm-sdk-c-$version"
+        copy_tracked sdk-c "$stage/$name" include src vendor Makefile mcp-wasm-sdk.pc.in VERSION
         mkdir -p "$stage/$name/wit"
-        (cd "$repo/sdk-c" && tar -cf - include src vendor Makefile mcp-wasm-sdk.pc.in VERSION) | tar -xf - -C "$stage/$name"
         cp "$repo/wit/plugin.wit" "$stage/$name/wit/"
         cp "$repo/LICENSE" "$stage/$name/" 2>/dev/null || true
         if [[ "$(cat "$stage/$name/VERSION")" != "$version" ]]; then

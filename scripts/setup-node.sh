@@ -48,18 +48,7 @@ install() {
     # The installing npm may run on an older Node than a package's `engines`
     # asks for (the conformance suite wants 22); the suite itself runs on
     # the Node 22 installed here, so that warning is silenced.
-    if [[ "$1" == sdk-js ]]; then
-        # componentize-js pulls in jco, whose native dependencies (rolldown,
-        # oxc, ...) list a binary package per platform; the registry lacks
-        # some of those versions, so no lockfile can name them and `npm ci`
-        # refuses the lockfile as out of sync. `npm install --no-save`
-        # installs the locked versions all the same, and leaves the
-        # lockfile as committed.
-        (cd "$dir" && rm -rf node_modules &&
-            npm install --no-save --no-audit --no-fund --loglevel=error >&2)
-    else
-        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
-    fi
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
     echo "$want" > "$stamp"
 }
 

@@ -8,15 +8,22 @@
 # registry from Debian's docker-registry, which the registry test runs on
 # 127.0.0.1; nginx from Debian, the load balancer of the replica test;
 # podman, runc, skopeo and ca-certificates from Debian, which build, push and
-# run the container image), then
+# run the container image; musl-tools, for the static host), then
+#   0. cargo fmt --check (a second; first, so that a formatting slip fails
+#      at once);
 #   1. cargo test --workspace: unit tests, and integration tests that build
 #      the guest plugins (tests/artifacts/build.rs) and drive the real
 #      mcp-wasm-host binary over stdio and HTTP, including with the Python
 #      and TypeScript SDK clients at every protocol revision;
-#   2. scripts/fuzz.sh: each cargo-fuzz target in fuzz/ for a bounded time
-#      (FUZZ_SECONDS, 60 by default); `cargo test` already replayed their
-#      seeds and saved crashes;
-#   3. pytest tests/python: the Python plugins, built with componentize-py and
+#   2. cargo clippy --workspace --all-targets -D warnings (after the tests,
+#      on their target directory: it reuses their build scripts, proc
+#      macros and guest plugins);
+#   3. scripts/conformance.sh: the official MCP conformance suite
+#      (--suite all) against `serve --http` with the conformance plugin;
+#   4. scripts/fuzz.sh: each cargo-fuzz target in fuzz/ for a bounded time
+#      (FUZZ_SECONDS, 45 by default, two targets at a time on two cores);
+#      `cargo test` already replayed their seeds and saved crashes;
+#   5. pytest tests/python: the Python plugins, built with componentize-py and
 #      served by the host to the Python SDK client and to the MCP Inspector's
 #      --strict schema check; the container image (built, pushed to the
 #      local registry, run by podman) and the Kubernetes files in deploy/
@@ -24,58 +31,152 @@
 #      validate and pack), server.json and the client configs of
 #      docs/clients.md; and, outside the clone, the host installed with
 #      `cargo install` from its packaged crate (scripts/install-host.sh, a
-#      static musl build: musl-tools from Debian) and a project of every
-#      language `new` writes, built from the packed SDKs with the clone
-#      hidden (test_new_outside.py);
-#   4. scripts/conformance.sh: the official MCP conformance suite
-#      (--suite all) against `serve --http` with the conformance plugin.
+#      static musl build, with the `quick` profile: see below) and a project
+#      of every language `new` writes, built from the packed SDKs with the
+#      clone hidden (test_new_outside.py).
+#
+# What runs beside what, on a 2-core machine (CONTRIBUTING.md, "What each
+# step costs", has the figures):
+#   - the setup scripts (downloads, dpkg, pip, npm) run in the background
+#     while cargo compiles the tests (`cargo test --no-run`); the Debian ones
+#     one after another, as dpkg installs one package set at a time;
+#   - the fuzz build and the static host for pytest (scripts/install-host.sh,
+#     MCP_WASM_HOST_INSTALL_PROFILE=quick) compile in the background, at the
+#     lowest CPU priority (nice 19), while the tests, clippy and the
+#     conformance suite run: the tests wait on processes and sockets much
+#     of the time (11 CPU-minutes of work in a cold run) and leave the CPU
+#     idle, which these builds take; they have target directories of their
+#     own, so neither side waits for the other's cargo lock.
+# The table at the end gives each step's wall time (background steps marked
+# `beside ...`, their times overlapping the others'), then the number of
+# tests each step ran (scripts/lib/test-counts.py), so that two runs compare.
+# The logs of the steps are kept in a directory the last lines name.
 # shellcheck source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 cd "$repo"
 
+logs="$(mktemp -d "${TMPDIR:-/tmp}/mcp-wasm-host-ci.XXXXXX")"
+
 # Each step's wall time, printed as a table when the run ends (pass or fail):
 # where a CI run's time goes. `timed NAME COMMAND...` runs one step; it
-# appends to a file, since a step run inside $(...) is in a subshell.
-steps_file="$(mktemp)"
+# appends to a file, since a step run in the background or inside $(...) is
+# in a subshell. pytest adds its expensive fixtures to the same file
+# (tests/python/conftest.py, MCP_WASM_HOST_STEPS_FILE).
+steps_file="$logs/steps.txt"
+: >"$steps_file"
+export MCP_WASM_HOST_STEPS_FILE="$steps_file"
 run_started=$SECONDS
 timed() {
     local name="$1" started=$SECONDS status=0
     shift
     "$@" || status=$?
-    printf '%-34s %6ds  %s\n' "$name" $((SECONDS - started)) \
+    printf '%-44s %6ds  %s\n' "$name" $((SECONDS - started)) \
         "$([[ $status == 0 ]] && echo ok || echo "FAILED ($status)")" >>"$steps_file"
     return "$status"
 }
-print_steps() {
-    {
-        echo "== steps (wall time, in the order run)"
-        cat "$steps_file"
-        printf '%-34s %6ds\n' "total" $((SECONDS - run_started))
-    } >&2
-    rm -f "$steps_file"
+# logged NAME LOG COMMAND...: `timed`, with the command's output (stdout
+# and stderr) also kept in $logs/LOG, which test-counts.py reads.
+logged() {
+    local name="$1" log="$logs/$2"
+    shift 2
+    timed "$name" "$@" 2>&1 | tee "$log"
 }
-trap print_steps EXIT
+# On the way out (a step failed): the setups still running are waited for
+# (a killed dpkg leaves the system half-installed), the background builds
+# are stopped with every process under them.
+setup_jobs=()
+build_jobs=()
+stop_tree() {
+    local child
+    for child in $(pgrep -P "$1" || true); do
+        stop_tree "$child"
+    done
+    kill "$1" 2>/dev/null || true
+}
+finish() {
+    local status=$? job
+    for job in "${build_jobs[@]}"; do
+        stop_tree "$job"
+    done
+    for job in "${setup_jobs[@]}"; do
+        wait "$job" 2>/dev/null || true
+    done
+    {
+        echo "== steps (wall time, in the order they ended; \`beside\` ones ran in the background)"
+        cat "$steps_file"
+        printf '%-44s %6ds\n' "total" $((SECONDS - run_started))
+        python3 "$repo/scripts/lib/test-counts.py" "$logs" || true
+        echo "== the steps' logs: $logs"
+    } >&2
+    exit "$status"
+}
+trap finish EXIT
+
+timed "cargo fmt --check" cargo fmt --all -- --check
 
 if command -v rustup >/dev/null 2>&1; then
     timed "rustup target add wasm32-wasip2" rustup target add wasm32-wasip2 >&2
 fi
 
-# setup VAR SCRIPT: runs scripts/SCRIPT (which installs a toolchain or a
-# server and prints its path) and exports the path as VAR; a failed setup
-# stops the run.
+# in_background SCRIPT...: runs scripts/SCRIPT, each in turn, in one
+# background job; a script's path (what it prints) lands in
+# $logs/SCRIPT.path, its messages in $logs/SCRIPT.log.
+in_background() {
+    (
+        for script in "$@"; do
+            timed "$script (beside the build)" "scripts/$script" \
+                >"$logs/$script.path" 2>"$logs/$script.log" || exit 1
+        done
+    ) &
+    setup_jobs+=($!)
+}
+in_background setup-python.sh
+in_background setup-node.sh
+in_background setup-go.sh
+in_background setup-c.sh setup-chromium.sh setup-registry.sh setup-nginx.sh setup-image.sh setup-musl.sh
+
+echo "== cargo test --workspace --no-run (the setups install meanwhile)" >&2
+timed "cargo build: tests (debug)" cargo test --workspace --locked --no-run
+
+echo "== waiting for the setup scripts" >&2
+setups_failed=0
+wait_for_setups() {
+    local job
+    for job in "${setup_jobs[@]}"; do
+        wait "$job" || setups_failed=1
+    done
+}
+timed "waiting for the setups" wait_for_setups
+setup_jobs=()
+# setup VAR SCRIPT: exports VAR as the path SCRIPT printed (showing what it
+# said); a failed setup stops the run.
 setup() {
-    local path
-    path="$(timed "$2" "scripts/$2")"
-    export "$1=$path"
+    cat "$logs/$2.log" >&2 2>/dev/null || true
+    [[ -s "$logs/$2.path" ]] || die "scripts/$2 failed (its output is above)"
+    export "$1=$(tail -n 1 "$logs/$2.path")"
 }
 setup MCP_WASM_HOST_PYTHON setup-python.sh
 setup MCP_WASM_HOST_NODE setup-node.sh
-setup MCP_WASM_HOST_C setup-c.sh
 setup MCP_WASM_HOST_GO setup-go.sh
+setup MCP_WASM_HOST_C setup-c.sh
 setup MCP_WASM_HOST_CHROMIUM setup-chromium.sh
 setup MCP_WASM_HOST_REGISTRY setup-registry.sh
 setup MCP_WASM_HOST_NGINX setup-nginx.sh
 setup MCP_WASM_HOST_PODMAN setup-image.sh
+setup CC_x86_64_unknown_linux_musl setup-musl.sh
+((setups_failed == 0)) || die "a setup script failed (its output is above)"
+
+# The static host pytest installs is built with the `quick` profile
+# (scripts/install-host.sh says what it is); the release profile stays the
+# default of install-host.sh, build-image.sh and build-bundle.sh.
+export MCP_WASM_HOST_INSTALL_PROFILE=quick
+(
+    timed "fuzz.sh build (beside the tests)" nice -n 19 scripts/fuzz.sh build \
+        >"$logs/fuzz-build.log" 2>&1
+    timed "install-host.sh, quick (beside the tests)" nice -n 19 scripts/install-host.sh \
+        >"$logs/install-host.path" 2>"$logs/install-host.log"
+) &
+build_jobs=($!)
 
 # Every test runs: a test that cannot find its toolchain or server fails
 # instead of skipping (the Rust tests' `common::toolchain` and `skip` in
@@ -84,12 +185,10 @@ setup MCP_WASM_HOST_PODMAN setup-image.sh
 export MCP_WASM_HOST_REQUIRE_ALL=1
 
 echo "== cargo test --workspace" >&2
-timed "cargo test --workspace" cargo test --workspace --locked
+logged "cargo test: run" cargo-test.log cargo test --workspace --locked
 
-# The fuzz targets (stable Rust; cargo-fuzz, its build and the grown corpus
-# are cached under ~/.cache/mcp-wasm-host, so a rerun only fuzzes).
-echo "== fuzz (scripts/fuzz.sh)" >&2
-timed "fuzz.sh" scripts/fuzz.sh
+echo "== cargo clippy --workspace --all-targets -- -D warnings" >&2
+timed "cargo clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
 
 # `cargo test` built TARGET_DIR/debug/mcp-wasm-host (its integration tests
 # run it) and every guest plugin. A plain `cargo build` here would build the host
@@ -97,9 +196,25 @@ timed "fuzz.sh" scripts/fuzz.sh
 # so the later steps use what the tests used.
 export MCP_WASM_HOST_BUILT=1
 
+# The conformance suite needs neither background build: it runs while they
+# finish (it waits on its server and clients more than it computes).
+echo "== MCP conformance suite (scripts/conformance.sh)" >&2
+logged "conformance.sh" conformance.log scripts/conformance.sh
+
+echo "== waiting for the fuzz build and the static host" >&2
+builds_status=0
+timed "waiting for the background builds" wait "${build_jobs[0]}" || builds_status=$?
+build_jobs=()
+cat "$logs/fuzz-build.log" "$logs/install-host.log" >&2 2>/dev/null || true
+((builds_status == 0)) || die "the fuzz build or scripts/install-host.sh failed (its output is above)"
+MCP_WASM_HOST_INSTALLED_BIN="$(tail -n 1 "$logs/install-host.path")"
+export MCP_WASM_HOST_INSTALLED_BIN
+
+# The fuzz targets (stable Rust; cargo-fuzz, its build and the grown corpus
+# are cached under ~/.cache/mcp-wasm-host, so a rerun only fuzzes).
+echo "== fuzz (scripts/fuzz.sh run)" >&2
+logged "fuzz.sh run" fuzz.log scripts/fuzz.sh run
+
 echo "== pytest tests/python" >&2
 MCP_WASM_HOST_BIN="$(cargo_target_dir)/debug/mcp-wasm-host" \
-    timed "pytest tests/python" "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python
-
-echo "== MCP conformance suite (scripts/conformance.sh)" >&2
-timed "conformance.sh" scripts/conformance.sh
+    logged "pytest tests/python" pytest.log "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python

@@ -11,7 +11,7 @@ use wasmtime::{PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 
 use super::bindings::types as wit;
 use super::egress;
-use super::error::{FailureCause, GuestErrorKind, MAX_MESSAGE, ToolFailure, clip};
+use super::error::{FailureCause, GuestErrorKind, HostFault, MAX_MESSAGE, ToolFailure, clip};
 use super::events::{CallEvents, NoEvents};
 use super::exports::Exports;
 use super::generic::Function;
@@ -25,6 +25,7 @@ use super::session::Session;
 use super::tool::PluginTool;
 use super::warm::{PluginIdle, Warm};
 
+mod blame;
 mod result;
 mod served;
 
@@ -120,6 +121,10 @@ fn store_for(
     })?;
     let mut store = Store::new(engine, state);
     store.limiter(|s| &mut s.limiter);
+    // What the guest may hand the host at once is the policy's, not
+    // wasmtime's default copy budget.
+    store.set_hostcall_fuel(blame::hostcall_fuel(policy));
+    store.set_max_component_handles(blame::component_handles(policy));
     store.epoch_deadline_callback(|ctx| {
         Ok(if Instant::now() >= ctx.data().deadline {
             UpdateDeadline::Interrupt
@@ -515,7 +520,7 @@ async fn call_function(
     let result = run(&mut live, target, async |store, instance| {
         let func = instance
             .get_func(&mut *store, function.index())
-            .ok_or_else(|| wasmtime::format_err!("the instance does not export the function"))?;
+            .ok_or_else(|| HostFault::error("the instance does not export the function"))?;
         let mut results = vec![Val::Bool(false); function.result_count()];
         func.call_async(&mut *store, &params, &mut results).await?;
         Ok(results)

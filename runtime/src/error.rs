@@ -332,6 +332,19 @@ pub enum FailureCause {
     },
     /// The guest returned something the host cannot pass on.
     BadOutput(String),
+    /// The guest broke the component model's contract (its canonical ABI)
+    /// or a host interface's: it gave the host a value its type forbids (an
+    /// invalid `char`, a string that is not UTF-8, a bad discriminant, a
+    /// list past its memory), its `cabi_realloc` answered out of bounds,
+    /// or the runtime stopped it for another reason that is not the host's
+    /// own failure ([`HostFault`]).
+    ContractViolation(Box<Breach>),
+    /// The guest asked for more than one of its limits allows, other than
+    /// fuel, time and memory growth (which have their own causes): random
+    /// bytes beyond its `memory`, a copy beyond its `max_result_size`,
+    /// host handles beyond `host_resources`, tables or instances beyond
+    /// theirs.
+    OverLimit(Box<Excess>),
     /// The host failed while running the call. The text (the host error's
     /// message chain) goes to the server log only ([`ToolFailure::log_line`]):
     /// a client reads that the host failed, never a host error's text, which
@@ -403,6 +416,64 @@ pub enum FailureCause {
     },
 }
 
+/// How a guest broke the contract ([`FailureCause::ContractViolation`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Breach {
+    /// What the guest did, in the contract's words, after the plugin's
+    /// name: `gave the host an invalid char`. Written by the host, never a
+    /// host error's text.
+    pub what: String,
+    /// Why that breaks the contract, if there is more to say.
+    pub why: Option<String>,
+    /// The runtime's own error text, for the server log only.
+    pub detail: String,
+}
+
+/// What a guest asked for past a limit ([`FailureCause::OverLimit`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Excess {
+    /// The policy key: `memory`, `max_result_size`, `host_resources`,
+    /// `table_elements`, `instances`, `tables`, `memories`.
+    pub key: &'static str,
+    /// What the guest did, after the plugin's name: `asked for 4 GiB of
+    /// random bytes`.
+    pub what: String,
+    /// The limit as the message writes it: `128 MiB`.
+    pub limit: String,
+    /// Where to raise it: ``raise `plugins.NAME.KEY` in FILE``.
+    pub hint: String,
+}
+
+/// Whose failure a [`FailureCause`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The plugin's: it trapped, panicked, returned an error or broke the
+    /// contract.
+    Guest,
+    /// A policy limit's: the cause names its key ([`FailureCause::limit`]).
+    Limit,
+    /// The client's: it must answer or support something first.
+    Client,
+    /// The host's own code failed ([`HostFault`]).
+    Host,
+}
+
+/// A failure of the host's own code while it runs a call (a store it
+/// cannot set up, an export it checked at load missing now). Host code
+/// wraps its internal failures in it; the call's classifier finds it by
+/// downcast, and only then blames the host ([`FailureCause::Host`]). Any
+/// other error raised while a guest runs is the guest's or a limit's.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HostFault(pub String);
+
+impl HostFault {
+    /// A [`wasmtime::Error`] holding a host fault described by `message`.
+    pub fn error(message: impl Into<String>) -> wasmtime::Error {
+        wasmtime::Error::new(HostFault(message.into()))
+    }
+}
+
 /// The kinds of error a guest can return, as in the WIT `tool-error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GuestErrorKind {
@@ -432,6 +503,14 @@ impl FailureCause {
                 message: f(message),
             },
             FailureCause::BadOutput(m) => FailureCause::BadOutput(f(m)),
+            FailureCause::ContractViolation(breach) => {
+                let Breach { what, why, detail } = *breach;
+                FailureCause::ContractViolation(Box::new(Breach {
+                    what: f(what),
+                    why: why.map(&f),
+                    detail: f(detail),
+                }))
+            }
             // Shown only in the log, redacted there too.
             FailureCause::Host(m) => FailureCause::Host(f(m)),
             FailureCause::MemoryLimit { limit, detail } => FailureCause::MemoryLimit {
@@ -444,7 +523,9 @@ impl FailureCause {
 
     /// The policy key of the limit that stopped the call, if a limit did
     /// (`fuel`, `memory`, `timeout`, `rate_limit`, `client_rate_limit`,
-    /// `max_argument_size`, `max_result_size`).
+    /// `max_argument_size`, `max_result_size`, and for
+    /// [`FailureCause::OverLimit`] also `host_resources`, `table_elements`,
+    /// `instances`, `tables`, `memories`).
     pub fn limit(&self) -> Option<&'static str> {
         match self {
             FailureCause::OutOfFuel { .. } => Some("fuel"),
@@ -453,7 +534,21 @@ impl FailureCause {
             FailureCause::ArgumentsTooLarge { .. } => Some("max_argument_size"),
             FailureCause::ResultTooLarge { .. } => Some("max_result_size"),
             FailureCause::RateLimited { scope, .. } => Some(scope.key()),
+            FailureCause::OverLimit(excess) => Some(excess.key),
             _ => None,
+        }
+    }
+
+    /// Whose failure this is: the guest's, a limit's, or the host's own.
+    pub fn fault(&self) -> Fault {
+        if self.limit().is_some() {
+            return Fault::Limit;
+        }
+        match self {
+            FailureCause::Host(_) => Fault::Host,
+            FailureCause::ArgumentsRefused { .. } => Fault::Limit,
+            FailureCause::InputDeferred | FailureCause::MissingClientCapability(_) => Fault::Client,
+            _ => Fault::Guest,
         }
     }
 
@@ -465,6 +560,12 @@ impl FailureCause {
             FailureCause::Trap(_) => "trap",
             FailureCause::Guest { .. } => "guest_error",
             FailureCause::BadOutput(_) => "bad_output",
+            FailureCause::ContractViolation(_) => "contract_violation",
+            FailureCause::OverLimit(excess) => match excess.key {
+                "memory" => "memory_limit",
+                "max_result_size" => "result_too_large",
+                _ => "over_limit",
+            },
             FailureCause::Host(_) => "host_error",
             FailureCause::OutOfFuel { .. } => "out_of_fuel",
             FailureCause::Timeout { .. } => "timeout",
@@ -485,6 +586,9 @@ impl ToolFailure {
     pub fn log_line(&self) -> String {
         match &self.cause {
             FailureCause::Host(detail) => format!("{}: {detail}", self.describe()),
+            FailureCause::ContractViolation(breach) => {
+                format!("{}: {}", self.describe(), breach.detail)
+            }
             _ => self.describe(),
         }
     }
@@ -523,6 +627,24 @@ impl ToolFailure {
             }
             FailureCause::BadOutput(m) => {
                 format!("{tool} of plugin {plugin:?} returned an invalid result: {m}")
+            }
+            FailureCause::ContractViolation(breach) => {
+                let what = &breach.what;
+                match &breach.why {
+                    Some(why) => format!("plugin {plugin:?} {what} in {tool}: {why}"),
+                    None => format!("plugin {plugin:?} {what} in {tool}"),
+                }
+            }
+            FailureCause::OverLimit(excess) => {
+                let Excess {
+                    key,
+                    what,
+                    limit,
+                    hint,
+                } = &**excess;
+                format!(
+                    "plugin {plugin:?} {what} in {tool}, more than its `{key}` limit of {limit} allows ({hint})"
+                )
             }
             FailureCause::Host(_) => format!(
                 "the host failed while running {tool} of plugin {plugin:?} (the server log has the details)"

@@ -18,6 +18,7 @@ use super::bindings::exports::mcp_wasm_host::plugin::{
 };
 use super::bindings::mcp_wasm_host::plugin::errors::ServeError;
 use super::bindings::{SUPPORTED_VERSIONS, WIT_VERSION, types as wit, v0_1};
+use super::error::HostFault;
 use super::generic::Generic;
 use super::sandbox::CallState;
 use super::served::Listing;
@@ -276,8 +277,8 @@ impl Exports {
                 call_tool,
                 list_tools,
             } => Ok((call_tool, list_tools)),
-            Api::Generic(_) => Err(wasmtime::format_err!(
-                "a generic component exports no `tools` interface"
+            Api::Generic(_) => Err(HostFault::error(
+                "a generic component exports no `tools` interface",
             )),
         }
     }
@@ -381,7 +382,7 @@ impl Exports {
     ) -> wasmtime::Result<Result<Vec<wr::ResourceContents>, ServeError>> {
         let r = self
             .resources
-            .ok_or_else(|| wasmtime::format_err!("the plugin does not export `resources`"))?;
+            .ok_or_else(|| HostFault::error("the plugin does not export `resources`"))?;
         let read: ReadResource<'_> = instance.get_typed_func(&mut store, r.read)?;
         Ok(read.call_async(&mut store, (uri,)).await?.0)
     }
@@ -396,7 +397,7 @@ impl Exports {
     ) -> wasmtime::Result<Result<wp::PromptResult, ServeError>> {
         let p = self
             .prompts
-            .ok_or_else(|| wasmtime::format_err!("the plugin does not export `prompts`"))?;
+            .ok_or_else(|| HostFault::error("the plugin does not export `prompts`"))?;
         let get: GetPrompt<'_> = instance.get_typed_func(&mut store, p.get)?;
         Ok(get.call_async(&mut store, (name, arguments)).await?.0)
     }
@@ -410,7 +411,7 @@ impl Exports {
     ) -> wasmtime::Result<Result<wc::Completion, ServeError>> {
         let complete = self
             .complete
-            .ok_or_else(|| wasmtime::format_err!("the plugin does not export `completions`"))?;
+            .ok_or_else(|| HostFault::error("the plugin does not export `completions`"))?;
         let f: Complete<'_> = instance.get_typed_func(&mut store, complete)?;
         Ok(f.call_async(&mut store, (request,)).await?.0)
     }
@@ -427,7 +428,7 @@ impl Exports {
         }
         let func = instance
             .get_func(&mut store, call_tool)
-            .ok_or_else(|| wasmtime::format_err!("the instance does not export `call-tool`"))?;
+            .ok_or_else(|| HostFault::error("the instance does not export `call-tool`"))?;
         // SAFETY: `checked` is set only once `call-tool`'s type matched
         // `CallTool` in an instance of this component, and `get_func` found
         // the function by an index that only this component's instances

@@ -95,8 +95,8 @@ pub use catalog::{
 pub use claims::NameClaims;
 pub use engine::{EngineError, EngineSettings, QuickCompile};
 pub use error::{
-    CallError, FailureCause, GuestErrorKind, LoadError, LoadProblem, MAX_MESSAGE, PolicyError,
-    ToolFailure,
+    Breach, CallError, Excess, FailureCause, Fault, GuestErrorKind, HostFault, LoadError,
+    LoadProblem, MAX_MESSAGE, PolicyError, ToolFailure,
 };
 pub use events::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction,

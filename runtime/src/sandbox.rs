@@ -127,7 +127,8 @@ impl std::fmt::Debug for CallState {
 impl CallState {
     /// A sandbox with exactly what `policy` grants (each capability applies
     /// its grant) and no stdin; clocks and random numbers are always
-    /// available. Stdout and stderr are captured.
+    /// available (at most the plugin's `memory` of random bytes at once).
+    /// Stdout and stderr are captured.
     pub fn new(
         plugin: Arc<str>,
         tool: Arc<str>,
@@ -139,6 +140,9 @@ impl CallState {
         let stderr = Capture::new();
         let mut wasi = WasiCtx::builder();
         wasi.stdout(stdout.clone()).stderr(stderr.clone());
+        // Random bytes the guest could not hold are its fault, named by
+        // its `memory` limit (wasmtime-wasi's own bound is 64 MiB).
+        wasi.max_random_size(policy.limits.memory_bytes);
         policy.grants.configure(&mut wasi)?;
         let caps = call_caps(&plugin, &tool, &events, &policy, deadline);
         let mut table = ResourceTable::new();

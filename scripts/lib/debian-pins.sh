@@ -8,7 +8,12 @@
 # show installed at their pinned version (none: apt-get is not run). WHO
 # names the caller in messages, which go to stderr. Installing needs root
 # (or sudo) and the Debian archive; a failed install is retried once after
-# `apt-get update`.
+# `apt-get update`. A pinned version the archive no longer has is an error
+# naming the pin, the versions the archive does have and LIST: nothing else
+# is installed in its place, since the tests would then pass or fail on a
+# version nobody chose (update the pin in LIST, in a commit of its own).
+# apt-get waits for the dpkg lock (up to 10 minutes) when another install,
+# such as a setup script running beside this one, holds it.
 install_pinned() {
     local who="$1" list="$2" line name want have
     local missing=()
@@ -34,23 +39,28 @@ install_pinned() {
     if [[ "$(id -u)" != 0 ]]; then
         sudo=(sudo)
     fi
+    local apt=("${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600)
     echo "$who: installing ${missing[*]}" >&2
-    if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >&2; then
+    if ! "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >&2; then
         echo "$who: apt-get install failed; updating the package lists and retrying" >&2
-        "${sudo[@]}" apt-get update >&2
-        local resolved=() pin
+        "${apt[@]}" update >&2
+        local gone=() pin available
         for pin in "${missing[@]}"; do
             name="${pin%%=*}"
             want="${pin#*=}"
-            if apt-cache madison "$name" | awk -F'|' '{gsub(/ /, "", $2); print $2}' \
-                | grep -qxF -- "$want"; then
-                resolved+=("$pin")
-            else
-                echo "$who: WARNING: $pin is no longer in the Debian archive;" \
-                    "installing its current version instead (update the pin in $list)" >&2
-                resolved+=("$name")
+            available="$(apt-cache madison "$name" | awk -F'|' '{gsub(/ /, "", $2); print $2}')"
+            if ! grep -qxF -- "$want" <<<"$available"; then
+                gone+=("$pin")
+                available="${available//$'\n'/ }"
+                echo "$who: ERROR: $pin is not in the Debian archive (its versions there:" \
+                    "${available:-none})" >&2
             fi
         done
-        "${sudo[@]}" apt-get install -y --no-install-recommends "${resolved[@]}" >&2
+        if [[ ${#gone[@]} -gt 0 ]]; then
+            echo "$who: refusing to install other versions than the pinned ones:" \
+                "update ${gone[*]} in $list (and commit it), then run this again" >&2
+            exit 1
+        fi
+        "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >&2
     fi
 }

@@ -1,12 +1,14 @@
 """Fixtures several test files share: `toolchain` (a program a test needs,
 or a skip that fails under CI), `installed_host` (the host as a user
-installs it) and `image` (the container image built from it)."""
+installs it) and `image` (the container image built from it); and the
+rows of scripts/test.sh's step table for the expensive fixtures."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
@@ -14,6 +16,31 @@ from typing import NoReturn
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+# A session or module fixture whose setup takes this long gets a row in the
+# step table scripts/test.sh prints (MCP_WASM_HOST_STEPS_FILE names its file).
+FIXTURE_ROW_SECONDS = 5
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """Times the setup of the expensive shared fixtures (the static host's
+    install, the image, the packed SDKs, ...) into the step table, so that
+    a CI run shows where pytest's time goes."""
+    started = time.monotonic()
+    failed = True
+    try:
+        value = yield
+        failed = False
+        return value
+    finally:
+        seconds = time.monotonic() - started
+        steps = os.environ.get("MCP_WASM_HOST_STEPS_FILE")
+        if steps and fixturedef.scope in ("session", "module") and seconds >= FIXTURE_ROW_SECONDS:
+            name = f"  pytest fixture {fixturedef.argname}"
+            with open(steps, "a", encoding="utf-8") as f:
+                f.write(f"{name:<44} {round(seconds):6d}s  {'FAILED' if failed else 'ok'} ({fixturedef.scope} fixture)\n")
 
 
 def everything_required(environ: Mapping[str, str] = os.environ) -> bool:
@@ -66,7 +93,10 @@ def toolchain():
 def installed_host() -> Path:
     """The host as a user installs it: the static binary scripts/install-host.sh
     builds with `cargo install` from the packaged crate (cheap when nothing
-    changed). MCP_WASM_HOST_INSTALLED_BIN names one already installed instead."""
+    changed), with the profile MCP_WASM_HOST_INSTALL_PROFILE names (release
+    by default; scripts/test.sh uses `quick`). MCP_WASM_HOST_INSTALLED_BIN
+    names one already installed instead (scripts/test.sh builds it beside
+    the Rust tests)."""
     explicit = os.environ.get("MCP_WASM_HOST_INSTALLED_BIN")
     if explicit:
         path = Path(explicit)

@@ -9,6 +9,8 @@
 //! over-limit body, and a clean debug string for the stream error.
 #![allow(clippy::unwrap_used)]
 
+use std::path::PathBuf;
+
 use serde_json::{Value, json};
 
 use crate::common::Server;
@@ -35,10 +37,84 @@ const FORBIDDEN: &[&str] = &[
     "::",
 ];
 
-fn assert_clean(case: &str, response: &Value) {
+pub(crate) fn assert_clean(case: &str, response: &Value) {
     let shown = response.to_string();
     for bad in FORBIDDEN {
         assert!(!shown.contains(bad), "{case}: {bad:?} in {shown}");
+    }
+}
+
+/// A directory whose `plugins/` holds the hostile plugin three times:
+/// `hostile` (a 2 s deadline, 32 MiB), `fuelcap` (little fuel) and
+/// `mounted` (a mount of `gone-host-directory`, which a test removes once
+/// the plugin is loaded, so the host fails building its next sandbox),
+/// and the test's other plugins, under a policy of those sections and the
+/// test's own.
+pub(crate) struct Hostile {
+    /// The directory, removed on drop.
+    _dir: tempfile::TempDir,
+    /// Its `plugins/`.
+    pub plugins: PathBuf,
+    /// The policy file.
+    config: PathBuf,
+    /// The mounted host directory.
+    pub gone: PathBuf,
+}
+
+impl Hostile {
+    /// The directory with `others` (name, component file) beside the
+    /// hostile plugins, and `policy` before their sections.
+    pub(crate) fn new(others: &[(&str, &str)], policy: &str) -> Hostile {
+        let dir = tempfile::tempdir().unwrap();
+        let plugins = dir.path().join("plugins");
+        std::fs::create_dir(&plugins).unwrap();
+        let hostile = ["hostile", "fuelcap", "mounted"].map(|n| (n, test_artifacts::HOSTILE));
+        for (name, component) in hostile.iter().chain(others) {
+            std::fs::copy(component, plugins.join(format!("{name}.wasm"))).unwrap();
+        }
+        let gone = dir.path().join("gone-host-directory");
+        std::fs::create_dir(&gone).unwrap();
+        let config = dir.path().join("mcp-wasm-host.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[defaults]\nrate_limit = 0\n\n{policy}\
+                 [plugins.hostile]\nfuel = 1_000_000_000_000\nmemory = \"32 MiB\"\ntimeout = \"2s\"\n\n\
+                 [plugins.fuelcap]\nfuel = 100_000_000\ntimeout = \"60s\"\n\n\
+                 [[plugins.mounted.mounts]]\nhost = \"gone-host-directory\"\nguest = \"/gone\"\n"
+            ),
+        )
+        .unwrap();
+        Hostile {
+            _dir: dir,
+            plugins,
+            config,
+            gone,
+        }
+    }
+
+    /// A server on the directory, with `args`, under
+    /// `RUST_BACKTRACE=1` and `RUST_LIB_BACKTRACE=1`.
+    pub(crate) fn server(&self, args: &[&str]) -> Server {
+        let mut all = vec!["--config", self.config.to_str().unwrap()];
+        all.extend_from_slice(args);
+        Server::start_with_env(
+            &self.plugins,
+            &all,
+            &[("RUST_BACKTRACE", "1"), ("RUST_LIB_BACKTRACE", "1")],
+        )
+    }
+}
+
+/// The name `qualified` (`plugin.tool`) is listed by: a tool is listed as
+/// `plugin.tool` only when another plugin has a tool of that name.
+pub(crate) fn listed_name(listed: &[String], qualified: &str) -> String {
+    let bare = qualified.split_once('.').unwrap().1;
+    if listed.iter().any(|n| n == qualified) {
+        qualified.to_string()
+    } else {
+        assert!(listed.iter().any(|n| n == bare), "{qualified}: {listed:?}");
+        bare.to_string()
     }
 }
 
@@ -48,46 +124,25 @@ fn a_client_sees_no_host_internals_whatever_the_environment() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let closed_port = closed.local_addr().unwrap().port();
     drop(closed);
-    let dir = tempfile::tempdir().unwrap();
-    let plugins = dir.path().join("plugins");
-    std::fs::create_dir(&plugins).unwrap();
-    for (name, component) in [
-        ("netprobe", test_artifacts::NETPROBE),
-        ("hostile", test_artifacts::HOSTILE),
-        ("fuelcap", test_artifacts::HOSTILE),
-        ("mounted", test_artifacts::HOSTILE),
-        ("errors", test_artifacts::ERRORS),
-    ] {
-        std::fs::copy(component, plugins.join(format!("{name}.wasm"))).unwrap();
-    }
-    let gone = dir.path().join("gone-host-directory");
-    std::fs::create_dir(&gone).unwrap();
-    let config = dir.path().join("mcp-wasm-host.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[defaults]\nrate_limit = 0\n\n\
-             [plugins.netprobe]\ntimeout = \"30s\"\n\
+    let setup = Hostile::new(
+        &[
+            ("netprobe", test_artifacts::NETPROBE),
+            ("errors", test_artifacts::ERRORS),
+        ],
+        &format!(
+            "[plugins.netprobe]\ntimeout = \"30s\"\n\
              [plugins.netprobe.http]\nallow = [\"{}\", \"http://127.0.0.1:{closed_port}\"]\n\
-             max_response_body = \"4 KiB\"\nfirst_byte_timeout = \"1s\"\n\n\
-             [plugins.hostile]\nfuel = 1_000_000_000_000\nmemory = \"32 MiB\"\ntimeout = \"2s\"\n\n\
-             [plugins.fuelcap]\nfuel = 100_000_000\ntimeout = \"60s\"\n\n\
-             [[plugins.mounted.mounts]]\nhost = \"gone-host-directory\"\nguest = \"/gone\"\n",
+             max_response_body = \"4 KiB\"\nfirst_byte_timeout = \"1s\"\n\n",
             web.origin()
         ),
-    )
-    .unwrap();
-    let mut s = Server::start_with_env(
-        &plugins,
-        &["--config", config.to_str().unwrap()],
-        &[("RUST_BACKTRACE", "1"), ("RUST_LIB_BACKTRACE", "1")],
     );
+    let mut s = setup.server(&[]);
     assert!(s.initialize(R4).get("result").is_some());
     // The mount disappears once the plugin is loaded: the next call's
     // sandbox cannot be built, a host error naming a host path.
     let tools = s.request("tools/list", json!({}));
     assert!(tools.to_string().contains("mounted."), "{tools}");
-    std::fs::remove_dir(&gone).unwrap();
+    std::fs::remove_dir(&setup.gone).unwrap();
 
     let get = |url: String| json!({"method": "GET", "url": url});
     let raw = |path: &str| json!({"authority": format!("127.0.0.1:{}", web.port), "path": path});
@@ -157,15 +212,7 @@ fn a_client_sees_no_host_internals_whatever_the_environment() {
         };
         page = s.request("tools/list", json!({"cursor": cursor}));
     }
-    let named = |qualified: &str| {
-        let bare = qualified.split_once('.').unwrap().1;
-        if listed.iter().any(|n| n == qualified) {
-            qualified.to_string()
-        } else {
-            assert!(listed.iter().any(|n| n == bare), "{qualified}: {listed:?}");
-            bare.to_string()
-        }
-    };
+    let named = |qualified: &str| listed_name(&listed, qualified);
     for (tool, arguments, says) in &table {
         let case = format!("{tool}({arguments})");
         let response = s.call(&named(tool), arguments.clone());

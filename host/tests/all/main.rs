@@ -9,6 +9,7 @@ mod common;
 
 mod apps;
 mod async_components;
+mod blame;
 mod bounds;
 mod c_plugins;
 mod cache;

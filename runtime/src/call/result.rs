@@ -8,17 +8,19 @@ use std::time::Instant;
 use serde_json::Value;
 use wasmtime::{Store, Trap};
 
+use super::blame;
 use super::*;
 use crate::bindings::types as wit;
 use crate::capabilities::{self, Grants};
 use crate::capture::{find_alloc_failure, find_panic};
-use crate::error::{FailureCause, GuestErrorKind, ToolFailure};
+use crate::error::{Excess, FailureCause, GuestErrorKind, ToolFailure};
 use crate::offload::{self, Expired};
 use crate::output::{Content, ToolOutput, cost};
 use crate::policy::Policy;
 use crate::sandbox::CallState;
 use crate::schema::Schema;
 use crate::tool::PluginTool;
+use crate::units::count;
 
 /// A guest's `tool-error` as the runtime's kind of guest error and message
 /// (redacted, then clipped: [`Grants::guest_message`]).
@@ -55,14 +57,19 @@ pub(super) fn finish(store: &mut Store<CallState>) {
 }
 
 /// Turns a wasmtime error from instantiating or calling into plain words,
-/// using the limiter's record and the guest's stderr. Text taken from the
-/// guest (its stderr) is redacted, then clipped to [`MAX_MESSAGE`].
+/// using the limiter's record and the guest's stderr: the host's own
+/// failure only when its code said so ([`blame::host_fault`]), else a
+/// limit's (naming its key) or the guest's ([`blame::guest_fault`]). Text
+/// taken from the guest (its stderr) is redacted, then clipped to
+/// [`MAX_MESSAGE`].
 pub(super) fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolFailure {
     let (stderr, _) = state.stderr.contents();
     let clipped = |text: String| state.policy.grants.guest_message(text);
     let limits = &state.policy.limits;
     let trap = error.downcast_ref::<Trap>();
-    let cause = if trap == Some(&Trap::OutOfFuel) {
+    let cause = if let Some(host) = blame::host_fault(&error) {
+        host.map_guest_text(clipped)
+    } else if trap == Some(&Trap::OutOfFuel) {
         FailureCause::OutOfFuel { limit: limits.fuel }
     } else if trap == Some(&Trap::Interrupt) {
         FailureCause::Timeout {
@@ -75,6 +82,13 @@ pub(super) fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolF
                 .or_else(|| trap.is_none().then(|| format!("{error:#}")))
                 .map(clipped),
         }
+    } else if state.limiter.table_refused {
+        FailureCause::OverLimit(Box::new(Excess {
+            key: "table_elements",
+            what: "grew a table".into(),
+            limit: format!("{} elements", count(limits.table_elements)),
+            hint: state.policy.raise_hint("table_elements"),
+        }))
     } else if let Some(trap) = trap {
         match trap {
             Trap::UnreachableCodeReached => {
@@ -100,7 +114,8 @@ pub(super) fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolF
     } else if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
         FailureCause::Trap(format!("the guest exited with status {}", exit.0))
     } else {
-        FailureCause::Host(clipped(format!("{error:#}")))
+        // Not a trap and not the host's own failure: the guest's.
+        blame::guest_fault(&error, &state.policy).map_guest_text(clipped)
     };
     ToolFailure {
         plugin: state.plugin().to_string(),

@@ -19,6 +19,8 @@
 //!   preopens; `env`, `env_all`: `wasi:cli/environment`; `connect`,
 //!   `resolve`: `wasi:sockets`.
 //! - `big_result`, `echo_size`: result and argument size caps.
+//! - `random_bytes`: asks `wasi:random` for `bytes` random bytes at once
+//!   (the host bounds it by the plugin's `memory` limit).
 
 use std::fs;
 use std::hint::black_box;
@@ -396,6 +398,13 @@ fn big_result(bytes: u64) -> ToolResult {
     Ok(Output::text("x".repeat(len)))
 }
 
+/// Arguments of `random_bytes`.
+#[derive(Deserialize, JsonSchema)]
+struct RandomArgs {
+    /// How many random bytes to ask `wasi:random` for, at once.
+    bytes: u64,
+}
+
 struct Hostile;
 
 impl Plugin for Hostile {
@@ -509,6 +518,16 @@ impl Plugin for Hostile {
                     Ok(Output::text(args.data.len().to_string()))
                 },
             )
+            .tool(
+                ToolDef::new(
+                    "random_bytes",
+                    "Asks wasi:random for `bytes` random bytes at once; returns how many came.",
+                ),
+                |args: RandomArgs| -> ToolResult {
+                    let got = wasip2::random::random::get_random_bytes(args.bytes);
+                    Ok(Output::text(got.len().to_string()))
+                },
+            )
             .tool(ToolDef::new("ok", "Returns \"ok\"."), |_: NoArgs| Ok("ok"))
             .tool(
                 ToolDef::new("slow_ok", "Sleeps `millis` milliseconds, then returns \"ok\"."),
@@ -556,6 +575,7 @@ mod tests {
                 "resolve",
                 "big_result",
                 "echo_size",
+                "random_bytes",
                 "ok",
                 "slow_ok",
             ]

@@ -39,7 +39,7 @@ impl Plugin for WordCount {
                 // The benchmark's memory measure holds calls here (its log
                 // callback waits until 16 instances are alive).
                 if text == HOLD {
-                    mcp_wasm_sdk::log::info(HOLD);
+                    log::info(HOLD);
                 }
                 Ok(Counts {
                     words: text.split_whitespace().count(),

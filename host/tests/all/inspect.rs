@@ -179,11 +179,11 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
             "{tool} is missing:\n{text}"
         );
     }
-    assert!(line("tools").contains("17"), "{text}");
+    assert!(line("tools").contains("18"), "{text}");
     assert!(text.contains("`hostile.<name>`"), "{text}");
     assert!(text.contains("\"addr\": {"), "{text}");
     // Imports, grouped and flagged.
-    assert!(line("sockets").contains("wasi:sockets@0.2.6"), "{text}");
+    assert!(line("sockets").contains("wasi:sockets@0.2.12"), "{text}");
     assert!(line("sockets").contains("tcp"), "{text}");
     assert!(line("filesystem").contains("preopens"), "{text}");
     assert!(
@@ -197,7 +197,7 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
         "{text}"
     );
     assert!(
-        line("environment").contains("wasi:cli@0.2.6  environment"),
+        line("environment").contains("wasi:cli@0.2.12  environment"),
         "{text}"
     );
     // The policy: the file, the limits, the mount, the environment by name.
@@ -324,20 +324,20 @@ fn the_json_report_groups_imports_and_hides_passed_through_values() {
             .collect()
     };
     assert!(
-        group("sockets").contains(&"wasi:sockets/tcp@0.2.6"),
+        group("sockets").contains(&"wasi:sockets/tcp@0.2.12"),
         "{imports:#}"
     );
     assert!(
-        group("filesystem").contains(&"wasi:filesystem/preopens@0.2.6"),
+        group("filesystem").contains(&"wasi:filesystem/preopens@0.2.12"),
         "{imports:#}"
     );
-    assert_eq!(group("environment"), ["wasi:cli/environment@0.2.6"]);
+    assert_eq!(group("environment"), ["wasi:cli/environment@0.2.12"]);
     assert!(
         group("host")
             .iter()
             .all(|i| i.starts_with("mcp-wasm-host:plugin/"))
     );
-    assert_eq!(report["tools"].as_array().unwrap().len(), 17);
+    assert_eq!(report["tools"].as_array().unwrap().len(), 18);
 
     let policy = &report["policy"];
     assert_eq!(policy["limits"]["timeout_ms"], 3000);

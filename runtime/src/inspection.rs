@@ -62,8 +62,8 @@ pub struct Inspection {
     /// As a generic component that loaded: each function served (its tool,
     /// WIT name and signature) and each left out, with why.
     pub generic_functions: Option<GenericSummary>,
-    /// As a plugin that loaded: the functions it exports beside our world,
-    /// which are not served, and why.
+    /// As a plugin (once it compiled, whether or not it loads): the
+    /// functions it exports beside our world, which are not served, and why.
     pub left_out: Vec<LeftOut>,
 }
 
@@ -102,6 +102,9 @@ impl Inspection {
             .iter()
             .find_map(|e| WorldTarget::from_export(e));
         self.generic = super::generic::is_generic(&compiled.component, engine);
+        if !self.generic {
+            self.left_out = super::generic::beside_our_world(&compiled.component, engine);
+        }
     }
 
     /// The file loads: no errors.
@@ -202,7 +205,6 @@ impl Runtime {
                         Ok(plugin) => {
                             inspection.served = plugin.served.clone();
                             inspection.generic_functions = plugin.generic.clone();
-                            inspection.left_out = plugin.left_out.clone();
                             // Alone, a plugin's names (checked at load) are
                             // never qualified, so no tool is left out.
                             let (catalog, _) = Catalog::build(vec![Arc::new(plugin)]);

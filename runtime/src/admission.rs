@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::call::{CallStats, call_tool};
-use super::capabilities::Arguments;
+use super::call::{Arguments, CallStats, call_tool};
+use super::capabilities::Arguments as Inbound;
 use super::error::{CallError, FailureCause, ToolFailure};
 use super::events::CallEvents;
 use super::lifecycle::Runtime;
@@ -144,7 +144,7 @@ impl Runtime {
             return end("arguments_too_large", None, Err(fail(cause)));
         }
         let policy = &plugin.policy;
-        if let Err(refused) = policy.grants.inbound(Arguments::Json(&arguments)) {
+        if let Err(refused) = policy.grants.inbound(Inbound::Json(&arguments)) {
             let cause = FailureCause::ArgumentsRefused {
                 key: format!("{}.{}", policy.section, refused.key),
                 problem: refused.problem,
@@ -168,13 +168,27 @@ impl Runtime {
                 }
             }
         };
+        let invalid = |problems| CallError::InvalidArguments {
+            tool: name.to_string(),
+            problems,
+        };
         if !problems.is_empty() {
-            let invalid = CallError::InvalidArguments {
-                tool: name.to_string(),
-                problems,
-            };
-            return end("invalid_arguments", None, Err(invalid));
+            return end("invalid_arguments", None, Err(invalid(problems)));
         }
+        // A generic component's arguments become WIT values here: one the
+        // schema admits but its type cannot take exactly (an integer a
+        // double cannot tell from its neighbours) is as invalid.
+        let function = plugin
+            .exports
+            .generic_functions()
+            .and_then(|g| g.function(&tool.name));
+        let arguments = match (function, &*arguments) {
+            (Some(function), Value::Object(object)) => match function.arguments(object) {
+                Ok(params) => Arguments::Values(function, params),
+                Err(problem) => return end("invalid_arguments", None, Err(invalid(vec![problem]))),
+            },
+            _ => Arguments::Json(&json),
+        };
 
         // From here on the call awaits; if its future is dropped (the client
         // cancelled it), the guard writes the audit line.
@@ -201,7 +215,7 @@ impl Runtime {
         let (result, stats) = call_tool(
             &plugin.target(),
             tool,
-            &json,
+            arguments,
             events,
             deadline,
             caller.session(),

@@ -364,6 +364,15 @@ pub async fn list_tools(
     result.map_err(|e| describe_error(live.store.data(), e))
 }
 
+/// A call's arguments as the guest takes them.
+pub(crate) enum Arguments<'a> {
+    /// A plugin's: the JSON object as text, for `call-tool`.
+    Json(&'a str),
+    /// A generic component's function and its parameters as WIT values,
+    /// converted from the JSON object (see [`Function::arguments`]).
+    Values(&'a Function, Vec<Val>),
+}
+
 /// Calls `call-tool` for `tool` in a fresh instance, or a warm one when the
 /// plugin reuses instances, with arguments already validated against its
 /// input schema. The instance is kept for the plugin's next call only when
@@ -371,21 +380,20 @@ pub async fn list_tools(
 /// own `tool-error`) and no growth was refused; a trap, a limit hit, a
 /// deadline, a host error or a cancelled call (this future dropped) drops
 /// it.
-pub async fn call_tool(
+pub(crate) async fn call_tool(
     target: &CallTarget<'_>,
     tool: &PluginTool,
-    arguments: &str,
+    arguments: Arguments<'_>,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
     session: Option<&Session>,
 ) -> (Result<ToolOutput, ToolFailure>, CallStats) {
-    if let Some(function) = target
-        .exports
-        .generic_functions()
-        .and_then(|g| g.function(&tool.name))
-    {
-        return call_function(target, tool, function, arguments, events, deadline, session).await;
-    }
+    let arguments = match arguments {
+        Arguments::Values(function, params) => {
+            return call_function(target, tool, function, params, events, deadline, session).await;
+        }
+        Arguments::Json(json) => json,
+    };
     let mut live = match live(target, &tool.name, events, deadline, session) {
         Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
@@ -484,7 +492,7 @@ fn within_bound(target: &CallTarget<'_>, out: ToolOutput) -> Result<ToolOutput, 
 }
 
 /// Calls a generic component's `function` (served as `tool`) with
-/// `arguments`, already validated against its input schema, through
+/// `params`, its arguments converted to WIT values at admission, through
 /// wasmtime's dynamic API: the arguments lowered from JSON along its WIT
 /// types, its result lifted back ([`Function::output`]). Everything else is
 /// a tool call's: the instance, limits, deadline, failure mapping, result
@@ -493,7 +501,7 @@ async fn call_function(
     target: &CallTarget<'_>,
     tool: &PluginTool,
     function: &Function,
-    arguments: &str,
+    params: Vec<Val>,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
     session: Option<&Session>,
@@ -502,16 +510,6 @@ async fn call_function(
         plugin: target.plugin.to_string(),
         tool: tool.name.clone(),
         cause,
-    };
-    let params = match function.arguments(arguments) {
-        Ok(params) => params,
-        Err(message) => {
-            let cause = FailureCause::Guest {
-                kind: GuestErrorKind::InvalidArguments,
-                message: clip(message, MAX_MESSAGE),
-            };
-            return (Err(failure(cause)), CallStats::default());
-        }
     };
     let mut live = match live(target, &tool.name, events, deadline, session) {
         Ok(live) => live,

@@ -12,7 +12,7 @@ use super::cache::Sha256Digest;
 use super::catalog::Catalog;
 use super::compile::Compiled;
 use super::error::LoadError;
-use super::generic::GenericSummary;
+use super::generic::{GenericSummary, LeftOut};
 use super::lifecycle::Runtime;
 use super::output::ToolInfo;
 use super::plugin::plugin_name;
@@ -62,6 +62,9 @@ pub struct Inspection {
     /// As a generic component that loaded: each function served (its tool,
     /// WIT name and signature) and each left out, with why.
     pub generic_functions: Option<GenericSummary>,
+    /// As a plugin (once it compiled, whether or not it loads): the
+    /// functions it exports beside our world, which are not served, and why.
+    pub left_out: Vec<LeftOut>,
 }
 
 impl Inspection {
@@ -81,6 +84,7 @@ impl Inspection {
             errors: Vec::new(),
             generic: false,
             generic_functions: None,
+            left_out: Vec::new(),
         }
     }
 
@@ -98,6 +102,9 @@ impl Inspection {
             .iter()
             .find_map(|e| WorldTarget::from_export(e));
         self.generic = super::generic::is_generic(&compiled.component, engine);
+        if !self.generic {
+            self.left_out = super::generic::beside_our_world(&compiled.component, engine);
+        }
     }
 
     /// The file loads: no errors.

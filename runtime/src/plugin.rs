@@ -64,6 +64,9 @@ pub struct Plugin {
     /// Served as a generic component (it exports none of our interfaces):
     /// its functions served as tools, and those left out.
     pub generic: Option<GenericSummary>,
+    /// The functions a plugin (not a generic component) exports beside our
+    /// world, which are not served, and why; each was logged at load.
+    pub left_out: Vec<generic::LeftOut>,
     /// Compiled quickly by Winch: Cranelift's code replaces this version
     /// once it is compiled (see `quick`).
     pub quick: bool,
@@ -309,6 +312,8 @@ impl Loader {
             path: path.to_owned(),
             reason: reason.to_string(),
         })?;
+        let left_out = generic::beside_our_world(&compiled.component, compiled.component.engine());
+        log_left_out(path, &left_out);
         let idle = self.idle.plugin(
             policy.limits.reuse_instances,
             policy.limits.max_concurrent_calls.max(1) as usize,
@@ -391,6 +396,7 @@ impl Loader {
             stamp: None,
             idle,
             generic: None,
+            left_out,
             quick: compiled.quick,
         })
     }
@@ -424,13 +430,7 @@ impl Loader {
                         limit: bytes(policy.limits.max_tool_list_bytes),
                         hint: policy.raise_hint("max_tool_list_size"),
                     })?;
-                for left in &summary.left_out {
-                    if left.internal {
-                        tracing::debug!("{}: {left}", file.display());
-                    } else {
-                        tracing::warn!("{}: {left}", file.display());
-                    }
-                }
+                log_left_out(&file, &summary.left_out);
                 check_bounds(&file, &policy, &defs, &Listing::default())?;
                 // The same egress boundary as a plugin's catalog: a name
                 // that holds a secret goes, every other field is rewritten.
@@ -490,6 +490,7 @@ impl Loader {
             stamp: None,
             idle,
             generic: Some(summary),
+            left_out: Vec::new(),
             quick: compiled.quick,
         })
     }
@@ -498,6 +499,18 @@ impl Loader {
 /// `error` with the plugin's secrets redacted from the guest's text it
 /// quotes (a tool's name, an entry, what is wrong with a schema or an icon):
 /// a refusal is logged and shown by `inspect`.
+/// One line per function of `path` that is not served: a warning, or a
+/// debug line for a function a toolchain added for its own use.
+fn log_left_out(path: &Path, left_out: &[generic::LeftOut]) {
+    for left in left_out {
+        if left.internal {
+            tracing::debug!("{}: {left}", path.display());
+        } else {
+            tracing::warn!("{}: {left}", path.display());
+        }
+    }
+}
+
 fn redacted(error: LoadError, secrets: &SecretsPolicy) -> LoadError {
     match error {
         LoadError::InvalidTool {

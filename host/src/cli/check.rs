@@ -107,7 +107,8 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                     ));
                 }
                 writeln!(out, "ok   {file_name}  ({})", counts.join(", "))?;
-                for left in plugin.generic.iter().flat_map(|g| &g.left_out) {
+                let left_out = plugin.generic.iter().flat_map(|g| &g.left_out);
+                for left in left_out.chain(&plugin.left_out) {
                     writeln!(out, "     {left}")?;
                 }
                 continue;

@@ -121,7 +121,13 @@ pub fn check(bytes: &[u8]) {
     let Ok(ty) = wit_type(&mut Unstructured::new(&ty), 5) else {
         return;
     };
-    let Ok(val) = to_val(&ty, &value) else {
+    let converted = to_val(&ty, &value);
+    integers_are_exact(
+        &ty,
+        &value,
+        converted.as_ref().ok().map(|v| to_json(&ty, v)),
+    );
+    let Ok(val) = converted else {
         return;
     };
     let written = to_json(&ty, &val).expect("a value the conversion made is written back");
@@ -141,4 +147,53 @@ pub fn check(bytes: &[u8]) {
         "{}: {written} breaks its schema: {problems:?}",
         ty.wit()
     );
+}
+
+/// 2^53: below it a double holds every integer, and no other integer reads
+/// as the same double.
+const EXACT_IN_A_DOUBLE: f64 = 9_007_199_254_740_992.0;
+
+/// An integer type takes a number exactly or not at all. The value of
+/// `json` is known exactly when serde_json kept it as written (an integer
+/// within 64 bits) or it is a double below 2^53 that is an integer;
+/// otherwise (a double from 2^53 on) neighbouring integers read the same,
+/// so it is never accepted. A value known exactly is accepted, and `back`
+/// as that very integer, if and only if it is within the type's bounds.
+fn integers_are_exact(
+    ty: &WitType,
+    json: &Value,
+    back: Option<Result<Value, impl std::fmt::Debug>>,
+) {
+    let (Some((min, max)), Value::Number(n)) = (ty.integer_bounds(), json) else {
+        return;
+    };
+    let exact = match (n.as_i64(), n.as_u64(), n.as_f64()) {
+        (Some(i), _, _) => Some(i128::from(i)),
+        (_, Some(u), _) => Some(i128::from(u)),
+        (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < EXACT_IN_A_DOUBLE => Some(f as i128),
+        _ => None,
+    };
+    let wit = ty.wit();
+    match (exact, back) {
+        (Some(n), Some(back)) => {
+            let back = back.expect("an accepted integer is written back");
+            assert_eq!(
+                back.to_string(),
+                n.to_string(),
+                "{wit}: {json} came back as {back}"
+            );
+            assert!(
+                (min..=max).contains(&n),
+                "{wit}: {json} accepted out of range"
+            );
+        }
+        (Some(n), None) => assert!(
+            !(min..=max).contains(&n),
+            "{wit}: {json} refused though exact and in range"
+        ),
+        (None, Some(back)) => panic!(
+            "{wit}: {json}, which a double cannot tell from its neighbours, accepted as {back:?}"
+        ),
+        (None, None) => {}
+    }
 }

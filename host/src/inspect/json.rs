@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{InspectError, Report};
-use crate::runtime::{Policy, TaskSupport, WIT_VERSION};
+use crate::runtime::{LeftOut, Policy, TaskSupport, WIT_VERSION};
 
 impl Report<'_> {
     /// The report as one JSON object with stable keys: `file`, `plugin`,
@@ -14,7 +14,9 @@ impl Report<'_> {
     /// `errors`, `generic` (`null` unless the component is served as a
     /// generic one; else its `functions`, each with its `tool`, WIT
     /// `function` name and `signature`, and those `left_out`, each with its
-    /// `function` and `reason`) and `source` (`null` for a file; for a fetched plugin its
+    /// `function` and `reason`), `left_out` (the functions a plugin exports
+    /// beside our world, which are not served, each with its `function` and
+    /// `reason`) and `source` (`null` for a file; for a fetched plugin its
     /// `reference`, the manifest `digest` it resolved to, `signed_by` and
     /// `offline`).
     pub fn json(&self) -> Result<Value, InspectError> {
@@ -78,11 +80,9 @@ impl Report<'_> {
                     "function": f.function,
                     "signature": f.signature,
                 })).collect::<Vec<_>>(),
-                "left_out": i.generic_functions.iter().flat_map(|g| &g.left_out).map(|l| json!({
-                    "function": l.function,
-                    "reason": l.reason,
-                })).collect::<Vec<_>>(),
+                "left_out": left_out(i.generic_functions.iter().flat_map(|g| &g.left_out)),
             })),
+            "left_out": left_out(&i.left_out),
         }))
     }
 
@@ -122,4 +122,12 @@ impl Report<'_> {
         }
         policy
     }
+}
+
+/// Functions not served, each as `{"function", "reason"}`.
+fn left_out<'a>(functions: impl IntoIterator<Item = &'a LeftOut>) -> Vec<Value> {
+    functions
+        .into_iter()
+        .map(|l| json!({"function": l.function, "reason": l.reason}))
+        .collect()
 }

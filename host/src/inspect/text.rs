@@ -79,16 +79,16 @@ impl Report<'_> {
         out.push('\n');
         self.tools_text(&mut out)?;
         self.served_text(&mut out);
-        if let Some(g) = &i.generic_functions
-            && !g.left_out.is_empty()
-        {
-            let items: Vec<String> = g
-                .left_out
-                .iter()
-                .map(|l| format!("{}: {}", l.function, l.reason))
-                .collect();
+        let left_out: Vec<String> = i
+            .generic_functions
+            .iter()
+            .flat_map(|g| &g.left_out)
+            .chain(&i.left_out)
+            .map(|l| format!("{}: {}", l.function, l.reason))
+            .collect();
+        if !left_out.is_empty() {
             out.push('\n');
-            line(&mut out, 0, TOP, "left out", &items.join("\n"));
+            line(&mut out, 0, TOP, "left out", &left_out.join("\n"));
         }
         Ok(out)
     }

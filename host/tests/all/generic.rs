@@ -26,6 +26,11 @@ fn with_docs(bytes: &[u8], wit_dir: &Path) -> Vec<u8> {
     let data = wit_parser::PackageMetadata::extract(&resolve, package)
         .encode()
         .unwrap();
+    with_section(bytes, "package-docs", &data)
+}
+
+/// `bytes` with a top-level custom section `name` of contents `data` added.
+fn with_section(bytes: &[u8], name: &str, data: &[u8]) -> Vec<u8> {
     let leb = |out: &mut Vec<u8>, mut n: usize| loop {
         let byte = (n & 0x7f) as u8;
         n >>= 7;
@@ -35,16 +40,31 @@ fn with_docs(bytes: &[u8], wit_dir: &Path) -> Vec<u8> {
         }
         out.push(byte | 0x80);
     };
-    let name = "package-docs";
     let mut payload = Vec::new();
     leb(&mut payload, name.len());
     payload.extend_from_slice(name.as_bytes());
-    payload.extend_from_slice(&data);
+    payload.extend_from_slice(data);
     let mut out = bytes.to_vec();
     out.push(0);
     leb(&mut out, payload.len());
     out.extend_from_slice(&payload);
     out
+}
+
+/// `mcp-wasm-host COMMAND... FILE` (`inspect`, `check`) under the built-in
+/// policy, in the file's directory: whether it succeeded, and what it
+/// printed.
+fn run(file: &Path, command: &[&str]) -> (bool, String) {
+    let out = Command::new(binary())
+        .env(crate::common::WAIT_FOR_LOAD, "1")
+        .args(command)
+        .arg(file)
+        .current_dir(file.parent().unwrap())
+        .env_remove("MCP_WASM_HOST_CONFIG")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.success(), text)
 }
 
 /// A plugins directory holding the component, with its docs injected when
@@ -210,13 +230,20 @@ fn values_schemas_and_errors_travel_as_natural_json() {
 #[test]
 fn without_docs_a_description_names_the_function_and_its_signature() {
     let dir = plugins(false);
-    let mut server = Server::initialized(dir.path(), &[], "2025-11-25");
+    described_by_signature(dir.path());
+}
+
+/// A server of the plugins in `dir`, after checking that it describes
+/// `area` by its WIT function and signature (as it does without docs).
+fn described_by_signature(dir: &Path) -> Server {
+    let mut server = Server::initialized(dir, &[], "2025-11-25");
     let (tools, _) = server.list_all_tools();
     let area = tools.iter().find(|t| t["name"] == "area").unwrap();
     assert_eq!(
         area["description"],
         "The WIT function `demo:plain/shapes@0.1.0#area`: `func(s: shape) -> f64`."
     );
+    server
 }
 
 #[test]
@@ -237,31 +264,15 @@ fn inspect_and_check_show_a_generic_component() {
     let tools = report["tools"].as_array().unwrap();
     assert_eq!(tools.len(), TOOLS.len() + 1);
 
-    let out = Command::new(binary())
-        .env(crate::common::WAIT_FOR_LOAD, "1")
-        .args(["inspect"])
-        .arg(&file)
-        .current_dir(dir.path())
-        .env_remove("MCP_WASM_HOST_CONFIG")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text) = run(&file, &["inspect"]);
     assert!(text.contains("served as a generic component"), "{text}");
     assert!(
         text.contains("demo:plain/text@0.1.0#first-char: func(s: string) -> option<char>"),
         "{text}"
     );
 
-    let out = Command::new(binary())
-        .env(crate::common::WAIT_FOR_LOAD, "1")
-        .arg("check")
-        .arg(&file)
-        .current_dir(dir.path())
-        .env_remove("MCP_WASM_HOST_CONFIG")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let (ok, text) = run(&file, &["check"]);
+    assert!(ok, "{text}");
     assert!(
         text.contains(
             "ok   plainwit.wasm  (14 tools, a generic component: 0 exported functions left out)"
@@ -314,4 +325,91 @@ fn a_warm_start_describes_a_generic_component_from_its_docs_as_a_cold_one() {
             .starts_with("The area of a shape.")
     );
     assert_eq!(cold, warm);
+}
+
+#[test]
+fn a_package_docs_section_over_1_mib_is_ignored_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(built()).unwrap();
+    // Version byte 1 and JSON padded past 1 MiB: readable but for its size.
+    let mut data = vec![1u8];
+    data.extend_from_slice(br#"{"docs": ""#);
+    data.resize((1 << 20) + 1 - 2, b' ');
+    data.extend_from_slice(br#""}"#);
+    assert_eq!(data.len(), (1 << 20) + 1);
+    let bytes = with_section(&bytes, "package-docs", &data);
+    std::fs::write(dir.path().join("plainwit.wasm"), bytes).unwrap();
+    let server = described_by_signature(dir.path());
+    server.wait_for_stderr(
+        "its package-docs section cannot be read (it is 1048577 bytes, over the 1048576 bytes (1 MiB)",
+    );
+}
+
+/// A plugin (it exports our world, with no tools: it does not load) that also
+/// exports the plain function `extra` and the interface `sums`.
+fn plugin_with_plain_functions() -> Vec<u8> {
+    let plugin_wit = std::fs::read_to_string(workspace_root().join("wit/plugin.wit")).unwrap();
+    let version = plugin_wit
+        .lines()
+        .find_map(|l| l.strip_prefix("package mcp-wasm-host:plugin@"))
+        .unwrap()
+        .trim_end_matches(';')
+        .to_string();
+    let wit = format!(
+        "{plugin_wit}\nworld with-extra {{ include plugin; export extra: func(n: u32) -> u32; \
+         export sums: interface {{ total: func(a: u32, b: u32) -> u32; }} }}\n"
+    );
+    let tools = format!("mcp-wasm-host:plugin/tools@{version}");
+    let core = format!(
+        r#"(module (memory (export "memory") 1)
+           (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) unreachable)
+           (func (export "{tools}#list-tools") (result i32) i32.const 8)
+           (func (export "{tools}#call-tool") (param i32 i32 i32 i32) (result i32) unreachable)
+           (func (export "sums#total") (param i32 i32) (result i32) unreachable)
+           (func (export "extra") (param i32) (result i32) local.get 0))"#
+    );
+    test_artifacts::component_of_wit(&wit, "with-extra", &core)
+}
+
+#[test]
+fn a_plugin_s_plain_functions_are_left_out_with_a_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("extra.wasm");
+    std::fs::write(&file, plugin_with_plain_functions()).unwrap();
+    let reason = "the component exports the plugin world, whose tools are what it serves";
+
+    // It lists no tools, so it does not load; what it leaves out is said
+    // all the same, at load and by inspect.
+    let (loads, report) = run(&file, &["inspect", "--json"]);
+    assert!(!loads, "{report}");
+    let report: Value = serde_json::from_str(&report).unwrap();
+    assert!(
+        report["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("exports no tools"),
+        "{report}"
+    );
+    let left_out = report["left_out"].as_array().unwrap();
+    let mut functions: Vec<&str> = left_out
+        .iter()
+        .map(|l| l["function"].as_str().unwrap())
+        .collect();
+    functions.sort_unstable();
+    assert_eq!(functions, ["extra", "sums#total"], "{report}");
+    assert!(
+        left_out
+            .iter()
+            .all(|l| l["reason"].as_str().unwrap().starts_with(reason)),
+        "{report}"
+    );
+    assert_eq!(report["generic"], Value::Null);
+
+    let (_, text) = run(&file, &["inspect"]);
+    assert!(text.contains("left out"), "{text}");
+    assert!(text.contains(&format!("extra: {reason}")), "{text}");
+
+    let server = Server::start(dir.path(), &[]);
+    server.wait_for_stderr(&format!("function `extra` is not served: {reason}"));
+    server.wait_for_stderr("function `sums#total` is not served");
 }

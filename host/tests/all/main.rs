@@ -25,6 +25,7 @@ mod input_required;
 mod inspect;
 mod inspector_strict;
 mod instance_slots;
+mod integer_edges;
 mod isolation;
 mod js_plugins;
 mod layering;

@@ -77,9 +77,12 @@ fn interfaces(value: Option<&Value>, into: &mut HashMap<String, Funcs>) {
 /// served without its docs).
 #[derive(Debug, thiserror::Error)]
 pub enum DocsError {
-    /// Over the size the host reads.
-    #[error("it is over {MAX_SECTION} bytes")]
-    TooLarge,
+    /// Over the size the host reads (this many bytes).
+    #[error(
+        "it is {0} bytes, over the {MAX_SECTION} bytes (1 MiB) this host reads of a {SECTION} \
+         section, a fixed bound no policy key raises"
+    )]
+    TooLarge(usize),
     /// A version byte other than 0 or 1 (or none).
     #[error("unknown version {0:?}")]
     Version(Option<u8>),
@@ -110,7 +113,7 @@ impl Docs {
     /// (0 or 1) and JSON.
     pub fn parse(data: &[u8]) -> Result<Docs, DocsError> {
         if data.len() > MAX_SECTION {
-            return Err(DocsError::TooLarge);
+            return Err(DocsError::TooLarge(data.len()));
         }
         match data.first() {
             Some(0 | 1) => {}

@@ -196,6 +196,27 @@ fn exported_functions(
     found
 }
 
+/// Why a plugin's plain functions are not served.
+const BESIDE_OUR_WORLD: &str = "the component exports the plugin world, whose tools are what it \
+     serves; a function exported beside that world is not a tool (see docs/generic-components.md)";
+
+/// The functions a plugin (a component that exports our world, so is not
+/// generic) exports beside it, none of which is served: one [`LeftOut`]
+/// each, a toolchain's own marked `internal`.
+pub(crate) fn beside_our_world(component: &Component, engine: &Engine) -> Vec<LeftOut> {
+    exported_functions(component, engine, &mut Vec::new())
+        .into_iter()
+        .map(|(exported, _, _)| LeftOut {
+            function: exported.wit_name(),
+            reason: toolchain_export(&exported).map_or_else(
+                || BESIDE_OUR_WORLD.to_string(),
+                |what| format!("it is {what}"),
+            ),
+            internal: toolchain_export(&exported).is_some(),
+        })
+        .collect()
+}
+
 /// Serves `component` as a generic component under `policy`: reads each
 /// exported function's types, leaves out those it cannot serve (saying
 /// why), names the rest (see [`naming::tool_names`]) and derives their tool
@@ -336,11 +357,10 @@ impl Function {
     }
 
     /// The WIT values of the arguments object `arguments` (already checked
-    /// against the input schema).
-    pub(crate) fn arguments(&self, arguments: &str) -> Result<Vec<Val>, String> {
-        let args: Map<String, Value> = serde_json::from_str(arguments)
-            .map_err(|e| format!("the arguments are not a JSON object: {e}"))?;
-        value::arguments(&self.params, &args).map_err(|e| e.to_string())
+    /// against the input schema): refused, saying where and why, when one
+    /// does not fit its type exactly (see [`value`]).
+    pub(crate) fn arguments(&self, arguments: &Map<String, Value>) -> Result<Vec<Val>, String> {
+        value::arguments(&self.params, arguments).map_err(|e| e.to_string())
     }
 
     /// How many values the function returns (0 or 1).

@@ -48,7 +48,9 @@ fn tagged(key: &str, value: Value) -> Value {
     object(properties, vec![key.to_string()])
 }
 
-fn integer(min: i128, max: i128) -> Value {
+/// The schema of an integer type: `integer` with its exact bounds.
+fn integer(ty: &WitType) -> Value {
+    let (min, max) = ty.integer_bounds().unwrap_or_default();
     json!({"type": "integer", "minimum": number(min), "maximum": number(max)})
 }
 
@@ -92,14 +94,14 @@ fn cases<'a>(cases: impl Iterator<Item = (&'a str, Option<&'a WitType>)>) -> Val
 pub fn schema(ty: &WitType) -> Value {
     match ty {
         WitType::Bool => json!({"type": "boolean"}),
-        WitType::S8 => integer(i8::MIN.into(), i8::MAX.into()),
-        WitType::U8 => integer(0, u8::MAX.into()),
-        WitType::S16 => integer(i16::MIN.into(), i16::MAX.into()),
-        WitType::U16 => integer(0, u16::MAX.into()),
-        WitType::S32 => integer(i32::MIN.into(), i32::MAX.into()),
-        WitType::U32 => integer(0, u32::MAX.into()),
-        WitType::S64 => integer(i64::MIN.into(), i64::MAX.into()),
-        WitType::U64 => integer(0, u64::MAX.into()),
+        WitType::S8
+        | WitType::U8
+        | WitType::S16
+        | WitType::U16
+        | WitType::S32
+        | WitType::U32
+        | WitType::S64
+        | WitType::U64 => integer(ty),
         // f32::MAX's shortest decimal: every number up to it rounds to a
         // finite f32.
         WitType::F32 => float(F32_MAX),

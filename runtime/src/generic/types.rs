@@ -212,6 +212,22 @@ impl<'a> Reader<'a> {
 }
 
 impl WitType {
+    /// The least and the greatest value of an integer type; `None` for
+    /// every other type.
+    pub fn integer_bounds(&self) -> Option<(i128, i128)> {
+        Some(match self {
+            WitType::S8 => (i8::MIN.into(), i8::MAX.into()),
+            WitType::U8 => (0, u8::MAX.into()),
+            WitType::S16 => (i16::MIN.into(), i16::MAX.into()),
+            WitType::U16 => (0, u16::MAX.into()),
+            WitType::S32 => (i32::MIN.into(), i32::MAX.into()),
+            WitType::U32 => (0, u32::MAX.into()),
+            WitType::S64 => (i64::MIN.into(), i64::MAX.into()),
+            WitType::U64 => (0, u64::MAX.into()),
+            _ => return None,
+        })
+    }
+
     /// The type as WIT writes it; a named record, variant, enum or flags is
     /// written by its name.
     pub fn wit(&self) -> String {

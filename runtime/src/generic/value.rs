@@ -97,24 +97,59 @@ pub fn arguments(
         .collect()
 }
 
-fn int<T: TryFrom<i128>>(json: &Value, at: Step<'_>, wit: &str) -> Result<T, ValueError> {
-    let n: Option<i128> = match json {
-        Value::Number(n) => n
-            .as_i64()
-            .map(i128::from)
-            .or_else(|| n.as_u64().map(i128::from))
-            .or_else(|| {
-                // `1e3` or `5.0`: an integer written as a float.
-                n.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 1.8e19)
-                    .map(|f| f as i128)
-            }),
-        _ => return at.fail(format!("expected an integer ({wit}), got {}", kind(json))),
+/// 2^53: every integer of a smaller magnitude is a double exactly, and
+/// none that a double rounds to one of them is another integer.
+const EXACT_IN_A_DOUBLE: f64 = 9_007_199_254_740_992.0;
+
+/// The integer of type `ty` that `json` is, exactly, or an error that names
+/// `ty`'s bounds; never a value rounded on the way.
+///
+/// serde_json (without `arbitrary_precision`, as here) keeps a number as
+/// written only when it is an integer within `i64` or `u64`; it reads every
+/// other one (a fraction, an exponent, or an integer beyond 64 bits) as the
+/// double nearest to it (`float_roundtrip`, which `jsonschema` turns on and
+/// this crate asks for too, makes that the correctly rounded one). Such a
+/// double below 2^53 that is an integer came from exactly that integer (or
+/// from digits beyond a double's precision, which no double can tell
+/// apart). From 2^53 on, neighbouring integers read as the same double
+/// (`9007199254740993.0` as `9007199254740992`, `-9223372036854775809` as
+/// `-2^63`), so such a double is refused unless it is out of range
+/// whatever integer it came from.
+fn int<T: TryFrom<i128>>(json: &Value, at: Step<'_>, ty: &WitType) -> Result<T, ValueError> {
+    let wit = ty.wit();
+    let (min, max) = ty.integer_bounds().unwrap_or_default();
+    let Value::Number(n) = json else {
+        return at.fail(format!("expected an integer ({wit}), got {}", kind(json)));
     };
-    match n {
-        Some(n) => T::try_from(n).or_else(|_| at.fail(format!("{n} is out of range for {wit}"))),
-        None => at.fail(format!("expected an integer ({wit}), got {json}")),
-    }
+    let exact = if let Some(i) = n.as_i64() {
+        i128::from(i)
+    } else if let Some(u) = n.as_u64() {
+        i128::from(u)
+    } else {
+        let f = n.as_f64().unwrap_or(f64::NAN);
+        if f.fract() != 0.0 {
+            return at.fail(format!("expected an integer ({wit}), got {n}"));
+        }
+        if f.abs() >= EXACT_IN_A_DOUBLE {
+            return if f < min as f64 || f > max as f64 {
+                at.fail(format!("{n} is out of range: {wit} takes {min} to {max}"))
+            } else {
+                at.fail(format!(
+                    "the number read as {n} cannot be taken exactly as {wit}: a number written \
+                     with a fraction or an exponent, or beyond 64 bits, is exact only from \
+                     -9007199254740991 to 9007199254740991 (2^53 - 1); {wit} takes {min} to \
+                     {max}, written as a plain integer"
+                ))
+            };
+        }
+        // Exact: an integer below 2^53 (`-0.0` is 0).
+        f as i128
+    };
+    T::try_from(exact).or_else(|_| {
+        at.fail(format!(
+            "{exact} is out of range: {wit} takes {min} to {max}"
+        ))
+    })
 }
 
 fn float(json: &Value, at: Step<'_>, wit: &str) -> Result<f64, ValueError> {
@@ -189,14 +224,14 @@ fn lower(ty: &WitType, json: &Value, at: Step<'_>) -> Result<Val, ValueError> {
             Value::Bool(b) => Val::Bool(*b),
             _ => return at.fail(format!("expected a boolean, got {}", kind(json))),
         },
-        WitType::S8 => Val::S8(int(json, at, "s8")?),
-        WitType::U8 => Val::U8(int(json, at, "u8")?),
-        WitType::S16 => Val::S16(int(json, at, "s16")?),
-        WitType::U16 => Val::U16(int(json, at, "u16")?),
-        WitType::S32 => Val::S32(int(json, at, "s32")?),
-        WitType::U32 => Val::U32(int(json, at, "u32")?),
-        WitType::S64 => Val::S64(int(json, at, "s64")?),
-        WitType::U64 => Val::U64(int(json, at, "u64")?),
+        WitType::S8 => Val::S8(int(json, at, ty)?),
+        WitType::U8 => Val::U8(int(json, at, ty)?),
+        WitType::S16 => Val::S16(int(json, at, ty)?),
+        WitType::U16 => Val::U16(int(json, at, ty)?),
+        WitType::S32 => Val::S32(int(json, at, ty)?),
+        WitType::U32 => Val::U32(int(json, at, ty)?),
+        WitType::S64 => Val::S64(int(json, at, ty)?),
+        WitType::U64 => Val::U64(int(json, at, ty)?),
         WitType::F32 => {
             let f = float(json, at, "f32")?;
             if f.is_finite() && (f as f32).is_infinite() {
@@ -470,9 +505,120 @@ mod tests {
         round_trip(&WitType::U64, json!(9_007_199_254_740_993u64));
         assert_eq!(to_val(&WitType::U8, &json!(5.0)).unwrap(), Val::U8(5));
         let e = to_val(&WitType::U8, &json!(256)).unwrap_err();
-        assert_eq!(e.to_string(), "256 is out of range for u8");
+        assert_eq!(e.to_string(), "256 is out of range: u8 takes 0 to 255");
         assert!(to_val(&WitType::U8, &json!(1.5)).is_err());
         assert!(to_val(&WitType::S64, &json!(1e300)).is_err());
+    }
+
+    /// The ways a client may write the integer `n` in JSON: as an integer,
+    /// in float form, in exponent form (`5e0`, `5.0e0`), in scientific
+    /// form with a fraction (`1.5e3`), and for 0 negative zero.
+    fn spellings(n: i128) -> Vec<(&'static str, String)> {
+        let digits = n.unsigned_abs().to_string();
+        let sign = if n < 0 { "-" } else { "" };
+        let (head, tail) = digits.split_at(1);
+        let mut out = vec![
+            ("integer", format!("{n}")),
+            ("float", format!("{n}.0")),
+            ("exponent", format!("{n}e0")),
+            ("scaled", format!("{sign}{}e-1", n.unsigned_abs() * 10)),
+            (
+                "scientific",
+                format!("{sign}{head}.{tail}0e{}", digits.len() - 1),
+            ),
+        ];
+        if n == 0 {
+            out.extend([
+                ("negative zero", "-0".to_string()),
+                ("negative zero float", "-0.0".to_string()),
+                ("negative zero exponent", "-0e5".to_string()),
+            ]);
+        }
+        out
+    }
+
+    /// Each width's edges: just outside, at, and just inside its bounds, 0,
+    /// and for 64 bits 2^53 - 1, 2^53 and 2^53 + 1 each side.
+    fn edges(min: i128, max: i128) -> Vec<i128> {
+        let mut edges = vec![min - 1, min, min + 1, 0, max - 1, max, max + 1];
+        if max > 1 << 53 {
+            for n in [(1 << 53) - 1, 1 << 53, (1 << 53) + 1] {
+                edges.extend([n, -n]);
+            }
+        }
+        edges
+    }
+
+    const INTEGERS: [WitType; 8] = [
+        WitType::S8,
+        WitType::U8,
+        WitType::S16,
+        WitType::U16,
+        WitType::S32,
+        WitType::U32,
+        WitType::S64,
+        WitType::U64,
+    ];
+
+    /// Every width, every edge, every spelling, read from JSON text the way
+    /// the host reads a request: the exact value, or a refusal naming the
+    /// type's bounds. A spelling serde_json reads as a double is exact up to
+    /// 2^53 - 1 and refused beyond.
+    #[test]
+    fn every_integer_edge_in_every_spelling_is_exact_or_refused_with_its_bounds() {
+        for ty in &INTEGERS {
+            let (min, max) = ty.integer_bounds().unwrap();
+            let wit = ty.wit();
+            let bounds = format!("{wit} takes {min} to {max}");
+            for n in edges(min, max) {
+                for (spelling, text) in spellings(n) {
+                    let json: Value = serde_json::from_str(&text).expect(&text);
+                    let in_range = (min..=max).contains(&n);
+                    let read_exactly = spelling == "integer" && !text.starts_with("-0")
+                        || n.unsigned_abs() < 1 << 53;
+                    let case = format!("{wit} {spelling} {text}");
+                    match to_val(ty, &json) {
+                        Ok(val) => {
+                            assert!(in_range && read_exactly, "{case}: accepted as {val:?}");
+                            let back = to_json(ty, &val).unwrap();
+                            assert_eq!(back.to_string(), n.to_string(), "{case}");
+                        }
+                        Err(e) => {
+                            assert!(!(in_range && read_exactly), "{case}: refused: {e}");
+                            assert!(e.problem.contains(&bounds), "{case}: {e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_reported_numbers_are_refused_not_rounded() {
+        let read = |ty: &WitType, text: &str| to_val(ty, &serde_json::from_str(text).unwrap());
+        let e = read(&WitType::S64, "-9223372036854775809").unwrap_err();
+        assert_eq!(
+            e.problem,
+            "the number read as -9.223372036854776e+18 cannot be taken exactly as s64: a number \
+             written with a fraction or an exponent, or beyond 64 bits, is exact only from \
+             -9007199254740991 to 9007199254740991 (2^53 - 1); s64 takes \
+             -9223372036854775808 to 9223372036854775807, written as a plain integer"
+        );
+        assert!(read(&WitType::U64, "9007199254740993.0").is_err());
+        assert!(read(&WitType::U64, "18446744073709551615.0").is_err());
+        let e = read(&WitType::U64, "1e300").unwrap_err();
+        assert_eq!(
+            e.problem,
+            "1e+300 is out of range: u64 takes 0 to 18446744073709551615"
+        );
+        let e = read(&WitType::U64, "-1e20").unwrap_err();
+        assert!(e.problem.contains("out of range"), "{e}");
+        assert_eq!(read(&WitType::U64, "1.5e3").unwrap(), Val::U64(1500));
+        assert_eq!(read(&WitType::S8, "-0").unwrap(), Val::S8(0));
+        assert_eq!(
+            read(&WitType::U8, "2.5").unwrap_err().problem,
+            "expected an integer (u8), got 2.5"
+        );
     }
 
     #[test]

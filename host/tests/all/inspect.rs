@@ -100,13 +100,14 @@ fn inspect_json(cwd: &Path, args: &[&str]) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
-const KEYS: [&str; 19] = [
+const KEYS: [&str; 20] = [
     "errors",
     "exports",
     "file",
     "generic",
     "host_wit_version",
     "imports",
+    "left_out",
     "plugin",
     "policy",
     "prompts",

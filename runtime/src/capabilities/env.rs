@@ -9,8 +9,8 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::super::imports::ImportKind;
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use crate::load::imports::ImportKind;
 
 /// The `env` and `env_passthrough` keys of a section as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -10,8 +10,8 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::super::imports::ImportKind;
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use crate::load::imports::ImportKind;
 
 /// One `[[plugins.NAME.mounts]]` entry as written: `host` is relative to the
 /// policy file's directory until resolved.

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use serde::de::MapAccess;
 use wasmtime::component::{HasSelf, Linker};
 
-use super::super::bindings::link_earlier;
-use super::super::bindings::mcp_wasm_host::plugin::{host, types};
-use super::super::events::{CallEvents, LogLevel, Progress};
-use super::super::log_budget::LogBudget;
 use super::super::units::bytes;
 use super::secrets::SecretsPolicy;
 use super::{CallCtx, CallEnd, Capability, CapsView, KeyProblem, ResolveCtx};
+use crate::call::events::{CallEvents, LogLevel, Progress};
+use crate::call::log_budget::LogBudget;
+use crate::load::bindings::link_earlier;
+use crate::load::bindings::mcp_wasm_host::plugin::{host, types};
 
 /// Logging and progress have no policy section: every plugin may use them,
 /// within its `log_lines` and `log_bytes` limits.

@@ -39,12 +39,12 @@ use serde_json::Value;
 use wasmtime::component::{HasData, Linker, ResourceTable};
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::bindings::mcp_wasm_host::plugin::types;
 use super::error::{FailureCause, MAX_MESSAGE, clip};
-use super::events::CallEvents;
-use super::imports::ImportKind;
-use super::limits::Limits;
-use super::outbound::Outbound;
+use crate::call::events::CallEvents;
+use crate::egress::outbound::Outbound;
+use crate::load::bindings::mcp_wasm_host::plugin::types;
+use crate::load::imports::ImportKind;
+use crate::policy::limits::Limits;
 
 /// A key of a policy section whose value is refused, and why. `key` is
 /// relative to the section (`mounts[0].guest`); the configuration layer
@@ -504,7 +504,7 @@ macro_rules! registry {
         /// Links every capability's host functions, and the shared `types`.
         pub fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
             types::add_to_linker::<T, Types>(linker, |_| Types)?;
-            super::bindings::link_earlier(linker, "types", |older| {
+            crate::load::bindings::link_earlier(linker, "types", |older| {
                 types::add_to_linker_instance::<T, Types>(older, |_| Types)
             })?;
             $(<$cap as Capability>::link(linker)?;)*

@@ -14,10 +14,10 @@ use serde_json::Value;
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::sockets::SocketAddrUse;
 
-use super::super::imports::ImportKind;
 use super::http::address::{AddressGrants, refusal};
 use super::http::origin::normal_name;
 use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use crate::load::imports::ImportKind;
 
 /// `[plugins.NAME.sockets]`, as written.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]

@@ -22,8 +22,8 @@ use wasmtime::component::Linker;
 use wasmtime_wasi_http::{WasiHttp, WasiHttpCtx, WasiHttpCtxView};
 
 use self::outbound::{CallInfo, Outbound};
-use super::super::imports::ImportKind;
 use super::{CallCtx, Capability, CapsView, Grants, ResolveCtx};
+use crate::load::imports::ImportKind;
 
 use self::address::AddressGrants;
 use self::origin::{HostPattern, OriginPattern};

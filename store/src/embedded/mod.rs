@@ -6,10 +6,13 @@
 //! with a checksummed two-phase commit (a crash leaves the last commit),
 //! and MVCC: reads run on a snapshot beside the one writer, whose
 //! transactions make increment and compare-and-swap atomic. Each write is
-//! synced before it returns. The file is locked: one process at a time.
+//! synced before it returns; the writes waiting together share one
+//! transaction and one sync (`writer.rs`). The file is locked: one process
+//! at a time.
 
 mod ops;
 mod tables;
+mod writer;
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
@@ -33,6 +36,7 @@ const SWEEP_MAX: usize = 10_000;
 pub(crate) struct Embedded {
     db: Arc<Database>,
     name: StoreName,
+    writer: writer::Writer,
     hub: Hub,
     sweeper: JoinHandle<()>,
 }
@@ -60,8 +64,12 @@ impl Embedded {
             .await
             .map_err(|e| ErrorKind::Backend(format!("opening failed: {e}")))
             .and_then(|opened| opened);
-        let db = match opened {
-            Ok(db) => Arc::new(db),
+        let started = opened.and_then(|db| {
+            let db = Arc::new(db);
+            Ok((writer::Writer::start(db.clone())?, db))
+        });
+        let (writer, db) = match started {
+            Ok(started) => started,
             Err(kind) => {
                 return Err(StoreError {
                     store: name,
@@ -74,6 +82,7 @@ impl Embedded {
         Ok(Embedded {
             db,
             name,
+            writer,
             hub: Hub::default(),
             sweeper,
         })
@@ -167,13 +176,15 @@ impl Backend for Embedded {
         ttl: Option<Duration>,
     ) -> Result<(), ErrorKind> {
         let ns = ns.encoded().to_owned();
-        self.blocking(move |db| ops::set_many(db, &ns, &entries, ttl))
+        self.writer
+            .write(move |t| ops::set_many(t, &ns, &entries, ttl))
             .await
     }
 
     async fn delete_many(&self, ns: &Namespace, keys: Vec<Vec<u8>>) -> Result<u64, ErrorKind> {
         let ns = ns.encoded().to_owned();
-        self.blocking(move |db| ops::delete_many(db, &ns, &keys))
+        self.writer
+            .write(move |t| ops::delete_many(t, &ns, &keys))
             .await
     }
 
@@ -190,7 +201,8 @@ impl Backend for Embedded {
 
     async fn increment(&self, ns: &Namespace, key: Vec<u8>, delta: i64) -> Result<i64, ErrorKind> {
         let ns = ns.encoded().to_owned();
-        self.blocking(move |db| ops::increment(db, &ns, &key, delta))
+        self.writer
+            .write(move |t| ops::increment(t, &ns, &key, delta))
             .await
     }
 
@@ -203,10 +215,9 @@ impl Backend for Embedded {
         ttl: Option<Duration>,
     ) -> Result<Swap, ErrorKind> {
         let ns = ns.encoded().to_owned();
-        self.blocking(move |db| {
-            ops::compare_and_swap(db, &ns, &key, expected.as_deref(), &new, ttl)
-        })
-        .await
+        self.writer
+            .write(move |t| ops::compare_and_swap(t, &ns, &key, expected.as_deref(), &new, ttl))
+            .await
     }
 
     async fn count_in_window(
@@ -217,7 +228,8 @@ impl Backend for Embedded {
         amount: u32,
     ) -> Result<Window, ErrorKind> {
         let ns = ns.encoded().to_owned();
-        self.blocking(move |db| ops::count_in_window(db, &ns, &key, window, amount))
+        self.writer
+            .write(move |t| ops::count_in_window(t, &ns, &key, window, amount))
             .await
     }
 
@@ -228,7 +240,9 @@ impl Backend for Embedded {
 
     async fn drop_namespace(&self, ns: &Namespace) -> Result<(), ErrorKind> {
         let ns = ns.encoded().to_owned();
-        self.blocking(move |db| ops::drop_namespace(db, &ns)).await
+        self.writer
+            .write(move |t| ops::drop_namespace(t, &ns))
+            .await
     }
 
     async fn publish(

@@ -1,7 +1,9 @@
-//! The embedded store's operations, each one redb transaction (blocking:
-//! `mod.rs` runs them on tokio's blocking threads). Writes are serialized
-//! by redb, which makes increment and compare-and-swap atomic; reads run
-//! beside writes on a snapshot.
+//! The embedded store's operations. A read is one read transaction on a
+//! snapshot (blocking: `mod.rs` runs it on tokio's blocking threads); a
+//! write works on the tables of the writer's transaction (`writer.rs`),
+//! one write after another, which makes increment and compare-and-swap
+//! atomic. A write fails with its own error (not an integer, overflow)
+//! before it changes anything.
 
 use std::ops::Bound;
 use std::time::Duration;
@@ -9,31 +11,9 @@ use std::time::Duration;
 use redb::{Database, ReadableDatabase};
 
 use super::tables::{self, ENTRIES, EXPIRY, SIZES, Tables, decode, is_live, join, now_ms};
+use super::writer;
 use crate::backend::{Cursor, Page, Size, Swap, Window, parse_counter, ttl_millis};
 use crate::error::ErrorKind;
-
-/// Runs `work` in one write transaction, committed if it changed anything
-/// and succeeded (dropped, so aborted, otherwise).
-fn write<T>(
-    db: &Database,
-    work: impl FnOnce(&mut Tables<'_>) -> Result<T, ErrorKind>,
-) -> Result<T, ErrorKind> {
-    let mut txn = db.begin_write()?;
-    // Recovery after a crash then reads the allocator state the last
-    // commit saved instead of walking the whole file.
-    txn.set_quick_repair(true);
-    let (out, dirty) = {
-        let mut tables = Tables::open(&txn)?;
-        let out = work(&mut tables)?;
-        (out, tables.dirty)
-    };
-    if dirty {
-        txn.commit()?;
-    } else {
-        txn.abort()?;
-    }
-    Ok(out)
-}
 
 /// The deadline of an entry set now with `ttl` (0: none).
 fn deadline(now: u64, ttl: Option<Duration>) -> u64 {
@@ -80,29 +60,29 @@ pub(super) fn exists(db: &Database, ns: &str, key: &[u8]) -> Result<bool, ErrorK
 }
 
 pub(super) fn set_many(
-    db: &Database,
+    t: &mut Tables<'_>,
     ns: &str,
     entries: &[(Vec<u8>, Vec<u8>)],
     ttl: Option<Duration>,
 ) -> Result<(), ErrorKind> {
-    write(db, |t| {
-        let expires = deadline(t.now, ttl);
-        entries
-            .iter()
-            .try_for_each(|(key, value)| t.put(ns, key, value, expires))
-    })
+    let expires = deadline(t.now, ttl);
+    entries
+        .iter()
+        .try_for_each(|(key, value)| t.put(ns, key, value, expires))
 }
 
-pub(super) fn delete_many(db: &Database, ns: &str, keys: &[Vec<u8>]) -> Result<u64, ErrorKind> {
-    write(db, |t| {
-        let mut live = 0;
-        for key in keys {
-            if t.remove(ns, key)? == Some(true) {
-                live += 1;
-            }
+pub(super) fn delete_many(
+    t: &mut Tables<'_>,
+    ns: &str,
+    keys: &[Vec<u8>],
+) -> Result<u64, ErrorKind> {
+    let mut live = 0;
+    for key in keys {
+        if t.remove(ns, key)? == Some(true) {
+            live += 1;
         }
-        Ok(live)
-    })
+    }
+    Ok(live)
 }
 
 pub(super) fn list(
@@ -147,68 +127,67 @@ pub(super) fn list(
     Ok(Page { keys, next })
 }
 
-pub(super) fn increment(db: &Database, ns: &str, key: &[u8], delta: i64) -> Result<i64, ErrorKind> {
-    write(db, |t| {
-        let (value, expires) = match t.live(ns, key)? {
-            Some((expires, value)) => (
-                parse_counter(&value).ok_or(ErrorKind::NotAnInteger)?,
-                expires,
-            ),
-            None => (0, 0),
-        };
-        let value = value.checked_add(delta).ok_or(ErrorKind::Overflow)?;
-        t.put(ns, key, value.to_string().as_bytes(), expires)?;
-        Ok(value)
-    })
+pub(super) fn increment(
+    t: &mut Tables<'_>,
+    ns: &str,
+    key: &[u8],
+    delta: i64,
+) -> Result<i64, ErrorKind> {
+    let (value, expires) = match t.live(ns, key)? {
+        Some((expires, value)) => (
+            parse_counter(&value).ok_or(ErrorKind::NotAnInteger)?,
+            expires,
+        ),
+        None => (0, 0),
+    };
+    let value = value.checked_add(delta).ok_or(ErrorKind::Overflow)?;
+    t.put(ns, key, value.to_string().as_bytes(), expires)?;
+    Ok(value)
 }
 
 pub(super) fn compare_and_swap(
-    db: &Database,
+    t: &mut Tables<'_>,
     ns: &str,
     key: &[u8],
     expected: Option<&[u8]>,
     new: &[u8],
     ttl: Option<Duration>,
 ) -> Result<Swap, ErrorKind> {
-    write(db, |t| {
-        let current = t.live(ns, key)?.map(|(_, value)| value);
-        if current.as_deref() != expected {
-            return Ok(Swap::Conflict { current });
-        }
-        let expires = deadline(t.now, ttl);
-        t.put(ns, key, new, expires)?;
-        Ok(Swap::Swapped)
-    })
+    let current = t.live(ns, key)?.map(|(_, value)| value);
+    if current.as_deref() != expected {
+        return Ok(Swap::Conflict { current });
+    }
+    let expires = deadline(t.now, ttl);
+    t.put(ns, key, new, expires)?;
+    Ok(Swap::Swapped)
 }
 
 pub(super) fn count_in_window(
-    db: &Database,
+    t: &mut Tables<'_>,
     ns: &str,
     key: &[u8],
     window: Duration,
     amount: u32,
 ) -> Result<Window, ErrorKind> {
-    write(db, |t| {
-        let (count, expires) = match t.live(ns, key)? {
-            Some((expires, value)) => {
-                let count = parse_counter(&value).ok_or(ErrorKind::NotAnInteger)?;
-                let count = count
-                    .checked_add(i64::from(amount))
-                    .ok_or(ErrorKind::Overflow)?;
-                let expires = if expires == 0 {
-                    deadline(t.now, Some(window))
-                } else {
-                    expires
-                };
-                (count, expires)
-            }
-            None => (i64::from(amount), deadline(t.now, Some(window))),
-        };
-        t.put(ns, key, count.to_string().as_bytes(), expires)?;
-        Ok(Window {
-            count: u64::try_from(count).unwrap_or(0),
-            resets_in: Duration::from_millis(expires.saturating_sub(t.now)),
-        })
+    let (count, expires) = match t.live(ns, key)? {
+        Some((expires, value)) => {
+            let count = parse_counter(&value).ok_or(ErrorKind::NotAnInteger)?;
+            let count = count
+                .checked_add(i64::from(amount))
+                .ok_or(ErrorKind::Overflow)?;
+            let expires = if expires == 0 {
+                deadline(t.now, Some(window))
+            } else {
+                expires
+            };
+            (count, expires)
+        }
+        None => (i64::from(amount), deadline(t.now, Some(window))),
+    };
+    t.put(ns, key, count.to_string().as_bytes(), expires)?;
+    Ok(Window {
+        count: u64::try_from(count).unwrap_or(0),
+        resets_in: Duration::from_millis(expires.saturating_sub(t.now)),
     })
 }
 
@@ -219,8 +198,8 @@ pub(super) fn size(db: &Database, ns: &str) -> Result<Size, ErrorKind> {
     Ok(Size { keys, bytes })
 }
 
-pub(super) fn drop_namespace(db: &Database, ns: &str) -> Result<(), ErrorKind> {
-    write(db, |t| t.drop_namespace(ns))
+pub(super) fn drop_namespace(t: &mut Tables<'_>, ns: &str) -> Result<(), ErrorKind> {
+    t.drop_namespace(ns)
 }
 
 /// Removes up to `max` entries whose time has come; how many.
@@ -238,7 +217,7 @@ pub(super) fn sweep(db: &Database, max: usize) -> Result<usize, ErrorKind> {
     if due.is_empty() {
         return Ok(0);
     }
-    write(db, |t| {
+    writer::write_now(db, |t| {
         due.iter().try_for_each(|row| t.expire(row))?;
         Ok(due.len())
     })

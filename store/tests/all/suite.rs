@@ -171,6 +171,15 @@ pub async fn counters(store: &Store) {
 
 pub async fn concurrent_increments(store: &Store) {
     let ns = plugin("concurrent", "default");
+    // Increments that fail (not an integer) run among the others and
+    // change nothing of theirs.
+    store.set(&ns, "text", "abc", None).await.unwrap();
+    let failing: Vec<_> = (0..16)
+        .map(|_| {
+            let (store, ns) = (store.clone(), ns.clone());
+            tokio::spawn(async move { store.increment(&ns, "text", 1).await.unwrap_err().kind })
+        })
+        .collect();
     let tasks: Vec<_> = (0..16)
         .map(|_| {
             let (store, ns) = (store.clone(), ns.clone());
@@ -191,6 +200,10 @@ pub async fn concurrent_increments(store: &Store) {
     }
     assert_eq!(seen, (1..=160).collect::<BTreeSet<i64>>());
     assert_eq!(get(store, &ns, "n").await.as_deref(), Some("160"));
+    for task in failing {
+        assert_eq!(task.await.unwrap(), ErrorKind::NotAnInteger);
+    }
+    assert_eq!(get(store, &ns, "text").await.as_deref(), Some("abc"));
 }
 
 pub async fn compare_and_swap(store: &Store) {

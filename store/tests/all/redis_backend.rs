@@ -9,6 +9,9 @@ use mcp_wasm_host_store::{ErrorKind, Namespace, Op, Password, RedisConfig, Store
 
 use crate::server::Server;
 
+/// The time an operation may take past its timeout on a busy machine.
+const SLACK: Duration = Duration::from_millis(1500);
+
 /// Asserts a failure names the Redis store on `port` and the operation,
 /// and says the store could not answer.
 fn assert_clear(err: &StoreError, op: Op, port: u16) {
@@ -33,8 +36,6 @@ async fn a_server_that_stops_fails_operations_within_their_timeout_then_recovers
     };
     let port = server.port();
     let timeout = Duration::from_millis(1000);
-    // The time an operation may take past its timeout on a busy machine.
-    let slack = Duration::from_millis(1500);
     let store = server.store().with_timeout(timeout);
     let ns = Namespace::plugin("counter", "default").unwrap();
     store.set(&ns, "k", "before", None).await.unwrap();
@@ -46,7 +47,7 @@ async fn a_server_that_stops_fails_operations_within_their_timeout_then_recovers
     let in_flight = join_all((0..16).map(|_| store.increment(&ns, "n", 1)));
     let (results, ()) = tokio::join!(in_flight, server.kill());
     assert!(
-        started.elapsed() < timeout + slack,
+        started.elapsed() < timeout + SLACK,
         "{:?}",
         started.elapsed()
     );
@@ -71,7 +72,7 @@ async fn a_server_that_stops_fails_operations_within_their_timeout_then_recovers
         }
         .unwrap_err();
         assert!(
-            started.elapsed() < timeout + slack,
+            started.elapsed() < timeout + SLACK,
             "{op}: {:?}",
             started.elapsed()
         );
@@ -130,7 +131,7 @@ async fn a_paused_server_times_out_then_answers_again() {
         }
         .unwrap_err();
         let took = started.elapsed();
-        assert!(took >= timeout && took < timeout * 4, "{op}: {took:?}");
+        assert!(took >= timeout && took < timeout + SLACK, "{op}: {took:?}");
         assert_eq!(err.kind, ErrorKind::Timeout(timeout), "{err}");
         assert_clear(&err, op, server.port());
     }

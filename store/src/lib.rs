@@ -57,7 +57,8 @@ impl Store {
 
     /// A store on a Valkey or Redis server. It connects on first use, so a
     /// server that is down now fails the operations, not this call, and
-    /// the store recovers when the server is back.
+    /// the store recovers when the server is back. Call it within a tokio
+    /// runtime (as [`Store::embedded`], which starts tasks of its own).
     pub fn redis(config: RedisConfig) -> Result<Store, StoreError> {
         let backend = redis_store::Redis::new(config)?;
         Ok(Store::over(Arc::new(backend)))

@@ -7,6 +7,7 @@
 # Chromium from Debian, which renders the MCP Apps view headless; the OCI
 # registry from Debian's docker-registry, which the registry test runs on
 # 127.0.0.1; nginx from Debian, the load balancer of the replica test;
+# redis-server from Debian, which the state store's tests run on 127.0.0.1;
 # podman, runc, skopeo and ca-certificates from Debian, which build, push and
 # run the container image; musl-tools, for the static host), then
 #   0. cargo fmt --check (a second; first, so that a formatting slip fails
@@ -133,7 +134,7 @@ in_background() {
 in_background setup-python.sh
 in_background setup-node.sh
 in_background setup-go.sh
-in_background setup-c.sh setup-chromium.sh setup-registry.sh setup-nginx.sh setup-image.sh setup-musl.sh
+in_background setup-c.sh setup-chromium.sh setup-registry.sh setup-nginx.sh setup-redis.sh setup-image.sh setup-musl.sh
 
 echo "== cargo test --workspace --no-run (the setups install meanwhile)" >&2
 timed "cargo build: tests (debug)" cargo test --workspace --locked --no-run
@@ -162,6 +163,7 @@ setup MCP_WASM_HOST_C setup-c.sh
 setup MCP_WASM_HOST_CHROMIUM setup-chromium.sh
 setup MCP_WASM_HOST_REGISTRY setup-registry.sh
 setup MCP_WASM_HOST_NGINX setup-nginx.sh
+setup MCP_WASM_HOST_REDIS setup-redis.sh
 setup MCP_WASM_HOST_PODMAN setup-image.sh
 setup CC_x86_64_unknown_linux_musl setup-musl.sh
 ((setups_failed == 0)) || die "a setup script failed (its output is above)"

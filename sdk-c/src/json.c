@@ -373,15 +373,24 @@ static bool exact_integer(const mcp_value *obj, const char *key, uint64_t max_ne
     *present = v != NULL && v->type != MCP_JSON_NULL;
     if (!*present) return true;
     const char *problem = NULL;
+    /* In float form from 2^53 on, the text may be the host's writing of the
+     * double it read: judged by that double, as the host judges it. */
+    bool by_double = false;
     if (v->type != MCP_JSON_NUMBER) {
         problem = kind_of(v);
     } else if (v->fraction) {
         problem = "not an integer";
+    } else if (v->float_form && !(v->number > -(double)EXACT_IN_A_DOUBLE &&
+                                  v->number < (double)EXACT_IN_A_DOUBLE)) {
+        /* A double rounds INT64_MAX and UINT64_MAX up to the next integer,
+         * itself out of range; -max_negative is one exactly. */
+        by_double = true;
+        problem = v->number < -(double)max_negative || v->number >= (double)max
+                      ? "out of range"
+                      : "beyond 2^53 - 1 in float form, where a double cannot tell neighbouring "
+                        "integers apart (write it as a plain integer)";
     } else if (!v->integer || v->magnitude > (v->negative ? max_negative : max)) {
         problem = "out of range";
-    } else if (v->float_form && v->magnitude >= EXACT_IN_A_DOUBLE) {
-        problem = "beyond 2^53 - 1 in float form, where a double cannot tell neighbouring "
-                  "integers apart (write it as a plain integer)";
     }
     if (problem == NULL) {
         *negative = v->negative && v->magnitude != 0;
@@ -392,7 +401,7 @@ static bool exact_integer(const mcp_value *obj, const char *key, uint64_t max_ne
         if (v->type != MCP_JSON_NUMBER) {
             *error = mcp_invalid_arguments("argument \"%s\": expected an integer from %s, got %s",
                                            key, bounds, problem);
-        } else if (v->integer) {
+        } else if (v->integer && !by_double) {
             *error = mcp_invalid_arguments("argument \"%s\": %s%llu is %s: expected an integer from %s",
                                            key, v->negative ? "-" : "",
                                            (unsigned long long)v->magnitude, problem, bounds);

@@ -174,7 +174,9 @@ static void integers_are_read_exactly_or_refused_naming_the_bounds(void) {
     read_n("-9223372036854775809", false, got, sizeof got);
     CHECK(strstr(got, "-9223372036854775809 is out of range") != NULL);
     read_n("9007199254740993.0", false, got, sizeof got);
-    CHECK(strstr(got, "9007199254740993 is beyond 2^53 - 1 in float form") != NULL);
+    CHECK(strstr(got, "the number read as 9007199254740992 is beyond 2^53 - 1 in float form") != NULL);
+    read_n("-9.223372036854776e18", false, got, sizeof got);
+    CHECK(strstr(got, "-9.2233720368547758e+18 is beyond 2^53 - 1") != NULL);
     read_n("1.5", false, got, sizeof got);
     CHECK(strstr(got, "1.5 is not an integer") != NULL);
 

@@ -3,7 +3,8 @@
 //! bits), written in every JSON spelling a client may use, is sent as raw
 //! JSON-RPC text to a component that echoes what it got. Each either
 //! arrives exactly (the echo is the value, every digit) or is refused with
-//! text that names the bound; none is rounded or clamped.
+//! text that names the bound; none is rounded or clamped. The JavaScript
+//! SDK's integers go through the same edges (`js_plugins.rs`).
 #![allow(clippy::unwrap_used)]
 
 use serde_json::Value;
@@ -90,8 +91,22 @@ fn every_integer_edge_in_every_spelling_arrives_exactly_or_is_refused_naming_the
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("edges.wasm"), echo_component()).unwrap();
     let mut server = Server::initialized(dir.path(), &[], "2025-11-25");
+    let widths = WIDTHS.map(|(name, _, min, max)| (name, min, max));
+    let (exact, refused) = every_edge(&mut server, &widths);
+    eprintln!("{exact} values arrived exactly, {refused} were refused");
+    assert!(exact > 0 && refused > 0);
+}
+
+/// Sends each edge of each width `(NAME, min, max)` in every spelling to
+/// the tool `echo-NAME` of `server`, which answers `{"result": n}` as
+/// structured content. Each must arrive exactly (the echo is the value,
+/// every digit) if it is in range and either written as an integer or
+/// below 2^53; else be refused with text naming the bound it passed, or
+/// for one in range, the schema's bound or the 2^53 limit and `NAME takes
+/// MIN to MAX`. Returns how many arrived and how many were refused.
+pub(crate) fn every_edge(server: &mut Server, widths: &[(&str, i128, i128)]) -> (usize, usize) {
     let (mut exact, mut refused) = (0, 0);
-    for (name, _, min, max) in WIDTHS {
+    for &(name, min, max) in widths {
         for n in values(min, max) {
             for (text, as_written) in spellings(n) {
                 let id = server.id();
@@ -132,6 +147,5 @@ fn every_integer_edge_in_every_spelling_arrives_exactly_or_is_refused_naming_the
             }
         }
     }
-    eprintln!("{exact} values arrived exactly, {refused} were refused");
-    assert!(exact > 0 && refused > 0);
+    (exact, refused)
 }

@@ -829,7 +829,7 @@ fn the_rooms_and_files_of_mcp_import_each_other_without_a_cycle() {
                 "protocol::to_client::rounds",
                 "protocol::to_client::requests",
             ),
-            ("protocol::served_requests", "protocol::server"),
+            ("protocol::resources_prompts", "protocol::server"),
             ("protocol::convert_served", "protocol::convert"),
             ("transport::stdio", "transport::stdio::transport"),
             ("transport::stdio::lines", "transport::jsonrpc"),

@@ -7,7 +7,7 @@
 //!
 //! The server's state is [`server`]; [`handler`] dispatches rmcp's
 //! requests to the modules that answer them (`tool_call` for `tools/call`,
-//! `served_requests` for what plugins serve besides tools), and those import the
+//! `resources_prompts` for what plugins serve besides tools), and those import the
 //! state, never the handler or each other.
 
 pub mod convert;
@@ -16,10 +16,10 @@ pub mod cursor;
 mod gate;
 pub mod handler;
 pub mod notify;
+mod resources_prompts;
 #[cfg(test)]
 mod result_size;
 mod revision;
-mod served_requests;
 pub mod server;
 pub mod subscriptions;
 pub mod tasks;

@@ -9,7 +9,7 @@ mod accept;
 pub mod drain;
 pub mod http;
 pub mod http_body;
+pub mod http_sessions;
 pub mod jsonrpc;
-pub mod sessions;
 pub mod stdio;
 mod unread;

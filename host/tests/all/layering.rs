@@ -803,8 +803,14 @@ fn the_rooms_and_files_of_mcp_import_each_other_without_a_cycle() {
             ),
             ("protocol::served_requests", "protocol::server"),
             ("protocol::convert_served", "protocol::convert"),
-            ("transport::stdio", "transport::stdio::transport"),
-            ("transport::stdio::lines", "transport::jsonrpc"),
+            (
+                "transport::upstream_gaps::stdio",
+                "transport::upstream_gaps::stdio::transport",
+            ),
+            (
+                "transport::upstream_gaps::stdio::lines",
+                "transport::upstream_gaps::jsonrpc",
+            ),
             ("oauth::token", "oauth::jwks"),
         ],
     );

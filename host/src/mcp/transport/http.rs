@@ -32,7 +32,7 @@ use super::accept::DrainingListener;
 use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
 use super::http_sessions::{self, ClientAddr, Registry, Sessions};
-use super::jsonrpc;
+use super::upstream_gaps::jsonrpc;
 use crate::config::SessionSettings;
 use crate::mcp::oauth::bearer::{self, BearerToken};
 use crate::mcp::oauth::{self, OAuth};

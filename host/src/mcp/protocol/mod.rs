@@ -16,8 +16,6 @@ pub mod cursor;
 mod gate;
 pub mod handler;
 pub mod list_changed;
-#[cfg(test)]
-mod result_size;
 mod revision;
 mod served_requests;
 pub mod server;

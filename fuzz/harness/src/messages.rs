@@ -4,10 +4,9 @@
 //! request for a known MCP method is never rmcp's custom request; a refused
 //! message whose top-level `id` can be read is answered with that id.
 
+use mcp_wasm_host::mcp::transport::upstream_gaps::jsonrpc;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, RequestId};
 use serde_json::Value;
-
-use crate::mcp::transport::upstream_gaps::jsonrpc;
 
 /// The methods of rmcp's typed `ClientRequest` variants, written out here
 /// so the check is not its own oracle.

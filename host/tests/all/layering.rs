@@ -865,6 +865,26 @@ fn a_calls_traffic_to_the_client_needs_nothing_of_the_protocol_but_the_task_stor
     assert!(names.is_empty(), "{names:#?}");
 }
 
+/// What the transports do in place of rmcp and hyper-util
+/// (`transport/upstream_gaps/`) stands on its own, so that each part can go
+/// when its upstream changes: it names nothing of the transport around it.
+#[test]
+fn the_upstream_gaps_name_nothing_of_the_transport_around_them() {
+    const GAPS: &str = "transport::upstream_gaps";
+    let files = graph(MCP, Grain::File);
+    let inside = files.edges.keys().filter(|from| from.starts_with(GAPS));
+    assert!(inside.count() >= 5, "{:?}", files.edges.keys());
+    let names: Vec<String> = files
+        .edges
+        .iter()
+        .filter(|(from, _)| from.starts_with(GAPS))
+        .flat_map(|(from, to)| to.iter().map(move |to| (from, to)))
+        .filter(|(_, to)| to.starts_with("transport") && !to.starts_with(GAPS))
+        .map(|(from, to)| format!("{from} -> {to}"))
+        .collect();
+    assert!(names.is_empty(), "{names:#?}");
+}
+
 #[test]
 fn the_reader_finds_edges_in_groups_and_chains_but_not_in_comments_strings_or_tests() {
     let code = blank_comments_and_strings(

@@ -612,11 +612,13 @@ fn the_modules_of_the_runtime_import_each_other_without_a_cycle() {
 
 #[test]
 fn the_modules_of_the_host_library_and_binary_import_each_other_without_a_cycle() {
+    // 7 edges since the fuzz checks (and their edge to `mcp`) left the
+    // library for fuzz/harness.
     assert_acyclic(
         HOST,
         Grain::Room,
         8,
-        8,
+        7,
         &[
             ("mcp", "telemetry"),
             ("config", "source"),

@@ -108,8 +108,8 @@ pub use serve::rate::{Caller, RateScope};
 pub use serve::receipt::Receipt;
 pub use serve::served_requests::ServeError;
 
-/// What the fuzz targets' checks (`mcp_wasm_host::fuzzing`, feature
-/// `fuzzing`) run, beyond the public names: the guest result conversions,
+/// What the fuzz targets' checks (the `mcp-wasm-host-fuzzing` crate in
+/// `fuzz/harness/`) run, beyond the public names: the guest result conversions,
 /// the size a result counts, and the generic components' WIT types and
 /// value conversions. Not a stable interface.
 #[cfg(feature = "fuzzing")]

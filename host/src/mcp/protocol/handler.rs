@@ -33,7 +33,7 @@ use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::notify::ListsChanged;
+use super::list_changed::ListsChanged;
 use super::revision::{implementation, server_info_meta, tools_have_icons};
 use super::server::McpServer;
 use super::subscriptions::{Watched, refresh};

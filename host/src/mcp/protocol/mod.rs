@@ -15,10 +15,8 @@ pub mod convert_served;
 pub mod cursor;
 mod gate;
 pub mod handler;
-pub mod notify;
+pub mod list_changed;
 mod resources_prompts;
-#[cfg(test)]
-mod result_size;
 mod revision;
 pub mod server;
 pub mod subscriptions;
@@ -26,6 +24,6 @@ pub mod tasks;
 pub mod to_client;
 mod tool_call;
 
-pub use notify::PeerRegistry;
+pub use list_changed::PeerRegistry;
 pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions};
 pub use to_client::rounds::{Rounds, StateKeyError};

@@ -3,12 +3,12 @@
 //! against it. Neither may panic, whatever the schema and the arguments.
 
 use arbitrary::Arbitrary;
+use mcp_wasm_host_runtime::Schema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::generate::{Key, ObjectSchema, object};
-use super::{Input, decode};
-use crate::runtime::Schema;
+use crate::generate::{Key, ObjectSchema, object};
+use crate::{Input, decode};
 
 /// A hand-written case: `{"schema": {...}, "arguments": {...}}`.
 #[derive(Deserialize, Debug)]
@@ -22,7 +22,7 @@ struct Seed {
 #[derive(Arbitrary, Debug)]
 struct Generated {
     schema: SchemaSource,
-    arguments: Vec<(Key, super::generate::Json)>,
+    arguments: Vec<(Key, crate::generate::Json)>,
 }
 
 #[derive(Arbitrary, Debug)]

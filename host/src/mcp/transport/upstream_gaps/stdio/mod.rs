@@ -1,31 +1,40 @@
-//! The stdio transport: newline-delimited JSON-RPC over stdin and stdout.
+//! The stdio transport: newline-delimited JSON-RPC over stdin and stdout,
+//! in place of rmcp's own (`rmcp::transport::stdio()`). rmcp 3.11.0's
+//! drops a line over its limit (modelcontextprotocol/rust-sdk#1030) and
+//! text that is not JSON (modelcontextprotocol/rust-sdk#938) without an
+//! answer, answers JSON of the wrong shape without its id
+//! (modelcontextprotocol/rust-sdk#825), and bounds neither the requests in
+//! flight nor what may come before `initialize`. See [`super`] for when
+//! this can go.
 //!
 //! rmcp gets its own [`Transport`](rmcp::transport::Transport)
-//! ([`transport`]): its `receive` reads stdin line by line ([`lines`]) and
-//! checks every line with [`jsonrpc::check`](super::jsonrpc::check), the
-//! one parse a message gets. A line that is not a message rmcp can handle
-//! gets its JSON-RPC error there (with the request's id when it can be
-//! read), and every other line reaches rmcp already parsed, so rmcp never
-//! reads bytes: its own line limit and its silent drops play no part. Before the session's lifecycle
-//! starts, the transport also keeps back the notifications and responses
-//! that would end rmcp's handshake ([`session`]). rmcp's messages and the
-//! transport's errors are written whole, one line each, under one lock, so
-//! stdout only ever carries complete protocol messages. The server stops
-//! when stdin reaches end of file.
+//! ([`transport`]): its `receive` reads stdin one bounded line at a time
+//! ([`lines`]) and checks every line with
+//! [`jsonrpc::check`](super::jsonrpc::check), the one parse a message gets.
+//! A line that is not a message rmcp can handle gets its JSON-RPC error
+//! there (with the request's id when it can be read), and every other line
+//! reaches rmcp already parsed, so rmcp never reads bytes. Before the
+//! session's lifecycle starts, the transport keeps back the notifications
+//! and responses that would end rmcp's handshake ([`lifecycle`]), and it
+//! bounds the requests waiting for their responses ([`in_flight`]). rmcp's
+//! messages and the transport's errors are written whole, one line each,
+//! under one lock, so stdout only ever carries complete protocol messages.
+//! The server stops when stdin reaches end of file.
 
+mod in_flight;
+mod lifecycle;
 mod lines;
-mod session;
 mod transport;
 
 use rmcp::ServiceExt;
 use tokio::io::{AsyncWrite, BufReader};
 
 use crate::mcp::protocol::McpServer;
-use session::Lifecycle;
+use lifecycle::Lifecycle;
 use transport::{Output, StdioTransport};
 
-pub use session::MAX_IN_FLIGHT;
-pub(crate) use session::TOO_MANY_IN_FLIGHT;
+pub use in_flight::MAX_IN_FLIGHT;
+pub(crate) use in_flight::TOO_MANY_IN_FLIGHT;
 pub use transport::MAX_LINE;
 
 /// Errors of the stdio transport.

@@ -1,4 +1,4 @@
-//! Unit tests of `mcp::transport::sessions`.
+//! Unit tests of `mcp::transport::http_sessions`.
 use super::*;
 
 fn owner(subject: Option<&str>, address: &str) -> Owner {

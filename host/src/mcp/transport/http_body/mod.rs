@@ -26,13 +26,13 @@ use rmcp::model::{JsonRpcMessage, RequestId};
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR, Rejection};
+use super::upstream_gaps::jsonrpc::{self, INVALID_REQUEST, PARSE_ERROR, Rejection};
 
 /// The header that names a session.
 const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The request ids in flight, per session: at most
-/// [`stdio::MAX_IN_FLIGHT`](super::stdio::MAX_IN_FLIGHT) in one session, as
+/// [`stdio::MAX_IN_FLIGHT`](super::upstream_gaps::stdio::MAX_IN_FLIGHT) in one session, as
 /// over stdio (a body's share of the budget returns once it is parsed, so
 /// the budget no longer bounds the requests a session keeps waiting).
 #[derive(Debug, Default, Clone)]
@@ -75,7 +75,7 @@ impl InFlight {
         }
         if capped {
             let held = claims.per_session.entry(key.0.clone()).or_default();
-            if *held >= super::stdio::MAX_IN_FLIGHT {
+            if *held >= super::upstream_gaps::stdio::MAX_IN_FLIGHT {
                 return Err(Unclaimed::TooMany);
             }
             *held += 1;
@@ -213,10 +213,10 @@ pub async fn check_post_body(
                 Ok(claim) => Some(claim),
                 Err(Unclaimed::TooMany) => {
                     let rejection = Rejection::new(
-                        super::stdio::TOO_MANY_IN_FLIGHT,
+                        super::upstream_gaps::stdio::TOO_MANY_IN_FLIGHT,
                         format!(
                             "too many requests in flight: {} of this session are waiting for their responses; wait for some before sending more",
-                            super::stdio::MAX_IN_FLIGHT
+                            super::upstream_gaps::stdio::MAX_IN_FLIGHT
                         ),
                         Some(r.id.clone()),
                     );

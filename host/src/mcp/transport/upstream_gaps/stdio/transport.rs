@@ -11,8 +11,9 @@ use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
 use super::super::jsonrpc::{self, Rejection};
+use super::in_flight::InFlight;
+use super::lifecycle::Lifecycle;
 use super::lines::{LineRead, LineReader};
-use super::session::{InFlight, Lifecycle};
 
 /// The longest line accepted, its line ending included: a longer one is
 /// discarded and answered with an error ([`jsonrpc::MAX_MESSAGE_BYTES`], the

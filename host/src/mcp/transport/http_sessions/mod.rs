@@ -37,7 +37,7 @@ use rmcp::transport::streamable_http_server::session::{
 use serde::Deserialize;
 use serde_json::json;
 
-use super::jsonrpc;
+use super::upstream_gaps::jsonrpc;
 use crate::config::SessionSettings;
 use crate::runtime::Principal;
 

@@ -1,4 +1,4 @@
-//! Unit tests of `mcp::transport::jsonrpc`.
+//! Unit tests of `mcp::transport::upstream_gaps::jsonrpc`.
 use super::*;
 
 fn code(text: &[u8]) -> Option<i32> {

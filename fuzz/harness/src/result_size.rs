@@ -1,12 +1,14 @@
 //! Tests that the size the runtime counts for a result (`max_result_size`,
 //! `runtime::output_size`) is never less than the JSON a client receives for
-//! it once converted here: every kind of block and hint, escaped text and
-//! empty blocks.
+//! it once the host converts it (`mcp::protocol::convert::output`): every
+//! kind of block and hint, escaped text and empty blocks. The exhaustive
+//! counterpart of the `result_conversion` target's size check ([`results`](crate::results)),
+//! here because it needs the runtime's `fuzzing` names too.
 #![allow(clippy::unwrap_used)]
 
-use super::convert::output;
-use crate::runtime::fuzzing::output_size;
-use crate::runtime::{Audience, Content, ContentHints, ResourceBody, ToolOutput};
+use mcp_wasm_host::mcp::protocol::convert::output;
+use mcp_wasm_host_runtime::fuzzing::output_size;
+use mcp_wasm_host_runtime::{Audience, Content, ContentHints, ResourceBody, ToolOutput};
 
 /// The JSON of a `tools/call` result outside what [`output_size`]
 /// counts: `{"resultType":"complete","content":[],"isError":false}` is

@@ -8,14 +8,16 @@
 //! guest's error message reaches the client clipped.
 
 use arbitrary::Arbitrary;
+use mcp_wasm_host::mcp::protocol::convert;
+use mcp_wasm_host_runtime::fuzzing::{convert_result, guest_error, output_size, wit};
+use mcp_wasm_host_runtime::{
+    FailureCause, MAX_MESSAGE, PluginTool, Schema, ToolFailure, ToolHints,
+};
 use rmcp::model::CallToolResult;
 use serde::Deserialize;
 
-use super::generate::{Json, ObjectSchema};
-use super::{Input, decode};
-use crate::mcp::protocol::convert;
-use crate::runtime::fuzzing::{convert_result, guest_error, output_size, wit};
-use crate::runtime::{FailureCause, MAX_MESSAGE, PluginTool, Schema, ToolFailure, ToolHints};
+use crate::generate::{Json, ObjectSchema};
+use crate::{Input, decode};
 
 /// The bytes a serialized result may have beyond what `output_size` counts:
 /// the fixed JSON around it (`content`, `isError`, each block's `type`).

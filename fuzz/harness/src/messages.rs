@@ -1,13 +1,12 @@
 //! Fuzzing the check every incoming message passes before rmcp reads it
-//! (`mcp::transport::jsonrpc::check`, for stdio lines and HTTP bodies alike), against
+//! (`mcp::transport::upstream_gaps::jsonrpc::check`, for stdio lines and HTTP bodies alike), against
 //! what it promises: an accepted message is one rmcp deserializes, and a
 //! request for a known MCP method is never rmcp's custom request; a refused
 //! message whose top-level `id` can be read is answered with that id.
 
+use mcp_wasm_host::mcp::transport::upstream_gaps::jsonrpc;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, RequestId};
 use serde_json::Value;
-
-use crate::mcp::transport::jsonrpc;
 
 /// The methods of rmcp's typed `ClientRequest` variants, written out here
 /// so the check is not its own oracle.

@@ -10,6 +10,11 @@
 //! its version (or closed), [`Unread::none_left`] does not return, bounded by
 //! [`FIRST_BYTES_GRACE`] so a client that connects and says nothing cannot
 //! hold a stop.
+//!
+//! Upstream (hyper-util 0.1.21): cancelling that read is hyper-util's fix
+//! for a graceful shutdown that hung there (hyperium/hyper#3576);
+//! hyperium/hyper#3808 (open) gives idle HTTP/1 connections a first-byte
+//! grace, but not the version read before it. See [`super`].
 
 use std::io;
 use std::pin::Pin;

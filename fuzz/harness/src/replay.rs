@@ -11,14 +11,15 @@ type Check = fn(&[u8]);
 /// Each target's name (its directory under `fuzz/corpus/` and
 /// `fuzz/regressions/`) and check.
 const TARGETS: &[(&str, Check)] = &[
-    ("jsonrpc_message", super::messages::check),
-    ("argument_validation", super::arguments::check),
-    ("result_conversion", super::results::check),
-    ("wit_value_conversion", super::wit_values::check),
+    ("jsonrpc_message", crate::messages::check),
+    ("argument_validation", crate::arguments::check),
+    ("result_conversion", crate::results::check),
+    ("wit_value_conversion", crate::wit_values::check),
 ];
 
+/// `fuzz/`, this crate's parent directory.
 fn fuzz_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// The files in `dir`, sorted; none when it does not exist.

@@ -1,6 +1,9 @@
 //! Reading stdin one bounded line at a time, in a way that a dropped read
 //! loses nothing (rmcp drops its pending `receive` whenever another event
-//! wins its loop's `select!`).
+//! wins its loop's `select!`). rmcp's own reader does both since
+//! modelcontextprotocol/rust-sdk#947 and #1030, but drops a line over its
+//! limit unanswered; this one keeps the line's start, so the transport can
+//! answer with the request's id.
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 

@@ -5,13 +5,13 @@
 //! converts to the same JSON again.
 
 use arbitrary::{Arbitrary, Unstructured};
+use mcp_wasm_host_runtime::Schema;
+use mcp_wasm_host_runtime::fuzzing::{WitType, schema, to_json, to_val};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::generate::Json;
-use super::{Input, decode};
-use crate::runtime::Schema;
-use crate::runtime::fuzzing::{WitType, schema, to_json, to_val};
+use crate::generate::Json;
+use crate::{Input, decode};
 
 /// A hand-written case: `{"type": [bytes that generate the type], "value": ...}`.
 #[derive(Deserialize, Debug)]

@@ -11,6 +11,12 @@
 //! that do not fit (a `tools/list` cursor that is not a string). [`check`]
 //! finds all of these first, and names the request's `id` in the answer
 //! whenever the id can be read.
+//!
+//! Upstream (rmcp 3.11.0): no issue asks rmcp to refuse a known method's
+//! bad `params` with `-32602` or to keep lenient `params` strict; the id
+//! rmcp leaves out of its `-32600` is part of
+//! modelcontextprotocol/rust-sdk#825, and its silence on text that is not
+//! JSON is a choice (modelcontextprotocol/rust-sdk#938). See [`super`].
 
 #[allow(deprecated)]
 // rmcp deprecates logging and resources/subscribe; clients still send them

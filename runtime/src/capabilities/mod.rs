@@ -41,6 +41,8 @@ pub mod logging;
 pub mod secrets;
 pub mod sockets;
 
+pub use self::http::HttpPolicy;
+
 use std::borrow::Cow;
 use std::fmt::Debug;
 use std::path::Path;

@@ -24,7 +24,10 @@ use serde::de::MapAccess;
 use wasmtime_wasi::WasiCtxBuilder;
 
 use super::super::outbound::{Field, Outbound};
-use super::http::HttpPolicy;
+// Through the registry, not `super::http`: http's sender reads this
+// module's policy in turn (both declared in `Capability::READS`), and a
+// file edge each way would be an import cycle.
+use super::HttpPolicy;
 use super::http::origin::{HostPattern, OriginPattern, RequestTarget};
 use super::{
     Arguments, CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report,

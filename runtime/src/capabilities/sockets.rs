@@ -16,8 +16,17 @@ use wasmtime_wasi::sockets::SocketAddrUse;
 
 use super::http::address::{AddressGrants, refusal};
 use super::http::origin::normal_name;
-use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 use crate::load::imports::ImportKind;
+use super::{
+    CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report, ResolveCtx, Scope,
+    granted_per_plugin,
+};
+
+/// The label of this capability's row of `inspect` and its member of
+/// `inspect --json`'s policy: `network`, as published before the
+/// capability took the name of its key. Renaming it changes the report's
+/// JSON, which readers of it may rely on.
+const REPORTED_AS: &str = "network";
 
 /// `[plugins.NAME.sockets]`, as written.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
@@ -197,21 +206,22 @@ impl SocketsPolicy {
 
     /// The report line.
     pub fn report(&self) -> String {
-        if self.connect.is_empty() {
+        let SocketsPolicy { connect, addresses } = self;
+        if connect.is_empty() {
             return "none".into();
         }
         let mut text = format!(
             "TCP connect to {}",
-            self.connect
+            connect
                 .iter()
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        if !self.addresses.is_empty() {
+        if !addresses.is_empty() {
             text.push_str(&format!(
                 "; internal addresses: {}",
-                self.addresses.entries().collect::<Vec<_>>().join(", ")
+                addresses.entries().collect::<Vec<_>>().join(", ")
             ));
         }
         text
@@ -219,7 +229,7 @@ impl SocketsPolicy {
 }
 
 impl Capability for SocketsPolicy {
-    const NAME: &'static str = "network";
+    const NAME: &'static str = "sockets";
     const KEYS: &'static [&'static str] = &["sockets"];
     type Spec = SocketsSpec;
     type State = ();
@@ -233,7 +243,8 @@ impl Capability for SocketsPolicy {
         Ok(())
     }
 
-    fn check(spec: &SocketsSpec) -> Result<(), KeyProblem> {
+    fn check(spec: &SocketsSpec, scope: Scope) -> Result<(), KeyProblem> {
+        granted_per_plugin::<Self>(spec, scope)?;
         spec.check()
     }
 
@@ -241,6 +252,7 @@ impl Capability for SocketsPolicy {
         _defaults: &SocketsSpec,
         spec: Option<&SocketsSpec>,
         _ctx: &ResolveCtx<'_>,
+        _others: &Others<'_>,
     ) -> Result<Self, KeyProblem> {
         spec.map_or_else(|| Ok(SocketsPolicy::default()), SocketsSpec::resolve)
     }
@@ -251,22 +263,29 @@ impl Capability for SocketsPolicy {
         self.apply(wasi);
         Ok(())
     }
+}
 
+/// Endpoints are the guest's to see: nothing to redact.
+impl Redaction for SocketsPolicy {}
+
+impl Report for SocketsPolicy {
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {
-        if self.connect.is_empty() {
-            return vec![("network", "none".into())];
+        // Every field, so that a new one cannot be left out unnoticed.
+        let SocketsPolicy { connect, addresses } = self;
+        if connect.is_empty() {
+            return vec![(REPORTED_AS, "none".into())];
         }
         vec![(
-            "network",
+            REPORTED_AS,
             serde_json::json!({
-                "connect": self.connect.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                "allow_addresses": self.addresses.entries().collect::<Vec<_>>(),
+                "connect": connect.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "allow_addresses": addresses.entries().collect::<Vec<_>>(),
             }),
         )]
     }
 
     fn inspect_lines(&self) -> Vec<(&'static str, String)> {
-        vec![("network", self.report())]
+        vec![(REPORTED_AS, self.report())]
     }
 
     fn import_note(policy: Option<&Self>, kind: ImportKind) -> Option<String> {

@@ -21,6 +21,9 @@ use crate::call::events::{
 };
 use crate::load::bindings::link_earlier;
 use crate::load::bindings::mcp_wasm_host::plugin::client as wit;
+use super::{
+    CallCtx, CallHooks, Capability, CapsView, KeyProblem, Others, Redaction, Report, ResolveCtx,
+};
 
 mod convert;
 
@@ -95,6 +98,7 @@ impl Capability for ClientPolicy {
         _defaults: &Self::Spec,
         spec: Option<&Self::Spec>,
         _ctx: &ResolveCtx<'_>,
+        _others: &Others<'_>,
     ) -> Result<Self, KeyProblem> {
         let client = spec.copied().flatten().unwrap_or_default();
         Ok(ClientPolicy {
@@ -119,40 +123,48 @@ impl Capability for ClientPolicy {
         }
     }
 
-    fn failure_cause(error: &wasmtime::Error) -> Option<FailureCause> {
-        if error.downcast_ref::<InputDeferred>().is_some() {
-            return Some(FailureCause::InputDeferred);
-        }
-        error
-            .downcast_ref::<MissingCapabilities>()
-            .map(|missing| FailureCause::MissingClientCapability(missing.0.clone()))
-    }
-
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
-        let state: fn(&mut T) -> &mut ClientState = |s| &mut s.caps().client;
+        let state: fn(&mut T) -> &mut ClientState = |s| s.caps().get_mut::<Self>();
         wit::add_to_linker::<T, HasSelf<ClientState>>(linker, state)?;
         // 0.1.x plugins import `client@0.1.x`: the same functions serve them.
         link_earlier(linker, "client", |older| {
             wit::add_to_linker_instance::<T, HasSelf<ClientState>>(older, state)
         })
     }
+}
 
+/// Requests to the client are the guest's own: nothing to redact (the
+/// secrets capability redacts them on their way out).
+impl Redaction for ClientPolicy {}
+
+impl Report for ClientPolicy {
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {
+        // Every field, so that a new one cannot be left out unnoticed.
+        let ClientPolicy {
+            sampling,
+            elicitation,
+            roots,
+        } = self;
         vec![(
             "client",
             json!({
-                "sampling": self.sampling,
-                "elicitation": self.elicitation,
-                "roots": self.roots,
+                "sampling": sampling,
+                "elicitation": elicitation,
+                "roots": roots,
             }),
         )]
     }
 
     fn inspect_lines(&self) -> Vec<(&'static str, String)> {
+        let ClientPolicy {
+            sampling,
+            elicitation,
+            roots,
+        } = *self;
         let asks: Vec<&str> = [
-            (self.sampling, "sampling"),
-            (self.elicitation, "elicitation"),
-            (self.roots, "roots"),
+            (sampling, "sampling"),
+            (elicitation, "elicitation"),
+            (roots, "roots"),
         ]
         .into_iter()
         .filter_map(|(granted, kind)| granted.then_some(kind))
@@ -163,6 +175,18 @@ impl Capability for ClientPolicy {
             asks.join(", ")
         };
         vec![("client", asks)]
+    }
+}
+
+impl CallHooks for ClientState {
+    /// The traps its host functions end a call with.
+    fn failure_cause(error: &wasmtime::Error) -> Option<FailureCause> {
+        if error.downcast_ref::<InputDeferred>().is_some() {
+            return Some(FailureCause::InputDeferred);
+        }
+        error
+            .downcast_ref::<MissingCapabilities>()
+            .map(|missing| FailureCause::MissingClientCapability(missing.0.clone()))
     }
 }
 

@@ -23,9 +23,16 @@ use serde::Deserialize;
 use serde::de::MapAccess;
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::http::origin::{HostPattern, OriginPattern, RequestTarget};
-use super::{Arguments, CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
 use crate::egress::outbound::{Field, Outbound};
+// Through the registry, not `super::http`: http's sender reads this
+// module's policy in turn (both declared in `Capability::READS`), and a
+// file edge each way would be an import cycle.
+use super::HttpPolicy;
+use super::http::origin::{HostPattern, OriginPattern, RequestTarget};
+use super::{
+    Arguments, CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report,
+    ResolveCtx, Scope,
+};
 
 /// What every redacted value becomes.
 pub const REDACTED: &str = "[redacted]";
@@ -237,14 +244,6 @@ impl SecretsPolicy {
         redacted.unwrap_or(text)
     }
 
-    /// Text a guest wrote, as the host passes it on: its secrets redacted
-    /// first, then clipped to [`MAX_MESSAGE`](crate::MAX_MESSAGE).
-    /// Never the other way round: a clip that cuts a secret in two leaves a
-    /// prefix no redaction finds.
-    pub(crate) fn guest_message(&self, text: String) -> String {
-        super::super::error::clip(self.redact_owned(text), super::super::error::MAX_MESSAGE)
-    }
-
     /// No secrets.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
@@ -252,24 +251,37 @@ impl SecretsPolicy {
 
     /// The report lines: each secret's name, source and use, never its value.
     pub fn report(&self) -> Vec<(&'static str, String)> {
-        if self.secrets.is_empty() {
+        // Every field, so that a new one cannot be left out unnoticed; the
+        // values (and the redactor built of them) are never shown.
+        let SecretsPolicy {
+            secrets,
+            block,
+            redactor: _,
+        } = self;
+        if secrets.is_empty() {
             return vec![("secrets", "none".into())];
         }
-        let mut lines: Vec<(&'static str, String)> = self
-            .secrets
+        let mut lines: Vec<(&'static str, String)> = secrets
             .iter()
             .enumerate()
             .map(|(i, s)| {
+                let Secret {
+                    name,
+                    source,
+                    inject,
+                    expose,
+                    value: _,
+                } = s;
                 let mut uses = Vec::new();
-                if let Some(inj) = &s.inject {
+                if let Some(inj) = inject {
                     uses.push(format!("injected as {} into {}", inj.header, inj.origin));
                 }
-                if s.expose {
+                if *expose {
                     uses.push("exposed to the guest as an environment variable".into());
                 }
                 (
                     if i == 0 { "secrets" } else { "" },
-                    format!("{} (from the {}): {}", s.name, s.source, uses.join("; ")),
+                    format!("{name} (from the {source}): {}", uses.join("; ")),
                 )
             })
             .collect();
@@ -277,7 +289,7 @@ impl SecretsPolicy {
             "",
             format!(
                 "redacted from everything the plugin sends the client, as themselves, JSON-escaped, percent-encoded and in base64; {}",
-                if self.block {
+                if *block {
                     "requests whose arguments hold one are refused (`block_secrets`)"
                 } else {
                     "requests whose arguments hold one are passed on (`block_secrets = true` refuses them)"
@@ -292,19 +304,26 @@ impl SecretsPolicy {
         self.secrets
             .iter()
             .map(|s| {
-                let source = match &s.source {
+                let Secret {
+                    name,
+                    source,
+                    inject,
+                    expose,
+                    value: _,
+                } = s;
+                let source = match source {
                     SecretSource::Env(v) => serde_json::json!({ "env": v }),
                     SecretSource::File(p) => serde_json::json!({ "file": p.display().to_string() }),
                 };
                 (
-                    s.name.clone(),
+                    name.clone(),
                     serde_json::json!({
                         "source": source,
-                        "inject": s.inject.as_ref().map(|i| serde_json::json!({
+                        "inject": inject.as_ref().map(|i| serde_json::json!({
                             "origin": i.origin.to_string(),
                             "header": i.header.as_str(),
                         })),
-                        "expose": s.expose,
+                        "expose": expose,
                     }),
                 )
             })
@@ -316,6 +335,8 @@ impl SecretsPolicy {
 impl Capability for SecretsPolicy {
     const NAME: &'static str = "secrets";
     const KEYS: &'static [&'static str] = &["secrets", "block_secrets"];
+    /// An injected secret's origin must be one the plugin may reach.
+    const READS: &'static [&'static str] = &["http"];
     type Spec = SecretsKeys;
     type State = ();
 
@@ -332,26 +353,24 @@ impl Capability for SecretsPolicy {
         Ok(())
     }
 
-    fn check(spec: &SecretsKeys) -> Result<(), KeyProblem> {
-        check(&spec.secrets)
-    }
-
     /// `[defaults]` may turn `block_secrets` on for every plugin; secrets
     /// themselves are granted per plugin.
-    fn check_defaults(spec: &SecretsKeys) -> Result<(), KeyProblem> {
-        if spec.secrets.is_empty() {
-            return Ok(());
+    fn check(spec: &SecretsKeys, scope: Scope) -> Result<(), KeyProblem> {
+        match scope {
+            Scope::Plugin => check(&spec.secrets),
+            Scope::Defaults if spec.secrets.is_empty() => Ok(()),
+            Scope::Defaults => Err(KeyProblem::new(
+                "secrets",
+                "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
+            )),
         }
-        Err(KeyProblem::new(
-            "secrets",
-            "capabilities are granted per plugin, in [plugins.NAME], never in [defaults]",
-        ))
     }
 
     fn resolve(
         defaults: &SecretsKeys,
         spec: Option<&SecretsKeys>,
         ctx: &ResolveCtx<'_>,
+        others: &Others<'_>,
     ) -> Result<Self, KeyProblem> {
         let block = spec
             .and_then(|s| s.block_secrets)
@@ -362,15 +381,70 @@ impl Capability for SecretsPolicy {
             _ => SecretsPolicy::default(),
         };
         policy.block = block;
+        let http = others
+            .get::<HttpPolicy>()
+            .map_err(|e| KeyProblem::new("secrets", e))?;
+        policy.reachable(http)?;
         Ok(policy)
     }
 
-    fn rewrites_outbound(&self) -> bool {
+    fn state(&self, _call: &CallCtx<'_>) {}
+
+    /// Sets the exposed secrets in the guest's environment (after the
+    /// `env` capability's variables).
+    fn configure(&self, wasi: &mut WasiCtxBuilder) -> Result<(), CapabilityError> {
+        for (name, value) in self.exposed() {
+            wasi.env(name, value);
+        }
+        Ok(())
+    }
+}
+
+impl SecretsPolicy {
+    /// Checks that every injected secret's origin is one `http` lets the
+    /// plugin reach, or the secret would never be sent.
+    fn reachable(&self, http: &HttpPolicy) -> Result<(), KeyProblem> {
+        for (secret, injection) in self.injections() {
+            let origin = &injection.origin;
+            let target = |host: String, ip| RequestTarget {
+                scheme: origin.scheme,
+                host,
+                ip,
+                port: origin.port,
+                path: "/".into(),
+                query: String::new(),
+            };
+            let reachable = http.allow.iter().any(|entry| match &origin.host {
+                HostPattern::Name(name) => entry.same_origin(&target(name.clone(), None)),
+                HostPattern::Ip(ip) => entry.same_origin(&target(ip.to_string(), Some(*ip))),
+                HostPattern::Subdomains(_) => {
+                    (entry.scheme, &entry.host, entry.port)
+                        == (origin.scheme, &origin.host, origin.port)
+                }
+            });
+            if !reachable {
+                return Err(KeyProblem::new(
+                    format!("secrets.{}.origin", secret.name),
+                    format!(
+                        "{} is not on this plugin's `http.allow`, so the secret would never be sent; add it there",
+                        injection.origin
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Redaction for SecretsPolicy {
+    fn redacts(&self) -> bool {
         self.redactor.is_some()
     }
 
-    fn redacted(&self, text: String) -> String {
-        self.redact_owned(text)
+    /// Every secret's value, in each of its forms (the inherent
+    /// [`SecretsPolicy::redact`]).
+    fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        SecretsPolicy::redact(self, text)
     }
 
     /// Redacts every secret, in each of its forms, from every field.
@@ -400,58 +474,15 @@ impl Capability for SecretsPolicy {
             )),
         }
     }
+}
 
-    fn state(&self, _call: &CallCtx<'_>) {}
-
-    /// Sets the exposed secrets in the guest's environment (after the
-    /// `env` capability's variables).
-    fn configure(&self, wasi: &mut WasiCtxBuilder) -> Result<(), CapabilityError> {
-        for (name, value) in self.exposed() {
-            wasi.env(name, value);
-        }
-        Ok(())
-    }
-
+impl Report for SecretsPolicy {
     fn inspect_json(&self) -> Vec<(&'static str, serde_json::Value)> {
         let mut members = vec![("secrets", self.json())];
         if self.block {
             members.push(("block_secrets", true.into()));
         }
         members
-    }
-
-    /// An injected secret's origin must be one the plugin may reach, or the
-    /// secret would never be sent.
-    fn check_with(&self, grants: &super::Grants) -> Result<(), KeyProblem> {
-        for (secret, injection) in self.injections() {
-            let origin = &injection.origin;
-            let target = |host: String, ip| RequestTarget {
-                scheme: origin.scheme,
-                host,
-                ip,
-                port: origin.port,
-                path: "/".into(),
-                query: String::new(),
-            };
-            let reachable = grants.http.allow.iter().any(|entry| match &origin.host {
-                HostPattern::Name(name) => entry.same_origin(&target(name.clone(), None)),
-                HostPattern::Ip(ip) => entry.same_origin(&target(ip.to_string(), Some(*ip))),
-                HostPattern::Subdomains(_) => {
-                    (entry.scheme, &entry.host, entry.port)
-                        == (origin.scheme, &origin.host, origin.port)
-                }
-            });
-            if !reachable {
-                return Err(KeyProblem::new(
-                    format!("secrets.{}.origin", secret.name),
-                    format!(
-                        "{} is not on this plugin's `http.allow`, so the secret would never be sent; add it there",
-                        injection.origin
-                    ),
-                ));
-            }
-        }
-        Ok(())
     }
 
     fn inspect_lines(&self) -> Vec<(&'static str, String)> {

@@ -19,8 +19,8 @@ use tokio::net::TcpStream;
 use wasmtime_wasi_http::io::TokioIo;
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpHooks};
 
-use super::super::Grants;
 use super::super::secrets::SecretsPolicy;
+use super::super::{Grants, Others};
 use super::HttpPolicy;
 use super::address::refusal;
 use super::origin::{self, RequestTarget};
@@ -45,7 +45,8 @@ pub struct CallInfo {
 
 struct Shared {
     call: CallInfo,
-    /// The plugin's grants: its `http` grant and the `secrets` to inject.
+    /// The plugin's grants: its `http` grant, the `secrets` to inject and
+    /// the redaction of what it logs.
     grants: Arc<Grants>,
     sent: AtomicU32,
     denials: Mutex<Vec<String>>,
@@ -112,11 +113,15 @@ impl Outbound {
 
 impl Shared {
     fn policy(&self) -> &HttpPolicy {
-        &self.grants.http
+        self.grants.get::<HttpPolicy>()
     }
 
-    fn secrets(&self) -> &SecretsPolicy {
-        &self.grants.secrets
+    /// The secrets to inject, read as [`HttpPolicy`] declares in its
+    /// [`READS`](super::super::Capability::READS); none if it did not.
+    fn secrets(&self) -> Option<&SecretsPolicy> {
+        Others::of::<HttpPolicy>(&self.grants)
+            .get::<SecretsPolicy>()
+            .ok()
     }
 
     fn key(&self, key: &str) -> String {
@@ -138,8 +143,8 @@ impl Shared {
             self.unlogged.fetch_add(1, Ordering::Relaxed);
             return Error::HttpRequestDenied;
         }
-        let origin = self.secrets().redact(origin);
-        let path = self.secrets().redact(path);
+        let origin = self.grants.redact(origin);
+        let path = self.grants.redact(path);
         let message = format!("the policy denied {method} {origin}{path}: {why}");
         let (plugin, tool) = (&*self.call.plugin, &*self.call.tool);
         tracing::warn!(plugin, tool, "{message}");
@@ -218,7 +223,11 @@ impl Shared {
                 ),
             ));
         }
-        for (secret, injection) in self.secrets().injections() {
+        for (secret, injection) in self
+            .secrets()
+            .into_iter()
+            .flat_map(SecretsPolicy::injections)
+        {
             if injection.origin.same_origin(&target)
                 && let Some(value) = secret.header_value(injection)
             {
@@ -483,7 +492,7 @@ impl WasiHttpHooks for Outbound {
                 tool: shared.call.tool.clone(),
                 method: method.clone(),
                 origin: target.origin(),
-                path: shared.secrets().redact(&target.path).into_owned(),
+                path: shared.grants.redact(&target.path).into_owned(),
                 status: None,
                 error: None,
                 sent: Arc::new(AtomicU64::new(0)),

@@ -9,11 +9,11 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::WasiCtxBuilder;
 
-use crate::load::imports::ImportKind;
 use super::{
     CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report, ResolveCtx, Scope,
     granted_per_plugin,
 };
+use crate::load::imports::ImportKind;
 
 /// The `env` and `env_passthrough` keys of a section as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

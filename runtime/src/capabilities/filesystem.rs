@@ -10,11 +10,11 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use crate::load::imports::ImportKind;
 use super::{
     CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report, ResolveCtx, Scope,
     granted_per_plugin,
 };
+use crate::load::imports::ImportKind;
 
 /// One `[[plugins.NAME.mounts]]` entry as written: `host` is relative to the
 /// policy file's directory until resolved.

@@ -9,14 +9,14 @@ use serde::de::MapAccess;
 use wasmtime::component::{HasSelf, Linker};
 
 use super::super::units::bytes;
-use crate::call::events::{CallEvents, LogLevel, Progress};
-use crate::call::log_budget::LogBudget;
-use crate::load::bindings::link_earlier;
-use crate::load::bindings::mcp_wasm_host::plugin::{host, types};
 use super::{
     CallCtx, CallEnd, CallHooks, Capability, CapsView, Grants, KeyProblem, Others, Redaction,
     Report, ResolveCtx,
 };
+use crate::call::events::{CallEvents, LogLevel, Progress};
+use crate::call::log_budget::LogBudget;
+use crate::load::bindings::link_earlier;
+use crate::load::bindings::mcp_wasm_host::plugin::{host, types};
 
 /// Logging and progress have no policy section: every plugin may use them,
 /// within its `log_lines` and `log_bytes` limits.

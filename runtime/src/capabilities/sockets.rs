@@ -16,11 +16,11 @@ use wasmtime_wasi::sockets::SocketAddrUse;
 
 use super::http::address::{AddressGrants, refusal};
 use super::http::origin::normal_name;
-use crate::load::imports::ImportKind;
 use super::{
     CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report, ResolveCtx, Scope,
     granted_per_plugin,
 };
+use crate::load::imports::ImportKind;
 
 /// The label of this capability's row of `inspect` and its member of
 /// `inspect --json`'s policy: `network`, as published before the

@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 use wasmtime::component::{HasSelf, Linker};
 
 use super::super::error::FailureCause;
+use super::{
+    CallCtx, CallHooks, Capability, CapsView, KeyProblem, Others, Redaction, Report, ResolveCtx,
+};
 use super::{CallCtx, Capability, CapsView, KeyProblem, ResolveCtx};
 use crate::call::events::{
     CallEvents, ClientRequestError, ClientRequestKind, ElicitationRequest, RequestAt,
@@ -21,9 +24,6 @@ use crate::call::events::{
 };
 use crate::load::bindings::link_earlier;
 use crate::load::bindings::mcp_wasm_host::plugin::client as wit;
-use super::{
-    CallCtx, CallHooks, Capability, CapsView, KeyProblem, Others, Redaction, Report, ResolveCtx,
-};
 
 mod convert;
 

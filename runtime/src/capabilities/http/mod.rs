@@ -22,10 +22,10 @@ use wasmtime::component::Linker;
 use wasmtime_wasi_http::{WasiHttp, WasiHttpCtx, WasiHttpCtxView};
 
 use self::outbound::{CallInfo, Outbound};
-use crate::load::imports::ImportKind;
 use super::{
     CallCtx, CallHooks, Capability, CapsView, Grants, Others, Redaction, Report, ResolveCtx, Scope,
 };
+use crate::load::imports::ImportKind;
 
 use self::address::AddressGrants;
 use self::origin::{HostPattern, OriginPattern};

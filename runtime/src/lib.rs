@@ -100,7 +100,10 @@ pub use load::plugin::Plugin;
 pub use load::stamp::FileStamp;
 pub use observe::{CallEnd, NoObserver, Observer, Phase};
 pub use policy::access::{Access, Denied, Principal};
-pub use policy::limits::{Limits, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES};
+pub use policy::limits::{
+    Limits, MAX_INSTANCES, MAX_MEMORIES, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES,
+    MAX_TABLE_ELEMENTS, MAX_TABLES,
+};
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use runtime::{Runtime, RuntimeError};
 pub use serve::admission::{Called, RunAs};

@@ -14,7 +14,10 @@ use serde::de::{self, MapAccess};
 use super::oauth::check_scope;
 use crate::runtime::capabilities::{self, GrantSpecs, KnownKey};
 use crate::runtime::units::count;
-use crate::runtime::{Limits, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES, Sha256Digest};
+use crate::runtime::{
+    Limits, MAX_INSTANCES, MAX_MEMORIES, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES,
+    MAX_TABLE_ELEMENTS, MAX_TABLES, Sha256Digest,
+};
 use crate::source::SourceRef;
 
 /// `reuse_instances` as written: a number of calls per instance, or
@@ -224,6 +227,32 @@ pub(super) fn check_section(
                 count(MAX_REUSE_INSTANCES.into())
             ),
         );
+    }
+    // What the engine's pool holds for one component: a larger value could
+    // not take effect, so it is refused rather than silently capped.
+    for (key, value, max) in [
+        (
+            "instances",
+            s.instances.map(u64::from),
+            u64::from(MAX_INSTANCES),
+        ),
+        ("tables", s.tables.map(u64::from), u64::from(MAX_TABLES)),
+        (
+            "memories",
+            s.memories.map(u64::from),
+            u64::from(MAX_MEMORIES),
+        ),
+        ("table_elements", s.table_elements, MAX_TABLE_ELEMENTS),
+    ] {
+        if value.is_some_and(|n| n > max) {
+            return err(
+                key,
+                format!(
+                    "must be at most {}: the engine's pool holds no more for one component",
+                    count(max)
+                ),
+            );
+        }
     }
     if s.ready_instances.is_some_and(|n| n > MAX_READY_INSTANCES) {
         return err(

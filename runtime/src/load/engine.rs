@@ -11,6 +11,7 @@ use wasmtime::{
 
 use crate::cache::incremental::IncrementalStore;
 use crate::call::sandbox::CallState;
+use crate::policy::limits::{MAX_INSTANCES, MAX_MEMORIES, MAX_TABLE_ELEMENTS, MAX_TABLES};
 
 /// Sizes of the engine's pooling allocator: how many calls can run at once
 /// and how large each instance may get. The pool reserves address space up
@@ -91,7 +92,7 @@ impl Default for EngineSettings {
         EngineSettings {
             max_instances: 256,
             max_memory_bytes: 1 << 30,
-            max_table_elements: 100_000,
+            max_table_elements: MAX_TABLE_ELEMENTS as usize,
             pooling: true,
             fuel: true,
             epoch: true,
@@ -168,9 +169,12 @@ pub(crate) fn build_with(
             .total_memories(instances.saturating_mul(4))
             .total_tables(instances.saturating_mul(8))
             .total_stacks(instances)
-            .max_core_instances_per_component(64)
-            .max_memories_per_component(8)
-            .max_tables_per_component(16)
+            // A component's own counts are the policy's to limit
+            // (`instances`, `tables`, `memories`, checked by the call's
+            // resource limiter): the pool holds as many as a policy may set.
+            .max_core_instances_per_component(MAX_INSTANCES)
+            .max_memories_per_component(MAX_MEMORIES)
+            .max_tables_per_component(MAX_TABLES)
             .max_memory_size(settings.max_memory_bytes)
             .table_elements(settings.max_table_elements)
             .max_component_instance_size(1 << 20)

@@ -9,6 +9,23 @@ pub const MAX_REUSE_INSTANCES: u32 = 1_000_000;
 /// The largest `ready_instances` a policy may set.
 pub const MAX_READY_INSTANCES: u32 = 16;
 
+/// The largest `instances` a policy may set: the core instances the engine's
+/// pool lets one component create.
+pub const MAX_INSTANCES: u32 = 256;
+
+/// The largest `tables` a policy may set: the tables the engine's pool lets
+/// one component define.
+pub const MAX_TABLES: u32 = 256;
+
+/// The largest `memories` a policy may set: the linear memories the engine's
+/// pool lets one component define.
+pub const MAX_MEMORIES: u32 = 64;
+
+/// The largest `table_elements` a policy may set: the elements of one table
+/// slot of the engine's pool. Each of the pool's tables reserves room for
+/// this many elements up front (8 bytes each), so it is not raised further.
+pub const MAX_TABLE_ELEMENTS: u64 = 100_000;
+
 /// Per-call resource limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -85,7 +102,7 @@ impl Default for Limits {
         Limits {
             fuel: 1_000_000_000,
             memory_bytes: 128 << 20,
-            table_elements: 100_000,
+            table_elements: MAX_TABLE_ELEMENTS,
             instances: 64,
             tables: 64,
             memories: 16,

@@ -728,7 +728,7 @@ registry! {
     sockets: sockets::SocketsPolicy,
     client: client::ClientPolicy,
     logging: logging::LoggingPolicy,
-    http: http::HttpPolicy,
+    http: HttpPolicy,
     secrets: secrets::SecretsPolicy,
 }
 

@@ -17,7 +17,6 @@ use super::super::error::FailureCause;
 use super::{
     CallCtx, CallHooks, Capability, CapsView, KeyProblem, Others, Redaction, Report, ResolveCtx,
 };
-use super::{CallCtx, Capability, CapsView, KeyProblem, ResolveCtx};
 use crate::call::events::{
     CallEvents, ClientRequestError, ClientRequestKind, ElicitationRequest, RequestAt,
     SamplingContent, SamplingRequest,

@@ -82,7 +82,7 @@ fn a_capability_reads_only_what_it_declares_and_what_is_resolved_before_it() {
     let grants = Grants::default();
     // The secrets capability declares `http`, resolved before it.
     let secrets = Others::resolving::<secrets::SecretsPolicy>(&grants);
-    assert!(secrets.get::<http::HttpPolicy>().is_ok());
+    assert!(secrets.get::<HttpPolicy>().is_ok());
     assert_eq!(
         secrets.get::<env::EnvPolicy>(),
         Err(Unreadable::Undeclared {
@@ -91,7 +91,7 @@ fn a_capability_reads_only_what_it_declares_and_what_is_resolved_before_it() {
         })
     );
     // HTTP declares `secrets`, resolved after it: readable at call time only.
-    let http = Others::resolving::<http::HttpPolicy>(&grants);
+    let http = Others::resolving::<HttpPolicy>(&grants);
     assert_eq!(
         http.get::<secrets::SecretsPolicy>(),
         Err(Unreadable::NotResolved {
@@ -100,7 +100,7 @@ fn a_capability_reads_only_what_it_declares_and_what_is_resolved_before_it() {
         })
     );
     assert!(
-        Others::of::<http::HttpPolicy>(&grants)
+        Others::of::<HttpPolicy>(&grants)
             .get::<secrets::SecretsPolicy>()
             .is_ok()
     );

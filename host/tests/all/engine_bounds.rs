@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::common::{serve_alone, text};
 
 /// A component with `count` instances of the core module `filler`, and the
-/// module that implements its one function, `fine`, which returns 42 (one
+/// module that implements its one function, `fine`, which returns 42 (`{"result":42}` in its text; one
 /// memory, no table).
 fn component(filler: &str, count: usize) -> Vec<u8> {
     let mut wat = format!("(component\n  (core module $filler {filler})\n");
@@ -72,7 +72,7 @@ fn a_component_s_memories_tables_and_instances_are_limited_by_the_policy_alone()
                     json!(true),
                     "{what}, {policy:?}: {result}"
                 );
-                assert_eq!(said, "42", "{what}, {policy:?}");
+                assert_eq!(said, r#"{"result":42}"#, "{what}, {policy:?}");
             }
             Some(key) => {
                 assert_eq!(

@@ -162,13 +162,9 @@ pub(crate) struct Unfinished<'a> {
 impl Drop for Unfinished<'_> {
     fn drop(&mut self) {
         if self.armed {
-            let arguments = self.arguments.map(|a| {
-                self.plugin
-                    .policy
-                    .grants
-                    .secrets
-                    .redact_owned(a.to_string())
-            });
+            let arguments = self
+                .arguments
+                .map(|a| self.plugin.policy.grants.redacted(a.to_string()));
             let receipt = Receipt::new(
                 self.plugin,
                 self.tool,

@@ -10,6 +10,7 @@ use std::time::Duration;
 use mcp_wasm_host::mcp::transport::stdio;
 
 mod args;
+mod fetch;
 mod serving;
 mod setup;
 mod shutdown;

@@ -10,12 +10,13 @@ use anyhow::Context as _;
 
 use mcp_wasm_host::config::Config;
 use mcp_wasm_host::runtime::{
-    CacheError, CompileCache, DirWatcher, LoadError, PolicySeen, Runtime, SourcesUpdate,
+    CacheError, CompileCache, DirWatcher, LoadError, PolicySeen, Runtime,
 };
 use mcp_wasm_host::source::Fetcher;
 use mcp_wasm_host::telemetry::health::Health;
 
 use super::ServeArgs;
+use super::fetch::{SourcesTurn, fetch_sources};
 use super::setup::Setup;
 use super::watch::start_watcher;
 use crate::cli::plugins_dir;
@@ -24,11 +25,6 @@ use crate::cli::shared::CacheArgs;
 /// The watcher of the plugins directory and the policy file, once the
 /// background load started it: it watches for as long as this is held.
 pub(super) type Watching = Arc<Mutex<Option<DirWatcher>>>;
-
-/// Held while the start-up's sources are fetched and applied, so a policy
-/// reload's fetch never interleaves with it; a valid policy reload bumps
-/// the counter, which abandons the start-up's fetch.
-pub(super) type SourcesTurn = (Arc<tokio::sync::Mutex<()>>, tokio::sync::watch::Sender<u64>);
 
 /// Lists the plugins directory and starts loading in the background.
 ///
@@ -244,58 +240,5 @@ fn source_fetcher(args: &CacheArgs, config: &Config) -> Option<Fetcher> {
             }
             None
         }
-    }
-}
-
-/// For each sourced plugin name, the fetched files `runtime` serves it
-/// from now (what a source that is still fetching, or fails, keeps).
-pub(super) fn served_sources(
-    fetcher: &Fetcher,
-    runtime: &Runtime,
-) -> impl Fn(&str) -> std::collections::BTreeSet<PathBuf> + use<> {
-    let catalog = runtime.catalog();
-    let managed = fetcher.store().plugins_dir();
-    move |name| {
-        catalog
-            .plugins()
-            .iter()
-            .filter(|p| &*p.name == name && p.path.starts_with(&managed))
-            .map(|p| p.path.clone())
-            .collect()
-    }
-}
-
-/// Fetches the policy's sources, logging each failure (a failed source
-/// keeps the version already served, if any); what comes back is applied
-/// with [`Runtime::apply_sources`], at start and on every policy reload.
-pub(super) async fn fetch_sources(
-    fetcher: &Fetcher,
-    config: &Config,
-    runtime: &Runtime,
-) -> SourcesUpdate {
-    let resolution = mcp_wasm_host::source::resolve_all(
-        fetcher,
-        &config.sources(),
-        served_sources(fetcher, runtime),
-    )
-    .await;
-    for (name, e) in &resolution.failed {
-        tracing::error!(
-            "skipped plugin {name}: `plugins.{name}.source` in {}: {e}; the version already served, if any, keeps serving",
-            config.path().display()
-        );
-    }
-    SourcesUpdate {
-        files: resolution.files(),
-        origins: resolution
-            .sourced
-            .iter()
-            .map(|s| {
-                let origin = format!("plugin {} (source {})", s.name, s.fetched.source);
-                (s.file.clone(), origin)
-            })
-            .collect(),
-        failed: resolution.failed.len(),
-        claims: resolution.claims,
     }
 }

@@ -11,7 +11,7 @@ use mcp_wasm_host::runtime::{
 };
 use mcp_wasm_host::source::Fetcher;
 
-use super::sources::{SourcesTurn, fetch_sources, served_sources};
+use super::fetch::{SourcesTurn, fetch_sources, served_sources};
 
 /// Watches the plugins directory, and the policy file if there is one, and
 /// reloads what changes. A watcher that cannot start is logged; the server

@@ -52,9 +52,6 @@
 #     own, so neither side waits for the other's cargo lock;
 #   - the conformance suite runs beside clippy, and the fuzz targets beside
 #     pytest: each of these pairs has one step that mostly waits.
-# In CI (.ci/run), a source file whose content did not change since the last
-# run keeps the time it had then (scripts/lib/keep-mtimes.py), so cargo
-# rebuilds only the workspace crates whose sources changed.
 # The table at the end gives each step's wall time (background steps marked
 # `beside ...`, their times overlapping the others'), then the number of
 # tests each step ran (scripts/lib/test-counts.py), so that two runs compare.

@@ -9,8 +9,10 @@ use mcp_wasm_host_store::{ErrorKind, Namespace, Op, Password, RedisConfig, Store
 
 use crate::server::Server;
 
-/// The time an operation may take past its timeout on a busy machine.
-const SLACK: Duration = Duration::from_millis(1500);
+/// How long past its timeout an operation may still end and pass: a bound
+/// that only an operation which never ends (no timeout at all) can cross,
+/// not a measure of how quickly it ends, which a loaded machine stretches.
+const SLACK: Duration = Duration::from_secs(30);
 
 /// Asserts a failure names the Redis store on `port` and the operation,
 /// and says the store could not answer.

@@ -106,9 +106,10 @@ pub use policy::limits::{
 };
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use runtime::{Runtime, RuntimeError};
-pub use serve::admission::{Called, RunAs};
+pub use serve::admission::{CallInput, Called, RunAs};
 pub use serve::rate::{Caller, RateScope};
 pub use serve::receipt::Receipt;
+pub use serve::rounded::{RoundedNumber, RoundedNumbers, Side};
 pub use serve::served_requests::ServeError;
 
 /// What the fuzz targets' checks (the `mcp-wasm-host-fuzzing` crate in

@@ -231,6 +231,29 @@ impl Schema {
     }
 }
 
+impl Schema {
+    /// The JSON pointers at which `instance` has a number the schema's
+    /// `type` refuses for not being an integer (`"integer"` is asked for,
+    /// `"number"` is not).
+    pub(crate) fn integer_required_at(&self, instance: &Value) -> Vec<String> {
+        use jsonschema::error::{TypeKind, ValidationErrorKind};
+        use jsonschema::types::JsonType;
+        self.validator
+            .iter_errors(instance)
+            .filter(|e| match e.kind() {
+                ValidationErrorKind::Type {
+                    kind: TypeKind::Single(JsonType::Integer),
+                } => true,
+                ValidationErrorKind::Type {
+                    kind: TypeKind::Multiple(types),
+                } => types.contains(JsonType::Integer) && !types.contains(JsonType::Number),
+                _ => false,
+            })
+            .map(|e| e.instance_path().to_string())
+            .collect()
+    }
+}
+
 /// Whether a schema uses regular expressions (`pattern` or
 /// `patternProperties`) anywhere, without recursing (a schema may be nested
 /// deeper than the stack allows).

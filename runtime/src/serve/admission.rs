@@ -12,12 +12,14 @@ use crate::call::offload;
 use crate::call::{Arguments, CallStats, call_tool};
 use crate::capabilities::Arguments as Inbound;
 use crate::definitions::output::ToolOutput;
+use crate::definitions::schema::Schema;
 use crate::error::{CallError, FailureCause, ToolFailure};
 use crate::load::plugin::Plugin;
 use crate::observe::{InPhase, Phase};
 use crate::runtime::Runtime;
 use crate::serve::rate::{Caller, RateScope};
 use crate::serve::receipt::{Receipt, Unfinished, audit_unknown};
+use crate::serve::rounded::RoundedNumbers;
 
 /// A finished call: its result and its receipt.
 #[derive(Debug)]
@@ -48,7 +50,7 @@ impl Runtime {
     pub async fn call(
         &self,
         name: &str,
-        arguments: Option<Map<String, Value>>,
+        arguments: impl Into<CallInput>,
         caller: &Caller,
         events: Arc<dyn CallEvents>,
     ) -> Called {
@@ -58,16 +60,17 @@ impl Runtime {
 
     /// [`Runtime::call`], run as `run_as` says: a task's deadline is the
     /// plugin's `task_timeout` rather than its `timeout`.
-    #[tracing::instrument(level = "debug", skip(self, arguments, caller, events), fields(plugin))]
+    #[tracing::instrument(level = "debug", skip(self, input, caller, events), fields(plugin))]
     pub async fn call_as(
         &self,
         name: &str,
-        arguments: Option<Map<String, Value>>,
+        input: impl Into<CallInput>,
         caller: &Caller,
         events: Arc<dyn CallEvents>,
         run_as: RunAs,
     ) -> Called {
         let started = std::time::Instant::now();
+        let CallInput { arguments, rounded } = input.into();
         let catalog = self.catalog();
         let Some((_, target)) = catalog.get(name) else {
             audit_unknown(name, started, caller.subject());
@@ -153,11 +156,11 @@ impl Runtime {
             return end("arguments_refused", None, Err(fail(cause)));
         }
         let problems = if tool.input.is_quick_to_check(json.len()) {
-            tool.input.violations(&arguments)
+            as_written(&tool.input, &arguments, &rounded)
         } else {
             let (owner, index, args) = (plugin.clone(), target.index, arguments.clone());
             let checked = offload::run(&plugin.lane, deadline, move || {
-                owner.tools[index].input.violations(&args)
+                as_written(&owner.tools[index].input, &args, &rounded)
             })
             .await;
             match checked {
@@ -244,6 +247,37 @@ impl Runtime {
             Ok(_) => {}
         }
         end(outcome, Some(stats), result.map_err(CallError::Failed))
+    }
+}
+
+/// What a call is given: its arguments as read, and the numbers among them
+/// that a double rounded to an integer they are not (the transport finds
+/// those in the request's text; see [`RoundedNumbers`]).
+#[derive(Debug, Clone, Default)]
+pub struct CallInput {
+    /// The arguments object (`None` is `{}`).
+    pub arguments: Option<Map<String, Value>>,
+    /// The numbers a double rounded.
+    pub rounded: RoundedNumbers,
+}
+
+impl From<Option<Map<String, Value>>> for CallInput {
+    fn from(arguments: Option<Map<String, Value>>) -> Self {
+        CallInput {
+            arguments,
+            rounded: RoundedNumbers::default(),
+        }
+    }
+}
+
+/// How `arguments` break the tool's input schema, as read and then as
+/// written (a rounded number is held to the schema at its written value).
+fn as_written(schema: &Schema, arguments: &Value, rounded: &RoundedNumbers) -> Vec<String> {
+    let problems = schema.violations(arguments);
+    if problems.is_empty() {
+        rounded.violations(arguments, schema)
+    } else {
+        problems
     }
 }
 

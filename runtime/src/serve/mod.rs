@@ -9,4 +9,5 @@
 pub(crate) mod admission;
 pub(crate) mod rate;
 pub(crate) mod receipt;
+pub(crate) mod rounded;
 pub(crate) mod served_requests;

@@ -16,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 
+use crate::runtime::RoundedNumbers;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -172,7 +173,7 @@ pub async fn check_post_body(
     if request.method() != Method::POST {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let (bytes, share) = match read_bounded(body, jsonrpc::MAX_MESSAGE_BYTES, &check.budget).await {
         Ok(read) => read,
         Err(BodyRead::TooLong(prefix)) => {
@@ -239,6 +240,13 @@ pub async fn check_post_body(
         }
         _ => None,
     };
+    // rmcp reads the body again; what only the text showed goes with it.
+    if let JsonRpcMessage::Request(r) = &message
+        && let rmcp::model::ClientRequest::CallToolRequest(call) = &r.request
+        && let Some(numbers) = call.extensions.get::<RoundedNumbers>()
+    {
+        parts.extensions.insert(numbers.clone());
+    }
     drop(message);
     // A large body leaves its parsed copies behind in the allocator once
     // its response ends: give them back then.

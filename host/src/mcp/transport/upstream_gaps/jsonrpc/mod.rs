@@ -188,6 +188,17 @@ pub fn check(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
             Err(e) => return Err(why_rmcp_refuses(bytes, &top, &e)),
         },
     };
+    let mut message = message;
+    // A tools/call's argument numbers that a double rounds to an integer
+    // they are not go with the request, for admission to hold as written.
+    if let JsonRpcMessage::Request(request) = &mut message
+        && let ClientRequest::CallToolRequest(call) = &mut request.request
+    {
+        let numbers = rounded::in_arguments(bytes);
+        if !numbers.is_empty() {
+            call.extensions.insert(numbers);
+        }
+    }
     if let JsonRpcMessage::Request(request) = &message
         && let Some(known) = top.known
     {
@@ -659,5 +670,6 @@ fn walk_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
     Ok(())
 }
 
+mod rounded;
 #[cfg(test)]
 mod tests;

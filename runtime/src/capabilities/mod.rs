@@ -36,7 +36,6 @@ pub mod client;
 pub mod env;
 pub mod filesystem;
 pub mod http;
-pub mod io_errors;
 pub mod logging;
 pub mod secrets;
 pub mod sockets;
@@ -716,7 +715,6 @@ macro_rules! registry {
                 types::add_to_linker_instance::<T, Types>(older, |_| Types)
             })?;
             $(<$cap as Capability>::link(linker)?;)*
-            io_errors::link(linker)?;
             Ok(())
         }
     };
@@ -730,22 +728,6 @@ registry! {
     logging: logging::LoggingPolicy,
     http: HttpPolicy,
     secrets: secrets::SecretsPolicy,
-}
-
-/// Redefines, with `define`, functions of the already linked `interface`
-/// (`wasi:io/error@0.2.12`): for a host function whose WASI implementation
-/// the host replaces.
-pub(crate) fn replace<T: 'static>(
-    linker: &mut Linker<T>,
-    interface: &str,
-    define: impl FnOnce(&mut wasmtime::component::LinkerInstance<'_, T>) -> wasmtime::Result<()>,
-) -> wasmtime::Result<()> {
-    linker.allow_shadowing(true);
-    let defined = linker
-        .instance(interface)
-        .and_then(|mut instance| define(&mut instance));
-    linker.allow_shadowing(false);
-    defined
 }
 
 /// Every key a capability owns, in registration order.

@@ -23,10 +23,9 @@ use super::{
 use crate::load::imports::ImportKind;
 
 /// The label of this capability's row of `inspect` and its member of
-/// `inspect --json`'s policy: `network`, as published before the
-/// capability took the name of its key. Renaming it changes the report's
-/// JSON, which readers of it may rely on.
-const REPORTED_AS: &str = "network";
+/// `inspect --json`'s policy: its key's name, as every capability's is
+/// (before 0.1.0 it was `network`).
+const REPORTED_AS: &str = "sockets";
 
 /// `[plugins.NAME.sockets]`, as written.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]

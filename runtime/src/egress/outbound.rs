@@ -2,7 +2,9 @@
 //! rewrite on the way out (the secrets capability redacts them): each type
 //! a guest's result or request to the client becomes lists every text,
 //! binary and JSON field it carries here, so that a field added to one of
-//! them is added here, beside it, or fails to compile.
+//! them is added here, beside it, or fails to compile: every struct is
+//! destructured whole (a field that carries nothing to rewrite is named
+//! `field: _`), every enum matched without a wildcard.
 
 use serde_json::Value;
 
@@ -10,7 +12,10 @@ use std::sync::Arc;
 
 use serde_json::Map;
 
-use crate::call::events::{ElicitationRequest, Progress, SamplingContent, SamplingRequest};
+use crate::call::events::{
+    ElicitationRequest, ModelPreferences, Progress, SamplingContent, SamplingMessage,
+    SamplingRequest,
+};
 use crate::definitions::icons::Icon;
 use crate::definitions::output::{
     Content, ContentHints, ResourceBody, ToolHints, ToolOutput, ToolView,
@@ -71,7 +76,12 @@ impl<T: Outbound> Outbound for Vec<T> {
 
 impl Outbound for ContentHints {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        optional(&mut self.last_modified, visit);
+        let ContentHints {
+            audience: _,
+            priority: _,
+            last_modified,
+        } = self;
+        optional(last_modified, visit);
     }
 }
 
@@ -141,8 +151,13 @@ impl Outbound for Content {
 
 impl Outbound for ToolOutput {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        self.content.fields(visit);
-        if let Some(structured) = &mut self.structured {
+        let ToolOutput {
+            content,
+            structured,
+            is_error: _,
+        } = self;
+        content.fields(visit);
+        if let Some(structured) = structured {
             visit(Field::Json(structured));
         }
     }
@@ -152,16 +167,26 @@ impl Outbound for ResourcePart {
     /// The URI, MIME type and body the guest returned; the view settings
     /// come from the plugin's listing, not from this read.
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        text(&mut self.uri, visit);
-        optional(&mut self.mime_type, visit);
-        self.body.fields(visit);
+        let ResourcePart {
+            uri,
+            mime_type,
+            body,
+            view: _,
+        } = self;
+        text(uri, visit);
+        optional(mime_type, visit);
+        body.fields(visit);
     }
 }
 
 impl Outbound for PromptOutput {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        optional(&mut self.description, visit);
-        for (_, content) in &mut self.messages {
+        let PromptOutput {
+            description,
+            messages,
+        } = self;
+        optional(description, visit);
+        for (_, content) in messages {
             content.fields(visit);
         }
     }
@@ -169,9 +194,12 @@ impl Outbound for PromptOutput {
 
 impl Outbound for Completion {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        for value in &mut self.values {
-            text(value, visit);
-        }
+        let Completion {
+            values,
+            total: _,
+            has_more: _,
+        } = self;
+        texts(values, visit);
     }
 }
 
@@ -190,31 +218,51 @@ impl Outbound for SamplingContent {
 
 impl Outbound for SamplingRequest {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        for message in &mut self.messages {
-            message.content.fields(visit);
+        let SamplingRequest {
+            messages,
+            system_prompt,
+            max_tokens: _,
+            temperature: _,
+            stop_sequences,
+            model_preferences,
+            include_context: _,
+        } = self;
+        for SamplingMessage { role: _, content } in messages {
+            content.fields(visit);
         }
-        optional(&mut self.system_prompt, visit);
-        for stop in &mut self.stop_sequences {
-            text(stop, visit);
-        }
-        if let Some(preferences) = &mut self.model_preferences {
-            for hint in &mut preferences.hints {
-                text(hint, visit);
-            }
+        optional(system_prompt, visit);
+        texts(stop_sequences, visit);
+        if let Some(ModelPreferences {
+            hints,
+            cost_priority: _,
+            speed_priority: _,
+            intelligence_priority: _,
+        }) = model_preferences
+        {
+            texts(hints, visit);
         }
     }
 }
 
 impl Outbound for ElicitationRequest {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        text(&mut self.message, visit);
-        visit(Field::Json(&mut self.requested_schema));
+        let ElicitationRequest {
+            message,
+            requested_schema,
+        } = self;
+        text(message, visit);
+        visit(Field::Json(requested_schema));
     }
 }
 
 impl Outbound for Progress {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        optional(&mut self.message, visit);
+        let Progress {
+            progress: _,
+            total: _,
+            message,
+        } = self;
+        optional(message, visit);
     }
 }
 

@@ -86,3 +86,19 @@ pub mod v0_1 {
         }
     }
 }
+
+/// Redefines, with `define`, functions of the already linked `interface`
+/// (`wasi:io/error@0.2.12`): for a host function whose WASI implementation
+/// the host replaces (`io_errors`, the HTTP capability's error codes).
+pub(crate) fn replace<T: 'static>(
+    linker: &mut Linker<T>,
+    interface: &str,
+    define: impl FnOnce(&mut LinkerInstance<'_, T>) -> wasmtime::Result<()>,
+) -> wasmtime::Result<()> {
+    linker.allow_shadowing(true);
+    let defined = linker
+        .instance(interface)
+        .and_then(|mut instance| define(&mut instance));
+    linker.allow_shadowing(false);
+    defined
+}

@@ -195,11 +195,13 @@ pub(crate) fn build_with(
 }
 
 /// A linker for components compiled by `engine`, with every host function:
-/// WASI 0.2's and the capabilities'.
+/// WASI 0.2's and the capabilities', and the host's own `wasi:io/error`
+/// debug strings in place of wasmtime-wasi's (`io_errors`).
 pub(crate) fn host_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
     let mut linker = Linker::<CallState>::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
     crate::capabilities::link(&mut linker)?;
+    super::io_errors::link(&mut linker)?;
     Ok(linker)
 }
 

@@ -5,7 +5,8 @@
 //! our world (`bindings`, `exports`, `imports`; or served export by export
 //! as a `generic` component), pre-instantiated, and its definitions read
 //! and checked (`plugin`, with the rules in `definitions`) under the policy
-//! the runtime pulled for it from `policy`. `inspection` runs the same steps
+//! the runtime pulled for it from `policy`; the `engine`'s linker also
+//! gives guests the host's `io_errors` strings. `inspection` runs the same steps
 //! without serving. A loaded plugin goes to `catalog`; a failure is a
 //! `LoadError` naming the file.
 
@@ -18,6 +19,7 @@ pub(crate) mod file_hash;
 pub(crate) mod generic;
 pub(crate) mod imports;
 pub(crate) mod inspection;
+pub(crate) mod io_errors;
 pub(crate) mod plugin;
 pub(crate) mod quick;
 pub(crate) mod stamp;

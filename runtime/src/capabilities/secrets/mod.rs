@@ -234,16 +234,6 @@ impl SecretsPolicy {
             .map(|s| s.name.as_str())
     }
 
-    /// `text` with every secret's value replaced by `[redacted]`, without
-    /// copying it when it holds none.
-    pub fn redact_owned(&self, text: String) -> String {
-        let redacted = match self.redact(&text) {
-            Cow::Owned(owned) => Some(owned),
-            Cow::Borrowed(_) => None,
-        };
-        redacted.unwrap_or(text)
-    }
-
     /// No secrets.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()

@@ -13,7 +13,7 @@ use crate::cache::{CompileCache, Sha256Digest};
 use crate::call;
 use crate::call::sandbox::CallState;
 use crate::call::warm::{IdlePool, PluginIdle};
-use crate::capabilities::secrets::SecretsPolicy;
+use crate::capabilities::Grants;
 use crate::definitions::output::ToolInfo;
 use crate::definitions::served::{self, Listing, Served};
 use crate::definitions::tool::PluginTool;
@@ -351,8 +351,8 @@ impl Loader {
                 let serves = !listing.resources.is_empty()
                     || !listing.templates.is_empty()
                     || !listing.prompts.is_empty();
-                let secrets = &policy.grants.secrets;
-                let mut tools = validate(&path, defs, serves).map_err(|e| redacted(e, secrets))?;
+                let grants = &policy.grants;
+                let mut tools = validate(&path, defs, serves).map_err(|e| redacted(e, grants))?;
                 let names = tools.iter().map(|t| t.name.as_str()).collect();
                 let mut served = served::check(listing, &names).map_err(|(what, problem)| {
                     redacted(
@@ -361,7 +361,7 @@ impl Loader {
                             what,
                             problem,
                         },
-                        secrets,
+                        grants,
                     )
                 })?;
                 crate::egress::catalog(&policy.grants, &mut tools, &mut served);
@@ -511,7 +511,9 @@ fn log_left_out(path: &Path, left_out: &[generic::LeftOut]) {
     }
 }
 
-fn redacted(error: LoadError, secrets: &SecretsPolicy) -> LoadError {
+/// `error` as every capability lets it leave (see `Grants::redacted`): a
+/// tool's or an entry's name and the problem may quote a secret.
+fn redacted(error: LoadError, grants: &Grants) -> LoadError {
     match error {
         LoadError::InvalidTool {
             path,
@@ -519,8 +521,8 @@ fn redacted(error: LoadError, secrets: &SecretsPolicy) -> LoadError {
             problem,
         } => LoadError::InvalidTool {
             path,
-            tool: secrets.redact_owned(tool),
-            problem: secrets.redact_owned(problem),
+            tool: grants.redacted(tool),
+            problem: grants.redacted(problem),
         },
         LoadError::InvalidServed {
             path,
@@ -528,8 +530,8 @@ fn redacted(error: LoadError, secrets: &SecretsPolicy) -> LoadError {
             problem,
         } => LoadError::InvalidServed {
             path,
-            what: secrets.redact_owned(what),
-            problem: secrets.redact_owned(problem),
+            what: grants.redacted(what),
+            problem: grants.redacted(problem),
         },
         other => other,
     }

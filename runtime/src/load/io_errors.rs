@@ -7,7 +7,7 @@
 
 use wasmtime::component::{Linker, Resource};
 
-use super::CapsView;
+use crate::capabilities::CapsView;
 use crate::error::clip;
 
 /// The interface whose `to-debug-string` the host replaces: the version
@@ -19,7 +19,7 @@ pub const MAX_DEBUG_STRING: usize = 1024;
 
 /// Replaces `to-debug-string` in the linker (after wasi:io is linked).
 pub fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
-    super::replace(linker, ERROR, |error| {
+    super::bindings::replace(linker, ERROR, |error| {
         error.func_wrap(
             "[method]error.to-debug-string",
             |mut store: wasmtime::StoreContextMut<'_, T>,

@@ -100,6 +100,9 @@ pub use load::plugin::Plugin;
 pub use load::stamp::FileStamp;
 pub use observe::{CallEnd, NoObserver, Observer, Phase};
 pub use policy::access::{Access, Denied, Principal};
+/// A policy section's limit keys: their names ([`limits::key`]), read,
+/// checked and applied to [`Limits`].
+pub use policy::limits::spec as limits;
 pub use policy::limits::{
     Limits, MAX_INSTANCES, MAX_MEMORIES, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES,
     MAX_TABLE_ELEMENTS, MAX_TABLES,

@@ -11,6 +11,7 @@ use std::time::Duration;
 use governor::clock::{Clock, DefaultClock};
 
 use crate::call::session::Session;
+use crate::policy::limits::spec::key;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
 /// The names the rate limiters of a plugin know these requests by, next to
@@ -30,8 +31,8 @@ impl RateScope {
     /// The policy key that sets this quota.
     pub fn key(self) -> &'static str {
         match self {
-            RateScope::AllClients => "rate_limit",
-            RateScope::EachClient => "client_rate_limit",
+            RateScope::AllClients => key::RATE_LIMIT,
+            RateScope::EachClient => key::CLIENT_RATE_LIMIT,
         }
     }
 }

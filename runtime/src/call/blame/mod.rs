@@ -12,6 +12,7 @@ use wasmtime::component::{ResourceTableError, Val};
 
 use crate::error::{Breach, Excess, FailureCause, HostFault};
 use crate::policy::Policy;
+use crate::policy::limits::spec::key;
 use crate::units::{bytes, count};
 
 /// wasmtime's own copy budget for one crossing of the component boundary
@@ -83,28 +84,28 @@ pub(super) fn guest_fault(error: &wasmtime::Error, policy: &Policy) -> FailureCa
     let limits = &policy.limits;
     if let Some(ResourceTableError::Full) = error.downcast_ref::<ResourceTableError>() {
         return over(
-            "host_resources",
+            key::HOST_RESOURCES,
             "held more host handles (streams, pollables, files) at once".into(),
             count(limits.host_resources.into()),
         );
     }
     if messages(error).any(|m| m.ends_with("store handle limit exceeded")) {
         return over(
-            "host_resources",
+            key::HOST_RESOURCES,
             "held more component handles (its own resources and the host's) at once".into(),
             count(component_handles(policy) as u64),
         );
     }
     if let Some(len) = messages(error).find_map(random_request) {
         return over(
-            "memory",
+            key::MEMORY,
             format!("asked for {} of random bytes", bytes(len)),
             bytes(limits.memory_bytes),
         );
     }
     if messages(error).any(|m| m.contains("fuel allocated for hostcalls has been exhausted")) {
         return over(
-            "max_result_size",
+            key::MAX_RESULT_SIZE,
             format!(
                 "gave the host more than {} at once (counted as wasmtime counts a copy: a string's bytes, {} per value of a generic component's result)",
                 bytes(hostcall_fuel(policy) as u64),
@@ -113,13 +114,13 @@ pub(super) fn guest_fault(error: &wasmtime::Error, policy: &Policy) -> FailureCa
             bytes(limits.max_result_bytes),
         );
     }
-    if let Some((key, n)) = messages(error).find_map(count_exceeded) {
-        let limit = match key {
-            "instances" => limits.instances,
-            "tables" => limits.tables,
+    if let Some((name, n)) = messages(error).find_map(count_exceeded) {
+        let limit = match name {
+            key::INSTANCES => limits.instances,
+            key::TABLES => limits.tables,
             _ => limits.memories,
         };
-        return over(key, format!("made {n} {key}"), count(limit.into()));
+        return over(name, format!("made {n} {name}"), count(limit.into()));
     }
     let (what, why) = contract_words(error);
     FailureCause::ContractViolation(Box::new(Breach { what, why, detail }))
@@ -239,13 +240,13 @@ fn random_request(message: String) -> Option<u64> {
 fn count_exceeded(message: String) -> Option<(&'static str, String)> {
     let rest = message.strip_prefix("resource limit exceeded: ")?;
     let (what, n) = rest.split_once(" count too high at ")?;
-    let key = match what {
-        "instance" => "instances",
-        "table" => "tables",
-        "memory" => "memories",
+    let name = match what {
+        "instance" => key::INSTANCES,
+        "table" => key::TABLES,
+        "memory" => key::MEMORIES,
         _ => return None,
     };
-    Some((key, n.to_string()))
+    Some((name, n.to_string()))
 }
 
 /// Whether a runtime message nobody recognised may be shown to a client:

@@ -132,3 +132,5 @@ impl Default for Limits {
         }
     }
 }
+
+pub mod spec;

@@ -50,6 +50,7 @@ mod served;
 
 pub use result::{guest_error, output_size};
 // The fuzz targets check the conversion alone (`crate::fuzzing`).
+use crate::policy::limits::spec::key;
 #[cfg(any(test, feature = "fuzzing"))]
 pub use result::convert_result;
 use result::{convert_off_the_workers, denied_hint, describe_error, finish};
@@ -503,7 +504,7 @@ fn within_bound(target: &CallTarget<'_>, out: ToolOutput) -> Result<ToolOutput, 
         Err(FailureCause::ResultTooLarge {
             size,
             limit,
-            hint: target.policy.raise_hint("max_result_size"),
+            hint: target.policy.raise_hint(key::MAX_RESULT_SIZE),
         })
     } else {
         Ok(out)

@@ -16,6 +16,7 @@ use crate::definitions::output::{ToolOutput, cost};
 use crate::egress::outbound::Outbound;
 use crate::error::{FailureCause, GuestErrorKind, ToolFailure};
 use crate::load::exports::Exports;
+use crate::policy::limits::spec::key;
 
 /// What a result of one of the optional exports costs against
 /// `max_result_size` (see [`output_size`]), counted on the guest's own
@@ -116,7 +117,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
                     cause: FailureCause::ResultTooLarge {
                         size,
                         limit,
-                        hint: target.policy.raise_hint("max_result_size"),
+                        hint: target.policy.raise_hint(key::MAX_RESULT_SIZE),
                     },
                 }),
                 _ => Ok(value),

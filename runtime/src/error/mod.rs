@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::units::{bytes, count, duration};
+use crate::policy::limits::spec::key;
 
 /// The most bytes of guest-controlled text kept in one message: a tool
 /// error's message, a panic message, a log or progress message. Longer text
@@ -528,11 +529,11 @@ impl FailureCause {
     /// `instances`, `tables`, `memories`).
     pub fn limit(&self) -> Option<&'static str> {
         match self {
-            FailureCause::OutOfFuel { .. } => Some("fuel"),
-            FailureCause::MemoryLimit { .. } | FailureCause::OutOfMemory(_) => Some("memory"),
-            FailureCause::Timeout { .. } => Some("timeout"),
-            FailureCause::ArgumentsTooLarge { .. } => Some("max_argument_size"),
-            FailureCause::ResultTooLarge { .. } => Some("max_result_size"),
+            FailureCause::OutOfFuel { .. } => Some(key::FUEL),
+            FailureCause::MemoryLimit { .. } | FailureCause::OutOfMemory(_) => Some(key::MEMORY),
+            FailureCause::Timeout { .. } => Some(key::TIMEOUT),
+            FailureCause::ArgumentsTooLarge { .. } => Some(key::MAX_ARGUMENT_SIZE),
+            FailureCause::ResultTooLarge { .. } => Some(key::MAX_RESULT_SIZE),
             FailureCause::RateLimited { scope, .. } => Some(scope.key()),
             FailureCause::OverLimit(excess) => Some(excess.key),
             _ => None,
@@ -562,8 +563,8 @@ impl FailureCause {
             FailureCause::BadOutput(_) => "bad_output",
             FailureCause::ContractViolation(_) => "contract_violation",
             FailureCause::OverLimit(excess) => match excess.key {
-                "memory" => "memory_limit",
-                "max_result_size" => "result_too_large",
+                key::MEMORY => "memory_limit",
+                key::MAX_RESULT_SIZE => "result_too_large",
                 _ => "over_limit",
             },
             FailureCause::Host(_) => "host_error",

@@ -16,6 +16,7 @@ use crate::definitions::schema::Schema;
 use crate::error::{CallError, FailureCause, ToolFailure};
 use crate::load::plugin::Plugin;
 use crate::observe::{InPhase, Phase};
+use crate::policy::limits::spec::key;
 use crate::runtime::Runtime;
 use crate::serve::rate::{Caller, RateScope};
 use crate::serve::receipt::{Receipt, Unfinished, audit_unknown};
@@ -142,7 +143,7 @@ impl Runtime {
             let cause = FailureCause::ArgumentsTooLarge {
                 size: json.len() as u64,
                 limit: limits.max_argument_bytes,
-                hint: plugin.policy.raise_hint("max_argument_size"),
+                hint: plugin.policy.raise_hint(key::MAX_ARGUMENT_SIZE),
             };
             return end("arguments_too_large", None, Err(fail(cause)));
         }

@@ -16,6 +16,7 @@ use crate::error::{FailureCause, GuestErrorKind, ToolFailure, clip};
 use crate::load::bindings::exports::mcp_wasm_host::plugin::completions as wc;
 use crate::load::plugin::Plugin;
 use crate::observe::{InPhase, Observer, Phase};
+use crate::policy::limits::spec::key;
 use crate::runtime::Runtime;
 use crate::serve::rate::{Caller, RateScope};
 use crate::serve::receipt::Receipt;
@@ -123,11 +124,11 @@ impl Request<'_> {
             }));
         }
         if argument_bytes as u64 > limits.max_argument_bytes {
-            self.audit("arguments_too_large", Some("max_argument_size"), None);
+            self.audit("arguments_too_large", Some(key::MAX_ARGUMENT_SIZE), None);
             return Err(self.fail(FailureCause::ArgumentsTooLarge {
                 size: argument_bytes as u64,
                 limit: limits.max_argument_bytes,
-                hint: self.plugin.policy.raise_hint("max_argument_size"),
+                hint: self.plugin.policy.raise_hint(key::MAX_ARGUMENT_SIZE),
             }));
         }
         let policy = &self.plugin.policy;
@@ -178,7 +179,7 @@ impl Request<'_> {
         drop(waiting);
         let Ok(Ok(_slot)) = slot else {
             unfinished.armed = false;
-            self.audit("timeout", Some("timeout"), None);
+            self.audit("timeout", Some(key::TIMEOUT), None);
             return Err(self.fail(FailureCause::Timeout {
                 limit: limits.timeout,
             }));

@@ -27,6 +27,7 @@ use crate::definitions::output::{Content, ToolOutput};
 use crate::definitions::schema::{MAX_TOOL_NAME, check_tool_name};
 use crate::load::bindings::types as wit;
 use crate::policy::Policy;
+use crate::policy::limits::spec::key;
 use crate::units::bytes;
 use naming::Exported;
 use types::{Reader, Unservable, WitType};
@@ -316,7 +317,7 @@ pub(crate) fn derive(
                 "its {which} schema would be {}, over the limit of {} ({})",
                 bytes(size as u64),
                 bytes(limits.max_schema_bytes),
-                policy.raise_hint("max_schema_size")
+                policy.raise_hint(key::MAX_SCHEMA_SIZE)
             )));
             continue;
         }

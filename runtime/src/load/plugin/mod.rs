@@ -32,6 +32,7 @@ use crate::units::bytes;
 
 mod tool_list;
 
+use crate::policy::limits::spec::key;
 use tool_list::{check_bounds, validate};
 
 /// A loaded plugin: compiled once, ready to instantiate for each call.
@@ -428,7 +429,7 @@ impl Loader {
                         path: file.clone(),
                         what: "its exported functions' types".into(),
                         limit: bytes(policy.limits.max_tool_list_bytes),
-                        hint: policy.raise_hint("max_tool_list_size"),
+                        hint: policy.raise_hint(key::MAX_TOOL_LIST_SIZE),
                     })?;
                 log_left_out(&file, &summary.left_out);
                 check_bounds(&file, &policy, &defs, &Listing::default())?;

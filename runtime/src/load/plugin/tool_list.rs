@@ -14,6 +14,7 @@ use crate::definitions::tool::PluginTool;
 use crate::error::{LoadError, clip};
 use crate::load::bindings::types as wit;
 use crate::policy::Policy;
+use crate::policy::limits::spec::key;
 use crate::units::{bytes, count};
 
 /// The bytes a tool definition adds to its plugin's tool list: its name,
@@ -47,7 +48,7 @@ pub(super) fn check_bounds(
     };
     if defs.len() as u64 > u64::from(limits.max_tools) {
         return Err(over(
-            "max_tools",
+            key::MAX_TOOLS,
             format!("it lists {} tools", count(defs.len() as u64)),
             count(limits.max_tools.into()),
         ));
@@ -62,7 +63,7 @@ pub(super) fn check_bounds(
                 && schema.len() as u64 > limits.max_schema_bytes
             {
                 return Err(over(
-                    "max_schema_size",
+                    key::MAX_SCHEMA_SIZE,
                     format!(
                         "tool {:?}: its {which} is {}",
                         clip(def.name.clone(), MAX_TOOL_NAME),
@@ -76,7 +77,7 @@ pub(super) fn check_bounds(
     let (entries, served_bytes) = listing.size();
     if entries as u64 > u64::from(limits.max_tools) {
         return Err(over(
-            "max_tools",
+            key::MAX_TOOLS,
             format!(
                 "it lists {} resources, templates or prompts of one kind",
                 count(entries as u64)
@@ -99,7 +100,7 @@ pub(super) fn check_bounds(
             )
         };
         return Err(over(
-            "max_tool_list_size",
+            key::MAX_TOOL_LIST_SIZE,
             what,
             bytes(limits.max_tool_list_bytes),
         ));

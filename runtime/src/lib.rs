@@ -109,11 +109,11 @@ pub use policy::limits::{
 };
 pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use runtime::{Runtime, RuntimeError};
-pub use serve::admission::{CallInput, Called, RunAs};
+pub use serve::optional_exports::ServeError;
 pub use serve::rate::{Caller, RateScope};
 pub use serve::receipt::Receipt;
 pub use serve::rounded::{RoundedNumber, RoundedNumbers, Side};
-pub use serve::served_requests::ServeError;
+pub use serve::tools::{CallInput, Called, RunAs};
 
 /// What the fuzz targets' checks (the `mcp-wasm-host-fuzzing` crate in
 /// `fuzz/harness/`) run, beyond the public names: the guest result conversions,

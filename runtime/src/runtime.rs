@@ -11,8 +11,8 @@
 //! | `wait_for_tool` (a call waiting for its plugin to load) | `catalog/awaiting.rs` |
 //! | `optimize_in_background` (Winch's code replaced by Cranelift's) | `catalog/optimize.rs` |
 //! | `inspect` (one file looked at, not served) | `load/inspection.rs` |
-//! | `call`, `call_as` (a tool call admitted and run) | `serve/admission.rs` |
-//! | `read_resource`, `resource_plugin`, `get_prompt`, `complete` | `serve/served_requests.rs` |
+//! | `call`, `call_as` (a tool call admitted and run) | `serve/tools.rs`, through `serve/admission.rs` |
+//! | `read_resource`, `resource_plugin`, `get_prompt`, `complete` | `serve/optional_exports.rs`, through `serve/admission.rs` |
 
 use std::sync::{Arc, PoisonError, RwLock};
 

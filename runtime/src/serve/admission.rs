@@ -1,129 +1,141 @@
-//! Call admission: a tool call routed through the catalog, held to its
-//! plugin's rate limits, argument bounds and input schema before any guest
-//! code runs, given one of the plugin's slots within its deadline, run, and
-//! recorded in one audit line (its receipt).
+//! Admission: the one path every request to a plugin takes, a tool call
+//! (`tools`) as much as a resource read, a prompt or a completion
+//! (`optional_exports`). In stages, each a method of [`Request`]:
+//! 1. [`Request::admit`]: the plugin's rate limits (its own, then the
+//!    caller's share), the arguments' size, and the capabilities' inbound
+//!    checks (`block_secrets`), before any guest code runs (a tool call
+//!    then checks its input schema, in `tools`);
+//! 2. [`Request::run`]: one of the plugin's slots within the request's
+//!    deadline, then the run in its sandbox (dropping its future stops the
+//!    guest, and the request is audited as `cancelled`);
+//! 3. [`Request::finish`] (or [`Request::stop`], for a request stopped on
+//!    the way): one audit line, the request's receipt, however it ends,
+//!    told to the observer too.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::call::events::CallEvents;
-use crate::call::offload;
-use crate::call::{Arguments, CallStats, call_tool};
+use crate::call::CallStats;
 use crate::capabilities::Arguments as Inbound;
-use crate::definitions::output::ToolOutput;
-use crate::definitions::schema::Schema;
-use crate::error::{CallError, FailureCause, ToolFailure};
+use crate::error::{FailureCause, ToolFailure};
 use crate::load::plugin::Plugin;
-use crate::observe::{InPhase, Phase};
+use crate::observe::{InPhase, Observer, Phase};
 use crate::policy::limits::spec::key;
-use crate::runtime::Runtime;
 use crate::serve::rate::{Caller, RateScope};
-use crate::serve::receipt::{Receipt, Unfinished, audit_unknown};
-use crate::serve::rounded::RoundedNumbers;
+use crate::serve::receipt::{Receipt, Unfinished};
 
-/// A finished call: its result and its receipt.
-#[derive(Debug)]
-pub struct Called {
-    /// The tool's output, or why there is none.
-    pub result: Result<ToolOutput, CallError>,
-    /// What the call consumed and how it ended; `None` for an unknown tool
-    /// or when the plugin's policy turns receipts off (`receipts = false`).
-    pub receipt: Option<Receipt>,
-    /// The plugin that served it (`None` for an unknown tool).
-    pub plugin: Option<Arc<str>>,
-    /// How it ended, as its audit line says (`unknown_tool` for an unknown
-    /// tool).
-    pub outcome: &'static str,
+/// What a request is called where it shows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Names<'a> {
+    /// In its receipt and audit line: the tool as the client called it,
+    /// or the request and what it is about (`resources/read URI`).
+    pub(crate) audited: &'a str,
+    /// In its failures: the plugin's own name of the tool, or as audited.
+    pub(crate) failed: &'a str,
+    /// By the rate limiters and the observer: the plugin's own name of the
+    /// tool, or the request's kind (one of [`crate::serve::rate::REQUESTS`]),
+    /// never a client's free text.
+    pub(crate) counted: &'a str,
 }
 
-impl Runtime {
-    /// Calls a tool. In order: the tool's rate limits (its own, then the
-    /// caller's share), the arguments' size, the capabilities' inbound
-    /// checks (`block_secrets`) and the input schema are
-    /// checked before any guest code runs; the
-    /// call then waits for one of the plugin's slots and runs in a fresh
-    /// instance (or a warm one, when the plugin's `reuse_instances` asks for
-    /// it), all within the plugin's timeout. Dropping the returned future
-    /// stops the guest and frees its instance. Every call ends with
-    /// one audit log line (target `audit`): its [`Receipt`], which is also
-    /// returned unless the plugin's policy turns receipts off.
-    pub async fn call(
-        &self,
-        name: &str,
-        arguments: impl Into<CallInput>,
-        caller: &Caller,
-        events: Arc<dyn CallEvents>,
-    ) -> Called {
-        self.call_as(name, arguments, caller, events, RunAs::Call)
-            .await
+/// One request to one plugin, on its way through admission.
+pub(crate) struct Request<'a> {
+    pub(crate) plugin: &'a Arc<Plugin>,
+    pub(crate) names: Names<'a>,
+    pub(crate) caller: &'a Caller,
+    pub(crate) observer: &'a dyn Observer,
+    /// When it arrived: its deadline and its duration count from here.
+    pub(crate) started: Instant,
+    /// How long it may take, waiting for a slot included: the plugin's
+    /// `timeout`, or its `task_timeout` for a task.
+    pub(crate) timeout: Duration,
+    /// The arguments its audit line shows (a tool call's, when the
+    /// plugin's policy sets `audit_arguments`).
+    pub(crate) logged: Option<&'a Value>,
+}
+
+/// A request that failed (stopped on its way, or run and failed): why, and
+/// the receipt of its audit line (boxed where returned: it is large, and
+/// rare).
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub(crate) failure: ToolFailure,
+    pub(crate) receipt: Receipt,
+}
+
+/// A run's result and what it consumed, not yet audited: the user of the
+/// pipeline may log a failure first ([`Request::finish`] audits it).
+pub(crate) struct Ran<T> {
+    pub(crate) result: Result<T, ToolFailure>,
+    stats: CallStats,
+}
+
+impl Request<'_> {
+    /// When the request runs out of time.
+    pub(crate) fn deadline(&self) -> Instant {
+        self.started + self.timeout
     }
 
-    /// [`Runtime::call`], run as `run_as` says: a task's deadline is the
-    /// plugin's `task_timeout` rather than its `timeout`.
-    #[tracing::instrument(level = "debug", skip(self, input, caller, events), fields(plugin))]
-    pub async fn call_as(
-        &self,
-        name: &str,
-        input: impl Into<CallInput>,
-        caller: &Caller,
-        events: Arc<dyn CallEvents>,
-        run_as: RunAs,
-    ) -> Called {
-        let started = std::time::Instant::now();
-        let CallInput { arguments, rounded } = input.into();
-        let catalog = self.catalog();
-        let Some((_, target)) = catalog.get(name) else {
-            audit_unknown(name, started, caller.subject());
-            self.observer.unknown_tool();
-            return Called {
-                result: Err(CallError::UnknownTool(name.to_string())),
-                receipt: None,
-                plugin: None,
-                outcome: "unknown_tool",
-            };
-        };
-        let plugin = &target.plugin;
-        tracing::Span::current().record("plugin", &*plugin.name);
-        let tool = target.tool();
-        let limits = &plugin.policy.limits;
-        let arguments = Arc::new(Value::Object(arguments.unwrap_or_default()));
-        let logged_args = limits.audit_arguments.then_some(&*arguments);
-        let timeout = match run_as {
-            RunAs::Call => limits.timeout,
-            RunAs::Task => limits.task_timeout,
-        };
-        let deadline = started + timeout;
-        let fail = |cause| {
-            CallError::Failed(ToolFailure {
-                plugin: plugin.name.to_string(),
-                tool: tool.name.clone(),
-                cause,
-            })
-        };
-        // Every way the call ends from here: its receipt, audited.
-        let observer = &*self.observer;
-        let end = |outcome, stats: Option<CallStats>, result: Result<ToolOutput, CallError>| {
-            let ran = stats.is_some();
-            let receipt = Receipt::new(plugin, name, outcome, started, stats, caller.subject());
-            receipt.audit(logged(plugin, logged_args));
-            let limit = match &result {
-                Err(CallError::Failed(failure)) => failure.cause.limit(),
-                _ => None,
-            };
-            observer.call_ended(&receipt.observed(&tool.name, limit, ran));
-            Called {
-                result,
-                receipt: limits.receipts.then_some(receipt),
-                plugin: Some(plugin.name.clone()),
-                outcome,
-            }
-        };
+    /// The request's failure because of `cause`.
+    pub(crate) fn fail(&self, cause: FailureCause) -> ToolFailure {
+        ToolFailure {
+            plugin: self.plugin.name.to_string(),
+            tool: self.names.failed.to_string(),
+            cause,
+        }
+    }
 
-        let quota = match plugin.rate.check(&tool.name) {
+    /// Ends the request with `outcome`: its receipt, written as its audit
+    /// line (with its arguments when the policy asks for them, any secret
+    /// redacted) and told to the observer with the `limit` that stopped it;
+    /// `stats` when guest code ran.
+    pub(crate) fn end(
+        &self,
+        outcome: &'static str,
+        limit: Option<&'static str>,
+        stats: Option<CallStats>,
+    ) -> Receipt {
+        let ran = stats.is_some();
+        let receipt = Receipt::new(
+            self.plugin,
+            self.names.audited,
+            outcome,
+            self.started,
+            stats,
+            self.caller.subject(),
+        );
+        let arguments = self
+            .logged
+            .map(|a| self.plugin.policy.grants.redacted(a.to_string()));
+        receipt.audit(arguments);
+        self.observer
+            .call_ended(&receipt.observed(self.names.counted, limit, ran));
+        receipt
+    }
+
+    /// Stops the request before its guest runs, because of `cause`: its
+    /// outcome and limit are the cause's.
+    pub(crate) fn stop(&self, cause: FailureCause) -> Box<Failed> {
+        let failure = self.fail(cause);
+        let receipt = self.end(failure.cause.kind(), failure.cause.limit(), None);
+        Box::new(Failed { failure, receipt })
+    }
+
+    /// Stage 1: the plugin's rate limits for what the request is counted
+    /// as (its own quota, then the caller's share), the arguments' `size`
+    /// in bytes against `max_argument_size`, and what they hold against
+    /// the capabilities' inbound checks.
+    pub(crate) fn admit(&self, size: usize, inbound: Inbound<'_>) -> Result<(), Box<Failed>> {
+        let policy = &self.plugin.policy;
+        let limits = &policy.limits;
+        let counted = self.names.counted;
+        let quota = match self.plugin.rate.check(counted) {
             Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
-            Ok(()) => caller
-                .check(&tool.name, limits.client_rate_limit_per_minute)
+            Ok(()) => self
+                .caller
+                .check(counted, limits.client_rate_limit_per_minute)
                 .err()
                 .map(|wait| {
                     let per_minute = limits.client_rate_limit_per_minute;
@@ -131,169 +143,91 @@ impl Runtime {
                 }),
         };
         if let Some((scope, per_minute, retry_after)) = quota {
-            let cause = FailureCause::RateLimited {
+            return Err(self.stop(FailureCause::RateLimited {
                 scope,
                 per_minute,
                 retry_after,
-            };
-            return end("rate_limited", None, Err(fail(cause)));
+            }));
         }
-        let json = arguments.to_string();
-        if json.len() as u64 > limits.max_argument_bytes {
-            let cause = FailureCause::ArgumentsTooLarge {
-                size: json.len() as u64,
+        let size = size as u64;
+        if size > limits.max_argument_bytes {
+            return Err(self.stop(FailureCause::ArgumentsTooLarge {
+                size,
                 limit: limits.max_argument_bytes,
-                hint: plugin.policy.raise_hint(key::MAX_ARGUMENT_SIZE),
-            };
-            return end("arguments_too_large", None, Err(fail(cause)));
+                hint: policy.raise_hint(key::MAX_ARGUMENT_SIZE),
+            }));
         }
-        let policy = &plugin.policy;
-        if let Err(refused) = policy.grants.inbound(Inbound::Json(&arguments)) {
-            let cause = FailureCause::ArgumentsRefused {
+        if let Err(refused) = policy.grants.inbound(inbound) {
+            return Err(self.stop(FailureCause::ArgumentsRefused {
                 key: format!("{}.{}", policy.section, refused.key),
                 problem: refused.problem,
                 config_file: policy.config_file.to_string(),
-            };
-            return end("arguments_refused", None, Err(fail(cause)));
+            }));
         }
-        let problems = if tool.input.is_quick_to_check(json.len()) {
-            as_written(&tool.input, &arguments, &rounded)
-        } else {
-            let (owner, index, args) = (plugin.clone(), target.index, arguments.clone());
-            let checked = offload::run(&plugin.lane, deadline, move || {
-                as_written(&owner.tools[index].input, &args, &rounded)
-            })
-            .await;
-            match checked {
-                Ok(problems) => problems,
-                Err(offload::Expired) => {
-                    let cause = FailureCause::Timeout { limit: timeout };
-                    return end("timeout", None, Err(fail(cause)));
-                }
-            }
-        };
-        let invalid = |problems| CallError::InvalidArguments {
-            tool: name.to_string(),
-            problems,
-        };
-        if !problems.is_empty() {
-            return end("invalid_arguments", None, Err(invalid(problems)));
-        }
-        // A generic component's arguments become WIT values here: one the
-        // schema admits but its type cannot take exactly (an integer a
-        // double cannot tell from its neighbours) is as invalid.
-        let function = plugin
-            .exports
-            .generic_functions()
-            .and_then(|g| g.function(&tool.name));
-        let arguments = match (function, &*arguments) {
-            (Some(function), Value::Object(object)) => match function.arguments(object) {
-                Ok(params) => Arguments::Values(function, params),
-                Err(problem) => return end("invalid_arguments", None, Err(invalid(vec![problem]))),
-            },
-            _ => Arguments::Json(&json),
-        };
+        Ok(())
+    }
 
-        // From here on the call awaits; if its future is dropped (the client
-        // cancelled it), the guard writes the audit line.
+    /// Stage 2: waits for one of the plugin's slots, then runs `call` with
+    /// the request's deadline. A slot not free by the deadline stops the
+    /// request (`timeout`); if this future is dropped (the client
+    /// cancelled), its guard writes the audit line (`cancelled`).
+    pub(crate) async fn run<T>(
+        &self,
+        call: impl AsyncFnOnce(Instant) -> (Result<T, ToolFailure>, CallStats),
+    ) -> Result<Ran<T>, Box<Failed>> {
+        let deadline = self.deadline();
         let mut unfinished = Unfinished {
-            plugin,
-            tool: name,
-            label: &tool.name,
-            observer,
-            started,
-            arguments: logged_args,
-            subject: caller.subject(),
+            plugin: self.plugin,
+            tool: self.names.audited,
+            label: self.names.counted,
+            observer: self.observer,
+            started: self.started,
+            arguments: self.logged,
+            subject: self.caller.subject(),
             armed: true,
         };
-        let waiting = InPhase::enter(observer, &plugin.name, Phase::Waiting);
-        let slot = tokio::time::timeout_at(deadline.into(), plugin.slots.acquire()).await;
+        let waiting = InPhase::enter(self.observer, &self.plugin.name, Phase::Waiting);
+        let slot = tokio::time::timeout_at(deadline.into(), self.plugin.slots.acquire()).await;
         drop(waiting);
         let Ok(Ok(_slot)) = slot else {
             unfinished.armed = false;
-            let cause = FailureCause::Timeout { limit: timeout };
-            return end("timeout", None, Err(fail(cause)));
+            return Err(self.stop(FailureCause::Timeout {
+                limit: self.timeout,
+            }));
         };
-        tracing::debug!(tool = name, "running: got a slot");
-        let running = InPhase::enter(observer, &plugin.name, Phase::Running);
-        let (result, stats) = call_tool(
-            &plugin.target(),
-            tool,
-            arguments,
-            events,
-            deadline,
-            caller.session(),
-        )
-        .await;
+        tracing::debug!(tool = self.names.audited, "running: got a slot");
+        let running = InPhase::enter(self.observer, &self.plugin.name, Phase::Running);
+        let (result, stats) = call(deadline).await;
         drop(running);
         unfinished.armed = false;
         // The deadline was this run's, a task's own when it runs as one.
         let result = result.map_err(|mut failure| {
             if let FailureCause::Timeout { limit } = &mut failure.cause {
-                *limit = timeout;
+                *limit = self.timeout;
             }
             failure
         });
-        let outcome = match &result {
-            Ok(out) if out.is_error => "tool_error",
-            Ok(_) => "ok",
-            Err(f) => f.cause.kind(),
-        };
-        match &result {
-            // Not a failure: the call goes on in the client's next round.
-            Err(failure) if failure.cause == FailureCause::InputDeferred => {
-                tracing::info!("{failure}")
+        Ok(Ran { result, stats })
+    }
+
+    /// Stage 3: ends a run, audited: a failure with its cause's outcome
+    /// and limit, a result with the outcome `outcome` gives it.
+    pub(crate) fn finish<T>(
+        &self,
+        ran: Ran<T>,
+        outcome: impl FnOnce(&T) -> &'static str,
+    ) -> Result<(T, Receipt), Box<Failed>> {
+        let Ran { result, stats } = ran;
+        match result {
+            Ok(value) => {
+                let receipt = self.end(outcome(&value), None, Some(stats));
+                Ok((value, receipt))
             }
-            Err(failure) => tracing::warn!("{}", failure.log_line()),
-            Ok(_) => {}
-        }
-        end(outcome, Some(stats), result.map_err(CallError::Failed))
-    }
-}
-
-/// What a call is given: its arguments as read, and the numbers among them
-/// that a double rounded to an integer they are not (the transport finds
-/// those in the request's text; see [`RoundedNumbers`]).
-#[derive(Debug, Clone, Default)]
-pub struct CallInput {
-    /// The arguments object (`None` is `{}`).
-    pub arguments: Option<Map<String, Value>>,
-    /// The numbers a double rounded.
-    pub rounded: RoundedNumbers,
-}
-
-impl From<Option<Map<String, Value>>> for CallInput {
-    fn from(arguments: Option<Map<String, Value>>) -> Self {
-        CallInput {
-            arguments,
-            rounded: RoundedNumbers::default(),
+            Err(failure) => {
+                let cause = &failure.cause;
+                let receipt = self.end(cause.kind(), cause.limit(), Some(stats));
+                Err(Box::new(Failed { failure, receipt }))
+            }
         }
     }
-}
-
-/// How `arguments` break the tool's input schema, as read and then as
-/// written (a rounded number is held to the schema at its written value).
-fn as_written(schema: &Schema, arguments: &Value, rounded: &RoundedNumbers) -> Vec<String> {
-    let problems = schema.violations(arguments);
-    if problems.is_empty() {
-        rounded.violations(arguments, schema)
-    } else {
-        problems
-    }
-}
-
-/// How a call runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RunAs {
-    /// An ordinary call, within the plugin's `timeout`.
-    #[default]
-    Call,
-    /// A task (MCP's tasks extension), within the plugin's `task_timeout`.
-    Task,
-}
-
-/// The arguments as the audit line shows them, when the plugin's policy
-/// asks for them: any secret of the plugin's redacted.
-fn logged(plugin: &Plugin, arguments: Option<&Value>) -> Option<String> {
-    arguments.map(|a| plugin.policy.grants.redacted(a.to_string()))
 }

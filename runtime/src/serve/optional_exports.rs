@@ -1,8 +1,9 @@
-//! Reading a resource, getting a prompt and completing an argument: each
-//! routed through the catalog to the plugin that serves it, admitted like a
-//! tool call (its rate limits, its argument and result bounds, a slot within
-//! its deadline) and run in its sandbox by [`call::serve`], with an audit
-//! line.
+//! Reading a resource, getting a prompt and completing an argument (a
+//! plugin's optional exports): each routed through the catalog to the
+//! plugin that serves it, taken through admission as a tool call is (its
+//! rate limits, its argument bounds, a slot within its deadline, an audit
+//! line), and run in its sandbox by [`call::serve`], which holds its result
+//! to `max_result_size`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,17 +11,16 @@ use std::time::Instant;
 
 use crate::call;
 use crate::call::events::CallEvents;
+use crate::capabilities::Arguments as Inbound;
 use crate::catalog::Catalog;
 use crate::definitions::served::{self, Completion, CompletionTarget, PromptOutput, ResourcePart};
 use crate::error::{FailureCause, GuestErrorKind, ToolFailure, clip};
 use crate::load::bindings::exports::mcp_wasm_host::plugin::completions as wc;
 use crate::load::plugin::Plugin;
-use crate::observe::{InPhase, Observer, Phase};
-use crate::policy::limits::spec::key;
+use crate::observe::Observer;
 use crate::runtime::Runtime;
-use crate::serve::rate::{Caller, RateScope};
-use crate::serve::receipt::Receipt;
-use crate::serve::receipt::Unfinished;
+use crate::serve::admission::{Names, Request};
+use crate::serve::rate::Caller;
 
 /// URI bytes times templates up to which a URI is matched on the async
 /// worker (a few microseconds); more goes to the blocking pool.
@@ -51,178 +51,86 @@ pub enum ServeError {
     Failed(#[from] ToolFailure),
 }
 
-/// Which request runs, for its label and its audit line.
-struct Request<'a> {
+/// A request of `kind` (one of [`crate::serve::rate::REQUESTS`]) to
+/// `plugin`, named `label` in its failures and its audit line.
+fn request_of<'a>(
     plugin: &'a Arc<Plugin>,
-    /// The rate limiter's name for it (one of [`crate::serve::rate::REQUESTS`]).
     kind: &'static str,
-    /// `kind` and what it is about, for failures and the audit line.
-    label: String,
-    started: Instant,
+    label: &'a str,
+    caller: &'a Caller,
     observer: &'a dyn Observer,
-    /// Who asked, for the audit line.
-    subject: Option<&'a Arc<str>>,
-    /// The asker's session, for `reuse_instances = "session"`.
-    session: Option<&'a call::session::Session>,
+    started: Instant,
+) -> Request<'a> {
+    Request {
+        plugin,
+        names: Names {
+            audited: label,
+            failed: label,
+            counted: kind,
+        },
+        caller,
+        observer,
+        started,
+        timeout: plugin.policy.limits.timeout,
+        logged: None,
+    }
 }
 
-impl Request<'_> {
-    fn fail(&self, cause: FailureCause) -> ServeError {
-        ServeError::Failed(ToolFailure {
-            plugin: self.plugin.name.to_string(),
-            tool: self.label.clone(),
-            cause,
+/// Admits `request`, its arguments `size` bytes and holding `texts` (for
+/// the capabilities' inbound checks).
+fn admit(request: &Request<'_>, size: usize, texts: &[&str]) -> Result<(), ServeError> {
+    request
+        .admit(size, Inbound::Texts(texts))
+        .map_err(|failed| ServeError::Failed(failed.failure))
+}
+
+/// Runs `f` in the plugin's sandbox once `request` has a slot; the outcome
+/// is audited. A guest's `not-found` becomes `not_found`. `f` returns the
+/// runtime's own type of result, which leaves through the boundary of what
+/// a guest produces.
+async fn run<R: crate::egress::outbound::Outbound + call::Budgeted>(
+    request: &Request<'_>,
+    events: Arc<dyn CallEvents>,
+    not_found: impl FnOnce() -> ServeError,
+    f: impl AsyncFnOnce(
+        &crate::load::exports::Exports,
+        &mut wasmtime::Store<call::sandbox::CallState>,
+        wasmtime::component::Instance,
+    ) -> wasmtime::Result<
+        Result<R, crate::load::bindings::mcp_wasm_host::plugin::errors::ServeError>,
+    >,
+) -> Result<R, ServeError> {
+    let (plugin, label) = (request.plugin, request.names.audited);
+    let ran = request
+        .run(async |deadline| {
+            let target = plugin.target();
+            let session = request.caller.session();
+            call::serve(&target, label, events, deadline, session, f).await
         })
-    }
-
-    fn audit(
-        &self,
-        outcome: &'static str,
-        limit: Option<&'static str>,
-        stats: Option<call::CallStats>,
-    ) {
-        let ran = stats.is_some();
-        let receipt = Receipt::new(
-            self.plugin,
-            &self.label,
-            outcome,
-            self.started,
-            stats,
-            self.subject,
-        );
-        receipt.audit(None);
-        self.observer
-            .call_ended(&receipt.observed(self.kind, limit, ran));
-    }
-
-    /// The plugin's and the caller's rate limits, then the arguments'
-    /// size and what they hold (`texts`, for the capabilities' inbound
-    /// checks), as for a tool call.
-    fn admit(
-        &self,
-        caller: &Caller,
-        argument_bytes: usize,
-        texts: &[&str],
-    ) -> Result<(), ServeError> {
-        let limits = &self.plugin.policy.limits;
-        let quota = match self.plugin.rate.check(self.kind) {
-            Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
-            Ok(()) => caller
-                .check(self.kind, limits.client_rate_limit_per_minute)
-                .err()
-                .map(|wait| {
-                    let per_minute = limits.client_rate_limit_per_minute;
-                    (RateScope::EachClient, per_minute, wait)
-                }),
-        };
-        if let Some((scope, per_minute, retry_after)) = quota {
-            self.audit("rate_limited", Some(scope.key()), None);
-            return Err(self.fail(FailureCause::RateLimited {
-                scope,
-                per_minute,
-                retry_after,
-            }));
+        .await
+        .map_err(|failed| ServeError::Failed(failed.failure))?;
+    let failure = match request.finish(ran, |_| "ok") {
+        Ok((value, _receipt)) => return Ok(value),
+        Err(failed) => failed.failure,
+    };
+    Err(match &failure.cause {
+        FailureCause::Guest {
+            kind: GuestErrorKind::UnknownTool,
+            ..
+        } => not_found(),
+        FailureCause::Guest {
+            kind: GuestErrorKind::InvalidArguments,
+            message,
+        } => ServeError::InvalidArguments(format!(
+            "{label} of plugin {:?} rejected its arguments: {message}",
+            plugin.name
+        )),
+        FailureCause::InputDeferred => ServeError::Failed(failure),
+        _ => {
+            tracing::warn!("{}", failure.log_line());
+            ServeError::Failed(failure)
         }
-        if argument_bytes as u64 > limits.max_argument_bytes {
-            self.audit("arguments_too_large", Some(key::MAX_ARGUMENT_SIZE), None);
-            return Err(self.fail(FailureCause::ArgumentsTooLarge {
-                size: argument_bytes as u64,
-                limit: limits.max_argument_bytes,
-                hint: self.plugin.policy.raise_hint(key::MAX_ARGUMENT_SIZE),
-            }));
-        }
-        let policy = &self.plugin.policy;
-        if let Err(refused) = policy
-            .grants
-            .inbound(crate::capabilities::Arguments::Texts(texts))
-        {
-            self.audit("arguments_refused", None, None);
-            return Err(self.fail(FailureCause::ArgumentsRefused {
-                key: format!("{}.{}", policy.section, refused.key),
-                problem: refused.problem,
-                config_file: policy.config_file.to_string(),
-            }));
-        }
-        Ok(())
-    }
-
-    /// Waits for one of the plugin's slots, then runs `f` in its sandbox;
-    /// the outcome is audited. A guest's `not-found` becomes `not_found`.
-    /// `f` returns the runtime's own type of result, which leaves through
-    /// the boundary of what a guest produces.
-    async fn run<R: crate::egress::outbound::Outbound + call::Budgeted>(
-        &self,
-        events: Arc<dyn CallEvents>,
-        not_found: impl FnOnce() -> ServeError,
-        f: impl AsyncFnOnce(
-            &crate::load::exports::Exports,
-            &mut wasmtime::Store<call::sandbox::CallState>,
-            wasmtime::component::Instance,
-        ) -> wasmtime::Result<
-            Result<R, crate::load::bindings::mcp_wasm_host::plugin::errors::ServeError>,
-        >,
-    ) -> Result<R, ServeError> {
-        let limits = &self.plugin.policy.limits;
-        let deadline = self.started + limits.timeout;
-        let mut unfinished = Unfinished {
-            plugin: self.plugin,
-            tool: &self.label,
-            label: self.kind,
-            observer: self.observer,
-            started: self.started,
-            arguments: None,
-            subject: self.subject,
-            armed: true,
-        };
-        let waiting = InPhase::enter(self.observer, &self.plugin.name, Phase::Waiting);
-        let slot = tokio::time::timeout_at(deadline.into(), self.plugin.slots.acquire()).await;
-        drop(waiting);
-        let Ok(Ok(_slot)) = slot else {
-            unfinished.armed = false;
-            self.audit("timeout", Some(key::TIMEOUT), None);
-            return Err(self.fail(FailureCause::Timeout {
-                limit: limits.timeout,
-            }));
-        };
-        let running = InPhase::enter(self.observer, &self.plugin.name, Phase::Running);
-        let (result, stats) = call::serve(
-            &self.plugin.target(),
-            &self.label,
-            events,
-            deadline,
-            self.session,
-            f,
-        )
-        .await;
-        drop(running);
-        unfinished.armed = false;
-        let (outcome, limit) = match &result {
-            Ok(_) => ("ok", None),
-            Err(f) => (f.cause.kind(), f.cause.limit()),
-        };
-        self.audit(outcome, limit, Some(stats));
-        match result {
-            Ok(value) => Ok(value),
-            Err(failure) => Err(match &failure.cause {
-                FailureCause::Guest {
-                    kind: GuestErrorKind::UnknownTool,
-                    ..
-                } => not_found(),
-                FailureCause::Guest {
-                    kind: GuestErrorKind::InvalidArguments,
-                    message,
-                } => ServeError::InvalidArguments(format!(
-                    "{} of plugin {:?} rejected its arguments: {message}",
-                    self.label, self.plugin.name
-                )),
-                FailureCause::InputDeferred => ServeError::Failed(failure),
-                _ => {
-                    tracing::warn!("{}", failure.log_line());
-                    ServeError::Failed(failure)
-                }
-            }),
-        }
-    }
+    })
 }
 
 /// Reads the resource `uri` from the plugin that lists it (or, failing
@@ -245,22 +153,19 @@ async fn read_resource(
         return Err(not_found());
     };
     tracing::Span::current().record("plugin", &*plugin.name);
-    let request = Request {
-        plugin,
-        kind: "resources/read",
-        label: format!("resources/read {}", clip(uri.to_string(), 256)),
-        started,
-        observer,
-        subject: caller.subject(),
-        session: caller.session(),
-    };
-    request.admit(caller, uri.len(), &[uri])?;
-    let parts = request
-        .run(events, not_found, async |exports, store, instance| {
+    let label = format!("resources/read {}", clip(uri.to_string(), 256));
+    let request = request_of(plugin, "resources/read", &label, caller, observer, started);
+    admit(&request, uri.len(), &[uri])?;
+    let parts = run(
+        &request,
+        events,
+        not_found,
+        async |exports, store, instance| {
             let read = exports.read_resource(store, &instance, uri).await?;
             Ok(read.map(|contents| served::parts(contents, &plugin.served)))
-        })
-        .await?;
+        },
+    )
+    .await?;
     if parts.is_empty() {
         return Err(not_found());
     }
@@ -299,32 +204,36 @@ async fn get_prompt(
             missing.name
         )));
     }
-    let request = Request {
-        plugin: &entry.plugin,
-        kind: "prompts/get",
-        label: format!("prompts/get {name}"),
-        started,
+    let label = format!("prompts/get {name}");
+    let request = request_of(
+        &entry.plugin,
+        "prompts/get",
+        &label,
+        caller,
         observer,
-        subject: caller.subject(),
-        session: caller.session(),
-    };
+        started,
+    );
     let pairs: Vec<(String, String)> = arguments.into_iter().collect();
     let size = pairs.iter().map(|(k, v)| k.len() + v.len()).sum();
     let texts: Vec<&str> = pairs
         .iter()
         .flat_map(|(k, v)| [k.as_str(), v.as_str()])
         .collect();
-    request.admit(caller, size, &texts)?;
+    admit(&request, size, &texts)?;
     let own_name = entry.info.name.as_str();
     let not_found = || ServeError::PromptNotFound(name.to_string());
-    let output = request
-        .run(events, not_found, async |exports, store, instance| {
+    let output = run(
+        &request,
+        events,
+        not_found,
+        async |exports, store, instance| {
             let got = exports
                 .get_prompt(store, &instance, own_name, &pairs)
                 .await?;
             Ok(got.map(served::prompt_output))
-        })
-        .await?;
+        },
+    )
+    .await?;
     // Held to `max_result_size` before redaction (`call::Budgeted`).
     Ok(output)
 }
@@ -370,15 +279,15 @@ async fn complete(
         return Ok(Completion::default());
     }
     tracing::Span::current().record("plugin", &*plugin.name);
-    let request = Request {
+    let label = format!("completion/complete {argument}");
+    let request = request_of(
         plugin,
-        kind: "completion/complete",
-        label: format!("completion/complete {argument}"),
-        started,
+        "completion/complete",
+        &label,
+        caller,
         observer,
-        subject: caller.subject(),
-        session: caller.session(),
-    };
+        started,
+    );
     let wit = wc::CompletionRequest {
         target: own,
         argument: argument.to_string(),
@@ -400,21 +309,21 @@ async fn complete(
                 .flat_map(|(k, v)| [k.as_str(), v.as_str()]),
         )
         .collect();
-    request.admit(caller, size, &texts)?;
+    admit(&request, size, &texts)?;
     let not_found = || match target {
         CompletionTarget::Prompt(p) => ServeError::PromptNotFound(p.clone()),
         CompletionTarget::Template(t) => ServeError::TemplateNotFound(t.clone()),
     };
-    let completion = request
-        .run(
-            Arc::new(call::events::NoEvents),
-            not_found,
-            async |exports, store, instance| {
-                let completed = exports.complete(store, &instance, &wit).await?;
-                Ok(completed.map(served::completion))
-            },
-        )
-        .await?;
+    let completion = run(
+        &request,
+        Arc::new(call::events::NoEvents),
+        not_found,
+        async |exports, store, instance| {
+            let completed = exports.complete(store, &instance, &wit).await?;
+            Ok(completed.map(served::completion))
+        },
+    )
+    .await?;
     Ok(served::clip_completion(completion))
 }
 

@@ -196,6 +196,7 @@ pub fn check(bytes: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
     {
         let numbers = rounded::in_arguments(bytes);
         if !numbers.is_empty() {
+            tracing::debug!(count = numbers.0.len(), "rounded argument numbers");
             call.extensions.insert(numbers);
         }
     }

@@ -6,6 +6,7 @@
 //! text that names the bound; none is rounded or clamped.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use serde_json::Value;
 
 use crate::common::Server;
@@ -89,7 +90,7 @@ fn spellings(n: i128) -> Vec<(String, bool)> {
 fn every_integer_edge_in_every_spelling_arrives_exactly_or_is_refused_naming_the_bound() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("edges.wasm"), echo_component()).unwrap();
-    let mut server = Server::initialized(dir.path(), &[], "2025-11-25");
+    let mut server = Server::initialized(dir.path(), &[], R4);
     let (mut exact, mut refused) = (0, 0);
     for (name, _, min, max) in WIDTHS {
         for n in values(min, max) {

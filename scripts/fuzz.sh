@@ -27,6 +27,9 @@
 #                   corpus the fuzzer grows are kept between runs on this
 #                   machine (default $XDG_CACHE_HOME/mcp-wasm-host, else
 #                   ~/.cache/mcp-wasm-host)
+#   MCP_WASM_HOST_FUZZ_TARGET  the fuzz build's target directory (default
+#                   fuzz-target in the cache above; .ci/run puts it inside
+#                   its own target directory)
 #
 # Toolchain: stable Rust. cargo-fuzz's nightly-only options (the sanitizers,
 # -Zbuild-std) are not used: with `--sanitizer none` it passes rustc only
@@ -52,7 +55,7 @@ seconds="${FUZZ_SECONDS:-45}"
 timeout="${FUZZ_TIMEOUT:-10}"
 targets="${FUZZ_TARGETS:-jsonrpc_message argument_validation result_conversion wit_value_conversion}"
 tools="$cache/cargo-fuzz-$cargo_fuzz_version"
-build_dir="$cache/fuzz-target"
+build_dir="${MCP_WASM_HOST_FUZZ_TARGET:-$cache/fuzz-target}"
 cargo_fuzz="$tools/bin/cargo-fuzz"
 
 jobs="${FUZZ_JOBS:-$(nproc)}"

@@ -78,21 +78,29 @@ host_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-$version.crate"
 runtime_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-runtime-$version.crate"
 
 # Unpacked at a fixed place outside any workspace, so cargo sees the same
-# sources at the same path and rebuilds only what changed.
-# The crates are unpacked again only when their bytes changed, so that an
-# unchanged host is not compiled again (unpacking gives the files new times).
+# sources at the same path and rebuilds only what changed. Each crate is
+# unpacked again only when its own bytes changed (unpacking gives its files
+# new times), so a change in the host alone does not compile the runtime
+# again, and an unchanged host is not compiled at all.
 src="$cache_root/host-crate"
-stamp="$src/.crate.sha256"
-want="$(cat <(sha256_of "$host_crate") <(sha256_of "$runtime_crate") | sha256sum | cut -d' ' -f1)"
 host="$src/mcp-wasm-host-$version"
-if ! stamped "$stamp" "$want"; then
-    rm -rf "$src"
-    mkdir -p "$src"
-    tar -xzf "$host_crate" -C "$src"
+runtime="$src/mcp-wasm-host-runtime-$version"
+mkdir -p "$src"
+# unpacked CRATE DIR: whether DIR holds CRATE's files, unpacked from exactly
+# its bytes (the stamp is written only once DIR is complete).
+unpacked() {
+    [[ -d "$2" ]] && stamped "$2.sha256" "$(sha256_of "$1")"
+}
+if ! unpacked "$runtime_crate" "$runtime"; then
+    rm -rf "$runtime" "$runtime.sha256"
     tar -xzf "$runtime_crate" -C "$src"
-    python3 "$repo/scripts/lib/patch-local-crate.py" "$host" mcp-wasm-host-runtime \
-        "$src/mcp-wasm-host-runtime-$version"
-    echo "$want" > "$stamp"
+    sha256_of "$runtime_crate" >"$runtime.sha256"
+fi
+if ! unpacked "$host_crate" "$host"; then
+    rm -rf "$host" "$host.sha256"
+    tar -xzf "$host_crate" -C "$src"
+    python3 "$repo/scripts/lib/patch-local-crate.py" "$host" mcp-wasm-host-runtime "$runtime"
+    sha256_of "$host_crate" >"$host.sha256"
 fi
 
 say "cargo install --locked --target $triple --profile $profile --root $root"

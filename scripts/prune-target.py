@@ -35,18 +35,32 @@ HASHED = re.compile(
 )
 
 
+# The kinds of a dependency's targets that are built into a target directory
+# (its tests, benches, examples and binaries never are).
+LIBRARY_KINDS = {"lib", "rlib", "proc-macro", "dylib", "cdylib", "staticlib"}
+
+
 def workspace_targets(repo: Path) -> set[str]:
     """The names (with `_` for `-`) of every target of the workspace's own
-    packages, and `build_script_build`."""
+    packages, and `build_script_build`, less any name a dependency's target
+    also has: an artifact's name does not say whose it is, and the bench
+    `http` must not take the `http` crate's libraries with it."""
     out = subprocess.run(
-        ["cargo", "metadata", "--no-deps", "--offline", "--format-version", "1"],
+        ["cargo", "metadata", "--offline", "--format-version", "1"],
         cwd=repo, check=True, capture_output=True, text=True,
     ).stdout
+    metadata = json.loads(out)
+    members = set(metadata["workspace_members"])
     names = {"build_script_build"}
-    for package in json.loads(out)["packages"]:
+    taken = set()
+    for package in metadata["packages"]:
         for target in package["targets"]:
-            names.add(target["name"].replace("-", "_"))
-    return names
+            name = target["name"].replace("-", "_")
+            if package["id"] in members:
+                names.add(name)
+            elif LIBRARY_KINDS & set(target["kind"]):
+                taken.add(name)
+    return names - taken
 
 
 def prune(directory: Path, names: set[str], keep: int, dry: bool = False) -> int:

@@ -15,20 +15,9 @@
 
 list="$repo/tests/replicas/debian-packages.txt"
 
-# Debian's maintainer scripts start services through invoke-rc.d, which asks
-# /usr/sbin/policy-rc.d first; exit code 101 means "not allowed".
-policy=/usr/sbin/policy-rc.d
-placed=""
-if [[ ! -e "$policy" && "$(id -u)" == 0 ]]; then
-    printf '#!/bin/sh\nexit 101\n' > "$policy"
-    chmod 755 "$policy"
-    placed=1
-fi
-cleanup() { [[ -z "$placed" ]] || rm -f "$policy"; }
-trap cleanup EXIT
-
 # shellcheck source=lib/debian-pins.sh
 . "$repo/scripts/lib/debian-pins.sh"
+forbid_service_starts
 install_pinned setup-nginx "$list"
 
 nginx=/usr/sbin/nginx

@@ -7,6 +7,7 @@
 # Chromium from Debian, which renders the MCP Apps view headless; the OCI
 # registry from Debian's docker-registry, which the registry test runs on
 # 127.0.0.1; nginx from Debian, the load balancer of the replica test;
+# redis-server from Debian, which the state store's tests run on 127.0.0.1;
 # podman, runc, skopeo and ca-certificates from Debian, which build, push and
 # run the container image; musl-tools, for the static host), then
 #   0. cargo fmt --check (a second; first, so that a formatting slip fails
@@ -18,11 +19,13 @@
 #   2. cargo clippy --workspace --all-targets -D warnings (after the tests,
 #      on their target directory: it reuses their build scripts, proc
 #      macros and guest plugins);
-#   3. scripts/conformance.sh: the official MCP conformance suite
-#      (--suite all) against `serve --http` with the conformance plugin;
-#   4. scripts/fuzz.sh: each cargo-fuzz target in fuzz/ for a bounded time
-#      (FUZZ_SECONDS, 45 by default, two targets at a time on two cores);
-#      `cargo test` already replayed their seeds and saved crashes;
+#   3. scripts/conformance.sh, beside clippy: the official MCP conformance
+#      suite (--suite all) against `serve --http` with the conformance
+#      plugin;
+#   4. scripts/fuzz.sh, beside pytest: each cargo-fuzz target in fuzz/ for
+#      a bounded time (FUZZ_SECONDS, 45 by default, one target at a time on
+#      one core while pytest has the other); `cargo test` already replayed
+#      their seeds and saved crashes;
 #   5. pytest tests/python: the Python plugins, built with componentize-py and
 #      served by the host to the Python SDK client and to the MCP Inspector's
 #      --strict schema check; the container image (built, pushed to the
@@ -46,7 +49,9 @@
 #     conformance suite run: the tests wait on processes and sockets much
 #     of the time (11 CPU-minutes of work in a cold run) and leave the CPU
 #     idle, which these builds take; they have target directories of their
-#     own, so neither side waits for the other's cargo lock.
+#     own, so neither side waits for the other's cargo lock;
+#   - the conformance suite runs beside clippy, and the fuzz targets beside
+#     pytest: each of these pairs has one step that mostly waits.
 # The table at the end gives each step's wall time (background steps marked
 # `beside ...`, their times overlapping the others'), then the number of
 # tests each step ran (scripts/lib/test-counts.py), so that two runs compare.
@@ -133,7 +138,7 @@ in_background() {
 in_background setup-python.sh
 in_background setup-node.sh
 in_background setup-go.sh
-in_background setup-c.sh setup-chromium.sh setup-registry.sh setup-nginx.sh setup-image.sh setup-musl.sh
+in_background setup-c.sh setup-chromium.sh setup-registry.sh setup-nginx.sh setup-redis.sh setup-image.sh setup-musl.sh
 
 echo "== cargo test --workspace --no-run (the setups install meanwhile)" >&2
 timed "cargo build: tests (debug)" cargo test --workspace --locked --no-run
@@ -162,6 +167,7 @@ setup MCP_WASM_HOST_C setup-c.sh
 setup MCP_WASM_HOST_CHROMIUM setup-chromium.sh
 setup MCP_WASM_HOST_REGISTRY setup-registry.sh
 setup MCP_WASM_HOST_NGINX setup-nginx.sh
+setup MCP_WASM_HOST_REDIS setup-redis.sh
 setup MCP_WASM_HOST_PODMAN setup-image.sh
 setup CC_x86_64_unknown_linux_musl setup-musl.sh
 ((setups_failed == 0)) || die "a setup script failed (its output is above)"
@@ -187,19 +193,25 @@ export MCP_WASM_HOST_REQUIRE_ALL=1
 echo "== cargo test --workspace" >&2
 logged "cargo test: run" cargo-test.log cargo test --workspace --locked
 
-echo "== cargo clippy --workspace --all-targets -- -D warnings" >&2
-timed "cargo clippy" cargo clippy --workspace --all-targets --locked -- -D warnings
-
 # `cargo test` built TARGET_DIR/debug/mcp-wasm-host (its integration tests
 # run it) and every guest plugin. A plain `cargo build` here would build the host
 # again, with the features of its normal dependencies only (several minutes),
 # so the later steps use what the tests used.
 export MCP_WASM_HOST_BUILT=1
 
-# The conformance suite needs neither background build: it runs while they
-# finish (it waits on its server and clients more than it computes).
-echo "== MCP conformance suite (scripts/conformance.sh)" >&2
-logged "conformance.sh" conformance.log scripts/conformance.sh
+# The conformance suite runs beside clippy: it waits on its server and
+# clients more than it computes, and needs neither background build.
+echo "== cargo clippy --workspace --all-targets -- -D warnings, and beside it the MCP conformance suite (scripts/conformance.sh)" >&2
+timed "conformance.sh (beside clippy)" scripts/conformance.sh >"$logs/conformance.log" 2>&1 &
+conformance_job=$!
+build_jobs+=("$conformance_job")
+clippy_status=0
+timed "cargo clippy" cargo clippy --workspace --all-targets --locked -- -D warnings || clippy_status=$?
+conformance_status=0
+wait "$conformance_job" || conformance_status=$?
+cat "$logs/conformance.log" >&2
+((clippy_status == 0)) || die "cargo clippy found warnings (above)"
+((conformance_status == 0)) || die "the conformance suite failed (its output is above)"
 
 echo "== waiting for the fuzz build and the static host" >&2
 builds_status=0
@@ -210,11 +222,22 @@ cat "$logs/fuzz-build.log" "$logs/install-host.log" >&2 2>/dev/null || true
 MCP_WASM_HOST_INSTALLED_BIN="$(tail -n 1 "$logs/install-host.path")"
 export MCP_WASM_HOST_INSTALLED_BIN
 
-# The fuzz targets (stable Rust; cargo-fuzz, its build and the grown corpus
-# are cached under ~/.cache/mcp-wasm-host, so a rerun only fuzzes).
-echo "== fuzz (scripts/fuzz.sh run)" >&2
-logged "fuzz.sh run" fuzz.log scripts/fuzz.sh run
-
-echo "== pytest tests/python" >&2
+# The fuzz targets run beside pytest, one at a time (FUZZ_JOBS=1): each
+# still gets FUZZ_SECONDS of one core, as two at a time on two cores did,
+# while pytest, which mostly waits on its servers and clients, has the
+# other core. cargo-fuzz, the fuzz build and the grown corpus are cached, so
+# a rerun only fuzzes.
+echo "== pytest tests/python, and beside it the fuzz targets (scripts/fuzz.sh run)" >&2
+timed "fuzz.sh run (beside pytest)" env FUZZ_JOBS=1 scripts/fuzz.sh run >"$logs/fuzz.log" 2>&1 &
+fuzz_job=$!
+build_jobs+=("$fuzz_job")
+pytest_status=0
 MCP_WASM_HOST_BIN="$(cargo_target_dir)/debug/mcp-wasm-host" \
-    logged "pytest tests/python" pytest.log "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python
+    logged "pytest tests/python" pytest.log "$MCP_WASM_HOST_PYTHON" -m pytest -q tests/python ||
+    pytest_status=$?
+fuzz_status=0
+wait "$fuzz_job" || fuzz_status=$?
+build_jobs=()
+cat "$logs/fuzz.log" >&2
+((pytest_status == 0)) || die "pytest failed (above)"
+((fuzz_status == 0)) || die "a fuzz target failed (its output is above)"

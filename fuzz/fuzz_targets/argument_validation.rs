@@ -2,5 +2,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    mcp_wasm_host::fuzzing::arguments::check(data);
+    mcp_wasm_host_fuzzing::arguments::check(data);
 });

@@ -3,5 +3,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    mcp_wasm_host::fuzzing::messages::check(data);
+    mcp_wasm_host_fuzzing::messages::check(data);
 });

@@ -3,5 +3,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    mcp_wasm_host::fuzzing::results::check(data);
+    mcp_wasm_host_fuzzing::results::check(data);
 });

@@ -35,9 +35,3 @@ pub mod telemetry;
 
 #[doc(inline)]
 pub use mcp_wasm_host_runtime as runtime;
-
-// The fuzz targets' checks (`fuzz/`); built for them and for the unit test
-// that replays their saved inputs.
-#[cfg(any(test, feature = "fuzzing"))]
-#[doc(hidden)]
-pub mod fuzzing;

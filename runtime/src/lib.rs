@@ -19,133 +19,112 @@
 //! own module such as `capabilities::http`) and [`units`] (formatters named
 //! by the quantity they write, read as `units::bytes`).
 //!
-//! By job:
-//! - the runtime and its catalog's lifecycle (load, reload, remove, swap):
-//!   `lifecycle`, building the catalog in `catalog`;
-//! - loading one plugin file, in steps `inspection` reuses: `plugin`;
-//! - call admission and the audit record: `admission` and `receipt`; the
-//!   call itself in its sandbox: `call`, `sandbox`, `warm`; the one boundary
-//!   where what a guest produces leaves for the client: `egress` (over the
-//!   fields `outbound` lists);
-//! - resources, prompts and completions: `served_requests`, `served`.
+//! By stage, in the order a plugin and then a call go through them (each
+//! folder's `mod.rs` says what it owns and where its data goes next):
+//! - [`Runtime`] itself, in `runtime.rs`, with an index of where each of
+//!   its methods lives;
+//! - `policy`: what the embedder grants each plugin (the runtime pulls a
+//!   plugin's [`Policy`] from its [`Policies`] whenever it loads it);
+//! - `load`: one plugin file to a loaded plugin, compiled once and kept in
+//!   the `cache`; what it defines (tools, resources, prompts) in
+//!   `definitions`;
+//! - `catalog`: the loaded plugins under the names clients use, and its
+//!   lifecycle (load, reload, remove, swap, watch);
+//! - `serve`: a request routed through the catalog, admitted (quotas,
+//!   bounds, a slot) and recorded (its receipt);
+//! - `call`: the call itself in its sandbox (its events, while it runs,
+//!   go out to the caller's [`CallEvents`], and the client's answers come
+//!   back in);
+//! - `egress`: the one boundary where what a guest produces leaves for the
+//!   client;
+//! - and, used by all of them: `error`, `observe`, [`units`] and
+//!   [`capabilities`].
 
-mod access;
-mod admission;
-mod awaiting;
-mod bindings;
 mod cache;
 mod call;
 pub mod capabilities;
-mod capture;
 mod catalog;
-mod claims;
-mod compile;
-mod concurrent;
+mod definitions;
 mod egress;
-mod engine;
-mod entry;
 mod error;
-mod events;
-mod exports;
-mod fetched;
-mod file_digests;
-mod file_hash;
-mod first_load;
-mod generic;
-mod icons;
-mod imports;
-mod incremental;
-mod inspection;
-mod lifecycle;
-mod limits;
-mod log_budget;
+mod load;
 mod observe;
-mod offload;
-mod optimize;
-mod outbound;
-mod output;
-mod pending;
-mod plugin;
 mod policy;
-mod quick;
-mod rate;
-mod receipt;
-mod sandbox;
-mod schema;
-mod served;
-mod served_requests;
-mod session;
-mod stamp;
-mod tool;
-mod tool_lists;
+mod runtime;
+mod serve;
 pub mod units;
-mod uri_match;
-mod warm;
-pub use session::Session;
-mod watch;
 
-pub use access::{Access, Denied, Principal};
-pub use admission::{Called, RunAs};
-pub use bindings::WIT_VERSION;
+pub use cache::incremental::{DEFAULT_CAP as INCREMENTAL_CACHE_CAP, IncrementalStore};
 pub use cache::{CacheError, CompileCache, NotADigest, Sha256Digest};
-pub use catalog::{
-    Catalog, EntryKind, Generations, PromptEntry, ResourceEntry, SkipReason, SkippedEntry,
-    TemplateEntry, ToolRoute,
-};
-pub use claims::NameClaims;
-pub use engine::{EngineError, EngineSettings, QuickCompile};
-pub use error::{
-    Breach, CallError, Excess, FailureCause, Fault, GuestErrorKind, HostFault, LoadError,
-    LoadProblem, MAX_MESSAGE, PolicyError, ToolFailure,
-};
-pub use events::{
+pub use call::events::{
     BoxFuture, CallEvents, ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction,
     ElicitationRequest, IncludeContext, LogLevel, ModelPreferences, NoEvents, Progress, RequestAt,
     Root, SampledMessage, SamplingContent, SamplingMessage, SamplingRequest, SamplingRole,
 };
-pub use fetched::SourcesUpdate;
-pub use first_load::FirstLists;
-pub use generic::{GenericSummary, GenericTool, LeftOut};
-pub use icons::{Icon, IconTheme};
-pub use imports::ImportKind;
-pub use incremental::{DEFAULT_CAP as INCREMENTAL_CACHE_CAP, IncrementalStore};
-pub use inspection::{Inspection, WorldTarget};
-pub use lifecycle::{LoadReport, ReloadOutcome, Runtime, RuntimeError};
-pub use limits::{Limits, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES};
-pub use observe::{CallEnd, NoObserver, Observer, Phase};
-pub use outbound::{Field, Outbound};
-pub use output::{
-    Audience, Content, ContentHints, ResourceBody, TaskSupport, ToolHints, ToolInfo, ToolOutput,
-    ToolView,
-};
-pub use pending::{PendingPlugin, StillCompiling};
-pub use plugin::Plugin;
-pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
-pub use rate::{Caller, RateScope};
-pub use receipt::Receipt;
-pub use schema::{Schema, plugin_prefix};
-pub use served::{
-    Completion, CompletionTarget, PromptArgument, PromptInfo, PromptOutput, ResourceInfo,
-    ResourcePart, Served, TemplateInfo, ViewCsp, ViewPermissions, ViewSettings,
-};
-pub use served_requests::ServeError;
-pub use stamp::FileStamp;
-pub use tool::PluginTool;
-pub use watch::{
+pub use call::session::Session;
+pub use catalog::claims::NameClaims;
+pub use catalog::fetched::SourcesUpdate;
+pub use catalog::first_load::FirstLists;
+pub use catalog::lifecycle::{LoadReport, ReloadOutcome};
+pub use catalog::pending::{PendingPlugin, StillCompiling};
+pub use catalog::watch::{
     DirWatcher, PolicyFile, PolicyLoader, PolicyReloadError, PolicySeen, PolicyUpdate, SourceFetch,
     WatchError, WatchOptions, watch,
 };
+pub use catalog::{
+    Catalog, EntryKind, Generations, PromptEntry, ResourceEntry, SkipReason, SkippedEntry,
+    TemplateEntry, ToolRoute,
+};
+pub use definitions::icons::{Icon, IconTheme};
+pub use definitions::output::{
+    Audience, Content, ContentHints, ResourceBody, TaskSupport, ToolHints, ToolInfo, ToolOutput,
+    ToolView,
+};
+pub use definitions::schema::{Schema, plugin_prefix};
+pub use definitions::served::{
+    Completion, CompletionTarget, PromptArgument, PromptInfo, PromptOutput, ResourceInfo,
+    ResourcePart, Served, TemplateInfo, ViewCsp, ViewPermissions, ViewSettings,
+};
+pub use definitions::tool::PluginTool;
+pub use egress::outbound::{Field, Outbound};
+pub use error::{
+    Breach, CallError, Excess, FailureCause, Fault, GuestErrorKind, HostFault, LoadError,
+    LoadProblem, MAX_MESSAGE, PolicyError, ToolFailure,
+};
+pub use load::bindings::WIT_VERSION;
+pub use load::engine::{EngineError, EngineSettings, QuickCompile};
+pub use load::generic::{GenericSummary, GenericTool, LeftOut};
+pub use load::imports::ImportKind;
+pub use load::inspection::{Inspection, WorldTarget};
+pub use load::plugin::Plugin;
+pub use load::stamp::FileStamp;
+pub use observe::{CallEnd, NoObserver, Observer, Phase};
+pub use policy::access::{Access, Denied, Principal};
+/// A policy section's limit keys: their names ([`limits::key`]), read,
+/// checked and applied to [`Limits`].
+pub use policy::limits::spec as limits;
+pub use policy::limits::{
+    Limits, MAX_INSTANCES, MAX_MEMORIES, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES,
+    MAX_TABLE_ELEMENTS, MAX_TABLES,
+};
+pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
+pub use runtime::{Runtime, RuntimeError};
+pub use serve::optional_exports::ServeError;
+pub use serve::rate::{Caller, RateScope};
+pub use serve::receipt::Receipt;
+pub use serve::rounded::{RoundedNumber, RoundedNumbers, Side};
+pub use serve::tools::{CallInput, Called, RunAs};
 
-/// What the fuzz targets' checks (`mcp_wasm_host::fuzzing`, feature
-/// `fuzzing`) run, beyond the public names: the guest result conversions,
+/// What the fuzz targets' checks (the `mcp-wasm-host-fuzzing` crate in
+/// `fuzz/harness/`) run, beyond the public names: the guest result conversions,
 /// the size a result counts, and the generic components' WIT types and
 /// value conversions. Not a stable interface.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing {
-    pub use super::bindings::types as wit;
-    pub use super::call::{convert_result, guest_error, output_size};
-    pub use super::generic::schema::schema;
-    pub use super::generic::types::WitType;
-    pub use super::generic::value::{to_json, to_val};
+    pub use crate::call::{convert_result, guest_error, output_size};
+    pub use crate::load::bindings::types as wit;
+    pub use crate::load::generic::schema::schema;
+    pub use crate::load::generic::types::WitType;
+    pub use crate::load::generic::value::{to_json, to_val};
 }

@@ -1,5 +1,5 @@
 # Sourced by the setup scripts that install Debian packages at pinned
-# versions (setup-c.sh, setup-chromium.sh).
+# versions (setup-c.sh, setup-chromium.sh, setup-nginx.sh, setup-redis.sh).
 #
 #   install_pinned WHO LIST
 #
@@ -62,5 +62,23 @@ install_pinned() {
             exit 1
         fi
         "${apt[@]}" install -y --no-install-recommends "${missing[@]}" >&2
+    fi
+}
+
+#   forbid_service_starts
+#
+# keeps a package's own service from starting while it installs (nginx,
+# redis-server: the tests start their own, with configurations of their
+# own). Debian's maintainer scripts start services through invoke-rc.d,
+# which asks /usr/sbin/policy-rc.d first; exit code 101 means "not
+# allowed". The file is placed only when there is none and we are root, and
+# removed when the calling script exits.
+forbid_service_starts() {
+    local policy=/usr/sbin/policy-rc.d
+    if [[ ! -e "$policy" && "$(id -u)" == 0 ]]; then
+        printf '#!/bin/sh\nexit 101\n' > "$policy"
+        chmod 755 "$policy"
+        # shellcheck disable=SC2064 # the path is fixed now, on purpose
+        trap "rm -f '$policy'" EXIT
     fi
 }

@@ -63,6 +63,13 @@ typedef struct mcp_value {
     mcp_json_type type;
     bool boolean;             /* MCP_JSON_BOOL */
     double number;            /* MCP_JSON_NUMBER */
+    /* MCP_JSON_NUMBER, read exactly from its text (never through a double),
+     * for mcp_get_int64: `integer` when it is an integer of at most 64 bits
+     * (5, 5.0 and 5e0 are), with its sign and magnitude; `fraction` when it
+     * is not an integer (neither: beyond 64 bits); `float_form` when it is
+     * written with a fraction or an exponent. */
+    bool integer, fraction, float_form, negative;
+    uint64_t magnitude;
     char *string;             /* MCP_JSON_STRING: UTF-8, NUL-terminated */
     size_t len;               /* string bytes, or array/object members */
     struct mcp_value *items;   /* array items / object values */
@@ -167,6 +174,22 @@ mcp_result mcp_invalid_arguments(const char *fmt, ...) MCP_PRINTF(1, 2);
 mcp_result mcp_failed(const char *fmt, ...) MCP_PRINTF(1, 2);
 /** The sandbox denied access to something (e.g. a file). */
 mcp_result mcp_denied(const char *fmt, ...) MCP_PRINTF(1, 2);
+
+/* ---- Integer arguments, exactly --------------------------------------- */
+
+/**
+ * The integer member `key`, read exactly (never through a double): returns
+ * true with `*out` set, or true with `*out` untouched when the member is
+ * absent or null (set `*out` to the default first). Returns false, with
+ * `*error` (if not NULL) set to an invalid-arguments result that names the
+ * member and the bounds, when it is not an integer from INT64_MIN to
+ * INT64_MAX: not a number, a fraction, out of range, or beyond 2^53 - 1 in
+ * float form (`9007199254740993.0`, `1e19`; `5.0` and `1e3` are read), where
+ * a double cannot tell neighbouring integers apart. Use it with MCP_INT64.
+ */
+bool mcp_get_int64(const mcp_value *obj, const char *key, int64_t *out, mcp_result *error);
+/** As mcp_get_int64, for an integer from 0 to UINT64_MAX (MCP_UINT64). */
+bool mcp_get_uint64(const mcp_value *obj, const char *key, uint64_t *out, mcp_result *error);
 
 /* ---- Logging, progress, and requests to the client ------------------- */
 
@@ -274,7 +297,17 @@ typedef struct mcp_field {
 /* The schemas of a field's value. */
 #define MCP_STRING "{\"type\": \"string\"}"
 #define MCP_NUMBER "{\"type\": \"number\"}"
-#define MCP_INTEGER "{\"type\": \"integer\"}"
+/** An integer a double holds exactly, from -(2^53 - 1) to 2^53 - 1, as
+ * mcp_get_number reads it (for all 64 bits: MCP_INT64, mcp_get_int64). */
+#define MCP_INTEGER \
+    "{\"type\": \"integer\", \"minimum\": -9007199254740991, \"maximum\": 9007199254740991}"
+/** The integers of int32_t and uint32_t (read with mcp_get_number). */
+#define MCP_INT32 "{\"type\": \"integer\", \"minimum\": -2147483648, \"maximum\": 2147483647}"
+#define MCP_UINT32 "{\"type\": \"integer\", \"minimum\": 0, \"maximum\": 4294967295}"
+/** The integers of int64_t and uint64_t (read with mcp_get_int64, mcp_get_uint64). */
+#define MCP_INT64 \
+    "{\"type\": \"integer\", \"minimum\": -9223372036854775808, \"maximum\": 9223372036854775807}"
+#define MCP_UINT64 "{\"type\": \"integer\", \"minimum\": 0, \"maximum\": 18446744073709551615}"
 #define MCP_BOOLEAN "{\"type\": \"boolean\"}"
 /** An array whose items have the schema `items_` (e.g. MCP_NUMBER). */
 #define MCP_ARRAY_OF(items_) "{\"type\": \"array\", \"items\": " items_ "}"

@@ -1,7 +1,8 @@
 /*
  * json.c: a call's arguments as mcp_value, read with cJSON (vendored in
- * sdk-c/vendor/cjson; its VERSION names the release), the accessors plugins
- * read them with, and mcp_quote for writing JSON strings.
+ * sdk-c/vendor/cjson; its VERSION names the release) and each integer also
+ * exactly from its text, the accessors plugins read them with, and
+ * mcp_quote for writing JSON strings.
  *
  * cJSON is compiled as part of this file, so every build that compiles
  * json.c gets it without naming another source: build-c-plugin.sh, a
@@ -119,10 +120,99 @@ static size_t strict_lexemes(const char *s, size_t len, const char **what) {
     return len;
 }
 
+/* The text cJSON read, and how far take_tree has come through it. cJSON
+ * keeps a number only as a double; its tree holds the numbers in the order
+ * of the text, so the next number of the tree is the next number token
+ * after `at` (outside strings), which gives its exact value. */
+typedef struct cursor {
+    const char *text;
+    size_t len, at;
+} cursor;
+
+/* Reads the number token s[i..end) exactly into v's `integer`, `fraction`,
+ * `float_form`, `negative` and `magnitude`: its value is digits × 10^scale,
+ * an integer when `scale`, counted from the last digit that is not zero,
+ * is not negative. The text passed strict_lexemes, so it is well formed. */
+static void read_exact_number(const char *s, size_t i, size_t end, mcp_value *v) {
+    bool negative = s[i] == '-';
+    i += negative;
+    /* The digits before the exponent: where the first and last non-zero one
+     * are (by index among the digits), how many, and how many after the point. */
+    size_t first = SIZE_MAX, last = 0, digits = 0, after_point = 0;
+    bool point = false;
+    size_t mantissa = i;
+    for (; i < end && s[i] != 'e' && s[i] != 'E'; i++) {
+        if (s[i] == '.') {
+            point = true;
+            continue;
+        }
+        if (s[i] != '0') {
+            if (first == SIZE_MAX) first = digits;
+            last = digits;
+        }
+        digits++;
+        after_point += point;
+    }
+    v->float_form = i < end || point;
+    int64_t exponent = 0;
+    if (i < end) {
+        bool down = s[++i] == '-';
+        if (s[i] == '-' || s[i] == '+') i++;
+        /* Saturated: no text holds 10^15 digits, so a larger exponent
+         * means the same as 10^15. */
+        for (; i < end; i++) {
+            if (exponent < 1000000000000000) exponent = exponent * 10 + (s[i] - '0');
+        }
+        if (down) exponent = -exponent;
+    }
+    if (first == SIZE_MAX) { /* zero, in any spelling */
+        v->integer = true;
+        return;
+    }
+    int64_t scale = exponent - (int64_t)after_point + (int64_t)(digits - 1 - last);
+    if (scale < 0) {
+        v->fraction = true;
+        return;
+    }
+    if ((int64_t)(last - first) + 1 + scale > 20) return; /* beyond 64 bits */
+    uint64_t magnitude = 0;
+    size_t k = 0;
+    for (i = mantissa; k <= last; i++) {
+        if (s[i] == '.') continue;
+        if (k++ < first) continue;
+        uint64_t digit = (uint64_t)(s[i] - '0');
+        if (magnitude > (UINT64_MAX - digit) / 10) return;
+        magnitude = magnitude * 10 + digit;
+    }
+    for (; scale > 0; scale--) {
+        if (magnitude > UINT64_MAX / 10) return;
+        magnitude *= 10;
+    }
+    v->integer = true;
+    v->negative = negative;
+    v->magnitude = magnitude;
+}
+
+/* Reads the next number token after c->at (outside strings) exactly into v. */
+static void read_exact(cursor *c, mcp_value *v) {
+    size_t i = c->at;
+    while (i < c->len && c->text[i] != '-' && !is_digit(c->text[i])) {
+        if (c->text[i] == '"') {
+            const char *what = NULL;
+            i = string_end(c->text, i + 1, c->len, &what);
+        }
+        i++;
+    }
+    size_t end = number_end(c->text, i, c->len);
+    if (end == 0) return; /* not reached: cJSON read a number here */
+    c->at = end;
+    read_exact_number(c->text, i, end, v);
+}
+
 /* Moves cJSON's tree `j` into `v`: strings and keys are taken, not copied
  * (cJSON allocates them with malloc, as mcp_json_free frees them). False
  * when out of memory; `v` then holds what was moved, for mcp_json_free. */
-static bool take_tree(cJSON *j, mcp_value *v) {
+static bool take_tree(cJSON *j, mcp_value *v, cursor *c) {
     switch (j->type & 0xFF) {
     case cJSON_False:
     case cJSON_True:
@@ -132,6 +222,7 @@ static bool take_tree(cJSON *j, mcp_value *v) {
     case cJSON_Number:
         v->type = MCP_JSON_NUMBER;
         v->number = j->valuedouble;
+        read_exact(c, v);
         return true;
     case cJSON_String:
         v->type = MCP_JSON_STRING;
@@ -143,18 +234,18 @@ static bool take_tree(cJSON *j, mcp_value *v) {
     case cJSON_Object: {
         bool object = (j->type & cJSON_Object) != 0;
         size_t n = 0;
-        for (cJSON *c = j->child; c != NULL; c = c->next) n++;
+        for (cJSON *child = j->child; child != NULL; child = child->next) n++;
         v->type = object ? MCP_JSON_OBJECT : MCP_JSON_ARRAY;
         v->items = calloc(n == 0 ? 1 : n, sizeof v->items[0]);
         if (v->items == NULL) return false;
         if (object && (v->keys = calloc(n == 0 ? 1 : n, sizeof v->keys[0])) == NULL) return false;
-        for (cJSON *c = j->child; c != NULL; c = c->next) {
+        for (cJSON *child = j->child; child != NULL; child = child->next) {
             if (object) {
-                v->keys[v->len] = c->string;
-                c->string = NULL;
+                v->keys[v->len] = child->string;
+                child->string = NULL;
             }
             /* Counted before it is filled, so a failure frees it too. */
-            if (!take_tree(c, &v->items[v->len++])) return false;
+            if (!take_tree(child, &v->items[v->len++], c)) return false;
         }
         return true;
     }
@@ -213,7 +304,8 @@ mcp_value *mcp_json_parse(const char *text, size_t len, char *error, size_t erro
     size_t at = 0;
     cJSON *tree = read_tree(text, len, &what, &at);
     mcp_value *v = tree == NULL ? NULL : calloc(1, sizeof *v);
-    if (tree != NULL && (v == NULL || !take_tree(tree, v))) {
+    cursor c = {.text = text, .len = len, .at = 0};
+    if (tree != NULL && (v == NULL || !take_tree(tree, v, &c))) {
         what = "out of memory";
         at = 0;
         mcp_json_free(v);
@@ -254,6 +346,95 @@ const char *mcp_get_string(const mcp_value *obj, const char *key, const char *fa
 double mcp_get_number(const mcp_value *obj, const char *key, double fallback) {
     const mcp_value *v = mcp_get(obj, key);
     return v != NULL && v->type == MCP_JSON_NUMBER ? v->number : fallback;
+}
+
+/* 2^53: from here on, neighbouring integers read as the same double, so
+ * an integer in float form may be a double's rounding of another. */
+#define EXACT_IN_A_DOUBLE ((uint64_t)1 << 53)
+
+/* What a JSON value is, for a message: "a string", ... */
+static const char *kind_of(const mcp_value *v) {
+    switch (v->type) {
+    case MCP_JSON_BOOL: return "a boolean";
+    case MCP_JSON_STRING: return "a string";
+    case MCP_JSON_ARRAY: return "an array";
+    case MCP_JSON_OBJECT: return "an object";
+    default: return "a number";
+    }
+}
+
+/* Reads the member `key` as an integer from -max_negative to max: true
+ * with the sign and magnitude set, or absent/null (`*present` false);
+ * false with `*error` set naming `bounds`. */
+static bool exact_integer(const mcp_value *obj, const char *key, uint64_t max_negative,
+                          uint64_t max, const char *bounds, bool *present, bool *negative,
+                          uint64_t *magnitude, mcp_result *error) {
+    const mcp_value *v = mcp_get(obj, key);
+    *present = v != NULL && v->type != MCP_JSON_NULL;
+    if (!*present) return true;
+    const char *problem = NULL;
+    /* In float form from 2^53 on, the text may be the host's writing of the
+     * double it read: judged by that double, as the host judges it. */
+    bool by_double = false;
+    if (v->type != MCP_JSON_NUMBER) {
+        problem = kind_of(v);
+    } else if (v->fraction) {
+        problem = "not an integer";
+    } else if (v->float_form && !(v->number > -(double)EXACT_IN_A_DOUBLE &&
+                                  v->number < (double)EXACT_IN_A_DOUBLE)) {
+        /* A double rounds INT64_MAX and UINT64_MAX up to the next integer,
+         * itself out of range; -max_negative is one exactly. */
+        by_double = true;
+        problem = v->number < -(double)max_negative || v->number >= (double)max
+                      ? "out of range"
+                      : "beyond 2^53 - 1 in float form, where a double cannot tell neighbouring "
+                        "integers apart (write it as a plain integer)";
+    } else if (!v->integer || v->magnitude > (v->negative ? max_negative : max)) {
+        problem = "out of range";
+    }
+    if (problem == NULL) {
+        *negative = v->negative && v->magnitude != 0;
+        *magnitude = v->magnitude;
+        return true;
+    }
+    if (error != NULL) {
+        if (v->type != MCP_JSON_NUMBER) {
+            *error = mcp_invalid_arguments("argument \"%s\": expected an integer from %s, got %s",
+                                           key, bounds, problem);
+        } else if (v->integer && !by_double) {
+            *error = mcp_invalid_arguments("argument \"%s\": %s%llu is %s: expected an integer from %s",
+                                           key, v->negative ? "-" : "",
+                                           (unsigned long long)v->magnitude, problem, bounds);
+        } else {
+            *error = mcp_invalid_arguments("argument \"%s\": the number read as %.17g is %s: "
+                                           "expected an integer from %s",
+                                           key, v->number, problem, bounds);
+        }
+    }
+    return false;
+}
+
+bool mcp_get_int64(const mcp_value *obj, const char *key, int64_t *out, mcp_result *error) {
+    bool present = false, negative = false;
+    uint64_t magnitude = 0;
+    if (!exact_integer(obj, key, (uint64_t)INT64_MAX + 1, INT64_MAX,
+                       "-9223372036854775808 to 9223372036854775807", &present, &negative,
+                       &magnitude, error)) {
+        return false;
+    }
+    if (present) *out = negative ? (int64_t)(0 - magnitude) : (int64_t)magnitude;
+    return true;
+}
+
+bool mcp_get_uint64(const mcp_value *obj, const char *key, uint64_t *out, mcp_result *error) {
+    bool present = false, negative = false;
+    uint64_t magnitude = 0;
+    if (!exact_integer(obj, key, 0, UINT64_MAX, "0 to 18446744073709551615", &present, &negative,
+                       &magnitude, error)) {
+        return false;
+    }
+    if (present) *out = magnitude;
+    return true;
 }
 
 bool mcp_get_bool(const mcp_value *obj, const char *key, bool fallback) {

@@ -97,6 +97,118 @@ static void numbers_of_any_length_and_nested_objects_are_read(void) {
     mcp_json_free(v);
 }
 
+/* Reads `text` as the member "n" with mcp_get_int64 (or mcp_get_uint64 when
+ * `unsigned_`): true with the value's decimal text in `got`, or false with
+ * the error's message in `got`. */
+static bool read_n(const char *text, bool unsigned_, char *got, size_t size) {
+    char json[128], error[96];
+    snprintf(json, sizeof json, "{\"s\": \"-1 \\\" 2\", \"k\": [1.5, -0], \"n\": %s}", text);
+    mcp_value *v = parse(json, error);
+    CHECK(v != NULL);
+    mcp_result r = {0};
+    bool ok;
+    if (unsigned_) {
+        uint64_t u = 7;
+        ok = mcp_get_uint64(v, "n", &u, &r);
+        if (ok) snprintf(got, size, "%llu", (unsigned long long)u);
+    } else {
+        int64_t i = 7;
+        ok = mcp_get_int64(v, "n", &i, &r);
+        if (ok) snprintf(got, size, "%lld", (long long)i);
+    }
+    if (!ok) {
+        CHECK(r.status == MCP_INVALID_ARGUMENTS && r.message != NULL);
+        snprintf(got, size, "%s", r.message == NULL ? "" : r.message);
+        mcp__result_free(&r);
+    }
+    mcp_json_free(v);
+    return ok;
+}
+
+static void integers_are_read_exactly_or_refused_naming_the_bounds(void) {
+    static const struct {
+        const char *text;
+        bool unsigned_;
+        const char *want; /* the value read, or NULL: refused */
+    } cases[] = {
+        {"-9223372036854775808", false, "-9223372036854775808"},
+        {"9223372036854775807", false, "9223372036854775807"},
+        {"9007199254740993", false, "9007199254740993"},
+        {"-9007199254740993", false, "-9007199254740993"},
+        {"-0", false, "0"},
+        {"5.0", false, "5"},
+        {"-1e3", false, "-1000"},
+        {"9007199254740991.0", false, "9007199254740991"},
+        {"null", false, "7"},
+        {"18446744073709551615", true, "18446744073709551615"},
+        {"9007199254740993", true, "9007199254740993"},
+        {"0", true, "0"},
+        {"-9223372036854775809", false, NULL},
+        {"9223372036854775808", false, NULL},
+        {"9007199254740992.0", false, NULL},
+        {"9007199254740993.0", false, NULL},
+        {"-9.223372036854776e18", false, NULL},
+        {"1.5", false, NULL},
+        {"1e-400", false, NULL},
+        {"5.0000000000000001", false, NULL},
+        {"0.5e1", false, "5"},
+        {"\"5\"", false, NULL},
+        {"18446744073709551616", true, NULL},
+        {"1.8446744073709552e19", true, NULL},
+        {"-1", true, NULL},
+        {"1e400", true, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char got[256];
+        bool ok = read_n(cases[i].text, cases[i].unsigned_, got, sizeof got);
+        const char *bounds = cases[i].unsigned_ ? "from 0 to 18446744073709551615"
+                                                : "from -9223372036854775808 to 9223372036854775807";
+        if (cases[i].want != NULL ? !ok || strcmp(got, cases[i].want) != 0
+                                  : ok || strstr(got, bounds) == NULL || strstr(got, "\"n\"") == NULL) {
+            printf("%s:%d: %s: got %s\n", __FILE__, __LINE__, cases[i].text, got);
+            failures++;
+        }
+    }
+    /* The messages say what was wrong. */
+    char got[256];
+    read_n("-9223372036854775809", false, got, sizeof got);
+    CHECK(strstr(got, "-9223372036854775809 is out of range") != NULL);
+    read_n("9007199254740993.0", false, got, sizeof got);
+    CHECK(strstr(got, "the number read as 9007199254740992 is beyond 2^53 - 1 in float form") != NULL);
+    read_n("-9.223372036854776e18", false, got, sizeof got);
+    CHECK(strstr(got, "-9.2233720368547758e+18 is beyond 2^53 - 1") != NULL);
+    read_n("1.5", false, got, sizeof got);
+    CHECK(strstr(got, "1.5 is not an integer") != NULL);
+
+    /* Absent: untouched, no error. */
+    char error[96];
+    mcp_value *v = parse("{}", error);
+    int64_t i = 42;
+    CHECK(mcp_get_int64(v, "n", &i, NULL) && i == 42);
+    mcp_json_free(v);
+
+    /* The schema macros state each width's exact bounds. */
+    v = parse(MCP_INT64, error);
+    CHECK(v != NULL && mcp_get(v, "minimum")->integer && mcp_get(v, "minimum")->negative &&
+          mcp_get(v, "minimum")->magnitude == (uint64_t)INT64_MAX + 1);
+    CHECK(v != NULL && mcp_get(v, "maximum")->magnitude == INT64_MAX);
+    mcp_json_free(v);
+    v = parse(MCP_UINT64, error);
+    CHECK(v != NULL && mcp_get(v, "maximum")->integer && mcp_get(v, "maximum")->magnitude == UINT64_MAX);
+    mcp_json_free(v);
+    v = parse(MCP_INTEGER, error);
+    CHECK(v != NULL && mcp_get_number(v, "maximum", 0) == 9007199254740991.0 &&
+          mcp_get_number(v, "minimum", 0) == -9007199254740991.0);
+    mcp_json_free(v);
+    v = parse(MCP_INT32, error);
+    CHECK(v != NULL && mcp_get_number(v, "minimum", 0) == -2147483648.0 &&
+          mcp_get_number(v, "maximum", 0) == 2147483647.0);
+    mcp_json_free(v);
+    v = parse(MCP_UINT32, error);
+    CHECK(v != NULL && mcp_get_number(v, "maximum", 0) == 4294967295.0);
+    mcp_json_free(v);
+}
+
 static void nesting_is_bounded(void) {
     size_t n = MCP_JSON_MAX_DEPTH + 1;
     char *deep = malloc(2 * n + 1);
@@ -312,6 +424,7 @@ int main(void) {
     malformed_json_is_refused_with_the_offset();
     numbers_of_any_length_and_nested_objects_are_read();
     nesting_is_bounded();
+    integers_are_read_exactly_or_refused_naming_the_bounds();
     quote_escapes_what_json_requires();
     json_results_are_checked_and_errors_keep_their_case();
     invalid_utf8_is_repaired_and_valid_utf8_is_kept();

@@ -104,17 +104,10 @@ func (d *deriver) of(t reflect.Type) (schema, error) {
 	switch t.Kind() {
 	case reflect.Bool:
 		return schema{"type": "boolean"}, nil
-	case reflect.Int, reflect.Int64, reflect.Uint, reflect.Uint64, reflect.Uintptr:
-		s := schema{"type": "integer"}
-		if isUnsigned(t) {
-			s["minimum"] = 0
-		}
-		return s, nil
-	case reflect.Int8, reflect.Int16, reflect.Int32:
-		bits := t.Bits()
-		return schema{"type": "integer", "minimum": -(1 << (bits - 1)), "maximum": 1<<(bits-1) - 1}, nil
-	case reflect.Uint8, reflect.Uint16, reflect.Uint32:
-		return schema{"type": "integer", "minimum": 0, "maximum": uint64(1)<<t.Bits() - 1}, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		min, max := integerBounds(t)
+		return schema{"type": "integer", "minimum": min, "maximum": max}, nil
 	case reflect.Float32, reflect.Float64:
 		return schema{"type": "number"}, nil
 	case reflect.String:
@@ -488,6 +481,16 @@ func isInteger(t reflect.Type) bool {
 		return true
 	}
 	return isUnsigned(t)
+}
+
+// integerBounds are the least and greatest values of the integer type t,
+// exactly (as int64 or uint64, which encoding/json writes digit for digit).
+func integerBounds(t reflect.Type) (min, max any) {
+	shift := 64 - t.Bits()
+	if isUnsigned(t) {
+		return uint64(0), uint64(math.MaxUint64) >> shift
+	}
+	return int64(math.MinInt64) >> shift, int64(math.MaxInt64) >> shift
 }
 
 func isUnsigned(t reflect.Type) bool {

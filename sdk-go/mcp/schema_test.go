@@ -44,7 +44,7 @@ func sameJSON(t *testing.T, got, want string) {
 	}
 }
 
-func TestScalarsBecomeJSONTypesWithTheBoundsOfSizedAndUnsignedIntegers(t *testing.T) {
+func TestScalarsBecomeJSONTypesWithTheBoundsOfEveryIntegerWidth(t *testing.T) {
 	type args struct {
 		S   string  `json:"s"`
 		B   bool    `json:"b"`
@@ -57,9 +57,9 @@ func TestScalarsBecomeJSONTypesWithTheBoundsOfSizedAndUnsignedIntegers(t *testin
 	sameJSON(t, schemaJSON[args](t, input), `{
 		"type": "object", "additionalProperties": false,
 		"properties": {
-			"s": {"type": "string"}, "b": {"type": "boolean"}, "i": {"type": "integer"},
+			"s": {"type": "string"}, "b": {"type": "boolean"}, "i": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807},
 			"i8": {"type": "integer", "minimum": -128, "maximum": 127},
-			"u": {"type": "integer", "minimum": 0},
+			"u": {"type": "integer", "minimum": 0, "maximum": 18446744073709551615},
 			"u16": {"type": "integer", "minimum": 0, "maximum": 65535},
 			"f": {"type": "number"}
 		},
@@ -98,8 +98,8 @@ func TestAnOutputFieldIsRequiredUnlessOmittedWhenEmptyAndNilableFieldsMayBeNull(
 		"properties": {
 			"name": {"type": "string"},
 			"tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
-			"attrs": {"anyOf": [{"type": "object", "additionalProperties": {"type": "integer"}}, {"type": "null"}]},
-			"next": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+			"attrs": {"anyOf": [{"type": "object", "additionalProperties": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}}, {"type": "null"}]},
+			"next": {"anyOf": [{"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}, {"type": "null"}]},
 			"note": {"type": "string"},
 			"extra": {"anyOf": [{"type": "object", "additionalProperties": {"type": "string"}}, {"type": "null"}]}
 		},
@@ -176,7 +176,7 @@ func TestCompositeAndSpecialTypesHaveTheSchemaOfTheirJSONForm(t *testing.T) {
 		"type": "object", "additionalProperties": false,
 		"properties": {
 			"list": {"type": "array", "items": {"type": "string"}},
-			"pair": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+			"pair": {"type": "array", "items": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}, "minItems": 2, "maxItems": 2},
 			"dict": {"type": "object", "additionalProperties": {"type": "boolean"}},
 			"by_id": {"type": "object", "additionalProperties": {"type": "string"}},
 			"bytes": {"type": "string", "contentEncoding": "base64"},
@@ -213,16 +213,16 @@ func TestTagsAddTheDescriptionAndKeywordsAndEnumsConstrainAListsItems(t *testing
 		"type": "object", "additionalProperties": false,
 		"properties": {
 			"style": {"type": "string", "description": "How to say it.", "enum": ["plain", "loud"]},
-			"level": {"type": "integer", "enum": [1, 2, 3]},
+			"level": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807, "enum": [1, 2, 3]},
 			"times": {"type": "integer", "minimum": 1, "maximum": 10, "multipleOf": 1},
 			"ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1.5},
 			"name": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[a-z]+$"},
 			"date": {"type": "string", "format": "date"},
 			"colors": {"type": "array", "items": {"type": "string", "enum": ["red", "green"]},
 				"minItems": 1, "maxItems": 2, "uniqueItems": true},
-			"sizes": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+			"sizes": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807}},
 			"word": {"type": "string", "default": "hello"},
-			"count": {"type": "integer", "default": 3},
+			"count": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807, "default": 3},
 			"flag": {"type": "boolean", "default": true}
 		},
 		"required": ["style", "level", "times", "ratio", "name", "date", "colors", "sizes"]

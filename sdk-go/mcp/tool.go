@@ -348,11 +348,22 @@ func decodeArguments(arguments, defaults string, args any) error {
 	if err := json.Unmarshal([]byte(arguments), args); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return InvalidArguments("argument %q: expected %s, got %s", typeErr.Field, typeErr.Type, typeErr.Value)
+			return InvalidArguments("argument %q: expected %s, got %s", typeErr.Field, expected(typeErr.Type), typeErr.Value)
 		}
 		return InvalidArguments("the arguments do not fit: %v", err)
 	}
 	return nil
+}
+
+// expected names the type an argument must have; for an integer, with its
+// bounds (encoding/json refuses one out of range, or in float form such as
+// 5.0 or 1e3, rather than round it).
+func expected(t reflect.Type) string {
+	if t == nil || !isInteger(t) {
+		return fmt.Sprint(t)
+	}
+	min, max := integerBounds(t)
+	return fmt.Sprintf("%s (an integer from %d to %d, written without a fraction or exponent)", t, min, max)
 }
 
 // defaultsOf is a JSON object of the defaults of an input schema's

@@ -84,7 +84,7 @@ func TestAToolIsListedWithItsHintsAndSchemasAndItsCallsGetTheDecodedArguments(t 
 	}
 	sameJSON(t, d.inputSchema, `{"type": "object", "additionalProperties": false,
 		"properties": {"name": {"type": "string", "description": "Who to greet."},
-			"times": {"type": "integer", "default": 2}, "loud": {"type": "boolean"}},
+			"times": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807, "default": 2}, "loud": {"type": "boolean"}},
 		"required": ["name"]}`)
 	if d.outputSchema != "" {
 		t.Errorf("a text tool has no output schema: %s", d.outputSchema)
@@ -111,7 +111,7 @@ func TestAStructResultIsStructuredContentWithAnOutputSchemaAndTheSameJSONAsText(
 	})
 	AddTool(Tool{Name: "ptr", Description: "Counts."}, func(struct{}) (*stats, error) { return nil, nil })
 	sameJSON(t, definitionOf(t, "stats").outputSchema, `{"type": "object",
-		"properties": {"words": {"type": "integer"}, "top": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]}},
+		"properties": {"words": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}, "top": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]}},
 		"required": ["words", "top"]}`)
 	o := call(t, "stats", `{}`)
 	if o.structured != `{"words":3,"top":["a"]}` || !reflect.DeepEqual(o.content, []Content{Text{Text: o.structured}}) {
@@ -128,7 +128,7 @@ func TestAResultWhoseJSONIsNotAnObjectTravelsWrappedAsResult(t *testing.T) {
 	AddTool(Tool{Name: "list", Description: "Lists."}, func(struct{}) ([]int, error) { return []int{1, 2}, nil })
 	AddTool(Tool{Name: "count", Description: "Counts."}, func(struct{}) (float64, error) { return 2.5, nil })
 	sameJSON(t, definitionOf(t, "list").outputSchema, `{"type": "object",
-		"properties": {"result": {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}}, "required": ["result"]}`)
+		"properties": {"result": {"anyOf": [{"type": "array", "items": {"type": "integer", "minimum": -9223372036854775808, "maximum": 9223372036854775807}}, {"type": "null"}]}}, "required": ["result"]}`)
 	if o := call(t, "list", `{}`); o.structured != `{"result":[1,2]}` {
 		t.Errorf("%+v", o)
 	}
@@ -221,7 +221,7 @@ func TestArgumentsThatDoNotFitTheTypeAreInvalidArgumentsNamingTheField(t *testin
 	fresh(t)
 	AddTool(Tool{Name: "greet", Description: "Greets."}, greet)
 	kind, msg := callErr(t, "greet", `{"name": "x", "times": 1.5}`)
-	if kind != KindInvalidArguments || msg != `argument "times": expected int, got number 1.5` {
+	if kind != KindInvalidArguments || msg != `argument "times": expected int (an integer from -9223372036854775808 to 9223372036854775807, written without a fraction or exponent), got number 1.5` {
 		t.Errorf("%v %q", kind, msg)
 	}
 	kind, _ = callErr(t, "greet", `[1]`)
@@ -319,5 +319,59 @@ func TestLogsOutsideTheHostGoToStandardError(t *testing.T) {
 	n, _ := r.Read(buf[:])
 	if got := string(buf[:n]); got != "mcp: warning: 3 rows\n" {
 		t.Errorf("%q", got)
+	}
+}
+
+// Every integer width's edges: the bounds and 2^53 + 1 are read exactly;
+// one past a bound, a bound in float form and an exponent are refused,
+// naming the bounds, never rounded or clamped.
+func TestIntegerArgumentsAreReadExactlyOrRefusedNamingTheBounds(t *testing.T) {
+	type widths struct {
+		I32 int32  `json:"i32,omitempty"`
+		U32 uint32 `json:"u32,omitempty"`
+		I64 int64  `json:"i64,omitempty"`
+		U64 uint64 `json:"u64,omitempty"`
+	}
+	fresh(t)
+	AddTool(Tool{Name: "echo", Description: "Echoes."}, func(w widths) (widths, error) { return w, nil })
+	for _, c := range []struct{ field, text string }{
+		{"i32", "-2147483648"}, {"i32", "2147483647"}, {"u32", "4294967295"},
+		{"i64", "-9223372036854775808"}, {"i64", "9223372036854775807"},
+		{"i64", "9007199254740993"}, {"i64", "-9007199254740993"},
+		{"u64", "18446744073709551615"}, {"u64", "9007199254740993"},
+	} {
+		args := fmt.Sprintf(`{%q: %s}`, c.field, c.text)
+		if got, want := call(t, "echo", args).structured, fmt.Sprintf(`{%q:%s}`, c.field, c.text); got != want {
+			t.Errorf("%s: got %s", args, got)
+		}
+	}
+	for _, c := range []struct{ field, text, bounds string }{
+		{"i32", "-2147483649", "-2147483648 to 2147483647"},
+		{"i32", "2147483648", "-2147483648 to 2147483647"},
+		{"u32", "4294967296", "0 to 4294967295"},
+		{"u32", "-1", "0 to 4294967295"},
+		{"i64", "-9223372036854775809", "-9223372036854775808 to 9223372036854775807"},
+		{"i64", "9223372036854775808", "-9223372036854775808 to 9223372036854775807"},
+		{"i64", "9007199254740993.0", "-9223372036854775808 to 9223372036854775807"},
+		{"u64", "18446744073709551616", "0 to 18446744073709551615"},
+		{"u64", "1.8446744073709552e19", "0 to 18446744073709551615"},
+		{"u64", "1e3", "0 to 18446744073709551615"},
+	} {
+		args := fmt.Sprintf(`{%q: %s}`, c.field, c.text)
+		kind, msg := callErr(t, "echo", args)
+		if kind != KindInvalidArguments || !strings.Contains(msg, c.bounds) || !strings.Contains(msg, c.text) {
+			t.Errorf("%s: %v %q", args, kind, msg)
+		}
+	}
+	schema := definitionOf(t, "echo").inputSchema
+	for _, want := range []string{
+		`"i32":{"maximum":2147483647,"minimum":-2147483648,"type":"integer"}`,
+		`"u32":{"maximum":4294967295,"minimum":0,"type":"integer"}`,
+		`"i64":{"maximum":9223372036854775807,"minimum":-9223372036854775808,"type":"integer"}`,
+		`"u64":{"maximum":18446744073709551615,"minimum":0,"type":"integer"}`,
+	} {
+		if !strings.Contains(schema, want) {
+			t.Errorf("the input schema %s lacks %s", schema, want)
+		}
 	}
 }

@@ -147,7 +147,11 @@
 //! [`serde_json::Value`] field as a schema without a type; the SDK rewrites
 //! them as `{"anyOf": [{"type": "string"}, {"type": "null"}]}` and as `anyOf`
 //! every JSON type, which accept exactly the same values (see
-//! [`schema::Portable`]). Default values of fields come from
+//! [`schema::Portable`]). Every integer field states its type's exact
+//! `minimum` and `maximum` (`schemars` leaves some out: see
+//! [`schema::IntegerBounds`]), and serde reads it exactly or refuses it: a
+//! number in float form (`5.0`, `1e3`) is refused for an integer, never
+//! rounded. Default values of fields come from
 //! [`defaults`], e.g. `#[serde(default = "defaults::u32::<100>")]`.
 //!
 //! # Testing

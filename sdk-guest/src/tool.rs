@@ -7,7 +7,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings, js
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use crate::schema::Portable;
+use crate::schema::{IntegerBounds, Portable};
 
 /// The definition of one tool: its name, description and behaviour hints.
 ///
@@ -416,13 +416,15 @@ impl<'de> Deserialize<'de> for NoArgs {
 }
 
 /// The input schema of argument type `A`, as JSON Schema 2020-12 for
-/// deserialization, [portable](Portable).
+/// deserialization, with [exact integer bounds](IntegerBounds),
+/// [portable](Portable).
 pub(crate) fn input_schema<A: JsonSchema>() -> Value {
     if A::schema_id() == NoArgs::schema_id() {
         return serde_json::json!({ "type": "object", "additionalProperties": false });
     }
     SchemaSettings::draft2020_12()
         .for_deserialize()
+        .with_transform(IntegerBounds)
         .with_transform(Portable)
         .into_generator()
         .into_root_schema_for::<A>()
@@ -430,10 +432,12 @@ pub(crate) fn input_schema<A: JsonSchema>() -> Value {
 }
 
 /// The output schema of result type `T`, as JSON Schema 2020-12 for
-/// serialization, [portable](Portable).
+/// serialization, with [exact integer bounds](IntegerBounds),
+/// [portable](Portable).
 pub(crate) fn output_schema<T: JsonSchema>() -> Value {
     SchemaSettings::draft2020_12()
         .for_serialize()
+        .with_transform(IntegerBounds)
         .with_transform(Portable)
         .into_generator()
         .into_root_schema_for::<T>()

@@ -52,6 +52,13 @@ export interface NumberOptions extends Common {
   exclusiveMinimum?: number;
   exclusiveMaximum?: number;
 }
+/** The bounds of a 64-bit integer: BigInts, written into the schema digit for digit. */
+export interface BigIntOptions extends Common {
+  minimum?: bigint;
+  maximum?: bigint;
+  exclusiveMinimum?: bigint;
+  exclusiveMaximum?: bigint;
+}
 export interface ArrayOptions extends Common {
   minItems?: number;
   maxItems?: number;
@@ -62,7 +69,16 @@ export interface ArrayOptions extends Common {
 export declare const s: {
   string(opts?: StringOptions): Schema<string>;
   number(opts?: NumberOptions): Schema<number>;
+  /** An integer a JS number holds exactly: -(2^53 - 1) to 2^53 - 1 unless `opts` narrows it. */
   integer(opts?: NumberOptions): Schema<number>;
+  /** An integer from -2^31 to 2^31 - 1. */
+  int32(opts?: NumberOptions): Schema<number>;
+  /** An integer from 0 to 2^32 - 1. */
+  uint32(opts?: NumberOptions): Schema<number>;
+  /** An integer from -2^63 to 2^63 - 1, which the handler gets as a BigInt read exactly from its text. */
+  int64(opts?: BigIntOptions): Schema<bigint>;
+  /** An integer from 0 to 2^64 - 1, which the handler gets as a BigInt read exactly from its text. */
+  uint64(opts?: BigIntOptions): Schema<bigint>;
   boolean(opts?: Common): Schema<boolean>;
   /** A string that is one of `values`. */
   enum<const V extends readonly [string, ...string[]]>(values: V, opts?: Common): Schema<V[number]>;

@@ -15,6 +15,7 @@
 // its handler runs.
 
 import { portable } from "./portable.js";
+import { WIDTHS, has64, jsonText, parseArguments } from "./integers.js";
 import { matchTemplate } from "./templates.js";
 
 export { matchTemplate };
@@ -41,12 +42,18 @@ class Schema {
 }
 
 const leaf = (type) => (opts = {}) => new Schema({ type, ...opts });
+/** An integer of one width: its bounds unless `opts` narrows them. */
+const integer = (width) => (opts = {}) => new Schema({ type: "integer", ...WIDTHS[width], ...opts });
 
 /** The schema builder: each call returns a JSON Schema whose TypeScript type is known. */
 export const s = {
   string: leaf("string"),
   number: leaf("number"),
-  integer: leaf("integer"),
+  integer: integer("integer"),
+  int32: integer("int32"),
+  uint32: integer("uint32"),
+  int64: integer("int64"),
+  uint64: integer("uint64"),
   boolean: leaf("boolean"),
   enum: (values, opts = {}) => new Schema({ type: "string", enum: [...values], ...opts }),
   union: (...schemas) => new Schema({ anyOf: schemas.map((x) => x.json) }),
@@ -226,7 +233,7 @@ const isPlainObject = (v) =>
 function callResult(value) {
   const wit = (blocks, structured, isError = false) => ({
     content: blocks.map(({ tag, val }) => ({ tag, val })),
-    structuredContent: structured === undefined ? undefined : JSON.stringify(structured),
+    structuredContent: structured === undefined ? undefined : jsonText(structured),
     isError,
   });
   if (value === undefined) return wit([]);
@@ -234,7 +241,7 @@ function callResult(value) {
   if (isBlock(value)) return wit([value]);
   if (Array.isArray(value) && value.length > 0 && value.every(isBlock)) return wit(value);
   if (value !== null && value[RESULT]) return wit(value.content, value.structured, value.isError);
-  const json = JSON.stringify(value, null, 2);
+  const json = jsonText(value, 2);
   // Structured content is a JSON object; other JSON values travel as text.
   return wit([text(json)], isPlainObject(value) ? value : undefined);
 }
@@ -272,12 +279,14 @@ export function defineTool(def, handler) {
   registry.set(def.name, {
     handler,
     zod: isZod(input) ? input : undefined,
+    // Read with the numbers' text when it has 64-bit integers (BigInt).
+    exactSchema: has64(inputJson) ? inputJson : undefined,
     definition: {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema: JSON.stringify(inputJson),
-      outputSchema: def.outputSchema === undefined ? undefined : JSON.stringify(schemaJson(def.outputSchema, "output")),
+      inputSchema: jsonText(inputJson),
+      outputSchema: def.outputSchema === undefined ? undefined : jsonText(schemaJson(def.outputSchema, "output")),
       annotations: {
         title: a.title,
         readOnlyHint: a.readOnlyHint,
@@ -302,7 +311,11 @@ export const tools = {
     const tool = registry.get(name);
     if (!tool) throw { tag: "unknown-tool", val: name };
     try {
-      const given = JSON.parse(args);
+      const given = tool.exactSchema
+        ? parseArguments(args, tool.exactSchema, (message) => {
+            throw new InvalidArguments(message);
+          })
+        : JSON.parse(args);
       return callResult(await tool.handler(tool.zod ? await parseArgs(tool.zod, given) : given));
     } catch (e) {
       throw toolError(e);
@@ -555,7 +568,7 @@ export const completions = {
 // ------------------------------------------------------- host and client
 
 const say = (level) => (...parts) =>
-  hostLog(level, parts.map((p) => (typeof p === "string" ? p : JSON.stringify(p))).join(" "));
+  hostLog(level, parts.map((p) => (typeof p === "string" ? p : jsonText(p))).join(" "));
 
 /** Writes to the server's log, attributed to this plugin and tool. Never log secrets. */
 export const log = {
@@ -634,7 +647,7 @@ export function sample(request) {
  * object schema or a JSON Schema. Returns the action and, when accepted, the answers.
  */
 export function elicit(message, schema) {
-  const answer = clientCall(() => hostElicit(message, JSON.stringify(schemaJson(schema))));
+  const answer = clientCall(() => hostElicit(message, jsonText(schemaJson(schema))));
   return {
     action: answer.action,
     content: answer.content === undefined || answer.content === null ? undefined : JSON.parse(answer.content),

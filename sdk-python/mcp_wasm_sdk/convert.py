@@ -10,6 +10,14 @@ from .hints import Field
 from .schema import json_type, schema_for
 
 
+# 2^53: a float of a smaller magnitude that is an integer came from exactly
+# that integer; from here on neighbouring integers read as the same float, so
+# one in float form (the host sends `9007199254740993.0` on as the double it
+# read, 9007199254740992.0) is refused rather than rounded. An integer
+# written as one is read exactly at any size.
+_EXACT_IN_A_FLOAT = 2.0 ** 53
+
+
 class ArgumentError(InvalidArguments):
     """An argument does not fit its type; the message names the argument's path."""
 
@@ -47,6 +55,10 @@ def convert(hint: Any, value: Any, path: str) -> Any:
         return _expect(isinstance(value, bool), value, path, "a boolean", value)
     if hint is int:
         if isinstance(value, float) and value.is_integer():
+            if abs(value) >= _EXACT_IN_A_FLOAT:
+                raise ArgumentError(path, f"{value!r} cannot be taken exactly as an integer: a number written "
+                                          "with a fraction or an exponent is exact only from -9007199254740991 "
+                                          "to 9007199254740991 (2^53 - 1); write it as a plain integer")
             value = int(value)
         return _expect(isinstance(value, int) and not isinstance(value, bool), value, path, "an integer", value)
     if hint is float:

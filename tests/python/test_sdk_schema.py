@@ -255,6 +255,8 @@ def test_arguments_are_converted_to_the_hinted_python_types(sdk):
     ('{"shape": {"name": "t", "points": [], "color": "blue"}}', "argument `shape.color`: expected one of ['red', 'green']"),
     ('{"positive": {"n": -1}}', "argument `positive`: n must be positive"),
     ('{"count": true}', "argument `count`: expected an integer, got boolean"),
+    ('{"count": 9007199254740993.0}', "argument `count`: 9007199254740992.0 cannot be taken exactly"),
+    ('{"count": -1e300}', "argument `count`: -1e+300 cannot be taken exactly"),
     ("[1]", "argument `arguments`: expected an object, got array"),
     ("{nope", "arguments are not JSON"),
 ])
@@ -266,6 +268,20 @@ def test_arguments_that_do_not_fit_are_invalid_arguments_naming_the_argument(sdk
     with pytest.raises(sdk.InvalidArguments) as e:
         spec_of(sdk, f).run(arguments)
     assert message in str(e.value)
+
+
+def test_integers_are_read_exactly_and_a_float_form_only_below_2_53(sdk):
+    seen = []
+
+    def f(count: int) -> str:
+        """Doc."""
+        seen.append(count)
+        return "ok"
+
+    for text, want in [("9007199254740993", 9007199254740993), ("-9223372036854775809", -9223372036854775809),
+                       ("18446744073709551615", 2**64 - 1), ("9007199254740991.0", 2**53 - 1), ("-1e3", -1000)]:
+        spec_of(sdk, f).run(f'{{"count": {text}}}')
+        assert type(seen[-1]) is int and seen[-1] == want, text
 
 
 # --- return values → results ---------------------------------------------------------

@@ -213,6 +213,34 @@ fn session_reuse_is_a_value_of_reuse_instances_and_a_plugin_may_override_it() {
 }
 
 #[test]
+fn engine_counts_past_what_the_pool_holds_are_refused_naming_the_key() {
+    for (key, max, over) in [
+        ("instances", "256", "257"),
+        ("tables", "256", "257"),
+        ("memories", "64", "65"),
+        ("table_elements", "100,000", "100_001"),
+    ] {
+        let e = parse(&format!("[plugins.p]\n{key} = {over}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("`plugins.p.{key}`")) && e.contains(&format!("at most {max}")),
+            "{key}: {e}"
+        );
+        let max = max.replace(',', "_");
+        let c = parse(&format!("[defaults]\n{key} = {max}\n")).unwrap();
+        let limits = c.policy_for("p").unwrap().limits.clone();
+        let set = match key {
+            "instances" => u64::from(limits.instances),
+            "tables" => u64::from(limits.tables),
+            "memories" => u64::from(limits.memories),
+            _ => limits.table_elements,
+        };
+        assert_eq!(set.to_string(), max.replace('_', ""), "{key}");
+    }
+}
+
+#[test]
 fn fetch_bounds_are_read_per_plugin_and_named_by_their_keys() {
     let config = parse(
             "[server]\nfetch_connect_timeout = \"2s\"\nfetch_first_byte_timeout = \"3s\"\nfetch_timeout = \"1m\"\n[defaults]\nmax_plugin_size = \"8 MiB\"\n[plugins.a]\nsource = \"oci://r/a:v1\"\n[plugins.b]\nsource = \"oci://r/b:v1\"\nmax_plugin_size = 1000\n",

@@ -148,7 +148,7 @@ env = { TOOLBOMB_TOOLS = "100000" }
     // schemas (seconds of host CPU each) comes next.
     for plugin in ["huge1", "huge2"] {
         s.wait_for_stderr(&format!(
-            "instantiate{{plugin={plugin}}}: mcp_wasm_host_runtime::plugin: listed its tools"
+            "instantiate{{plugin={plugin}}}: mcp_wasm_host_runtime::load::plugin: listed its tools"
         ));
     }
     let ping = s.request("ping", json!({}));

@@ -4,6 +4,11 @@
 //!   checkout (`host/`, `scripts/`, `sdk-*/`, `plugins/`, `.ci/`, …: read
 //!   from the checkout, so a new directory is covered without a change
 //!   here; `target/` and other hidden or untracked directories are not);
+//! - a backticked span that starts inside a crate (`src/…`, as a table of
+//!   the tree writes it) and names Rust code: a `.rs` file or a directory.
+//!   It must exist in one of the [`CRATES`]. A `src/…` span that names
+//!   another language's file (`src/app.py`, `src/hello.c`) is a guest
+//!   project's, not ours;
 //! - a relative Markdown link target (`[x](docs/policy.md)`), resolved from
 //!   the file that holds it.
 //!
@@ -25,6 +30,9 @@ use crate::common::workspace_root;
 /// checkout: (the document, the path).
 const THE_READER_CREATES: &[(&str, &str)] =
     &[("docs/writing-plugins.md", "plugins/python/hello/app.py")];
+
+/// The crates whose `src/` a span starting with `src/` may name.
+const CRATES: &[&str] = &["runtime", "host"];
 
 /// Top-level directories that hold build output or local environments,
 /// never files the docs may point at.
@@ -96,6 +104,30 @@ fn quoted_paths(text: &str, dirs: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The spans of `text` that start inside a crate (`src/…`) and name Rust
+/// code: a `.rs` file, or a directory (a trailing `/`, or a last segment
+/// without an extension).
+fn crate_paths(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|span| span.starts_with("src/") && !not_a_path(span))
+        .map(|span| bare(span).to_string())
+        .filter(|path| {
+            let last = path.rsplit('/').next().unwrap_or_default();
+            path.ends_with(".rs") || !last.contains('.')
+        })
+        .collect()
+}
+
+/// Whether `path` (starting with `src/`) exists, or is a template, in one
+/// of the [`CRATES`] under `root`.
+fn in_a_crate(root: &Path, path: &str) -> bool {
+    CRATES
+        .iter()
+        .any(|krate| exists_or_template(&root.join(krate), path))
+}
+
 /// The relative targets of `text`'s Markdown links (`[x](target)`), as
 /// written (relative to the file that holds them).
 fn link_targets(text: &str) -> Vec<String> {
@@ -143,6 +175,12 @@ fn every_path_the_docs_name_exists() {
         let linked = link_targets(&text)
             .into_iter()
             .map(|t| (file.parent().unwrap().to_path_buf(), t));
+        for path in crate_paths(&text) {
+            checked += 1;
+            if !in_a_crate(&root, &path) {
+                missing.push(format!("{name}: `{path}` (in no crate: {CRATES:?})"));
+            }
+        }
         for (base, path) in quoted.chain(linked) {
             checked += 1;
             if !exists_or_template(&base, &path)
@@ -188,6 +226,36 @@ fn the_scan_finds_paths_and_skips_commands_and_globs() {
         link_targets(text),
         ["docs/policy.md", "policy.md", "docs/LANG.md"]
     );
+}
+
+#[test]
+fn a_path_inside_a_crate_is_checked_against_each_crate() {
+    let text = "`src/config/` and `src/lib.rs`, `src/mcp`, `src/app.py`, \
+                `src/hello.c`, `src/`, `host/src/main.rs`, `src/config.rs:3`.";
+    assert_eq!(
+        crate_paths(text),
+        [
+            "src/config/",
+            "src/lib.rs",
+            "src/mcp",
+            "src/",
+            "src/config.rs"
+        ]
+    );
+    let root = workspace_root();
+    // One in the runtime, one in the server, one in both.
+    for real in ["src/runtime.rs", "src/config/", "src/lib.rs"] {
+        assert!(in_a_crate(&root, real), "{real}");
+    }
+    // What the docs named before the runtime's tree was regrouped (issue 44).
+    for drifted in [
+        "src/config.rs",
+        "src/runtime",
+        "src/scaffold.rs",
+        "src/lifecycle.rs",
+    ] {
+        assert!(!in_a_crate(&root, drifted), "{drifted}");
+    }
 }
 
 #[test]

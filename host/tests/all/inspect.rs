@@ -231,7 +231,11 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
         !text.contains(SECRET),
         "a pass-through value was printed:\n{text}"
     );
-    assert!(line("network").ends_with("none"), "{text}");
+    // `sockets` labels an import group too; the policy's row is the last.
+    let last_sockets = text
+        .lines()
+        .rfind(|l| l.trim_start().starts_with("sockets "));
+    assert!(last_sockets.is_some_and(|l| l.ends_with("none")), "{text}");
     assert!(line("client").ends_with("none"), "{text}");
 }
 
@@ -295,7 +299,8 @@ fn the_json_report_has_stable_keys_and_the_served_tools() {
         json!([{"guest": "/scratch", "host": setup.data().to_str().unwrap(), "write": true}])
     );
     assert_eq!(policy["env"], json!({"vars": {}, "passthrough": []}));
-    assert_eq!(policy["network"], "none");
+    assert_eq!(policy["sockets"], "none");
+    assert!(policy.get("network").is_none(), "one name: {policy:#}");
     assert_eq!(
         policy["client"],
         json!({"sampling": true, "elicitation": false, "roots": false})
@@ -524,7 +529,7 @@ connect = ["127.0.0.1:6379"]
         "TOKEN (from the file ",
         "injected as authorization into https://api.example.com",
         "PASS (from the environment variable INSPECT_TEST_TOKEN): exposed to the guest",
-        "network          TCP connect to 127.0.0.1:6379",
+        "sockets          TCP connect to 127.0.0.1:6379",
         "redacted from everything the plugin sends the client",
         "(`block_secrets = true` refuses them)",
     ] {
@@ -542,7 +547,7 @@ connect = ["127.0.0.1:6379"]
         "authorization"
     );
     assert_eq!(policy["secrets"]["PASS"]["expose"], true);
-    assert_eq!(policy["network"]["connect"], json!(["127.0.0.1:6379"]));
+    assert_eq!(policy["sockets"]["connect"], json!(["127.0.0.1:6379"]));
     for printed in [text, report.to_string(), stderr(&out)] {
         assert!(
             !printed.contains(FILE_SECRET) && !printed.contains(SECRET),

@@ -3,7 +3,10 @@
 //! bits), written in every JSON spelling a client may use, is sent as raw
 //! JSON-RPC text to a component that echoes what it got. Each either
 //! arrives exactly (the echo is the value, every digit) or is refused with
-//! text that names the bound; none is rounded or clamped.
+//! text that names the bound; none is rounded or clamped. A number that is
+//! not the integer but that a double rounds to it (`5.00000000000000000001`,
+//! `1e-400`) is refused, naming the number as written. The JavaScript
+//! SDK's integers go through the same edges (`js_plugins.rs`).
 #![allow(clippy::unwrap_used)]
 
 use crate::common::revision::R4;
@@ -86,13 +89,85 @@ fn spellings(n: i128) -> Vec<(String, bool)> {
     out
 }
 
+/// Spellings of numbers that are not `n` but that a double rounds to `n`:
+/// `n` plus or minus less than half a unit in a double's last place. No
+/// integer parameter may take them.
+fn near_misses(n: i128) -> Vec<String> {
+    if n == 0 {
+        return vec!["1e-400".into(), "-1e-400".into(), "0.1e-330".into()];
+    }
+    vec![
+        format!("{n}.00000000000000000001"),
+        format!("{n}.000000000000000000000000000000000000000000000000000000001e0"),
+        format!("{}.99999999999999999999", n - n.signum()),
+    ]
+}
+
 #[test]
 fn every_integer_edge_in_every_spelling_arrives_exactly_or_is_refused_naming_the_bound() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("edges.wasm"), echo_component()).unwrap();
     let mut server = Server::initialized(dir.path(), &[], R4);
+    let widths = WIDTHS.map(|(name, _, min, max)| (name, min, max));
+    let (exact, refused) = every_edge(&mut server, &widths);
+    eprintln!("{exact} values arrived exactly, {refused} were refused");
+    assert!(exact > 0 && refused > 0);
+}
+
+#[test]
+fn over_http_a_number_a_double_rounds_to_an_integer_is_refused_as_written() {
+    // HTTP bodies are checked, then read again by rmcp: what the text showed
+    // must reach admission that way too.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("edges.wasm"), echo_component()).unwrap();
+    let server = crate::common::HttpServer::start(dir.path(), &["--no-watch", "--stateless"]);
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .new_agent();
+    let call = |text: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo-s32","arguments":{{"n":{text}}}}}}}"#
+        );
+        let mut response = agent
+            .post(&server.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .send(body.as_bytes())
+            .unwrap();
+        let body = response.body_mut().read_to_string().unwrap();
+        crate::common::json_rpc_messages(&body)
+            .into_iter()
+            .find(|m| m["id"] == 7)
+            .unwrap_or_else(|| panic!("no answer to {text}: {body}"))
+    };
+    for text in [
+        "5.00000000000000000001",
+        "-1e-400",
+        "2147483646.99999999999999",
+    ] {
+        let answer = call(text);
+        let refused = answer.get("error").is_some() || answer["result"]["isError"] == true;
+        assert!(refused, "accepted {text}: {answer}");
+        assert!(answer.to_string().contains(text), "{text}: {answer}");
+    }
+    let answer = call("5.0");
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], 5,
+        "{answer}"
+    );
+}
+
+/// Sends each edge of each width `(NAME, min, max)` in every spelling to
+/// the tool `echo-NAME` of `server`, which answers `{"result": n}` as
+/// structured content. Each must arrive exactly (the echo is the value,
+/// every digit) if it is in range and either written as an integer or
+/// below 2^53; else be refused with text naming the bound it passed, or
+/// for one in range, the schema's bound or the 2^53 limit and `NAME takes
+/// MIN to MAX`. Returns how many arrived and how many were refused.
+pub(crate) fn every_edge(server: &mut Server, widths: &[(&str, i128, i128)]) -> (usize, usize) {
     let (mut exact, mut refused) = (0, 0);
-    for (name, _, min, max) in WIDTHS {
+    for &(name, min, max) in widths {
         for n in values(min, max) {
             for (text, as_written) in spellings(n) {
                 let id = server.id();
@@ -131,8 +206,23 @@ fn every_integer_edge_in_every_spelling_arrives_exactly_or_is_refused_naming_the
                 }
                 refused += 1;
             }
+            for text in near_misses(n) {
+                let id = server.id();
+                server.send_line(&format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo-{name}","arguments":{{"n":{text}}}}}}}"#
+                ));
+                let resp = server.response(id);
+                let case = format!("echo-{name}({text}): {resp}");
+                let ok =
+                    resp.get("error").is_none() && resp["result"]["isError"] != Value::Bool(true);
+                assert!(!ok, "accepted a number that is not an integer: {case}");
+                if (min..=max).contains(&n) && n.abs() < TWO_53 {
+                    // Refused as written, not as the integer it reads as.
+                    assert!(resp.to_string().contains(&text), "{case}");
+                }
+                refused += 1;
+            }
         }
     }
-    eprintln!("{exact} values arrived exactly, {refused} were refused");
-    assert!(exact > 0 && refused > 0);
+    (exact, refused)
 }

@@ -9,7 +9,8 @@
 //! prompt and a completion of its argument); and the `contacts` example,
 //! whose schemas are Zod 4 schemas: the JSON Schemas Zod converts them to
 //! (made portable by the SDK), and arguments the host's schema check lets
-//! through but Zod's parse refuses in the guest.
+//! through but Zod's parse refuses in the guest; and the `integers` test
+//! plugin, whose integers of each width arrive exactly or are refused.
 //!
 //! The build needs Node: `MCP_WASM_HOST_NODE` names it
 //! (`MCP_WASM_HOST_NODE=$(scripts/setup-node.sh)`, as `scripts/test.sh`
@@ -358,4 +359,50 @@ fn zod_parses_the_arguments_before_the_handler_runs_and_refuses_what_the_schema_
 
     let booked = s.call_ok("book_slot", json!({"start": 9, "end": 12}));
     assert_eq!(booked["structuredContent"], json!({"hours": 3}));
+}
+
+/// The `integers` test plugin's `s.int32()`, `s.uint32()`, `s.int64()`,
+/// `s.uint64()` and `s.integer()`: each lists its exact bounds, and each
+/// edge in every spelling arrives exactly (a 64-bit one as a BigInt read
+/// from its text) or is refused naming the bound, as for a generic
+/// component (`integer_edges.rs`).
+#[test]
+fn every_integer_width_states_its_bounds_and_each_edge_arrives_exactly_or_is_refused() {
+    let Some((mut s, _dir)) = serve("integers", "") else {
+        return;
+    };
+    let (tools, _) = s.list_all_tools();
+    let safe = (1i128 << 53) - 1;
+    let widths: [(&str, i128, i128); 5] = [
+        ("int32", i32::MIN.into(), i32::MAX.into()),
+        ("uint32", 0, u32::MAX.into()),
+        ("int64", i64::MIN.into(), i64::MAX.into()),
+        ("uint64", 0, u64::MAX.into()),
+        ("integer", -safe, safe),
+    ];
+    for (name, min, max) in widths {
+        let n = &tool(&tools, &format!("echo-{name}"))["inputSchema"]["properties"]["n"];
+        assert_eq!(n["type"], "integer", "{name}: {n}");
+        // Compared as text: every digit, never a double's rounding.
+        assert_eq!(n["minimum"].to_string(), min.to_string(), "{name}: {n}");
+        assert_eq!(n["maximum"].to_string(), max.to_string(), "{name}: {n}");
+    }
+    let (exact, refused) = crate::integer_edges::every_edge(&mut s, &widths);
+    eprintln!("{exact} values arrived exactly, {refused} were refused");
+    assert!(exact > 0 && refused > 0);
+
+    let got = s.call_ok("echo-uint64", json!({"n": 9_007_199_254_740_993u64}));
+    assert_eq!(
+        got["structuredContent"],
+        json!({"result": 9_007_199_254_740_993u64, "type": "bigint"})
+    );
+    let got = s.call_ok("echo-int32", json!({"n": -5}));
+    assert_eq!(got["structuredContent"]["type"], "number");
+    let sum = s.call_ok("sum-uint64", json!({"items": [u64::MAX - 1, 1, 0]}));
+    assert_eq!(sum["structuredContent"], json!({"sum": u64::MAX}));
+    let refused = s.call_err("sum-uint64", json!({"items": [1, 9_007_199_254_740_992.0]}));
+    assert!(
+        refused.contains("/items/1") && refused.contains("uint64 takes 0 to 18446744073709551615"),
+        "{refused}"
+    );
 }

@@ -15,6 +15,7 @@ mod c_plugins;
 mod cache;
 mod client_requests;
 mod docs_paths;
+mod engine_bounds;
 mod flood;
 mod generic;
 mod go_plugins;

@@ -10,16 +10,17 @@ use wasmtime::{Store, Trap};
 
 use super::blame;
 use super::*;
-use crate::bindings::types as wit;
+use crate::call::capture::{find_alloc_failure, find_panic};
+use crate::call::offload::{self, Expired};
+use crate::call::sandbox::CallState;
 use crate::capabilities::{self, Grants};
-use crate::capture::{find_alloc_failure, find_panic};
+use crate::definitions::output::{Content, ToolOutput, cost};
+use crate::definitions::schema::Schema;
+use crate::definitions::tool::PluginTool;
 use crate::error::{Excess, FailureCause, GuestErrorKind, ToolFailure};
-use crate::offload::{self, Expired};
-use crate::output::{Content, ToolOutput, cost};
+use crate::load::bindings::types as wit;
 use crate::policy::Policy;
-use crate::sandbox::CallState;
-use crate::schema::Schema;
-use crate::tool::PluginTool;
+use crate::policy::limits::spec::key;
 use crate::units::count;
 
 /// A guest's `tool-error` as the runtime's kind of guest error and message
@@ -84,10 +85,10 @@ pub(super) fn describe_error(state: &CallState, error: wasmtime::Error) -> ToolF
         }
     } else if state.limiter.table_refused {
         FailureCause::OverLimit(Box::new(Excess {
-            key: "table_elements",
+            key: key::TABLE_ELEMENTS,
             what: "grew a table".into(),
             limit: format!("{} elements", count(limits.table_elements)),
-            hint: state.policy.raise_hint("table_elements"),
+            hint: state.policy.raise_hint(key::TABLE_ELEMENTS),
         }))
     } else if let Some(trap) = trap {
         match trap {

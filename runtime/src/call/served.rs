@@ -9,13 +9,14 @@ use wasmtime::Store;
 use wasmtime::component::Instance;
 
 use super::*;
+use crate::call::events::CallEvents;
+use crate::call::sandbox::CallState;
+use crate::call::session::Session;
+use crate::definitions::output::{ToolOutput, cost};
+use crate::egress::outbound::Outbound;
 use crate::error::{FailureCause, GuestErrorKind, ToolFailure};
-use crate::events::CallEvents;
-use crate::exports::Exports;
-use crate::outbound::Outbound;
-use crate::output::{ToolOutput, cost};
-use crate::sandbox::CallState;
-use crate::session::Session;
+use crate::load::exports::Exports;
+use crate::policy::limits::spec::key;
 
 /// What a result of one of the optional exports costs against
 /// `max_result_size` (see [`output_size`]), counted on the guest's own
@@ -28,7 +29,7 @@ pub(crate) trait Budgeted {
     fn cost(&self) -> Option<u64>;
 }
 
-impl Budgeted for Vec<crate::served::ResourcePart> {
+impl Budgeted for Vec<crate::definitions::served::ResourcePart> {
     fn cost(&self) -> Option<u64> {
         Some(
             self.iter()
@@ -36,8 +37,10 @@ impl Budgeted for Vec<crate::served::ResourcePart> {
                     cost::string(&p.uri)
                         + p.mime_type.as_deref().map_or(0, cost::string)
                         + match &p.body {
-                            crate::output::ResourceBody::Text(t) => cost::string(t),
-                            crate::output::ResourceBody::Blob(b) => cost::base64(b.len()),
+                            crate::definitions::output::ResourceBody::Text(t) => cost::string(t),
+                            crate::definitions::output::ResourceBody::Blob(b) => {
+                                cost::base64(b.len())
+                            }
                         }
                 })
                 .sum(),
@@ -45,7 +48,7 @@ impl Budgeted for Vec<crate::served::ResourcePart> {
     }
 }
 
-impl Budgeted for crate::served::PromptOutput {
+impl Budgeted for crate::definitions::served::PromptOutput {
     fn cost(&self) -> Option<u64> {
         Some(cost::output(&ToolOutput {
             content: self.messages.iter().map(|(_, c)| c.clone()).collect(),
@@ -54,7 +57,7 @@ impl Budgeted for crate::served::PromptOutput {
     }
 }
 
-impl Budgeted for crate::served::Completion {
+impl Budgeted for crate::definitions::served::Completion {
     fn cost(&self) -> Option<u64> {
         None
     }
@@ -76,7 +79,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
         &mut Store<CallState>,
         Instance,
     ) -> wasmtime::Result<
-        Result<R, crate::bindings::mcp_wasm_host::plugin::errors::ServeError>,
+        Result<R, crate::load::bindings::mcp_wasm_host::plugin::errors::ServeError>,
     >,
 ) -> (Result<R, ToolFailure>, CallStats) {
     let mut live = match live(target, label, events, deadline, session) {
@@ -94,7 +97,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
     let outcome = match result {
         Err(e) => Err(describe_error(store.data(), e)),
         Ok(Err(guest)) => {
-            let (kind, message) = crate::served::guest_error(guest);
+            let (kind, message) = crate::definitions::served::guest_error(guest);
             let mut message = target.policy.grants.guest_message(message);
             if kind == GuestErrorKind::Denied {
                 message = format!("{message} ({})", denied_hint(target.policy));
@@ -114,7 +117,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
                     cause: FailureCause::ResultTooLarge {
                         size,
                         limit,
-                        hint: target.policy.raise_hint("max_result_size"),
+                        hint: target.policy.raise_hint(key::MAX_RESULT_SIZE),
                     },
                 }),
                 _ => Ok(value),

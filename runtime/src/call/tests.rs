@@ -1,9 +1,9 @@
 //! Unit tests of `runtime::call`.
 use super::*;
 use crate::capabilities::{self, Grants};
-use crate::output::ToolHints;
-use crate::output::cost;
-use crate::schema::Schema;
+use crate::definitions::output::ToolHints;
+use crate::definitions::output::cost;
+use crate::definitions::schema::Schema;
 
 /// Each shape a call can end in, with a denial during it: the denial is
 /// told in every failure the guest made (its error, error result, panic

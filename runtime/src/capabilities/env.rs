@@ -9,8 +9,11 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::super::imports::ImportKind;
-use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use super::{
+    CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report, ResolveCtx, Scope,
+    granted_per_plugin,
+};
+use crate::load::imports::ImportKind;
 
 /// The `env` and `env_passthrough` keys of a section as written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -86,7 +89,8 @@ impl Capability for EnvPolicy {
         Ok(())
     }
 
-    fn check(spec: &Self::Spec) -> Result<(), KeyProblem> {
+    fn check(spec: &Self::Spec, scope: Scope) -> Result<(), KeyProblem> {
+        granted_per_plugin::<Self>(spec, scope)?;
         for var in spec.vars.keys().chain(&spec.passthrough) {
             if var.is_empty() || var.contains('=') || var.contains('\0') {
                 return Err(KeyProblem::new(
@@ -102,6 +106,7 @@ impl Capability for EnvPolicy {
         _defaults: &Self::Spec,
         spec: Option<&Self::Spec>,
         _ctx: &ResolveCtx<'_>,
+        _others: &Others<'_>,
     ) -> Result<Self, KeyProblem> {
         let Some(spec) = spec else {
             return Ok(EnvPolicy::default());
@@ -121,7 +126,13 @@ impl Capability for EnvPolicy {
         wasi.envs(self.resolved());
         Ok(())
     }
+}
 
+/// The environment adds nothing to redaction: a pass-through value is the
+/// guest's to see (a secret the guest must not hold is a `secrets` entry).
+impl Redaction for EnvPolicy {}
+
+impl Report for EnvPolicy {
     fn denied_hint(&self, section: &str) -> Option<String> {
         Some(format!(
             "to grant an environment variable set it in `[{section}.env]` (NAME = \"value\") or list its name in `{section}.env_passthrough`"
@@ -130,24 +141,32 @@ impl Capability for EnvPolicy {
 
     /// Names and explicit values; never a pass-through value.
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {
+        // Every field, so that a new one cannot be left out of the report
+        // unnoticed; `resolved` holds pass-through values, never shown.
+        let EnvPolicy {
+            vars,
+            passthrough,
+            resolved: _,
+        } = self;
         vec![(
             "env",
             json!({
-                "vars": self.vars.iter().cloned().collect::<BTreeMap<_, _>>(),
-                "passthrough": self.passthrough,
+                "vars": vars.iter().cloned().collect::<BTreeMap<_, _>>(),
+                "passthrough": passthrough,
             }),
         )]
     }
 
     /// Names and explicit values; never a pass-through value.
     fn inspect_lines(&self) -> Vec<(&'static str, String)> {
-        let mut env: Vec<String> = self
-            .vars
-            .iter()
-            .map(|(k, v)| format!("{k} = {v:?}"))
-            .collect();
+        let EnvPolicy {
+            vars,
+            passthrough,
+            resolved: _,
+        } = self;
+        let mut env: Vec<String> = vars.iter().map(|(k, v)| format!("{k} = {v:?}")).collect();
         env.extend(
-            self.passthrough
+            passthrough
                 .iter()
                 .map(|k| format!("{k} (passed through from the server's environment)")),
         );

@@ -10,8 +10,11 @@ use serde::de::MapAccess;
 use serde_json::{Value, json};
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::super::imports::ImportKind;
-use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use super::{
+    CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report, ResolveCtx, Scope,
+    granted_per_plugin,
+};
+use crate::load::imports::ImportKind;
 
 /// One `[[plugins.NAME.mounts]]` entry as written: `host` is relative to the
 /// policy file's directory until resolved.
@@ -87,7 +90,8 @@ impl Capability for FilesystemPolicy {
         Ok(())
     }
 
-    fn check(spec: &Self::Spec) -> Result<(), KeyProblem> {
+    fn check(spec: &Self::Spec, scope: Scope) -> Result<(), KeyProblem> {
+        granted_per_plugin::<Self>(spec, scope)?;
         match spec.iter().position(|m| !m.guest.starts_with('/')) {
             Some(i) => Err(KeyProblem::new(
                 format!("mounts[{i}].guest"),
@@ -105,6 +109,7 @@ impl Capability for FilesystemPolicy {
         _defaults: &Self::Spec,
         spec: Option<&Self::Spec>,
         ctx: &ResolveCtx<'_>,
+        _others: &Others<'_>,
     ) -> Result<Self, KeyProblem> {
         let mut mounts = Vec::new();
         for (i, m) in spec.into_iter().flatten().enumerate() {
@@ -153,7 +158,12 @@ impl Capability for FilesystemPolicy {
         }
         Ok(())
     }
+}
 
+/// Mounted paths are the guest's to see: nothing to redact.
+impl Redaction for FilesystemPolicy {}
+
+impl Report for FilesystemPolicy {
     fn denied_hint(&self, section: &str) -> Option<String> {
         Some(format!(
             "the sandbox grants {}; to grant a directory add `[[{section}.mounts]]` with `host = \"/host/dir\"`, `guest = \"/guest/dir\"` and `write = true` for writing",
@@ -162,27 +172,32 @@ impl Capability for FilesystemPolicy {
     }
 
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {
-        let mounts = self.mounts.iter().map(|m| {
+        let FilesystemPolicy { mounts } = self;
+        let mounts = mounts.iter().map(|m| {
+            // Every field, so that a new one cannot be left out unnoticed.
+            let Mount { host, guest, write } = m;
             json!({
-                "guest": m.guest,
-                "host": m.host.display().to_string(),
-                "write": m.write,
+                "guest": guest,
+                "host": host.display().to_string(),
+                "write": write,
             })
         });
         vec![("mounts", mounts.collect())]
     }
 
     fn inspect_lines(&self) -> Vec<(&'static str, String)> {
-        if self.mounts.is_empty() {
+        let FilesystemPolicy { mounts } = self;
+        if mounts.is_empty() {
             return vec![("mounts", "none".to_string())];
         }
-        self.mounts
+        mounts
             .iter()
             .enumerate()
             .map(|(n, m)| {
+                let Mount { host, guest, write } = m;
                 (
                     if n == 0 { "mounts" } else { "" },
-                    format!("{} -> {} ({})", m.guest, m.host.display(), access(m.write)),
+                    format!("{guest} -> {} ({})", host.display(), access(*write)),
                 )
             })
             .collect()

@@ -8,13 +8,15 @@ use std::sync::Arc;
 use serde::de::MapAccess;
 use wasmtime::component::{HasSelf, Linker};
 
-use super::super::bindings::link_earlier;
-use super::super::bindings::mcp_wasm_host::plugin::{host, types};
-use super::super::events::{CallEvents, LogLevel, Progress};
-use super::super::log_budget::LogBudget;
 use super::super::units::bytes;
-use super::secrets::SecretsPolicy;
-use super::{CallCtx, CallEnd, Capability, CapsView, KeyProblem, ResolveCtx};
+use super::{
+    CallCtx, CallEnd, CallHooks, Capability, CapsView, Grants, KeyProblem, Others, Redaction,
+    Report, ResolveCtx,
+};
+use crate::call::events::{CallEvents, LogLevel, Progress};
+use crate::call::log_budget::LogBudget;
+use crate::load::bindings::link_earlier;
+use crate::load::bindings::mcp_wasm_host::plugin::{host, types};
 
 /// Logging and progress have no policy section: every plugin may use them,
 /// within its `log_lines` and `log_bytes` limits.
@@ -39,6 +41,7 @@ impl Capability for LoggingPolicy {
         _defaults: &(),
         _spec: Option<&()>,
         _ctx: &ResolveCtx<'_>,
+        _others: &Others<'_>,
     ) -> Result<Self, KeyProblem> {
         Ok(LoggingPolicy)
     }
@@ -49,20 +52,62 @@ impl Capability for LoggingPolicy {
             tool: call.tool.clone(),
             events: call.events.clone(),
             budget: LogBudget::new(call.limits),
-            secrets: call.grants.secrets.clone(),
+            grants: call.grants.clone(),
             last_progress: None,
         }
     }
 
+    fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
+        let state: fn(&mut T) -> &mut LogState = |s| s.caps().get_mut::<Self>();
+        host::add_to_linker::<T, HasSelf<LogState>>(linker, state)?;
+        // 0.1.x plugins import `host@0.1.x`: the same functions serve them.
+        link_earlier(linker, "host", |older| {
+            host::add_to_linker_instance::<T, HasSelf<LogState>>(older, state)
+        })
+    }
+}
+
+/// One call's logging: where its messages go, and what it may still write.
+pub struct LogState {
+    plugin: Arc<str>,
+    tool: Arc<str>,
+    events: Arc<dyn CallEvents>,
+    /// What the call may still write to the server's log (its captured
+    /// stdout and stderr count too).
+    pub budget: LogBudget,
+    last_progress: Option<f64>,
+    /// The plugin's grants: what they redact is redacted from every
+    /// message (through the registry, whichever capability redacts).
+    grants: Arc<Grants>,
+}
+
+impl std::fmt::Debug for LogState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogState")
+            .field("plugin", &self.plugin)
+            .field("tool", &self.tool)
+            .field("budget", &self.budget)
+            .field("last_progress", &self.last_progress)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Logging has no policy to report, and hides nothing of its own: what it
+/// writes is redacted by every capability that redacts.
+impl Report for LoggingPolicy {}
+
+impl Redaction for LoggingPolicy {}
+
+impl CallHooks for LogState {
     /// Writes the guest's captured stdout and stderr to the server log, as
     /// far as the call's log budget goes, with the plugin's secrets
     /// redacted, then one line saying what the budget left out, if
     /// anything.
-    fn finish(state: &mut LogState, end: &CallEnd<'_>) {
-        let (plugin, tool) = (&*state.plugin, &*state.tool);
-        let budget = &mut state.budget;
+    fn finish(&mut self, end: &CallEnd<'_>) {
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
+        let budget = &mut self.budget;
         for (stream, text, dropped) in &end.output {
-            let text = state.secrets.redact(text);
+            let text = self.grants.redact(text);
             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                 if budget.admit(line.len()) {
                     tracing::info!(target: "guest", plugin, tool, stream, "{line}");
@@ -91,39 +136,6 @@ impl Capability for LoggingPolicy {
             );
         }
     }
-
-    fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
-        let state: fn(&mut T) -> &mut LogState = |s| &mut s.caps().logging;
-        host::add_to_linker::<T, HasSelf<LogState>>(linker, state)?;
-        // 0.1.x plugins import `host@0.1.x`: the same functions serve them.
-        link_earlier(linker, "host", |older| {
-            host::add_to_linker_instance::<T, HasSelf<LogState>>(older, state)
-        })
-    }
-}
-
-/// One call's logging: where its messages go, and what it may still write.
-pub struct LogState {
-    plugin: Arc<str>,
-    tool: Arc<str>,
-    events: Arc<dyn CallEvents>,
-    /// What the call may still write to the server's log (its captured
-    /// stdout and stderr count too).
-    pub budget: LogBudget,
-    last_progress: Option<f64>,
-    /// Redacted from every message.
-    secrets: SecretsPolicy,
-}
-
-impl std::fmt::Debug for LogState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LogState")
-            .field("plugin", &self.plugin)
-            .field("tool", &self.tool)
-            .field("budget", &self.budget)
-            .field("last_progress", &self.last_progress)
-            .finish_non_exhaustive()
-    }
 }
 
 impl From<types::LogLevel> for LogLevel {
@@ -144,7 +156,7 @@ impl From<types::LogLevel> for LogLevel {
 impl host::Host for LogState {
     async fn log(&mut self, level: types::LogLevel, message: String) {
         let level = LogLevel::from(level);
-        let message = self.secrets.guest_message(message);
+        let message = self.grants.guest_message(message);
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         let logged = self.budget.admit(message.len());
         match level {
@@ -190,7 +202,7 @@ impl host::Host for LogState {
                 // Redacted before the clip (a clip could cut a secret in
                 // two), and again where every product of the guest leaves
                 // for the client (`runtime::egress`).
-                message: message.map(|m| self.secrets.guest_message(m)),
+                message: message.map(|m| self.grants.guest_message(m)),
             },
         );
     }

@@ -14,10 +14,18 @@ use serde_json::Value;
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::sockets::SocketAddrUse;
 
-use super::super::imports::ImportKind;
 use super::http::address::{AddressGrants, refusal};
 use super::http::origin::normal_name;
-use super::{CallCtx, Capability, CapabilityError, KeyProblem, ResolveCtx};
+use super::{
+    CallCtx, Capability, CapabilityError, KeyProblem, Others, Redaction, Report, ResolveCtx, Scope,
+    granted_per_plugin,
+};
+use crate::load::imports::ImportKind;
+
+/// The label of this capability's row of `inspect` and its member of
+/// `inspect --json`'s policy: its key's name, as every capability's is
+/// (before 0.1.0 it was `network`).
+const REPORTED_AS: &str = "sockets";
 
 /// `[plugins.NAME.sockets]`, as written.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
@@ -197,21 +205,22 @@ impl SocketsPolicy {
 
     /// The report line.
     pub fn report(&self) -> String {
-        if self.connect.is_empty() {
+        let SocketsPolicy { connect, addresses } = self;
+        if connect.is_empty() {
             return "none".into();
         }
         let mut text = format!(
             "TCP connect to {}",
-            self.connect
+            connect
                 .iter()
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        if !self.addresses.is_empty() {
+        if !addresses.is_empty() {
             text.push_str(&format!(
                 "; internal addresses: {}",
-                self.addresses.entries().collect::<Vec<_>>().join(", ")
+                addresses.entries().collect::<Vec<_>>().join(", ")
             ));
         }
         text
@@ -219,7 +228,7 @@ impl SocketsPolicy {
 }
 
 impl Capability for SocketsPolicy {
-    const NAME: &'static str = "network";
+    const NAME: &'static str = "sockets";
     const KEYS: &'static [&'static str] = &["sockets"];
     type Spec = SocketsSpec;
     type State = ();
@@ -233,7 +242,8 @@ impl Capability for SocketsPolicy {
         Ok(())
     }
 
-    fn check(spec: &SocketsSpec) -> Result<(), KeyProblem> {
+    fn check(spec: &SocketsSpec, scope: Scope) -> Result<(), KeyProblem> {
+        granted_per_plugin::<Self>(spec, scope)?;
         spec.check()
     }
 
@@ -241,6 +251,7 @@ impl Capability for SocketsPolicy {
         _defaults: &SocketsSpec,
         spec: Option<&SocketsSpec>,
         _ctx: &ResolveCtx<'_>,
+        _others: &Others<'_>,
     ) -> Result<Self, KeyProblem> {
         spec.map_or_else(|| Ok(SocketsPolicy::default()), SocketsSpec::resolve)
     }
@@ -251,22 +262,29 @@ impl Capability for SocketsPolicy {
         self.apply(wasi);
         Ok(())
     }
+}
 
+/// Endpoints are the guest's to see: nothing to redact.
+impl Redaction for SocketsPolicy {}
+
+impl Report for SocketsPolicy {
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {
-        if self.connect.is_empty() {
-            return vec![("network", "none".into())];
+        // Every field, so that a new one cannot be left out unnoticed.
+        let SocketsPolicy { connect, addresses } = self;
+        if connect.is_empty() {
+            return vec![(REPORTED_AS, "none".into())];
         }
         vec![(
-            "network",
+            REPORTED_AS,
             serde_json::json!({
-                "connect": self.connect.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                "allow_addresses": self.addresses.entries().collect::<Vec<_>>(),
+                "connect": connect.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "allow_addresses": addresses.entries().collect::<Vec<_>>(),
             }),
         )]
     }
 
     fn inspect_lines(&self) -> Vec<(&'static str, String)> {
-        vec![("network", self.report())]
+        vec![(REPORTED_AS, self.report())]
     }
 
     fn import_note(policy: Option<&Self>, kind: ImportKind) -> Option<String> {

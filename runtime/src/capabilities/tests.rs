@@ -8,7 +8,7 @@ fn the_registry_lists_every_capability_and_its_keys_once() {
         [
             "filesystem",
             "env",
-            "network",
+            "sockets",
             "client",
             "logging",
             "http",
@@ -61,4 +61,47 @@ fn no_capability_may_be_granted_in_the_defaults() {
     assert_eq!(problem.key, "env");
     assert!(problem.problem.contains("granted per plugin"), "{problem}");
     assert_eq!(GrantSpecs::default().check_defaults(), Ok(()));
+}
+
+#[test]
+fn each_capability_is_held_under_its_name_and_reads_only_registered_others() {
+    assert_eq!(FIELDS, NAMES);
+    for (reader, reads) in NAMES.iter().zip(READS) {
+        for read in *reads {
+            assert!(
+                NAMES.contains(read),
+                "{reader} reads {read}, which is not registered"
+            );
+            assert_ne!(reader, read, "{reader} reads itself");
+        }
+    }
+}
+
+#[test]
+fn a_capability_reads_only_what_it_declares_and_what_is_resolved_before_it() {
+    let grants = Grants::default();
+    // The secrets capability declares `http`, resolved before it.
+    let secrets = Others::resolving::<secrets::SecretsPolicy>(&grants);
+    assert!(secrets.get::<HttpPolicy>().is_ok());
+    assert_eq!(
+        secrets.get::<env::EnvPolicy>(),
+        Err(Unreadable::Undeclared {
+            reader: "secrets",
+            read: "env"
+        })
+    );
+    // HTTP declares `secrets`, resolved after it: readable at call time only.
+    let http = Others::resolving::<HttpPolicy>(&grants);
+    assert_eq!(
+        http.get::<secrets::SecretsPolicy>(),
+        Err(Unreadable::NotResolved {
+            reader: "http",
+            read: "secrets"
+        })
+    );
+    assert!(
+        Others::of::<HttpPolicy>(&grants)
+            .get::<secrets::SecretsPolicy>()
+            .is_ok()
+    );
 }

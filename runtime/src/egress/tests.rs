@@ -6,17 +6,17 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::json;
 
 use super::*;
+use crate::call::events::{SamplingContent, SamplingMessage, SamplingRole};
 use crate::capabilities::secrets::{REDACTED, SecretsPolicy};
-use crate::events::{SamplingContent, SamplingMessage, SamplingRole};
-use crate::icons::Icon;
-use crate::outbound::Field;
-use crate::output::{Audience, Content, ContentHints, ResourceBody, ToolOutput};
-use crate::output::{TaskSupport, ToolHints};
-use crate::schema::Schema;
-use crate::served::{
+use crate::definitions::icons::Icon;
+use crate::definitions::output::{Audience, Content, ContentHints, ResourceBody, ToolOutput};
+use crate::definitions::output::{TaskSupport, ToolHints};
+use crate::definitions::schema::Schema;
+use crate::definitions::served::{
     Completion, PromptArgument, PromptInfo, PromptOutput, ResourceInfo, ResourcePart, TemplateInfo,
     ViewCsp, ViewSettings,
 };
+use crate::egress::outbound::Field;
 
 const SECRET: &str = "sk-live/4f+9Qz=\"x\"";
 
@@ -296,7 +296,7 @@ fn listed(s: &str) -> Vec<(String, Box<dyn Outbound>)> {
     };
     let template = TemplateInfo {
         uri_template: "x://r/{a}".into(),
-        pattern: super::super::uri_match::UriPattern::compile("x://r/{a}").unwrap(),
+        pattern: crate::definitions::uri_match::UriPattern::compile("x://r/{a}").unwrap(),
         name: "n".into(),
         title: None,
         description: None,

@@ -1,4 +1,6 @@
 //! Unit tests of `cli::serve`.
+use std::path::{Path, PathBuf};
+
 use super::*;
 use mcp_wasm_host::runtime::FirstLists;
 

@@ -24,7 +24,7 @@ pub(super) struct Gate {
 impl McpServer {
     /// The gate of the request in `context`. The HTTP layer has already
     /// bound the session to the subject of its `initialize` and refused any
-    /// request of another subject ([`crate::mcp::transport::sessions`]); this binds the
+    /// request of another subject ([`crate::mcp::transport::http_sessions`]); this binds the
     /// caller (the audit log's subject) and checks again.
     pub(super) fn gate(&self, context: &RequestContext<RoleServer>) -> Result<Gate, McpError> {
         let principal = context

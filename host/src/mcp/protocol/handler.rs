@@ -2,7 +2,7 @@
 //! each request's dispatch to the module that answers it. `tools/list` with
 //! pages is answered here, `tools/call` in [`super::tool_call`] (with the
 //! failure mapping each protocol revision requires), what plugins serve
-//! besides tools in [`super::served_requests`], tasks from [`super::tasks`], and
+//! besides tools in [`super::resources_prompts`], tasks from [`super::tasks`], and
 //! subscriptions here with [`super::subscriptions`]. Every initialized
 //! session hears `notifications/tools/list_changed` when the runtime's
 //! catalog changes.
@@ -33,7 +33,7 @@ use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::notify::ListsChanged;
+use super::list_changed::ListsChanged;
 use super::revision::{implementation, server_info_meta, tools_have_icons};
 use super::server::McpServer;
 use super::subscriptions::{Watched, refresh};

@@ -7,7 +7,7 @@
 //!
 //! The server's state is [`server`]; [`handler`] dispatches rmcp's
 //! requests to the modules that answer them (`tool_call` for `tools/call`,
-//! `served_requests` for what plugins serve besides tools), and those import the
+//! `resources_prompts` for what plugins serve besides tools), and those import the
 //! state, never the handler or each other.
 
 pub mod convert;
@@ -15,17 +15,15 @@ pub mod convert_served;
 pub mod cursor;
 mod gate;
 pub mod handler;
-pub mod notify;
-#[cfg(test)]
-mod result_size;
+pub mod list_changed;
+mod resources_prompts;
 mod revision;
-mod served_requests;
 pub mod server;
 pub mod subscriptions;
 pub mod tasks;
 pub mod to_client;
 mod tool_call;
 
-pub use notify::PeerRegistry;
+pub use list_changed::PeerRegistry;
 pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions};
 pub use to_client::rounds::{Rounds, StateKeyError};

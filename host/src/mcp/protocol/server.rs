@@ -10,7 +10,7 @@ use rmcp::model::{CacheScope, JsonObject, MetaObject};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
-use super::notify::PeerRegistry;
+use super::list_changed::PeerRegistry;
 use super::revision::{is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
 use super::subscriptions::{Subscriptions, WatchBudget};
 use super::tasks::Tasks;

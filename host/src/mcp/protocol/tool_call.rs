@@ -20,7 +20,9 @@ use super::tasks::Finished;
 use super::to_client::notifications::Forwarder;
 use super::to_client::rounds::{InputRequiredError, Round};
 use super::to_client::task_run::TaskEvents;
-use crate::runtime::{CallError, CallEvents, Called, FailureCause, RunAs, TaskSupport};
+use crate::runtime::{
+    CallError, CallEvents, CallInput, Called, FailureCause, RoundedNumbers, RunAs, TaskSupport,
+};
 
 /// How a `tools/call` runs.
 enum Dispatch {
@@ -189,7 +191,7 @@ impl McpServer {
         end: CallEnd<'_>,
     ) -> Result<CallToolResponse, McpError> {
         let called = tokio::select! {
-            called = self.runtime.call(&request.name, request.arguments, &self.caller, events) => called,
+            called = self.runtime.call(&request.name, input(request.arguments, context), &self.caller, events) => called,
             () = context.ct.cancelled() => {
                 tracing::info!(tool = %request.name, "call cancelled");
                 return Ok(end.cancelled().await);
@@ -221,7 +223,10 @@ impl McpServer {
                 self.caller.clone(),
                 task_events.clone() as Arc<dyn CallEvents>,
             );
-            let (name, arguments) = (request.name.clone(), request.arguments.take());
+            let (name, arguments) = (
+                request.name.clone(),
+                input(request.arguments.take(), context),
+            );
             Box::pin(async move {
                 runtime
                     .call_as(&name, arguments, &caller, events, RunAs::Task)
@@ -317,6 +322,27 @@ fn refused(why: String, version: Option<&ProtocolVersion>) -> CallToolResponse {
         server_info_meta(&mut result.meta);
     }
     result.into()
+}
+
+/// A call's arguments, with the numbers in them that a double rounded
+/// (found in the request's text by the transport: in the request's
+/// extensions over stdio, in its HTTP request's over HTTP).
+fn input(
+    arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    context: &RequestContext<RoleServer>,
+) -> CallInput {
+    let rounded = context
+        .extensions
+        .get::<RoundedNumbers>()
+        .or_else(|| {
+            context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<RoundedNumbers>())
+        })
+        .cloned()
+        .unwrap_or_default();
+    CallInput { arguments, rounded }
 }
 
 /// The answer to a run of a tool: its result, the input the guest asks

@@ -1,7 +1,7 @@
 //! The HTTP transport's listener: accepts connections with `TCP_NODELAY`
 //! until a shutdown begins, then accepts what the kernel had already queued
 //! before it stops, and tells the server to shut down once those have been
-//! read from ([`super::unread`]).
+//! read from ([`super::upstream_gaps::unread`]).
 //!
 //! A connection the kernel completed but the server never accepted is reset
 //! when the listener closes, after the client (or a load balancer) may have
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use super::unread::{Accepted, FIRST_BYTES_GRACE, Unread};
+use super::upstream_gaps::unread::{Accepted, FIRST_BYTES_GRACE, Unread};
 
 /// A listener that stops accepting once `stop` is cancelled and the queue is
 /// empty, closes its socket at once, and then cancels `drained`.

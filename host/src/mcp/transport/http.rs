@@ -6,7 +6,7 @@
 //! [`super::http_body`]: a JSON-RPC error for every POST body that is not a
 //! message rmcp handles, one request per id in flight in a session, and
 //! `404` for a `DELETE` of an unknown session. Sessions are bound to their
-//! owner and bounded in number by [`super::sessions`]. With
+//! owner and bounded in number by [`super::http_sessions`]. With
 //! `[server.oauth]` it is an OAuth 2.1 resource server instead (see
 //! [`crate::mcp::oauth`]). Routes from
 //! outside MCP (metrics, health checks) may be served next to `/mcp`, and a
@@ -31,8 +31,8 @@ use tokio_util::sync::CancellationToken;
 use super::accept::DrainingListener;
 use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
-use super::jsonrpc;
-use super::sessions::{self, ClientAddr, Registry, Sessions};
+use super::http_sessions::{self, ClientAddr, Registry, Sessions};
+use super::upstream_gaps::jsonrpc;
 use crate::config::SessionSettings;
 use crate::mcp::oauth::bearer::{self, BearerToken};
 use crate::mcp::oauth::{self, OAuth};
@@ -284,7 +284,7 @@ impl HttpListener {
                 ))
                 .layer(axum::middleware::from_fn_with_state(
                     registry,
-                    sessions::guard,
+                    http_sessions::guard,
                 ));
             (router, check)
         };

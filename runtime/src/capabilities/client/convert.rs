@@ -4,12 +4,12 @@
 
 use serde_json::Value;
 
-use crate::bindings::mcp_wasm_host::plugin::{client as wit, types};
-use crate::events::{
+use crate::call::events::{
     ClientRequestError, ClientRequestKind, Elicitation, ElicitationAction, ElicitationRequest,
     IncludeContext, ModelPreferences, Root, SampledMessage, SamplingContent, SamplingMessage,
     SamplingRequest, SamplingRole,
 };
+use crate::load::bindings::mcp_wasm_host::plugin::{client as wit, types};
 
 use super::RequestProblem;
 

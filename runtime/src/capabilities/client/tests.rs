@@ -1,7 +1,7 @@
 //! Unit tests of `runtime::capabilities::client`.
 use super::*;
-use crate::bindings::mcp_wasm_host::plugin::types;
-use crate::events::{Elicitation, ElicitationAction, IncludeContext, SamplingRole};
+use crate::call::events::{Elicitation, ElicitationAction, IncludeContext, SamplingRole};
+use crate::load::bindings::mcp_wasm_host::plugin::types;
 
 #[test]
 fn nothing_is_granted_by_default_and_the_hint_names_the_key() {

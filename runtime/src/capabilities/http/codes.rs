@@ -22,7 +22,7 @@ const TYPES: &str = "wasi:http/types@0.2.12";
 
 /// Replaces `http-error-code` in the linker (after wasi:http is linked).
 pub fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
-    super::super::replace(linker, TYPES, |types| {
+    crate::load::bindings::replace(linker, TYPES, |types| {
         types.func_wrap(
             "http-error-code",
             |mut store: wasmtime::StoreContextMut<'_, T>,

@@ -22,8 +22,10 @@ use wasmtime::component::Linker;
 use wasmtime_wasi_http::{WasiHttp, WasiHttpCtx, WasiHttpCtxView};
 
 use self::outbound::{CallInfo, Outbound};
-use super::super::imports::ImportKind;
-use super::{CallCtx, Capability, CapsView, Grants, ResolveCtx};
+use super::{
+    CallCtx, CallHooks, Capability, CapsView, Grants, Others, Redaction, Report, ResolveCtx, Scope,
+};
+use crate::load::imports::ImportKind;
 
 use self::address::AddressGrants;
 use self::origin::{HostPattern, OriginPattern};
@@ -219,32 +221,45 @@ impl HttpPolicy {
     /// The policy's report lines: the origins, then the methods, the
     /// internal addresses and the limits, when anything is granted.
     pub fn report(&self) -> Vec<(&'static str, String)> {
-        if self.allow.is_empty() {
+        // Every field, so that a new one cannot be left out unnoticed.
+        let HttpPolicy {
+            allow,
+            methods,
+            addresses,
+            limits,
+            tls,
+        } = self;
+        if allow.is_empty() {
             return vec![("http", "none".into())];
         }
-        let mut rows: Vec<(&'static str, String)> = self
-            .allow
+        let mut rows: Vec<(&'static str, String)> = allow
             .iter()
             .enumerate()
             .map(|(i, e)| (if i == 0 { "http" } else { "" }, e.to_string()))
             .collect();
-        let methods = if self.methods.is_empty() {
+        let methods = if methods.is_empty() {
             ANY_METHOD.to_string()
         } else {
-            self.methods.join(", ")
+            methods.join(", ")
         };
         rows.push(("", format!("methods: {methods}")));
-        if !self.addresses.is_empty() {
+        if !addresses.is_empty() {
             rows.push((
                 "",
                 format!(
                     "internal addresses: {}",
-                    self.addresses.entries().collect::<Vec<_>>().join(", ")
+                    addresses.entries().collect::<Vec<_>>().join(", ")
                 ),
             ));
         }
-        let l = &self.limits;
-        if let Some(file) = self.tls.ca_file() {
+        let HttpLimits {
+            max_requests,
+            max_request_body,
+            max_response_body,
+            connect_timeout,
+            first_byte_timeout,
+        } = limits;
+        if let Some(file) = tls.ca_file() {
             rows.push((
                 "",
                 format!("also trusts the certificates in {}", file.display()),
@@ -254,11 +269,11 @@ impl HttpPolicy {
             "",
             format!(
                 "{} requests per call; bodies up to {} sent, {} received; connect {}, first byte {}",
-                l.max_requests,
-                bytes(l.max_request_body),
-                bytes(l.max_response_body),
-                duration(l.connect_timeout),
-                duration(l.first_byte_timeout)
+                max_requests,
+                bytes(*max_request_body),
+                bytes(*max_response_body),
+                duration(*connect_timeout),
+                duration(*first_byte_timeout)
             ),
         ));
         rows
@@ -266,17 +281,30 @@ impl HttpPolicy {
 
     /// The policy as JSON for `inspect --json`.
     pub fn json(&self) -> Value {
-        let l = &self.limits;
+        let HttpPolicy {
+            allow,
+            methods,
+            addresses,
+            limits,
+            tls,
+        } = self;
+        let HttpLimits {
+            max_requests,
+            max_request_body,
+            max_response_body,
+            connect_timeout,
+            first_byte_timeout,
+        } = limits;
         serde_json::json!({
-            "allow": self.allow.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "methods": self.methods,
-            "allow_addresses": self.addresses.entries().collect::<Vec<_>>(),
-            "max_requests": l.max_requests,
-            "max_request_body": l.max_request_body,
-            "max_response_body": l.max_response_body,
-            "connect_timeout_ms": l.connect_timeout.as_millis() as u64,
-            "first_byte_timeout_ms": l.first_byte_timeout.as_millis() as u64,
-            "ca_file": self.tls.ca_file().map(|f| f.display().to_string()),
+            "allow": allow.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "methods": methods,
+            "allow_addresses": addresses.entries().collect::<Vec<_>>(),
+            "max_requests": max_requests,
+            "max_request_body": max_request_body,
+            "max_response_body": max_response_body,
+            "connect_timeout_ms": connect_timeout.as_millis() as u64,
+            "first_byte_timeout_ms": first_byte_timeout.as_millis() as u64,
+            "ca_file": tls.ca_file().map(|f| f.display().to_string()),
         })
     }
 }
@@ -284,6 +312,9 @@ impl HttpPolicy {
 impl Capability for HttpPolicy {
     const NAME: &'static str = "http";
     const KEYS: &'static [&'static str] = &["http"];
+    /// The sender injects the plugin's secrets into the requests to their
+    /// origins.
+    const READS: &'static [&'static str] = &["secrets"];
     type Spec = HttpSpec;
     type State = HttpState;
 
@@ -296,19 +327,16 @@ impl Capability for HttpPolicy {
         Ok(())
     }
 
-    fn check(spec: &HttpSpec) -> Result<(), KeyProblem> {
-        spec.check(false)
-    }
-
     /// `[defaults.http]` may set limits (and `ca_file`), never grants.
-    fn check_defaults(spec: &HttpSpec) -> Result<(), KeyProblem> {
-        spec.check(true)
+    fn check(spec: &HttpSpec, scope: Scope) -> Result<(), KeyProblem> {
+        spec.check(scope == Scope::Defaults)
     }
 
     fn resolve(
         defaults: &HttpSpec,
         spec: Option<&HttpSpec>,
         ctx: &ResolveCtx<'_>,
+        _others: &Others<'_>,
     ) -> Result<Self, KeyProblem> {
         HttpSpec::resolve(defaults, spec, ctx.base)
     }
@@ -330,17 +358,19 @@ impl Capability for HttpPolicy {
         }
     }
 
-    fn denials(state: &Self::State) -> Vec<String> {
-        state.denials()
-    }
-
     fn link<T: CapsView>(linker: &mut Linker<T>) -> wasmtime::Result<()> {
         use wasmtime_wasi_http::p2::bindings::{LinkOptions, http as wit};
         wit::outgoing_handler::add_to_linker::<T, WasiHttp>(linker, view)?;
         wit::types::add_to_linker::<T, WasiHttp>(linker, &LinkOptions::default().into(), view)?;
         codes::link(linker)
     }
+}
 
+/// Origins and paths are the guest's to see: nothing to redact (the sender
+/// redacts the secrets from what it logs, through the registry).
+impl Redaction for HttpPolicy {}
+
+impl Report for HttpPolicy {
     fn inspect_json(&self) -> Vec<(&'static str, Value)> {
         vec![("http", self.json())]
     }
@@ -369,7 +399,8 @@ impl Capability for HttpPolicy {
 pub struct HttpState {
     ctx: WasiHttpCtx,
     info: CallInfo,
-    /// The plugin's grants: its `http` grant and the `secrets` to inject.
+    /// The plugin's grants: its `http` grant and the `secrets` to inject
+    /// (see [`HttpPolicy::READS`](Capability::READS)).
     grants: Arc<Grants>,
     outbound: Option<Outbound>,
 }
@@ -383,10 +414,10 @@ impl std::fmt::Debug for HttpState {
     }
 }
 
-impl HttpState {
+impl CallHooks for HttpState {
     /// What the policy denied during the call, each naming the key that
     /// would grant it.
-    pub fn denials(&self) -> Vec<String> {
+    fn denials(&self) -> Vec<String> {
         self.outbound
             .as_ref()
             .map(Outbound::denials)
@@ -398,7 +429,7 @@ impl HttpState {
 /// this capability's context and sender.
 fn view<T: CapsView>(state: &mut T) -> WasiHttpCtxView<'_> {
     let (table, caps) = state.table_and_caps();
-    let http = &mut caps.http;
+    let http = caps.get_mut::<HttpPolicy>();
     let (info, grants) = (&http.info, &http.grants);
     let hooks = http
         .outbound

@@ -23,7 +23,7 @@ fn an_id_is_held_once_per_session_until_its_claim_is_dropped() {
 
 #[test]
 fn a_session_holds_at_most_the_stdio_bound_of_requests_in_flight() {
-    use super::super::stdio::MAX_IN_FLIGHT;
+    use super::super::upstream_gaps::stdio::MAX_IN_FLIGHT;
     let in_flight = InFlight::default();
     let mut held: Vec<Claim> = (0..MAX_IN_FLIGHT as i64)
         .map(|i| in_flight.claim("s1", &RequestId::Number(i), true).unwrap())

@@ -1,0 +1,71 @@
+//! A client of the runtime, as [`reuse_instances = "session"`] sees it:
+//! an opaque identity that ends the instances kept for it when it is
+//! dropped.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+/// What a pool must do when a session ends.
+pub(crate) trait SessionEnds: Send + Sync {
+    fn end_session(&self, session: u64);
+}
+
+/// One client of the runtime for `reuse_instances = "session"`: the stdio
+/// client, or one HTTP session. Opaque: the runtime knows no MCP sessions;
+/// whoever serves a client makes one (in its [`Caller`](crate::Caller)) and
+/// drops it when the client goes, which drops the instances kept for it.
+pub struct Session {
+    id: u64,
+    /// The pools that keep instances for it.
+    pools: Mutex<Vec<Weak<dyn SessionEnds>>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).finish()
+    }
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new()
+    }
+}
+
+impl Session {
+    /// A session no other has been, nor will be.
+    pub fn new() -> Session {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Session {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            pools: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Its identity, for the pools that key instances by it.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Records that `pool` keeps instances for this session, so they go
+    /// when it does.
+    pub(crate) fn joined(&self, pool: Arc<dyn SessionEnds>) {
+        let mut pools = self.pools.lock().unwrap_or_else(PoisonError::into_inner);
+        if !pools
+            .iter()
+            .any(|p| std::ptr::addr_eq(p.as_ptr(), Arc::as_ptr(&pool)))
+        {
+            pools.push(Arc::downgrade(&pool));
+        }
+    }
+}
+
+impl Drop for Session {
+    /// The client is gone: so are the instances kept for it.
+    fn drop(&mut self) {
+        let pools = std::mem::take(self.pools.get_mut().unwrap_or_else(PoisonError::into_inner));
+        for pool in pools.iter().filter_map(Weak::upgrade) {
+            pool.end_session(self.id);
+        }
+    }
+}

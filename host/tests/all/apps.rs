@@ -24,6 +24,7 @@
 //! browser part says so and passes without running.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,7 +32,6 @@ use std::process::Command;
 use crate::common::{Server, text};
 use serde_json::{Value, json};
 
-const R4: &str = "2025-11-25";
 const VIEW_URI: &str = "ui://csvview/chart.html";
 const VIEW_MIME: &str = "text/html;profile=mcp-app";
 const EXTENSION: &str = "io.modelcontextprotocol/ui";

@@ -8,15 +8,15 @@
 //! say why.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::http::{calls_ended, calls_running};
+use crate::common::revision::R4;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::common::{Server, binary, inspect_json, plugins_with_policy};
-
-const R4: &str = "2025-11-25";
+use crate::common::{METRICS, Server, binary, inspect_json, plugins_with_policy};
 
 /// The tools it serves, in export order.
 const SERVED: [&str; 5] = ["add", "greet", "spin", "hog", "double"];
@@ -133,20 +133,23 @@ fn an_async_call_that_never_ends_meets_its_deadline() {
 fn a_cancelled_async_call_stops_and_frees_its_slot() {
     let (mut s, _dir) = serve(
         "[plugins.asyncwit]\ntimeout = \"60s\"\nfuel = 1_000_000_000_000_000\nmax_concurrent_calls = 1\n",
-        &[],
+        &METRICS,
     );
     for (n, yielding) in [false, true].into_iter().enumerate() {
         let id = s.send_request(
             "tools/call",
             json!({"name": "spin", "arguments": {"yielding": yielding}}),
         );
-        s.wait_for_count("running: got a slot tool=\"spin\"", n + 1);
+        s.wait_for_sample(&calls_running("asyncwit"), |running| running == 1.0);
         s.send(&json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
             "params": {"requestId": id, "reason": "test"}
         }));
-        s.wait_for_count("outcome=\"cancelled\"", n + 1);
+        let cancelled = (n + 1) as f64;
+        s.wait_for_sample(&calls_ended("asyncwit", "spin", "cancelled"), |c| {
+            c == cancelled
+        });
         // The only slot is free again: a call runs (and is the next answer:
         // the cancelled call never answers).
         let resp = s.call("add", json!({"a": 2, "b": 2}));

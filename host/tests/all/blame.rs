@@ -10,13 +10,11 @@
 //! failure is `host_error`, with no host internals in any response.
 #![allow(clippy::unwrap_used)]
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
+use crate::common::http::get;
+use crate::common::revision::R4;
 use crate::host_errors::{Hostile, assert_clean, listed_name};
-
-const R4: &str = "2025-11-25";
 
 /// Elements of `big-list`'s result: wasmtime copies 4 million `list<u8>`
 /// elements of a generic component's result as more than its default
@@ -93,21 +91,6 @@ fn case(
         outcome,
         limit,
     }
-}
-
-fn get(url: &str) -> String {
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(60)))
-        .build()
-        .new_agent();
-    agent
-        .get(url)
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap()
 }
 
 #[test]
@@ -324,7 +307,7 @@ fn every_failure_is_the_guests_a_limits_or_the_hosts_and_says_which() {
     let prefix = "metrics served at http://";
     let at = stderr.find(prefix).unwrap() + prefix.len() - "http://".len();
     let url = stderr[at..].split_whitespace().next().unwrap().to_string();
-    let scrape = get(&url);
+    let (_, scrape) = get(&url);
     for (labels, n) in &counts {
         let sample = format!("mcp_wasm_host_calls_total{{{labels}}} {n}");
         assert!(

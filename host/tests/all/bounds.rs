@@ -5,12 +5,11 @@
 //! plugin), and a huge tool list loading while `ping` is answered.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::path::PathBuf;
 
 use crate::common::{Server, plugins_with_policy, text};
 use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
 
 /// A plugins directory with `many` (a well-behaved plugin) and a copy of
 /// `toolbomb` under each of `names`, and a policy file holding `policy`.

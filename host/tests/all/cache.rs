@@ -5,13 +5,12 @@
 //! file with the right exit code.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R3 as VERSION;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::{Server, binary, plugin_dir};
 use serde_json::json;
-
-const VERSION: &str = "2025-06-18";
 
 /// The `.cwasm` entries in `dir`.
 fn entries(dir: &Path) -> Vec<PathBuf> {

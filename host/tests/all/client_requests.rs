@@ -8,10 +8,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use crate::common::{Server, plugin_dir, text};
 use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
 
 /// Capabilities of a client that can sample and elicit.
 fn capable() -> Value {

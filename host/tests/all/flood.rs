@@ -6,10 +6,9 @@
 //! answered while schemas are checked.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use crate::common::{Server, plugins_with_policy};
 use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
 
 /// The flood plugin with room to flood: fuel and time for 100,000 reports.
 fn flood_server(extra: &str) -> (tempfile::TempDir, Server) {

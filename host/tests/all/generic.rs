@@ -6,6 +6,7 @@
 //! the raw JSON-RPC client; `inspect` and `check` show it as generic.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -143,7 +144,7 @@ fn the_python_sdk_client_calls_a_plain_wit_component() {
 #[test]
 fn values_schemas_and_errors_travel_as_natural_json() {
     let dir = plugins(true);
-    let mut server = Server::initialized(dir.path(), &[], "2025-11-25");
+    let mut server = Server::initialized(dir.path(), &[], R4);
     let (tools, _) = server.list_all_tools();
     let tool = |name: &str| {
         tools
@@ -236,7 +237,7 @@ fn without_docs_a_description_names_the_function_and_its_signature() {
 /// A server of the plugins in `dir`, after checking that it describes
 /// `area` by its WIT function and signature (as it does without docs).
 fn described_by_signature(dir: &Path) -> Server {
-    let mut server = Server::initialized(dir, &[], "2025-11-25");
+    let mut server = Server::initialized(dir, &[], R4);
     let (tools, _) = server.list_all_tools();
     let area = tools.iter().find(|t| t["name"] == "area").unwrap();
     assert_eq!(
@@ -284,7 +285,7 @@ fn inspect_and_check_show_a_generic_component() {
 #[test]
 fn a_generic_component_and_a_plugin_serve_side_by_side() {
     let dir = plugin_dir(&[built().to_str().unwrap(), test_artifacts::WORDCOUNT]);
-    let mut server = Server::initialized(dir.path(), &[], "2025-11-25");
+    let mut server = Server::initialized(dir.path(), &[], R4);
     let (tools, _) = server.list_all_tools();
     assert!(tools.iter().any(|t| t["name"] == "add"), "{tools:?}");
     assert!(tools.len() > TOOLS.len() + 1, "{tools:?}");
@@ -307,7 +308,7 @@ fn a_warm_start_describes_a_generic_component_from_its_docs_as_a_cold_one() {
         "--wait-for-load=true",
     ];
     let start = || {
-        let mut server = Server::initialized(dir.path(), &args, "2025-11-25");
+        let mut server = Server::initialized(dir.path(), &args, R4);
         let (tools, _) = server.list_all_tools();
         server.close_stdin();
         server.wait();

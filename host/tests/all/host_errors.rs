@@ -9,14 +9,13 @@
 //! over-limit body, and a clean debug string for the stream error.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
 use crate::common::Server;
 use crate::common::web::WebServer;
-
-const R4: &str = "2025-11-25";
 
 /// What a client must never read: backtraces, host source paths, and the
 /// marks of a `Debug` rendering (`Some(`, `Foo { field: … }`, `a::b`, the

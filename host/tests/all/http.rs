@@ -7,158 +7,11 @@
 use std::process::Command;
 
 use crate::common::HttpServer;
+use crate::common::http::{Client, Reply, calls_ended, calls_running};
+use crate::common::revision::{R3, R4};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "s3cr3t-token-for-the-http-tests-0123";
-
-/// One HTTP response, with its JSON-RPC messages (from a JSON body or from
-/// the `data:` lines of an SSE stream).
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    #[allow(dead_code)] // shown by Debug in failure messages
-    body: String,
-    messages: Vec<Value>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The response to request `id`.
-    fn response(&self, id: i64) -> &Value {
-        self.messages
-            .iter()
-            .find(|m| m["id"] == id && (m.get("result").is_some() || m.get("error").is_some()))
-            .unwrap_or_else(|| panic!("no response to {id} in {self:#?}"))
-    }
-}
-
-/// A plain HTTP client that speaks JSON-RPC to one endpoint, keeping the
-/// session id the server assigns.
-struct Client {
-    agent: ureq::Agent,
-    url: String,
-    session: Option<String>,
-    headers: Vec<(String, String)>,
-}
-
-impl Client {
-    fn new(url: &str) -> Client {
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(std::time::Duration::from_secs(60)))
-            .build()
-            .new_agent();
-        Client {
-            agent,
-            url: url.to_string(),
-            session: None,
-            headers: Vec::new(),
-        }
-    }
-
-    fn with_header(mut self, name: &str, value: &str) -> Client {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-
-    fn post(&mut self, message: &Value) -> Reply {
-        let mut request = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        if let Some(session) = &self.session {
-            request = request.header("Mcp-Session-Id", session);
-        }
-        for (k, v) in &self.headers {
-            request = request.header(k, v);
-        }
-        let mut response = request.send(message.to_string()).unwrap();
-        let status = response.status().as_u16();
-        let headers = response
-            .headers()
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or_default().to_string()))
-            .collect();
-        let body = response.body_mut().read_to_string().unwrap_or_default();
-        let messages = crate::common::json_rpc_messages(&body);
-        let reply = Reply {
-            status,
-            headers,
-            body,
-            messages,
-        };
-        if let Some(id) = reply.header("mcp-session-id") {
-            self.session = Some(id.to_string());
-        }
-        reply
-    }
-
-    /// Opens the session's standalone SSE stream (GET), where the server
-    /// sends messages not tied to one request, such as log notifications;
-    /// returns its JSON-RPC messages as they arrive.
-    fn listen(&self) -> std::sync::mpsc::Receiver<Value> {
-        use std::io::BufRead as _;
-        let mut request = self
-            .agent
-            .get(&self.url)
-            .header("Accept", "text/event-stream");
-        if let Some(session) = &self.session {
-            request = request.header("Mcp-Session-Id", session);
-        }
-        let response = request.call().unwrap();
-        assert_eq!(response.status().as_u16(), 200, "GET stream refused");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let reader = std::io::BufReader::new(response.into_body().into_reader());
-            for line in reader.lines() {
-                let Ok(line) = line else { break };
-                let Some(data) = line.strip_prefix("data:").map(str::trim) else {
-                    continue;
-                };
-                if data.is_empty() {
-                    continue;
-                }
-                if tx.send(serde_json::from_str(data).unwrap()).is_err() {
-                    break;
-                }
-            }
-        });
-        rx
-    }
-
-    fn initialize(&mut self, version: &str) -> Reply {
-        let reply = self.post(&json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
-                "protocolVersion": version,
-                "capabilities": {},
-                "clientInfo": {"name": "http-test", "version": "1"}
-            }
-        }));
-        if reply.status == 200 {
-            let ack = self.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-            assert_eq!(ack.status, 202, "{ack:#?}");
-        }
-        reply
-    }
-
-    fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
-        let reply = self.post(&json!({
-            "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments}
-        }));
-        assert_eq!(reply.status, 200, "{reply:#?}");
-        reply.response(id).clone()
-    }
-}
 
 /// A plugins directory holding only the `encoding` example: the transport
 /// tests call its tools, and loading every example (some large) would only
@@ -173,11 +26,11 @@ fn examples() -> &'static std::path::Path {
 fn a_session_initializes_lists_and_calls_over_http() {
     let server = HttpServer::start(examples(), &["--no-watch"]);
     let mut client = Client::new(&server.url);
-    let init = client.initialize("2025-06-18");
+    let init = client.initialize(R3);
     assert_eq!(init.status, 200, "{init:#?}");
     assert!(client.session.is_some(), "no Mcp-Session-Id: {init:#?}");
     let result = &init.response(1)["result"];
-    assert_eq!(result["protocolVersion"], "2025-06-18");
+    assert_eq!(result["protocolVersion"], R3);
     assert_eq!(result["serverInfo"]["name"], "mcp-wasm-host");
 
     let list = client.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
@@ -216,8 +69,8 @@ fn each_session_has_its_own_logging_level() {
     let server = HttpServer::start(plugins.path(), &["--no-watch"]);
     let mut quiet = Client::new(&server.url);
     let mut chatty = Client::new(&server.url);
-    quiet.initialize("2025-06-18");
-    chatty.initialize("2025-06-18");
+    quiet.initialize(R3);
+    chatty.initialize(R3);
     let set = chatty.post(&json!({
         "jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "debug"}
     }));
@@ -259,8 +112,8 @@ fn two_sessions(policy: &str) -> ((tempfile::TempDir, HttpServer), Client, Clien
         crate::common::plugins_with_policy(&[test_artifacts::ENCODING], &policy);
     let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
     let (mut first, mut second) = (Client::new(&server.url), Client::new(&server.url));
-    first.initialize("2025-11-25");
-    second.initialize("2025-11-25");
+    first.initialize(R4);
+    second.initialize(R4);
     ((dir, server), first, second)
 }
 
@@ -303,7 +156,7 @@ fn stateless_mode_needs_no_session() {
     let server = HttpServer::start(examples(), &["--no-watch", "--stateless"]);
     server.wait_for_stderr("mode=\"stateless\"");
     let mut client = Client::new(&server.url);
-    let init = client.initialize("2025-06-18");
+    let init = client.initialize(R3);
     assert_eq!(init.status, 200, "{init:#?}");
     assert!(client.session.is_none(), "stateless: no Mcp-Session-Id");
     // Any replica can answer any request: a fresh client that never
@@ -351,18 +204,18 @@ fn foreign_hosts_and_origins_are_refused() {
     let server = HttpServer::start(examples(), &["--no-watch"]);
     let rebinding = Client::new(&server.url)
         .with_header("Host", "evil.example.com")
-        .initialize("2025-06-18");
+        .initialize(R3);
     assert_eq!(rebinding.status, 403, "{rebinding:#?}");
 
     let cross_site = Client::new(&server.url)
         .with_header("Origin", "http://evil.example.com")
-        .initialize("2025-06-18");
+        .initialize(R3);
     assert_eq!(cross_site.status, 403, "{cross_site:#?}");
 
     // A page on loopback (such as the MCP Inspector's UI) is fine.
     let inspector = Client::new(&server.url)
         .with_header("Origin", "http://localhost:6274")
-        .initialize("2025-06-18");
+        .initialize(R3);
     assert_eq!(inspector.status, 200, "{inspector:#?}");
 
     // An origin the operator allowed is fine too.
@@ -372,7 +225,7 @@ fn foreign_hosts_and_origins_are_refused() {
     );
     let allowed = Client::new(&server.url)
         .with_header("Origin", "https://app.example.com")
-        .initialize("2025-06-18");
+        .initialize(R3);
     assert_eq!(allowed.status, 200, "{allowed:#?}");
 }
 
@@ -387,7 +240,7 @@ fn a_bearer_token_is_required_when_configured() {
         !server.stderr().contains(TOKEN),
         "the token never appears in the log"
     );
-    let missing = Client::new(&server.url).initialize("2025-06-18");
+    let missing = Client::new(&server.url).initialize(R3);
     assert_eq!(missing.status, 401, "{missing:#?}");
     assert_eq!(
         missing.header("www-authenticate"),
@@ -395,7 +248,7 @@ fn a_bearer_token_is_required_when_configured() {
     );
     let wrong = Client::new(&server.url)
         .with_header("Authorization", "Bearer not-the-token-at-all-000000")
-        .initialize("2025-06-18");
+        .initialize(R3);
     assert_eq!(wrong.status, 401, "{wrong:#?}");
     assert!(
         wrong
@@ -406,7 +259,7 @@ fn a_bearer_token_is_required_when_configured() {
     );
     let mut right =
         Client::new(&server.url).with_header("Authorization", &format!("Bearer {TOKEN}"));
-    let init = right.initialize("2025-06-18");
+    let init = right.initialize(R3);
     assert_eq!(init.status, 200, "{init:#?}");
     let result = right.call(2, "hex_encode", json!({"text": "A"}));
     assert_eq!(crate::common::text(&result["result"]), "41", "{result}");
@@ -421,7 +274,7 @@ fn a_bearer_token_is_required_when_configured() {
     );
     let ok = Client::new(&server.url)
         .with_header("Authorization", &format!("Bearer {TOKEN}"))
-        .initialize("2025-06-18");
+        .initialize(R3);
     assert_eq!(ok.status, 200, "{ok:#?}");
 }
 
@@ -489,10 +342,10 @@ fn http_and_stdio_serve_side_by_side() {
     let at = log.find("listening on ").unwrap() + "listening on ".len();
     let url = log[at..].split_whitespace().next().unwrap().to_string();
 
-    let init = stdio.initialize("2025-06-18");
+    let init = stdio.initialize(R3);
     assert!(init.get("result").is_some(), "{init}");
     let mut http = Client::new(&url);
-    assert_eq!(http.initialize("2025-11-25").status, 200);
+    assert_eq!(http.initialize(R4).status, 200);
 
     let over_stdio = stdio.call_ok("base64_encode", json!({"text": "x"}));
     let over_http = http.call(2, "base64_encode", json!({"text": "x"}));
@@ -512,7 +365,7 @@ fn a_cancelled_call_over_http_stops_its_guest() {
     );
     let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
     let mut client = Client::new(&server.url);
-    client.initialize("2025-11-25");
+    client.initialize(R4);
 
     // The spinning call holds its POST open on another thread.
     let mut caller = Client::new(&server.url);
@@ -523,14 +376,15 @@ fn a_cancelled_call_over_http_stops_its_guest() {
             "params": {"name": "spin", "arguments": {}}
         }))
     });
-    server.wait_for_stderr("running: got a slot");
+    server.wait_for_sample(&calls_running("hostile"), |n| n == 1.0);
     let ack = client.post(&json!({
         "jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 41, "reason": "test"}
     }));
     assert_eq!(ack.status, 202, "{ack:#?}");
-    server.wait_for_stderr("outcome=\"cancelled\"");
-    server.wait_for_stderr("call cancelled tool=spin");
+    // The call ends as cancelled, and its guest has stopped running.
+    server.wait_for_sample(&calls_ended("hostile", "spin", "cancelled"), |n| n == 1.0);
+    server.wait_for_sample(&calls_running("hostile"), |n| n == 0.0);
     // The only call slot is free again.
     let ok = client.call(42, "ok", json!({}));
     assert_eq!(ok["result"]["isError"], false, "{ok}");
@@ -550,7 +404,7 @@ fn http_sessions_hear_that_the_tool_list_changed() {
     let plugins = crate::common::plugin_dir(&[test_artifacts::ERRORS]);
     let server = HttpServer::start(plugins.path(), &[]);
     let mut client = Client::new(&server.url);
-    client.initialize("2025-06-18");
+    client.initialize(R3);
     let before = client.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let count = |reply: &Reply, id| {
         reply.response(id)["result"]["tools"]
@@ -578,22 +432,13 @@ fn http_sessions_hear_that_the_tool_list_changed() {
 fn bodies_that_are_not_one_json_rpc_message_get_a_json_rpc_error() {
     let server = HttpServer::start(examples(), &["--no-watch"]);
     let mut client = Client::new(&server.url);
-    client.initialize("2025-06-18");
+    client.initialize(R3);
     let post_raw = |body: &str| {
-        let mut response = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .build()
-            .new_agent()
-            .post(&server.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .header("Mcp-Session-Id", client.session.as_deref().unwrap())
-            .send(body)
-            .unwrap();
-        let status = response.status().as_u16();
-        let body: Value =
-            serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
-        (status, body)
+        let reply = Client::new(&server.url)
+            .with_session(client.session.as_deref())
+            .post_bytes(body.as_bytes());
+        let body: Value = serde_json::from_str(&reply.body).unwrap();
+        (reply.status, body)
     };
     for (body, code) in [
         ("this is not json", -32700),
@@ -662,7 +507,7 @@ fn with_session_reuse_state_carries_within_a_session_and_never_to_another() {
     let (_dir, server) = counter_with("[plugins.counter]\nreuse_instances = \"session\"\n", false);
     let (mut a, mut b) = (Client::new(&server.url), Client::new(&server.url));
     for client in [&mut a, &mut b] {
-        assert_eq!(client.initialize("2025-06-18").status, 200);
+        assert_eq!(client.initialize(R3).status, 200);
     }
     assert_ne!(a.session, b.session);
     // Both sessions open, their calls interleaved.
@@ -672,15 +517,10 @@ fn with_session_reuse_state_carries_within_a_session_and_never_to_another() {
     assert_eq!([count(&mut b, 3), count(&mut b, 4)], [2, 3]);
     assert_eq!(count(&mut a, 5), 4);
     // a ends; a new session starts afresh, and b keeps its state.
-    let closed = a
-        .agent
-        .delete(&a.url)
-        .header("Mcp-Session-Id", a.session.as_deref().unwrap())
-        .call()
-        .unwrap();
-    assert!(closed.status().is_success(), "{closed:?}");
+    let closed = a.send("DELETE");
+    assert!((200..300).contains(&closed.status), "{closed:?}");
     let mut c = Client::new(&server.url);
-    assert_eq!(c.initialize("2025-06-18").status, 200);
+    assert_eq!(c.initialize(R3).status, 200);
     assert_eq!(count(&mut c, 2), 1);
     assert_eq!(count(&mut b, 5), 4, "b's state is untouched");
 }
@@ -690,7 +530,7 @@ fn by_default_every_http_call_gets_a_fresh_instance() {
     let (_dir, server) = counter_with("", false);
     let (mut a, mut b) = (Client::new(&server.url), Client::new(&server.url));
     for client in [&mut a, &mut b] {
-        assert_eq!(client.initialize("2025-06-18").status, 200);
+        assert_eq!(client.initialize(R3).status, 200);
     }
     for id in 2..6 {
         assert_eq!([count(&mut a, id), count(&mut b, id)], [1, 1]);

@@ -4,6 +4,7 @@
 //! line that says which tool, which icon and why.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::{R1, R2, R3, R4, R5};
 use std::process::Command;
 
 use crate::common::{Server, plugin_dir};
@@ -27,7 +28,7 @@ const DOT: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC
 
 #[test]
 fn tools_list_carries_icons_from_revision_2025_11_25_on() {
-    for version in ["2025-11-25", "2026-07-28"] {
+    for version in [R4, R5] {
         let tools = listed(version);
         assert_eq!(
             tool(&tools, "iconic")["icons"],
@@ -53,7 +54,7 @@ fn tools_list_carries_icons_from_revision_2025_11_25_on() {
 
 #[test]
 fn earlier_revisions_get_no_icons() {
-    for version in ["2025-06-18", "2025-03-26", "2024-11-05"] {
+    for version in [R3, R2, R1] {
         let tools = listed(version);
         let iconic = tool(&tools, "iconic");
         assert_eq!(iconic["description"], "Has two icons.", "{version}");
@@ -64,7 +65,7 @@ fn earlier_revisions_get_no_icons() {
 #[test]
 fn an_example_plugin_shows_a_real_svg_icon() {
     let dir = plugin_dir(&[test_artifacts::TEXT]);
-    let mut s = Server::initialized(dir.path(), &[], "2025-11-25");
+    let mut s = Server::initialized(dir.path(), &[], R4);
     let (tools, _) = s.list_all_tools();
     let icons = &tool(&tools, "text_stats")["icons"];
     let src = icons[0]["src"].as_str().unwrap();
@@ -76,7 +77,7 @@ fn an_example_plugin_shows_a_real_svg_icon() {
 #[test]
 fn a_plugin_with_an_invalid_icon_is_refused_at_load() {
     let dir = plugin_dir(&[test_artifacts::BADICON, test_artifacts::ICONS]);
-    let mut s = Server::initialized(dir.path(), &[], "2025-11-25");
+    let mut s = Server::initialized(dir.path(), &[], R4);
     let (tools, _) = s.list_all_tools();
     assert!(
         tools.iter().all(|t| t["name"] != "shady"),

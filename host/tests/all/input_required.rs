@@ -10,12 +10,12 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::http::Client;
+use crate::common::revision::{R4, R5};
 use crate::common::{
     HttpServer, Server, binary, plugin_dir, run_node_client, run_python_client, text,
 };
 use serde_json::{Value, json};
-
-const R5: &str = "2026-07-28";
 
 const GRANTED: &str = "[plugins.asker.client]\nsampling = true\nelicitation = true\nroots = true\n";
 
@@ -404,7 +404,7 @@ fn at_2025_11_25_the_same_guest_gets_its_roots_through_a_server_to_client_reques
     let id = s.send_request(
         "initialize",
         json!({
-            "protocolVersion": "2025-11-25",
+            "protocolVersion": R4,
             "capabilities": {"roots": {}},
             "clientInfo": {"name": "input-required-test", "version": "0"}
         }),
@@ -425,25 +425,14 @@ fn at_2025_11_25_the_same_guest_gets_its_roots_through_a_server_to_client_reques
 
 /// POSTs a 2026-07-28 `tools/call` to a stateless HTTP server.
 fn post_call(server: &HttpServer, params: &Value) -> Value {
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .new_agent();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let mut response = agent
-        .post(&server.url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", R5)
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", params["name"].as_str().unwrap())
-        .send(body.to_string())
-        .unwrap();
-    let text = response.body_mut().read_to_string().unwrap();
-    crate::common::json_rpc_messages(&text)
-        .into_iter()
-        .find(|m| m.get("id").is_some())
-        .unwrap_or_else(|| panic!("no response in {text}"))
+    Client::new(&server.url)
+        .with_header("MCP-Protocol-Version", R5)
+        .with_header("Mcp-Method", "tools/call")
+        .with_header("Mcp-Name", params["name"].as_str().unwrap())
+        .post(&body)
+        .response(1)
+        .clone()
 }
 
 /// Two stateless HTTP servers on the same plugins and policy, sharing the

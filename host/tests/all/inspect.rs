@@ -5,6 +5,7 @@
 //! and whatever could still be read).
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -267,7 +268,7 @@ fn the_json_report_has_stable_keys_and_the_served_tools() {
 
     // The tools are exactly what `tools/list` serves for this plugin alone.
     let plugins = crate::common::plugin_dir(&[test_artifacts::ERRORS]);
-    let mut server = Server::initialized(plugins.path(), &[], "2025-11-25");
+    let mut server = Server::initialized(plugins.path(), &[], R4);
     let (served, _) = server.list_all_tools();
     assert_eq!(report["tools"], Value::Array(served), "{report:#}");
     let structured = report["tools"]

@@ -4,6 +4,7 @@
 //! their slots by asking the client to sample, so the test decides when
 //! each ends: ordered by messages, never by time.
 
+use crate::common::revision::R4;
 use serde_json::{Value, json};
 
 use crate::common::{Server, plugin_dir};
@@ -51,7 +52,7 @@ fn a_call_past_max_instances_waits_for_a_slot_instead_of_failing() {
     let id = s.send_request(
         "initialize",
         json!({
-            "protocolVersion": "2025-11-25",
+            "protocolVersion": R4,
             "capabilities": {"sampling": {}},
             "clientInfo": {"name": "instance-slots-test", "version": "0"}
         }),

@@ -9,6 +9,7 @@
 //! SDK's integers go through the same edges (`js_plugins.rs`).
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use serde_json::Value;
 
 use crate::common::Server;
@@ -106,7 +107,7 @@ fn near_misses(n: i128) -> Vec<String> {
 fn every_integer_edge_in_every_spelling_arrives_exactly_or_is_refused_naming_the_bound() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("edges.wasm"), echo_component()).unwrap();
-    let mut server = Server::initialized(dir.path(), &[], "2025-11-25");
+    let mut server = Server::initialized(dir.path(), &[], R4);
     let widths = WIDTHS.map(|(name, _, min, max)| (name, min, max));
     let (exact, refused) = every_edge(&mut server, &widths);
     eprintln!("{exact} values arrived exactly, {refused} were refused");
@@ -120,25 +121,12 @@ fn over_http_a_number_a_double_rounds_to_an_integer_is_refused_as_written() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("edges.wasm"), echo_component()).unwrap();
     let server = crate::common::HttpServer::start(dir.path(), &["--no-watch", "--stateless"]);
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .new_agent();
-    let call = |text: &str| {
+    let mut client = crate::common::http::Client::new(&server.url);
+    let mut call = |text: &str| {
         let body = format!(
             r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"echo-s32","arguments":{{"n":{text}}}}}}}"#
         );
-        let mut response = agent
-            .post(&server.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .send(body.as_bytes())
-            .unwrap();
-        let body = response.body_mut().read_to_string().unwrap();
-        crate::common::json_rpc_messages(&body)
-            .into_iter()
-            .find(|m| m["id"] == 7)
-            .unwrap_or_else(|| panic!("no answer to {text}: {body}"))
+        client.post_bytes(body.as_bytes()).response(7).clone()
     };
     for text in [
         "5.00000000000000000001",

@@ -5,10 +5,9 @@
 //! find only zeros in both.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use crate::common::{Server, text};
 use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
 
 const AREA: u64 = 3 << 20;
 

@@ -9,13 +9,12 @@
 //! `DIR/NAME.release` exists), so what happens "while a plugin loads" is
 //! ordered by the test, never by time.
 
+use crate::common::revision::R3 as VERSION;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
 use crate::common::{Server, plugins_with_policy, text};
-
-const VERSION: &str = "2025-06-18";
 
 /// A policy passing `TOOLBOMB_TOOLS` (how many tools `toolbomb` lists)
 /// through from the server's environment: the plugin's list then changes

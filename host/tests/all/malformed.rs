@@ -6,6 +6,8 @@
 //! an unknown session.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::http::{Client, Reply, calls_running};
+use crate::common::revision::{R3, R4};
 use crate::common::{HttpServer, Server};
 use serde_json::{Value, json};
 
@@ -288,7 +290,7 @@ fn cases() -> Vec<Case> {
         ),
         case(
             "initialize without client info",
-            &request("initialize", r#"{"protocolVersion":"2025-06-18"}"#),
+            &request("initialize", &format!(r#"{{"protocolVersion":"{R3}"}}"#)),
             ours(PARAMS, true),
         ),
         case(
@@ -400,7 +402,7 @@ fn assert_good_call(answer: &Value) {
 
 #[test]
 fn every_malformed_line_over_stdio_gets_its_answer_and_the_session_goes_on() {
-    let mut s = Server::initialized(examples(), &["--no-watch"], "2025-11-25");
+    let mut s = Server::initialized(examples(), &["--no-watch"], R4);
     let mut next = 1000;
     for case in cases() {
         let mut line = case.bytes.clone();
@@ -443,44 +445,9 @@ fn every_malformed_line_over_stdio_gets_its_answer_and_the_session_goes_on() {
     assert_eq!(s.wait(), Some(0), "{}", s.stderr());
 }
 
-/// One HTTP reply: its status and JSON-RPC messages.
-struct Reply {
-    status: u16,
-    messages: Vec<Value>,
-    body: String,
-}
-
+/// Posts `body` as it is, in `session` if one is given.
 fn post(url: &str, session: Option<&str>, body: &[u8]) -> Reply {
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .new_agent();
-    let mut request = agent
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream");
-    if let Some(session) = session {
-        request = request.header("Mcp-Session-Id", session);
-    }
-    let mut response = request.send(body).unwrap();
-    let status = response.status().as_u16();
-    let session_header = response
-        .headers()
-        .get("mcp-session-id")
-        .map(|v| v.to_str().unwrap().to_string());
-    let body = response
-        .body_mut()
-        .with_config()
-        .limit(u64::MAX)
-        .read_to_string()
-        .unwrap_or_default();
-    let messages = crate::common::json_rpc_messages(&body);
-    let body = session_header.map_or(body.clone(), |s| format!("session={s}\n{body}"));
-    Reply {
-        status,
-        messages,
-        body,
-    }
+    Client::new(url).with_session(session).post_bytes(body)
 }
 
 /// Opens a session (or none, stateless) and returns its id.
@@ -488,35 +455,10 @@ fn http_session(url: &str, stateless: bool) -> Option<String> {
     if stateless {
         return None;
     }
-    let init = post(
-        url,
-        None,
-        json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "malformed", "version": "1"}
-            }
-        })
-        .to_string()
-        .as_bytes(),
-    );
+    let mut client = Client::new(url);
+    let init = client.initialize(R4);
     assert_eq!(init.status, 200, "{}", init.body);
-    let session = init
-        .body
-        .strip_prefix("session=")
-        .unwrap()
-        .lines()
-        .next()
-        .unwrap()
-        .to_string();
-    let ack = post(
-        url,
-        Some(&session),
-        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
-    assert_eq!(ack.status, 202, "{}", ack.body);
-    Some(session)
+    Some(client.session.unwrap())
 }
 
 fn http_matrix(stateless: bool) {
@@ -630,7 +572,7 @@ fn messages_before_initialize_over_stdio_are_ignored_or_answered_and_initialize_
         early.get("error").is_some(),
         "a request before initialize is refused: {early}"
     );
-    let init = s.initialize("2025-11-25");
+    let init = s.initialize(R4);
     assert!(init.get("result").is_some(), "{init}");
     let id = s.id();
     s.send(&good_call(id));
@@ -660,7 +602,7 @@ fn a_request_id_reused_while_in_flight_in_a_session_is_refused_and_then_free_aga
         let (url, session, spin) = (server.url.clone(), session.clone(), spin.to_string());
         std::thread::spawn(move || post(&url, Some(&session), spin.as_bytes()))
     };
-    server.wait_for_stderr("running: got a slot");
+    server.wait_for_sample(&calls_running("hostile"), |n| n == 1.0);
     let again = post(
         &server.url,
         Some(&session),
@@ -702,29 +644,14 @@ fn a_request_id_reused_while_in_flight_in_a_session_is_refused_and_then_free_aga
 #[test]
 fn delete_of_an_unknown_session_is_not_found_like_get_and_post() {
     let server = HttpServer::start(examples(), &["--no-watch"]);
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .new_agent();
-    let delete = |session: &str| {
-        agent
-            .delete(&server.url)
-            .header("Mcp-Session-Id", session)
-            .call()
-            .unwrap()
-            .status()
-            .as_u16()
+    let verb = |verb: &str, session: &str| {
+        Client::new(&server.url)
+            .with_session(Some(session))
+            .send(verb)
+            .status
     };
-    let get = |session: &str| {
-        agent
-            .get(&server.url)
-            .header("Accept", "text/event-stream")
-            .header("Mcp-Session-Id", session)
-            .call()
-            .unwrap()
-            .status()
-            .as_u16()
-    };
+    let delete = |session: &str| verb("DELETE", session);
+    let get = |session: &str| verb("GET", session);
     assert_eq!(delete("no-such-session"), 404);
     assert_eq!(get("no-such-session"), 404);
     let ping = br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
@@ -758,7 +685,7 @@ fn in_stateless_mode_the_same_id_in_flight_twice_is_served_twice() {
             )
         })
     };
-    server.wait_for_stderr("running: got a slot");
+    server.wait_for_sample(&calls_running("hostile"), |n| n == 1.0);
     let again = post(
         &server.url,
         None,

@@ -3,12 +3,13 @@
 //! exactly what the native baseline server's `hash` tool answers.
 
 use crate::common::Server;
+use crate::common::revision::R3;
 use serde_json::json;
 
 #[test]
 fn the_fnv_plugin_answers_what_the_native_servers_tool_answers() {
     let plugins = crate::common::plugin_dir(&[test_artifacts::FNV]);
-    let mut server = Server::initialized(plugins.path(), &[], "2025-06-18");
+    let mut server = Server::initialized(plugins.path(), &[], R3);
     for text in [
         "",
         "a",

@@ -6,11 +6,11 @@
 //! allow-list. The `netprobe` test plugin reports what the guest sees.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use crate::common::web::{self, WebServer};
 use crate::common::{Server, text};
 use serde_json::{Value, json};
 
-const R4: &str = "2025-11-25";
 const TOKEN: &str = "ghp_TestTokenThatMustNeverBeSeen_0123456789";
 const EXPOSED: &str = "exposed-value-4f8a1c9e2b7d";
 

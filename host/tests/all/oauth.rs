@@ -18,6 +18,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::common::HttpServer;
+use crate::common::http::{Client, get as fetch_url};
+use crate::common::revision::R4;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
@@ -193,138 +195,21 @@ fn start(jwks: &Jwks, refetch: &str) -> (tempfile::TempDir, HttpServer) {
     (dir, server)
 }
 
-/// One HTTP response.
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    challenge: Option<String>,
-    session: Option<String>,
-    body: String,
-}
-
-impl Reply {
-    fn message(&self) -> Value {
-        crate::common::json_rpc_messages(&self.body)
-            .into_iter()
-            .find(|m| m.get("result").is_some() || m.get("error").is_some())
-            .unwrap_or_else(|| panic!("no JSON-RPC response in {self:#?}"))
+/// A client sending `token` (if any) as its bearer token.
+fn bearer(url: &str, token: Option<&str>) -> Client {
+    let client = Client::new(url);
+    match token {
+        Some(token) => client.with_token(token),
+        None => client,
     }
 }
 
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(std::time::Duration::from_secs(60)))
-        .build()
-        .new_agent()
+/// The sorted `field`s of what a list `method` answers under `key`.
+trait Names {
+    fn names(&mut self, method: &str, key: &str, field: &str) -> Vec<String>;
 }
 
-/// A client with one access token (or none), keeping its session.
-struct Client {
-    url: String,
-    token: Option<String>,
-    session: Option<String>,
-    next_id: i64,
-}
-
-impl Client {
-    fn new(url: &str, token: Option<&str>) -> Client {
-        Client {
-            url: url.to_string(),
-            token: token.map(str::to_string),
-            session: None,
-            next_id: 1,
-        }
-    }
-
-    fn post(&mut self, message: &Value) -> Reply {
-        let mut request = agent()
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        if let Some(token) = &self.token {
-            request = request.header("Authorization", &format!("Bearer {token}"));
-        }
-        if let Some(session) = &self.session {
-            request = request.header("Mcp-Session-Id", session);
-        }
-        let mut response = request.send(message.to_string()).unwrap();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .map(|v| v.to_str().unwrap().to_string())
-        };
-        let (challenge, session) = (header("www-authenticate"), header("mcp-session-id"));
-        let reply = Reply {
-            status: response.status().as_u16(),
-            challenge,
-            session,
-            body: response.body_mut().read_to_string().unwrap_or_default(),
-        };
-        if let Some(session) = &reply.session {
-            self.session = Some(session.clone());
-        }
-        reply
-    }
-
-    /// A `GET` (the session's event stream) or `DELETE` of the endpoint;
-    /// the body is read only when the answer is not an open event stream.
-    fn send(&self, verb: &str) -> Reply {
-        let mut request = http::Request::builder()
-            .method(verb)
-            .uri(&self.url)
-            .header("Accept", "text/event-stream");
-        if let Some(token) = &self.token {
-            request = request.header("Authorization", format!("Bearer {token}"));
-        }
-        if let Some(session) = &self.session {
-            request = request.header("Mcp-Session-Id", session);
-        }
-        let mut response = agent().run(request.body(()).unwrap()).unwrap();
-        let status = response.status().as_u16();
-        let stream = response
-            .headers()
-            .get("content-type")
-            .is_some_and(|v| v.to_str().unwrap().starts_with("text/event-stream"));
-        Reply {
-            status,
-            challenge: None,
-            session: None,
-            body: if stream {
-                String::new()
-            } else {
-                response.body_mut().read_to_string().unwrap_or_default()
-            },
-        }
-    }
-
-    fn initialize(&mut self) -> Reply {
-        let reply = self.post(&json!({
-            "jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "oauth-test", "version": "1"}
-            }
-        }));
-        if reply.status == 200 {
-            let ack = self.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-            assert_eq!(ack.status, 202, "{ack:#?}");
-        }
-        reply
-    }
-
-    /// A request's JSON-RPC response, after asserting HTTP 200.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let reply = self.post(&json!({
-            "jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params
-        }));
-        assert_eq!(reply.status, 200, "{method}: {reply:#?}");
-        reply.message()
-    }
-
+impl Names for Client {
     fn names(&mut self, method: &str, key: &str, field: &str) -> Vec<String> {
         let response = self.request(method, json!({}));
         let mut names: Vec<String> = response["result"][key]
@@ -340,22 +225,17 @@ impl Client {
 
 /// A session opened with `token`, or the refusal of its `initialize`.
 fn open(server: &HttpServer, token: &str) -> Client {
-    let mut client = Client::new(&server.url, Some(token));
-    let init = client.initialize();
+    let mut client = bearer(&server.url, Some(token));
+    let init = client.initialize(R4);
     assert_eq!(init.status, 200, "{init:#?}");
     client
 }
 
 /// `initialize` with `token`: the refusal's status and challenge.
 fn challenge_of(server: &HttpServer, token: Option<&str>) -> (u16, String) {
-    let reply = Client::new(&server.url, token).initialize();
-    (reply.status, reply.challenge.unwrap_or_default())
-}
-
-fn fetch_url(url: &str) -> (u16, String) {
-    let mut response = agent().get(url).call().unwrap();
-    let status = response.status().as_u16();
-    (status, response.body_mut().read_to_string().unwrap())
+    let reply = bearer(&server.url, token).initialize(R4);
+    let challenge = reply.header("www-authenticate").unwrap_or_default();
+    (reply.status, challenge.to_string())
 }
 
 #[test]
@@ -533,8 +413,7 @@ fn a_jwks_that_redirects_is_too_large_or_never_comes_gives_no_keys() {
             &policy_at(&uri, "30s", oauth),
         );
         let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
-        let reply =
-            Client::new(&server.url, Some(&key.sign(&claims("alice", "encode")))).initialize();
+        let reply = bearer(&server.url, Some(&key.sign(&claims("alice", "encode")))).initialize(R4);
         assert_eq!(reply.status, 503, "{path}: {reply:#?}");
         server.wait_for_stderr(why);
     }
@@ -645,7 +524,7 @@ fn scopes_limit_what_a_caller_sees_and_may_call() {
 
     // A session belongs to the subject that opened it (the whole class is
     // in `a_session_answers_only_to_its_subject_whatever_the_verb_or_method`).
-    let mut thief = Client::new(&server.url, Some(&key.sign(&claims("mallory", "encode"))));
+    let mut thief = bearer(&server.url, Some(&key.sign(&claims("mallory", "encode"))));
     thief.session = encoder.session.clone();
     let stolen = thief.post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}));
     assert_eq!(stolen.status, 404, "{stolen:#?}");
@@ -675,7 +554,7 @@ fn every_message_and_verb() -> Vec<(String, &'static str, Option<Value>)> {
         (
             "initialize",
             json!({
-                "protocolVersion": "2025-11-25",
+                "protocolVersion": R4,
                 "capabilities": {},
                 "clientInfo": {"name": "thief", "version": "1"}
             }),
@@ -757,7 +636,7 @@ fn a_session_answers_only_to_its_subject_whatever_the_verb_or_method() {
     // Alice opens a session; Mallory, with a valid token of her own that
     // grants every scope, uses it before Alice does anything else in it.
     let mut alice = open(&server, &key.sign(&claims("alice", every_scope)));
-    let mut mallory = Client::new(
+    let mut mallory = bearer(
         &server.url,
         Some(&key.sign(&claims("mallory", every_scope))),
     );
@@ -770,7 +649,7 @@ fn a_session_answers_only_to_its_subject_whatever_the_verb_or_method() {
             None => mallory.send(verb),
         };
         assert_eq!(reply.status, 404, "{label}: {reply:#?}");
-        assert!(reply.session.is_none(), "{label}: {reply:#?}");
+        assert!(reply.session().is_none(), "{label}: {reply:#?}");
         let message: Value = serde_json::from_str(&reply.body)
             .unwrap_or_else(|e| panic!("{label}: not a JSON-RPC error ({e}): {reply:#?}"));
         assert_eq!(message["error"]["code"], -32001, "{label}: {message}");
@@ -784,7 +663,7 @@ fn a_session_answers_only_to_its_subject_whatever_the_verb_or_method() {
         assert_eq!(message["id"], id, "{label}: {message}");
     }
     // The refusals are the very answer of a session that does not exist.
-    let mut nobody = Client::new(
+    let mut nobody = bearer(
         &server.url,
         Some(&key.sign(&claims("mallory", every_scope))),
     );
@@ -806,7 +685,7 @@ fn a_session_answers_only_to_its_subject_whatever_the_verb_or_method() {
     assert_eq!(alice.send("GET").status, 200, "Alice's event stream opens");
     // A new token of the same subject, with other scopes, is the same
     // owner.
-    let mut refreshed = Client::new(&server.url, Some(&key.sign(&claims("alice", "encode"))));
+    let mut refreshed = bearer(&server.url, Some(&key.sign(&claims("alice", "encode"))));
     refreshed.session = alice.session.clone();
     let tools = refreshed.names("tools/list", "tools", "name");
     assert!(
@@ -861,17 +740,19 @@ fn one_subject_holds_at_most_its_share_of_the_sessions() {
             assert_eq!(ended.status, 202, "step {step}: {ended:#?}");
             continue;
         };
-        let mut client = Client::new(&server.url, Some(&token(subject)));
-        let reply = client.initialize();
+        let mut client = bearer(&server.url, Some(&token(subject)));
+        let reply = client.initialize(R4);
         if opens {
             assert_eq!(reply.status, 200, "step {step}: {reply:#?}");
             held.push(client);
             continue;
         }
         assert_eq!(reply.status, 429, "step {step}: {reply:#?}");
-        assert!(reply.session.is_none());
+        assert!(reply.session().is_none());
         let message = reply.message();
-        assert_eq!(message["id"], 0, "{message}");
+        // The refusal answers the initialize request (common::http sends it
+        // with id 1).
+        assert_eq!(message["id"], 1, "{message}");
         assert_eq!(message["error"]["code"], -32000, "{message}");
         assert_eq!(
             message["error"]["data"]["policy_key"], "server.max_sessions_per_subject",

@@ -9,99 +9,11 @@
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
 use std::sync::mpsc;
-use std::time::Duration;
 
-use crate::common::{HttpServer, Server};
+use crate::common::http::{Client, get};
+use crate::common::revision::R4;
+use crate::common::{DEADLINE, HttpServer, Server, eventually};
 use serde_json::{Value, json};
-
-/// A plain JSON-RPC client over Streamable HTTP that keeps its session.
-struct Client {
-    agent: ureq::Agent,
-    url: String,
-    session: Option<String>,
-    /// Headers sent with every request.
-    headers: Vec<(String, String)>,
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(120)))
-        .build()
-        .new_agent()
-}
-
-impl Client {
-    fn new(url: &str) -> Client {
-        Client {
-            agent: agent(),
-            url: url.to_string(),
-            session: None,
-            headers: Vec::new(),
-        }
-    }
-
-    /// Posts `message`; the status and the JSON-RPC messages of the reply.
-    fn post(&mut self, message: &Value) -> (u16, Vec<Value>) {
-        let mut request = self
-            .agent
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        if let Some(session) = &self.session {
-            request = request.header("Mcp-Session-Id", session);
-        }
-        for (name, value) in &self.headers {
-            request = request.header(name, value);
-        }
-        let mut response = request.send(message.to_string()).unwrap();
-        if let Some(id) = response.headers().get("mcp-session-id") {
-            self.session = Some(id.to_str().unwrap().to_string());
-        }
-        let status = response.status().as_u16();
-        let body = response.body_mut().read_to_string().unwrap_or_default();
-        (status, crate::common::json_rpc_messages(&body))
-    }
-
-    fn initialize(&mut self) {
-        let (status, _) = self.post(&json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "observability-test", "version": "1"}
-            }
-        }));
-        assert_eq!(status, 200);
-        let (status, _) =
-            self.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        assert_eq!(status, 202);
-    }
-
-    /// Calls `name`; the response message.
-    fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {
-        self.call_with(id, json!({"name": name, "arguments": arguments}))
-    }
-
-    /// `tools/call` with these params; the response message.
-    fn call_with(&mut self, id: i64, params: Value) -> Value {
-        let (status, messages) = self.post(&json!({
-            "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params
-        }));
-        assert_eq!(status, 200, "{messages:?}");
-        messages
-            .into_iter()
-            .find(|m| m["id"] == id)
-            .unwrap_or_else(|| panic!("no response to {id}"))
-    }
-}
-
-/// GETs `url`: its status and body.
-fn get(url: &str) -> (u16, String) {
-    let mut response = agent().get(url).call().unwrap();
-    let status = response.status().as_u16();
-    (status, response.body_mut().read_to_string().unwrap())
-}
 
 /// The sample lines of a scrape (no comments), for exact matching.
 fn samples(text: &str) -> Vec<&str> {
@@ -115,22 +27,16 @@ fn assert_sample(scrape: &str, line: &str) {
     );
 }
 
-/// The URL a log line of `stderr` gives after `prefix`.
-fn logged_url(stderr: &str, prefix: &str) -> String {
-    let at = stderr.find(prefix).unwrap() + prefix.len() - "http://".len();
-    stderr[at..].split_whitespace().next().unwrap().to_string()
-}
-
 /// GETs `url` until it answers `status`; the body.
 fn wait_for_status(url: &str, status: u16) -> String {
-    for _ in 0..12_000 {
-        let (got, body) = get(url);
-        if got == status {
-            return body;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("{url} never answered {status}");
+    eventually(
+        DEADLINE,
+        || format!("{url} never answered {status}"),
+        || {
+            let (got, body) = get(url);
+            (got == status).then_some(body)
+        },
+    )
 }
 
 #[test]
@@ -142,7 +48,7 @@ fn metrics_count_every_call_by_plugin_tool_and_outcome() {
     let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
     let base = server.url.trim_end_matches("/mcp").to_string();
     let mut client = Client::new(&server.url);
-    client.initialize();
+    assert_eq!(client.initialize(R4).status, 200);
 
     let mut id = 1;
     let mut call = |name: &str, arguments: Value| {
@@ -216,10 +122,9 @@ fn a_stdio_server_serves_metrics_on_its_own_address() {
     let mut server = Server::initialized(
         plugins.path(),
         &["--no-watch", "--metrics-addr", "127.0.0.1:0"],
-        "2025-11-25",
+        R4,
     );
-    server.wait_for_stderr("metrics served at http://");
-    let metrics = logged_url(&server.stderr(), "metrics served at http://");
+    let metrics = server.metrics_url();
     let base = metrics.trim_end_matches("/metrics");
     server.call_ok("structured", json!({"text": "x"}));
     wait_for_status(&format!("{base}/readyz"), 200);
@@ -278,18 +183,18 @@ fn sigterm_stops_readiness_and_new_connections_and_lets_the_running_call_answer(
         ],
     );
     server.wait_for_stderr("metrics served at http://");
-    let metrics = logged_url(&server.stderr(), "metrics served at http://");
+    let metrics = crate::common::logged_url(&server.stderr(), "metrics served at ").unwrap();
     let readyz = metrics.replace("/metrics", "/readyz");
     wait_for_status(&readyz, 200);
 
     let mcp = server.url.clone();
     let call = std::thread::spawn(move || {
         let mut client = Client::new(&mcp);
-        client.initialize();
+        assert_eq!(client.initialize(R4).status, 200);
         client.call(2, "request", json!({"method": "GET", "url": url}))
     });
     // The guest's request reached the gate: the call is running.
-    arrived.recv_timeout(Duration::from_secs(120)).unwrap();
+    arrived.recv_timeout(DEADLINE).unwrap();
 
     let killed = std::process::Command::new("kill")
         .args(["-TERM", &server.pid().to_string()])
@@ -299,17 +204,14 @@ fn sigterm_stops_readiness_and_new_connections_and_lets_the_running_call_answer(
     assert_eq!(wait_for_status(&readyz, 503), "draining\n");
     // No new connections on the MCP port once draining.
     let authority = server.authority().to_string();
-    let mut refused = false;
-    for _ in 0..12_000 {
-        if std::net::TcpStream::connect(&authority).is_err() {
-            refused = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(
-        refused,
-        "the MCP port still accepts connections while draining"
+    eventually(
+        DEADLINE,
+        || "the MCP port still accepts connections while draining".into(),
+        || {
+            std::net::TcpStream::connect(&authority)
+                .is_err()
+                .then_some(())
+        },
     );
 
     // The call in flight still gets its real result.
@@ -428,7 +330,7 @@ fn a_call_continues_the_trace_its_request_names() {
         &["--no-watch", "--otlp-endpoint", &otlp.url],
     );
     let mut client = Client::new(&server.url);
-    client.initialize();
+    assert_eq!(client.initialize(R4).status, 200);
 
     // The trace named in `_meta` (2026-07-28's trace context)...
     let (meta_trace, meta_parent) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
@@ -443,10 +345,10 @@ fn a_call_continues_the_trace_its_request_names() {
     assert_eq!(ok["result"]["isError"], false, "{ok}");
     // ... and the one in the HTTP request's `traceparent` header.
     let (header_trace, header_parent) = ("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331");
-    client.headers.push((
-        "traceparent".into(),
-        format!("00-{header_trace}-{header_parent}-01"),
-    ));
+    client.add_header(
+        "traceparent",
+        &format!("00-{header_trace}-{header_parent}-01"),
+    );
     let marked = client.call(3, "is_error_result", json!({}));
     assert_eq!(marked["result"]["isError"], true, "{marked}");
 

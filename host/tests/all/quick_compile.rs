@@ -6,12 +6,12 @@
 //! attacks against Winch's code.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::path::Path;
 
 use crate::common::{QUICK_COMPILE, Server, text};
 use serde_json::json;
 
-const R4: &str = "2025-11-25";
 const QUICK: &str = "compiled quickly (Winch)";
 const HELD: &str = "holding the optimizing compile";
 const OPTIMIZED: &str = "optimized: Cranelift's code now serves it";

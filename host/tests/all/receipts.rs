@@ -4,6 +4,8 @@
 //! audit line; the `receipts` policy key turns it off.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::http::Client;
+use crate::common::revision::R4;
 use crate::common::{HttpServer, Server, plugins_with_policy};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
@@ -33,7 +35,7 @@ receipts = false
 /// [`POLICY`].
 fn serve(files: &[&str]) -> (Server, tempfile::TempDir) {
     let (dir, plugins, config) = plugins_with_policy(files, POLICY);
-    let server = Server::initialized(&plugins, &["--config", &config], "2025-11-25");
+    let server = Server::initialized(&plugins, &["--config", &config], R4);
     (server, dir)
 }
 
@@ -103,7 +105,7 @@ fn the_receipts_key_turns_them_off_for_one_plugin_or_all() {
         &[test_artifacts::PANIC, test_artifacts::FNV],
         "[defaults]\nreceipts = false\n[plugins.fnv]\nreceipts = true\n",
     );
-    let mut s = Server::initialized(&plugins, &["--config", &config], "2025-11-25");
+    let mut s = Server::initialized(&plugins, &["--config", &config], R4);
     let off = s.call("ok", json!({}));
     assert!(off["result"]["_meta"].get(KEY).is_none(), "{off}");
     assert_eq!(
@@ -116,25 +118,14 @@ fn the_receipts_key_turns_them_off_for_one_plugin_or_all() {
 fn receipts_reach_http_clients_too() {
     let plugins = crate::common::plugin_dir(&[test_artifacts::PANIC]);
     let server = HttpServer::start(plugins.path(), &["--no-watch", "--stateless"]);
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .new_agent();
     let call = json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "ok", "arguments": {}}
     });
-    let body = agent
-        .post(&server.url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2025-11-25")
-        .send(call.to_string())
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
-    let response = crate::common::json_rpc_messages(&body).pop().unwrap();
+    let response = Client::new(&server.url)
+        .with_header("MCP-Protocol-Version", R4)
+        .post(&call)
+        .message();
     let r = receipt(&response);
     assert_eq!(r["outcome"], "ok");
     assert_eq!(r["sha256"], sha256_of(test_artifacts::PANIC));

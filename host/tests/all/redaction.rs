@@ -21,6 +21,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD};
 use serde_json::{Value, json};
@@ -39,7 +40,6 @@ const HOWS: [&str; 6] = [
     "percent_lower",
 ];
 const PADS: [usize; 3] = [0, 1, 2];
-const R4: &str = "2025-11-25";
 
 struct Setup {
     _plugins: tempfile::TempDir,
@@ -289,15 +289,15 @@ fn no_form_of_a_secret_leaves_through_any_surface() {
 
 /// `tasks/get` until `done` holds of its result.
 fn poll(s: &mut Server, id: &str, meta: &Value, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..600 {
-        let got = s.request("tasks/get", json!({"taskId": id, "_meta": meta}));
-        no_secret(&got, "tasks/get");
-        if done(&got["result"]) {
-            return got;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    panic!("task {id} never reached the state the test waits for");
+    crate::common::eventually(
+        crate::common::DEADLINE,
+        || format!("task {id} never reached the state the test waits for"),
+        || {
+            let got = s.request("tasks/get", json!({"taskId": id, "_meta": meta}));
+            no_secret(&got, "tasks/get");
+            done(&got["result"]).then_some(got)
+        },
+    )
 }
 
 #[test]

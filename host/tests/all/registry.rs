@@ -13,6 +13,7 @@
 //! depend on.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -21,8 +22,6 @@ use std::process::{Command, Output, Stdio};
 use crate::common::registry::{Registry, registry_binary};
 use crate::common::{Server, text};
 use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
 
 /// Runs `mcp-wasm-host ARGS` in `cwd`.
 fn run(cwd: &Path, args: &[&str]) -> Output {

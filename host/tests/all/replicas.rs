@@ -26,7 +26,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::http::{Client, try_get};
 use crate::common::registry::{Registry, registry_binary};
+use crate::common::{DEADLINE, eventually};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -34,12 +36,8 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::thread;
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-/// A safety net against a hung test, not a performance assertion.
-const PATIENCE: Duration = Duration::from_secs(180);
 
 /// How many calls the client keeps in flight.
 const WORKERS: usize = 4;
@@ -58,14 +56,11 @@ fn free_port() -> u16 {
 
 /// Waits until something accepts connections on `port`.
 fn wait_for_port(port: u16, what: &str) {
-    let start = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            start.elapsed() < PATIENCE,
-            "{what} never listened on {port}"
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    eventually(
+        DEADLINE,
+        || format!("{what} never listened on {port}"),
+        || TcpStream::connect(("127.0.0.1", port)).ok(),
+    );
 }
 
 /// nginx in front of the replicas: round robin, and a request whose
@@ -264,7 +259,7 @@ impl Replica {
             }
         });
         let authority = rx
-            .recv_timeout(PATIENCE)
+            .recv_timeout(DEADLINE)
             .unwrap_or_else(|_| panic!("a replica never listened:\n{}", stderr.lock().unwrap()));
         Replica {
             child,
@@ -314,15 +309,7 @@ impl Replica {
     }
 
     fn status_of(&self, path: &str) -> u16 {
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .build()
-            .new_agent();
-        agent
-            .get(format!("http://{}{path}", self.authority))
-            .call()
-            .map(|r| r.status().as_u16())
-            .unwrap_or(0)
+        try_get(&format!("http://{}{path}", self.authority)).map_or(0, |(status, _)| status)
     }
 }
 
@@ -335,22 +322,7 @@ impl Drop for Replica {
 
 /// One stateless JSON-RPC request; the response message.
 fn post(url: &str, message: &Value) -> Value {
-    let agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(PATIENCE))
-        .build()
-        .new_agent();
-    let mut response = agent
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .send(message.to_string())
-        .unwrap();
-    let body = response.body_mut().read_to_string().unwrap_or_default();
-    crate::common::json_rpc_messages(&body)
-        .into_iter()
-        .find(|m| m.get("id").is_some())
-        .unwrap_or_else(|| panic!("no response in {body:?}"))
+    Client::new(url).post(message).message()
 }
 
 /// The Python SDK client under load, driven by commands on its stdin.
@@ -410,7 +382,7 @@ impl Load {
         loop {
             let line = self
                 .lines
-                .recv_timeout(PATIENCE)
+                .recv_timeout(DEADLINE)
                 .unwrap_or_else(|_| panic!("the client never reached {want:?}"));
             if line == want {
                 return;
@@ -422,7 +394,7 @@ impl Load {
     fn stop(mut self) -> Value {
         self.command("stop");
         let mut last = String::new();
-        while let Ok(line) = self.lines.recv_timeout(PATIENCE) {
+        while let Ok(line) = self.lines.recv_timeout(DEADLINE) {
             last = line;
         }
         assert!(self.child.wait().unwrap().success(), "the client failed");
@@ -456,16 +428,17 @@ fn write_policy(path: &Path, text: &str) {
 
 /// Waits until `replica` lists a tool named `name`.
 fn wait_for_tool(replica: &Replica, name: &str) {
-    let start = Instant::now();
-    while !replica.tool_names().iter().any(|t| t == name) {
-        assert!(
-            start.elapsed() < PATIENCE,
-            "replica {} never served {name}:\n{}",
-            replica.authority,
-            replica.stderr()
-        );
-        thread::sleep(Duration::from_millis(50));
-    }
+    eventually(
+        DEADLINE,
+        || {
+            format!(
+                "replica {} never served {name}:\n{}",
+                replica.authority,
+                replica.stderr()
+            )
+        },
+        || replica.tool_names().iter().any(|t| t == name).then_some(()),
+    );
 }
 
 fn errors(summary: &Value, label: &str) -> (u64, u64, serde_json::Map<String, Value>) {
@@ -554,19 +527,16 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
         )
     });
     held.arrived
-        .recv_timeout(PATIENCE)
+        .recv_timeout(DEADLINE)
         .expect("the held call never reached the page");
     load.command("phase graceful");
     replicas[0].signal("TERM");
     // Draining: not ready any more, but the call it holds goes on.
-    let start = Instant::now();
-    while replicas[0].status_of("/readyz") == 200 {
-        assert!(
-            start.elapsed() < PATIENCE,
-            "/readyz never turned 503 while draining"
-        );
-        thread::sleep(Duration::from_millis(20));
-    }
+    eventually(
+        DEADLINE,
+        || "/readyz never turned 503 while draining".into(),
+        || (replicas[0].status_of("/readyz") != 200).then_some(()),
+    );
     held.release.send(()).unwrap();
     let answer = slow.join().unwrap();
     assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
@@ -583,22 +553,12 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     let doomed_url = replicas[1].url();
     let held_url = format!("http://127.0.0.1:{}/held", held.port);
     let doomed = thread::spawn(move || {
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(PATIENCE))
-            .build()
-            .new_agent();
         let message = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
                              "params": {"name": "request", "arguments": {"url": held_url}}});
-        agent
-            .post(&doomed_url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .send(message.to_string())
-            .and_then(|mut r| r.body_mut().read_to_string())
+        Client::new(&doomed_url).try_post(&message).map(|r| r.body)
     });
     held.arrived
-        .recv_timeout(PATIENCE)
+        .recv_timeout(DEADLINE)
         .expect("the second held call never reached the page");
     load.command("phase killed");
     replicas[1].signal("KILL");

@@ -9,6 +9,7 @@
 //! made under the policy the plugin is loaded with.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -17,8 +18,6 @@ use mcp_wasm_host::runtime::{
     Caller, DefaultPolicies, EngineSettings, Limits, NoEvents, ReloadOutcome, Runtime,
 };
 use serde_json::{Map, Value, json};
-
-const R4: &str = "2025-11-25";
 
 fn serve(policy: &str) -> (Server, tempfile::TempDir) {
     let (dir, plugins, config) =
@@ -243,10 +242,12 @@ async fn call_text(rt: &Runtime, tool: &str) -> String {
 /// Waits until the plugin serving `tool` has `n` ready instances (they are
 /// made on tasks of their own after a call).
 async fn until_ready(rt: &Runtime, tool: &str, n: usize) {
-    while rt.ready_instances(tool) < n {
-        tokio::task::yield_now().await;
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+    crate::common::eventually_async(
+        crate::common::DEADLINE,
+        || format!("{tool} never had {n} ready instances"),
+        move || async move { (rt.ready_instances(tool) >= n).then_some(()) },
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use crate::common::{Server, plugin_dir};
 use serde_json::{Value, json};
 
@@ -41,7 +42,7 @@ fn list_results_carry_the_policys_ttl_a_public_scope_and_the_servers_identity() 
         assert_eq!(listed["result"]["ttlMs"], 90_000, "{method}: {listed}");
     }
     // Older revisions get no caching hints.
-    let init = s.initialize("2025-11-25");
+    let init = s.initialize(R4);
     assert!(init.get("result").is_some());
     let old = s.request("tools/list", json!({}));
     assert!(old["result"].get("ttlMs").is_none(), "{old}");
@@ -112,7 +113,7 @@ fn methods_the_revision_removed_are_not_found_whatever_their_params() {
         assert_eq!(answer["error"]["code"], -32601, "{method}: {answer}");
     }
     // The same methods at the older revisions still work.
-    assert!(s.initialize("2025-11-25").get("result").is_some());
+    assert!(s.initialize(R4).get("result").is_some());
     assert!(s.request("ping", json!({})).get("result").is_some());
 }
 

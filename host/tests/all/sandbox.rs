@@ -5,12 +5,11 @@
 //! its own policy section.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::collections::HashMap;
 
 use crate::common::{Server, text};
 use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
 
 struct Sandbox {
     dir: tempfile::TempDir,

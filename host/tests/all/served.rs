@@ -9,11 +9,10 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4 as V;
 use crate::common::{Server, plugin_dir};
 use base64::Engine as _;
 use serde_json::{Value, json};
-
-const V: &str = "2025-11-25";
 
 fn result(response: &Value) -> &Value {
     response

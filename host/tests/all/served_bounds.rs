@@ -8,12 +8,11 @@
 #![allow(clippy::unwrap_used)]
 
 use std::sync::mpsc;
-use std::time::Duration;
 
-use crate::common::{HttpServer, Server, plugin_dir, r5_meta};
+use crate::common::http::{Client, HeldPost};
+use crate::common::revision::{R4 as V, R5};
+use crate::common::{DEADLINE, HttpServer, Server, eventually, plugin_dir, r5_meta};
 use serde_json::{Value, json};
-
-const V: &str = "2025-11-25";
 
 fn error_message(response: &Value) -> String {
     response["error"]["message"]
@@ -149,15 +148,11 @@ fn a_listen_stream_is_refused_over_its_bounds_naming_the_key() {
                 .matches("a subscriptions/listen stream closed")
                 .count()
     };
-    let started = std::time::Instant::now();
-    while !settled(&s.stderr()) {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "{}",
-            s.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    eventually(
+        DEADLINE,
+        || s.stderr(),
+        || settled(&s.stderr()).then_some(()),
+    );
     // Within the bounds: two streams stay open, a third is refused.
     let first = listen(&mut s, &uris(3, 1024));
     listen(&mut s, &uris(1, 64));
@@ -176,106 +171,51 @@ fn a_listen_stream_is_refused_over_its_bounds_naming_the_key() {
     s.wait_for_stderr("a subscriptions/listen stream closed; 1 open");
     listen(&mut s, &uris(3, 1024));
     let opened = "a subscriptions/listen stream opened; 2 open";
-    let started = std::time::Instant::now();
-    while s.stderr().matches(opened).count() < 2 {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "{}",
-            s.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    s.wait_for_count(opened, 2);
     let listed = s.request("tools/list", json!({"_meta": r5_meta(json!({}))}));
     assert!(listed["result"]["tools"].is_array(), "{listed}");
 }
 
-/// Posts `body` to `url` and returns the JSON-RPC messages of the answer.
-fn post(
-    agent: &ureq::Agent,
-    url: &str,
-    session: Option<&str>,
-    body: &[u8],
-) -> (Vec<Value>, Option<String>) {
-    let mut request = agent
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream");
-    if let Some(session) = session {
-        request = request.header("Mcp-Session-Id", session);
-    }
-    let mut response = request.send(body).unwrap();
-    let session = response
-        .headers()
-        .get("mcp-session-id")
-        .map(|v| v.to_str().unwrap().to_string());
-    let body = response.body_mut().read_to_string().unwrap_or_default();
-    (crate::common::json_rpc_messages(&body), session)
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(120)))
-        .build()
-        .new_agent()
-}
-
 /// A session at 2025-11-25 over HTTP, initialized; its id.
 fn session(url: &str) -> String {
-    let agent = agent();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": V, "capabilities": {},
-                   "clientInfo": {"name": "bounds", "version": "1"}}});
-    let (_, id) = post(&agent, url, None, init.to_string().as_bytes());
-    let id = id.unwrap();
-    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    post(&agent, url, Some(&id), done.to_string().as_bytes());
-    id
+    let mut client = Client::new(url);
+    let init = client.initialize(V);
+    assert_eq!(init.status, 200, "{init:#?}");
+    client.session.unwrap()
 }
 
-/// Two sessions each read a URI of a mebibyte while a third pings; every
-/// answer comes back, and the reads get `expected` (a code and a part of
-/// the message).
+/// Two sessions each send a read of `uri` (a mebibyte) all but its last
+/// byte; while both reads are in flight, a third session's `ping` is
+/// answered (the reads cannot be answered before their last byte comes,
+/// which is sent only after the pong); then the reads get `expected` (a
+/// code and a part of the message). A server that answered nothing else
+/// while mebibyte requests were in flight would never answer the ping, and
+/// the test fails at the harness's deadline.
 fn huge_reads_and_a_ping(server_section: &str, uri: &str, expected: (i64, &str)) {
     let dir = plugin_dir(&[test_artifacts::CONFORMANCE]);
     let config_dir = tempfile::tempdir().unwrap();
     let config = config_dir.path().join("mcp-wasm-host.toml");
     std::fs::write(&config, format!("[server]\n{server_section}")).unwrap();
     let server = HttpServer::start(dir.path(), &["--config", config.to_str().unwrap()]);
-    let (tx, rx) = mpsc::channel();
-    let mut readers = Vec::new();
-    for n in 0..2 {
-        let (url, tx) = (server.url.clone(), tx.clone());
-        let sid = session(&url);
-        let body = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
-                          "params": {"uri": uri}})
-        .to_string();
-        readers.push(std::thread::spawn(move || {
-            let (messages, _) = post(&agent(), &url, Some(&sid), body.as_bytes());
-            tx.send((format!("read {n}"), messages)).unwrap();
-        }));
-    }
-    let sid = session(&server.url);
-    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}).to_string();
-    let (messages, _) = post(&agent(), &server.url, Some(&sid), ping.as_bytes());
-    tx.send(("ping".into(), messages)).unwrap();
-    let mut answers = Vec::new();
-    for _ in 0..3 {
-        answers.push(rx.recv_timeout(Duration::from_secs(120)).unwrap());
-    }
-    for (what, messages) in &answers {
-        let last = messages
+    let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                      "params": {"uri": uri}})
+    .to_string();
+    let [first, second, third] = [(); 3].map(|()| session(&server.url));
+    let reads: Vec<HeldPost> = [first, second]
+        .iter()
+        .map(|sid| HeldPost::start(server.authority(), Some(sid), read.as_bytes(), 1))
+        .collect();
+    let mut pinger = Client::new(&server.url).with_session(Some(&third));
+    let pong = pinger.post(&json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    assert_eq!(pong.response(3)["result"], json!({}), "{pong:#?}");
+    for (n, read) in reads.into_iter().enumerate() {
+        let reply = read.finish();
+        let last = reply
+            .messages
             .last()
-            .unwrap_or_else(|| panic!("{what}: no answer"));
-        if what == "ping" {
-            assert_eq!(last["result"], json!({}), "{last}");
-        } else {
-            assert_eq!(last["error"]["code"], expected.0, "{what}: {last}");
-            assert!(error_message(last).contains(expected.1), "{what}: {last}");
-        }
-    }
-    for reader in readers {
-        reader.join().unwrap();
+            .unwrap_or_else(|| panic!("read {n}: no answer: {reply:#?}"));
+        assert_eq!(last["error"]["code"], expected.0, "read {n}: {last}");
+        assert!(error_message(last).contains(expected.1), "read {n}: {last}");
     }
 }
 
@@ -317,43 +257,29 @@ fn listen_streams_with_large_bodies_leave_the_body_budget_to_other_requests() {
     for n in 0..5 {
         let (url, tx, body) = (server.url.clone(), tx.clone(), padded.clone());
         streams.push(std::thread::spawn(move || {
-            use std::io::BufRead as _;
-            let response = agent()
-                .post(&url)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .header("MCP-Protocol-Version", "2026-07-28")
-                .header("Mcp-Method", "subscriptions/listen")
-                .send(body.as_bytes())
-                .unwrap();
-            let reader = std::io::BufReader::new(response.into_body().into_reader());
-            for line in reader.lines() {
-                let Ok(line) = line else { break };
-                if line.contains("notifications/subscriptions/acknowledged") {
+            let stream = Client::new(&url)
+                .with_header("MCP-Protocol-Version", R5)
+                .with_header("Mcp-Method", "subscriptions/listen")
+                .post_stream(body.as_bytes());
+            for message in stream {
+                if message["method"] == "notifications/subscriptions/acknowledged" {
                     tx.send(n).unwrap();
                 }
             }
         }));
     }
-    let mut acknowledged: Vec<usize> = (0..5)
-        .map(|_| rx.recv_timeout(Duration::from_secs(120)).unwrap())
-        .collect();
+    let mut acknowledged: Vec<usize> = (0..5).map(|_| rx.recv_timeout(DEADLINE).unwrap()).collect();
     acknowledged.sort();
     assert_eq!(acknowledged, [0, 1, 2, 3, 4]);
     // Every stream is open, and another request is answered.
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
                           "params": {"_meta": r5_meta(json!({}))}})
     .to_string();
-    let mut response = agent()
-        .post(&server.url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/list")
-        .send(list.as_bytes())
-        .unwrap();
-    let text = response.body_mut().read_to_string().unwrap();
-    let messages = crate::common::json_rpc_messages(&text);
+    let messages = Client::new(&server.url)
+        .with_header("MCP-Protocol-Version", R5)
+        .with_header("Mcp-Method", "tools/list")
+        .post_bytes(list.as_bytes())
+        .messages;
     assert!(
         messages.last().unwrap()["result"]["tools"].is_array(),
         "{messages:?}"

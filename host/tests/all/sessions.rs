@@ -6,52 +6,10 @@
 //! `oauth.rs`.
 #![allow(clippy::unwrap_used)]
 
-use std::net::SocketAddr;
-
 use crate::common::HttpServer;
+use crate::common::http::{Reply, exchange_from, initialize_request, sample};
+use crate::common::revision::R4;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-/// One raw HTTP exchange's answer.
-#[derive(Debug)]
-struct Raw {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Raw {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The JSON-RPC message of the body (JSON or SSE).
-    fn message(&self) -> Value {
-        crate::common::json_rpc_messages(&self.body)
-            .into_iter()
-            .find(|m| m.get("result").is_some() || m.get("error").is_some())
-            .unwrap_or_else(|| panic!("no JSON-RPC response in {self:#?}"))
-    }
-}
-
-/// Decodes a chunked HTTP/1.1 body.
-fn dechunk(mut body: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = body.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || rest.len() < size {
-            break;
-        }
-        out.push_str(&rest[..size]);
-        body = rest[size..].trim_start_matches("\r\n");
-    }
-    out
-}
 
 /// Sends one HTTP/1.1 request to `server` from the loopback address
 /// `source`, on its own connection, and reads the whole answer.
@@ -61,93 +19,28 @@ fn exchange(
     method: &str,
     session: Option<&str>,
     body: Option<&Value>,
-) -> Raw {
-    let authority = server.authority().to_string();
-    let target: SocketAddr = authority.parse().unwrap();
-    let mut request = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: {authority}\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\n"
-    );
-    if let Some(session) = session {
-        request.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
-    }
-    let body = body.map(Value::to_string).unwrap_or_default();
-    request.push_str(&format!(
-        "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    ));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let source: SocketAddr = format!("{source}:0").parse().unwrap();
-    let raw = runtime.block_on(async move {
-        let socket = tokio::net::TcpSocket::new_v4().unwrap();
-        socket.bind(source).unwrap();
-        let mut stream = socket.connect(target).await.unwrap();
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut raw = Vec::new();
-        tokio::time::timeout(
-            std::time::Duration::from_secs(60),
-            stream.read_to_end(&mut raw),
-        )
-        .await
-        .expect("the server answers and closes the connection")
-        .unwrap();
-        raw
-    });
-    let raw = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {raw:?}"));
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(body)
-    } else {
-        body.to_string()
-    };
-    Raw {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn initialize_request(id: i64) -> Value {
-    json!({
-        "jsonrpc": "2.0", "id": id, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "sessions-test", "version": "1"}
-        }
-    })
+) -> Reply {
+    exchange_from(server.authority(), source, method, session, body)
 }
 
 /// `initialize` from `source`: the answer.
-fn initialize(server: &HttpServer, source: &str, id: i64) -> Raw {
-    exchange(server, source, "POST", None, Some(&initialize_request(id)))
+fn initialize(server: &HttpServer, source: &str, id: i64) -> Reply {
+    exchange(
+        server,
+        source,
+        "POST",
+        None,
+        Some(&initialize_request(id, R4)),
+    )
 }
+
+/// The session gauge of the server's metrics.
+const SESSIONS: &str = "mcp_wasm_host_http_sessions";
 
 /// The open sessions, as the server's metrics count them.
 fn open_sessions(server: &HttpServer) -> u64 {
-    let url = server.url.replace("/mcp", "/metrics");
-    let mut response = ureq::get(&url).call().unwrap();
-    let scrape = response.body_mut().read_to_string().unwrap();
-    scrape
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp_wasm_host_http_sessions "))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no session gauge in {scrape}"))
+    let scrape = server.scrape();
+    sample(&scrape, SESSIONS).unwrap_or_else(|| panic!("no session gauge in {scrape}")) as u64
 }
 
 fn start(server_keys: &str) -> (tempfile::TempDir, HttpServer) {
@@ -265,9 +158,8 @@ fn an_idle_session_expires_and_frees_its_slot() {
     assert_eq!(opened.status, 200, "{opened:#?}");
     let session = opened.header("mcp-session-id").unwrap().to_string();
     // The server ends the session once it has been idle for a second: wait
-    // for it to say so, not for the time to pass.
-    server.wait_for_stderr("HTTP session ended");
-    assert_eq!(open_sessions(&server), 0);
+    // for its gauge to show it, not for the time to pass.
+    server.wait_for_sample(SESSIONS, |open| open == 0.0);
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     for (method, body) in [("POST", Some(&list)), ("GET", None), ("DELETE", None)] {
         let gone = exchange(&server, "127.0.0.1", method, Some(&session), body);

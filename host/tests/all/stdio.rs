@@ -2,16 +2,14 @@
 //! from `plugins/`, and JSON-RPC lines on its stdin and stdout.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::{R1, R2, R3, R4};
 use crate::common::{Server, plugin_dir, text};
 use serde_json::{Value, json};
-
-const R3: &str = "2025-06-18";
-const R4: &str = "2025-11-25";
 
 #[test]
 fn initialize_negotiates_and_declares_tools() {
     let dir = plugin_dir(&[test_artifacts::ERRORS]);
-    for version in ["2024-11-05", "2025-03-26", R3, R4] {
+    for version in [R1, R2, R3, R4] {
         let mut s = Server::start(dir.path(), &[]);
         let resp = s.initialize(version);
         let result = &resp["result"];

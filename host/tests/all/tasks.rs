@@ -10,7 +10,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::common::{Server, plugin_dir, text};
+use crate::common::http::calls_ended;
+use crate::common::revision::R4;
+use crate::common::{METRICS, Server, plugin_dir, text};
 use serde_json::{Value, json};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -37,7 +39,8 @@ fn start(policy: &str) -> (Server, tempfile::TempDir, tempfile::TempDir) {
     };
     let policy = format!("[plugins.conformance.client]\nelicitation = true\n{policy}");
     std::fs::write(&config, policy).unwrap();
-    let server = Server::start(dir.path(), &["--config", config.to_str().unwrap()]);
+    let config = config.to_str().unwrap();
+    let server = Server::start(dir.path(), &["--config", config, METRICS[0], METRICS[1]]);
     (server, dir, config_dir)
 }
 
@@ -56,15 +59,14 @@ fn tasks_request(s: &mut Server, method: &str, params: Value) -> Value {
 
 /// `tasks/get` until the task leaves `working` (or is terminal).
 fn poll_until(s: &mut Server, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..600 {
-        let got = tasks_request(s, "tasks/get", json!({"taskId": task_id}));
-        let result = &got["result"];
-        if done(result) {
-            return result.clone();
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    panic!("task {task_id} never reached the state the test waits for");
+    crate::common::eventually(
+        crate::common::DEADLINE,
+        || format!("task {task_id} never reached the state the test waits for"),
+        || {
+            let got = tasks_request(s, "tasks/get", json!({"taskId": task_id}));
+            done(&got["result"]).then(|| got["result"].clone())
+        },
+    )
 }
 
 fn terminal(result: &Value) -> bool {
@@ -136,9 +138,12 @@ fn tasks_cancel_stops_the_guest_at_once_and_is_idempotent() {
     s.wait_for_stderr("the call goes on as a task");
     let ack = tasks_request(&mut s, "tasks/cancel", json!({"taskId": id}));
     assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
-    // The guest is stopped: its call is audited as cancelled, long before
-    // its 600 seconds.
-    s.wait_for_stderr("outcome=\"cancelled\"");
+    // The guest is stopped: its call ends as cancelled, long before its
+    // 600 seconds.
+    s.wait_for_sample(
+        &calls_ended("conformance", "slow_compute", "cancelled"),
+        |n| n == 1.0,
+    );
     let got = tasks_request(&mut s, "tasks/get", json!({"taskId": id}));
     assert_eq!(got["result"]["status"], "cancelled", "{got}");
     let again = tasks_request(&mut s, "tasks/cancel", json!({"taskId": id}));
@@ -237,7 +242,7 @@ fn clients_without_the_extension_get_ordinary_calls_or_a_clear_refusal() {
     // Before 2026-07-28 there are no tasks: the same tools as ordinary calls,
     // or an error result that says why.
     let (mut s, _dir, _config) = start("");
-    let init = s.initialize("2025-11-25");
+    let init = s.initialize(R4);
     assert!(init.get("result").is_some(), "{init}");
     let old = s.call("slow_compute", json!({"seconds": 0}));
     assert_eq!(old["result"]["isError"], false, "{old}");

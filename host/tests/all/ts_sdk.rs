@@ -14,6 +14,7 @@
 //! (`scripts/test.sh` runs it); the tests fail, not skip, without it.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::{R1, R2, R3, R4};
 use std::ffi::OsStr;
 
 use crate::common::clients::{self, EXPECTED, PAGE_SIZE, TOOLS, plugins};
@@ -21,13 +22,7 @@ use serde_json::{Value, json};
 
 /// What the client checks: the SDK's own choice, then each handshake
 /// revision forced (see `tests/ts/client.mjs`).
-const RUNS: [&str; 5] = [
-    "sdk",
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-];
+const RUNS: [&str; 5] = ["sdk", R1, R2, R3, R4];
 
 /// Checks one transport's summary. `logs_before_response`: as in
 /// `revisions.rs`, only stdio promises a call's log messages arrive before

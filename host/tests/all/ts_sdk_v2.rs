@@ -15,18 +15,11 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::common::clients::{self, EXPECTED, MODERN, PAGE_SIZE, REVISIONS, TOOLS, plugins};
+use crate::common::revision::{R1, R2, R3, R4};
 use serde_json::{Value, json};
 
 /// The client's runs, in order (see `tests/ts/client-v2.mjs`).
-const RUNS: [&str; 7] = [
-    "auto",
-    MODERN,
-    "sdk",
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-];
+const RUNS: [&str; 7] = ["auto", MODERN, "sdk", R1, R2, R3, R4];
 
 /// The v2 client package sits next to the 1.x SDK that `run_node_client`
 /// looks for; say so plainly when only the older one is installed.

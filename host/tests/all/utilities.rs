@@ -4,10 +4,10 @@
 //! call that would otherwise run for a minute.
 #![allow(clippy::unwrap_used)]
 
-use crate::common::{Server, plugin_dir};
+use crate::common::http::{calls_ended, calls_running};
+use crate::common::revision::{R4, R5};
+use crate::common::{METRICS, Server, plugin_dir};
 use serde_json::{Value, json};
-
-const R4: &str = "2025-11-25";
 
 /// Calls `log_progress` with `params`' `_meta`, and returns the call's
 /// notifications (all received before its response) of `method`.
@@ -114,7 +114,7 @@ fn at_2026_07_28_each_request_opts_in_to_log_messages() {
     let mut s = Server::start(dir.path(), &[]);
     let meta = |level: Option<&str>| {
         let mut meta = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/protocolVersion": R5,
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
         });
@@ -151,11 +151,11 @@ fn cancelled_calls_stop_and_get_no_response() {
         &[test_artifacts::HOSTILE],
         "[plugins.hostile]\ntimeout = \"60s\"\nfuel = 1_000_000_000_000_000\nmax_concurrent_calls = 1\n",
     );
-    let mut s = Server::initialized(&plugins, &["--config", &config], R4);
+    let mut s = Server::initialized(&plugins, &["--config", &config, METRICS[0], METRICS[1]], R4);
 
-    for (n, tool) in ["spin", "sleep_forever"].into_iter().enumerate() {
+    for tool in ["spin", "sleep_forever"] {
         let id = s.send_request("tools/call", json!({"name": tool, "arguments": {}}));
-        s.wait_for_count("running: got a slot", n + 1);
+        s.wait_for_sample(&calls_running("hostile"), |n| n == 1.0);
         s.send(&json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
@@ -165,11 +165,12 @@ fn cancelled_calls_stop_and_get_no_response() {
         let ping = s.send_request("ping", json!({}));
         let resp = s.recv();
         assert_eq!(resp["id"], ping, "{resp}");
-        s.wait_for_count("outcome=\"cancelled\"", n + 1);
+        // It ends as cancelled, and its guest no longer runs.
+        s.wait_for_sample(&calls_ended("hostile", tool, "cancelled"), |n| n == 1.0);
+        s.wait_for_sample(&calls_running("hostile"), |n| n == 0.0);
         let ping = s.send_request("ping", json!({}));
         let resp = s.recv();
         assert_eq!(resp["id"], ping, "{resp}");
-        s.wait_for_stderr(&format!("call cancelled tool={tool}"));
     }
     // The only slot is free again: a well-behaved call runs.
     let resp = s.call("ok", json!({}));

@@ -6,13 +6,15 @@
 //! harness's patience is only a safety net against a hung server.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::revision::R4;
 use std::collections::BTreeSet;
 use std::io::Write;
 
-use crate::common::{Server, plugin_dir, text};
+use crate::common::http::calls_running;
+use crate::common::log::Event;
+use crate::common::{JSON_LOGS, METRICS, Server, plugin_dir, text};
 use serde_json::{Value, json};
 
-const R4: &str = "2025-11-25";
 const LIST_CHANGED: &str = "notifications/tools/list_changed";
 
 /// Waits for a notification with `method`, first among those the harness
@@ -120,7 +122,11 @@ fn a_running_call_finishes_on_the_version_it_started_with() {
     let config = policy_dir.path().join("policy.toml");
     std::fs::write(&config, "[plugins.hostile]\ntimeout = \"120s\"\n").unwrap();
     let dir = plugin_dir(&[test_artifacts::HOSTILE]);
-    let mut s = Server::initialized(dir.path(), &["--config", config.to_str().unwrap()], R4);
+    let mut s = Server::initialized(
+        dir.path(),
+        &["--config", config.to_str().unwrap(), METRICS[0], METRICS[1]],
+        R4,
+    );
     s.wait_for_stderr("watching the plugins directory");
     assert!(names(&mut s).contains("slow_ok"));
 
@@ -131,7 +137,7 @@ fn a_running_call_finishes_on_the_version_it_started_with() {
         "tools/call",
         json!({"name": "slow_ok", "arguments": {"millis": 8000}}),
     );
-    s.wait_for_stderr("running: got a slot");
+    s.wait_for_sample(&calls_running("hostile"), |n| n == 1.0);
     std::fs::copy(test_artifacts::MANY, dir.path().join("hostile.wasm")).unwrap();
 
     // The list changes while the call still runs...
@@ -155,10 +161,39 @@ fn a_running_call_finishes_on_the_version_it_started_with() {
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
 }
 
+/// Whether `e` is a failure of the watcher's look at the plugin file
+/// `name`: a warning (or error) in its `handle` span for that file.
+fn is_failed_load(e: &Event, name: &str) -> bool {
+    matches!(e.level(), "WARN" | "ERROR")
+        && e.span_field("handle", "file")
+            .as_str()
+            .is_some_and(|f| f.ends_with(&format!("/{name}")))
+}
+
+/// The watcher's failed looks at the plugin file `name`, in the server's
+/// JSON log.
+fn failed_loads(s: &Server, name: &str) -> Vec<Event> {
+    s.events()
+        .into_iter()
+        .filter(|e| is_failed_load(e, name))
+        .collect()
+}
+
+/// The loads of plugin `plugin` that succeeded, in the server's JSON log:
+/// the events that name the plugin, its tool count and how long its load
+/// took (a compile's name no tool count).
+fn loads(s: &Server, plugin: &str) -> usize {
+    s.events()
+        .iter()
+        .filter(|e| e.text("plugin") == plugin)
+        .filter(|e| e.field("tools").is_number() && e.field("elapsed_ms").is_number())
+        .count()
+}
+
 #[test]
 fn a_half_written_file_is_not_loaded_until_it_is_complete() {
     let dir = plugin_dir(&[test_artifacts::ERRORS]);
-    let mut s = Server::initialized(dir.path(), &[], R4);
+    let mut s = Server::initialized(dir.path(), &JSON_LOGS, R4);
     s.wait_for_stderr("watching the plugins directory");
     let start = names(&mut s);
     let bytes = std::fs::read(test_artifacts::MANY).unwrap();
@@ -170,10 +205,19 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
     let mut file = std::fs::File::create(&path).unwrap();
     file.write_all(head).unwrap();
     file.flush().unwrap();
-    s.wait_for_stderr("late.wasm: the component is invalid or corrupt");
+    s.wait_for_event("of a failed load of late.wasm", |e| {
+        is_failed_load(e, "late.wasm")
+    });
+    let failed = failed_loads(&s, "late.wasm");
+    assert!(
+        failed.iter().any(|e| e
+            .text("message")
+            .contains("the component is invalid or corrupt")),
+        "{failed:?}"
+    );
     assert!(!received(&mut s, LIST_CHANGED), "{:?}", s.notifications);
     assert_eq!(names(&mut s), start);
-    assert!(!s.stderr().contains("plugin=late"), "{}", s.stderr());
+    assert_eq!(loads(&s, "late"), 0, "{}", s.stderr());
 
     // The rest: now it loads, once.
     file.write_all(tail).unwrap();
@@ -182,15 +226,11 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
     wait_for_notification(&mut s, LIST_CHANGED);
     assert_eq!(names(&mut s), start.union(&many_tools()).cloned().collect());
     s.call_ok("tool_03", json!({}));
-    let stderr = s.stderr();
-    assert_eq!(
-        stderr.matches("loaded plugin plugin=late").count(),
-        1,
-        "{stderr}"
-    );
+    assert_eq!(loads(&s, "late"), 1, "{}", s.stderr());
 
     // A slow copy, in small chunks: whatever the watcher saw on the way,
-    // only the complete file is ever loaded, and the list changes once.
+    // it never tried to load a part of the file (no failed load), the
+    // complete file is loaded once, and the list changes once.
     s.notifications.clear();
     let slow = dir.path().join("slow.wasm");
     let dupa = std::fs::read(test_artifacts::DUPA).unwrap();
@@ -205,7 +245,14 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
     let mut want = names(&mut s);
     assert!(want.remove("echo"), "{want:?}");
     assert_eq!(want, start.union(&many_tools()).cloned().collect());
-    assert_eq!(s.stderr().matches("loaded plugin plugin=slow").count(), 1);
+    assert_eq!(loads(&s, "slow"), 1, "{}", s.stderr());
+    assert_eq!(
+        failed_loads(&s, "slow.wasm"),
+        [],
+        "a part of the file was loaded"
+    );
+    // The ping of `received` comes after anything the load sent.
+    assert!(!received(&mut s, LIST_CHANGED), "{:?}", s.notifications);
 }
 
 #[test]

@@ -11,16 +11,11 @@ use serde_json::{Value, json};
 
 /// Every revision the server speaks, oldest first, as its `server/discover`
 /// lists them.
-pub const REVISIONS: [&str; 5] = [
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-    "2026-07-28",
-];
+pub use super::revision::ALL as REVISIONS;
+use super::revision::R4;
 /// The revision without the `initialize` handshake, negotiated with
 /// `server/discover` instead.
-pub const MODERN: &str = "2026-07-28";
+pub use super::revision::R5 as MODERN;
 
 /// The `errors` plugin's 7 tools and the `many` plugin's 25, in pages of 10:
 /// what every client test serves.
@@ -72,7 +67,7 @@ pub fn check_tool_calls(r: &Value, revision: &str, expected: &Expected, ctx: &st
     );
 
     let invalid = &r["invalid_arguments"];
-    if revision >= "2025-11-25" {
+    if revision >= R4 {
         assert_eq!(invalid["kind"], "is_error_result", "{ctx}");
         let text = invalid["text"].as_str().unwrap();
         assert!(text.contains("/text"), "the error names the field: {ctx}");

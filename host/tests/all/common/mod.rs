@@ -3,8 +3,14 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod clients;
+pub mod http;
+pub mod log;
 pub mod registry;
+pub mod revision;
+pub mod wait;
 pub mod web;
+
+pub use wait::{DEADLINE, eventually, eventually_async};
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -12,13 +18,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
 
 use serde_json::{Value, json};
-
-/// How long to wait for any one message before declaring the server hung.
-/// This is a safety net against a hung test, not a performance assertion.
-const PATIENCE: Duration = Duration::from_secs(120);
 
 /// The binary under test.
 pub fn binary() -> &'static str {
@@ -254,6 +255,47 @@ pub const WAIT_FOR_LOAD: &str = "MCP_WASM_HOST_WAIT_FOR_LOAD";
 /// the size of their plugins; `quick_compile.rs` and `sandbox::winch` set it.
 pub const QUICK_COMPILE: &str = "MCP_WASM_HOST_QUICK_COMPILE";
 
+/// The arguments that make a server log one JSON object per line, for a
+/// test that waits on [`log::Event`]s.
+pub const JSON_LOGS: [&str; 2] = ["--log-format", "json"];
+
+/// The arguments that make a stdio server serve its metrics (on a port the
+/// kernel picks), for a test that waits on a metric's value
+/// ([`Server::wait_for_sample`]); an HTTP server serves them beside `/mcp`.
+pub const METRICS: [&str; 2] = ["--metrics-addr", "127.0.0.1:0"];
+
+/// The URL that the log line in `log` starting with `prefix` names (text
+/// or JSON logs alike).
+pub fn logged_url(log: &str, prefix: &str) -> Option<String> {
+    let at = log.find(&format!("{prefix}http://"))? + prefix.len();
+    let url = log[at..]
+        .split(|c: char| c.is_whitespace() || c == '"')
+        .next()?;
+    Some(url.to_string())
+}
+
+/// A scrape of the metrics at `url`.
+pub fn scrape(url: &str) -> String {
+    let (status, scrape) = http::get(url);
+    assert_eq!(status, 200, "{url}: {scrape}");
+    scrape
+}
+
+/// Waits until the sample `series` of the metrics at `url` has a value
+/// that `holds`; returns it.
+pub fn wait_for_sample(url: &str, series: &str, holds: impl Fn(f64) -> bool) -> f64 {
+    eventually(
+        DEADLINE,
+        || {
+            format!(
+                "{series} never reached the value waited for:\n{}",
+                scrape(url)
+            )
+        },
+        || http::sample(&scrape(url), series).filter(|v| holds(*v)),
+    )
+}
+
 /// A running server.
 pub struct Server {
     child: Child,
@@ -346,15 +388,37 @@ impl Server {
     /// Waits until the server's stderr contains `needle` at least `n` times
     /// (the `n`th call having started, say).
     pub fn wait_for_count(&self, needle: &str, n: usize) {
-        let start = std::time::Instant::now();
-        while self.stderr().matches(needle).count() < n {
-            assert!(
-                start.elapsed() < Duration::from_secs(300),
-                "{needle:?} was not logged {n} times:\n{}",
-                self.stderr()
-            );
-            thread::sleep(Duration::from_millis(10));
-        }
+        eventually(
+            DEADLINE,
+            || format!("{needle:?} was not logged {n} times:\n{}", self.stderr()),
+            || (self.stderr().matches(needle).count() >= n).then_some(()),
+        );
+    }
+
+    /// The URL of the server's metrics, from the line that announces it;
+    /// the server must have been started with [`METRICS`].
+    pub fn metrics_url(&self) -> String {
+        self.wait_for_stderr("metrics served at http://");
+        logged_url(&self.stderr(), "metrics served at ").unwrap()
+    }
+
+    /// Waits until the metrics' sample `series` (a name with its labels,
+    /// see [`http::sample`]) has a value that `holds`; returns it. The
+    /// server must have been started with [`METRICS`].
+    pub fn wait_for_sample(&self, series: &str, holds: impl Fn(f64) -> bool) -> f64 {
+        wait_for_sample(&self.metrics_url(), series, holds)
+    }
+
+    /// The server's log events so far; the server must have been started
+    /// with [`JSON_LOGS`].
+    pub fn events(&self) -> Vec<log::Event> {
+        log::events(&self.stderr())
+    }
+
+    /// Waits until the server has logged an event that `matches` (started
+    /// with [`JSON_LOGS`]); returns it.
+    pub fn wait_for_event(&self, what: &str, matches: impl Fn(&log::Event) -> bool) -> log::Event {
+        log::wait_for_event(&self.stderr, what, matches)
     }
 
     /// Writes one raw line.
@@ -388,7 +452,7 @@ impl Server {
 
     /// The next message from stdout. Every line must be JSON.
     pub fn recv(&mut self) -> Value {
-        match self.lines.recv_timeout(PATIENCE) {
+        match self.lines.recv_timeout(DEADLINE) {
             Ok(line) => {
                 self.raw.push(line.clone());
                 serde_json::from_str(&line).unwrap_or_else(|e| {
@@ -400,7 +464,7 @@ impl Server {
             }
             Err(RecvTimeoutError::Timeout) => {
                 panic!(
-                    "no message from the server in {PATIENCE:?}\nstderr:\n{}",
+                    "no message from the server in {DEADLINE:?}\nstderr:\n{}",
                     self.stderr()
                 )
             }
@@ -443,7 +507,7 @@ impl Server {
     /// keep), and returns the response.
     pub fn stream_until_response(&mut self, id: i64, mut seen: impl FnMut(&Value)) -> Value {
         loop {
-            let line = match self.lines.recv_timeout(PATIENCE) {
+            let line = match self.lines.recv_timeout(DEADLINE) {
                 Ok(line) => line,
                 Err(e) => panic!("no response to {id} ({e:?})\nstderr:\n{}", self.stderr()),
             };
@@ -640,15 +704,11 @@ pub fn workspace_root() -> PathBuf {
 
 /// Waits until the captured output `text` contains `needle`.
 fn wait_for_text(text: &Mutex<String>, needle: &str) {
-    let start = std::time::Instant::now();
-    while !text.lock().unwrap().contains(needle) {
-        assert!(
-            start.elapsed() < PATIENCE,
-            "stderr never showed {needle:?}:\n{}",
-            text.lock().unwrap()
-        );
-        thread::sleep(Duration::from_millis(10));
-    }
+    eventually(
+        DEADLINE,
+        || format!("stderr never showed {needle:?}:\n{}", text.lock().unwrap()),
+        || text.lock().unwrap().contains(needle).then_some(()),
+    );
 }
 
 /// A temporary directory with `plugins/` holding copies of `files` and the
@@ -685,11 +745,11 @@ pub fn run_build_script(script: &str, out: &Path, env: &[(&str, &std::ffi::OsStr
     );
 }
 
-/// A server (at revision 2025-11-25) with `component` alone in its plugins
+/// A server (at revision [`revision::R4`]) with `component` alone in its plugins
 /// directory, under `policy`; the directory lives as long as the server.
 pub fn serve_alone(component: &Path, policy: &str) -> (Server, tempfile::TempDir) {
     let (dir, plugins, config) = plugins_with_policy(&[component.to_str().unwrap()], policy);
-    let server = Server::initialized(&plugins, &["--config", &config], "2025-11-25");
+    let server = Server::initialized(&plugins, &["--config", &config], revision::R4);
     (server, dir)
 }
 
@@ -774,15 +834,10 @@ impl HttpServer {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr_pipe).lines() {
                 let Ok(line) = line else { break };
-                if let Some(at) = line.find("listening on http://") {
-                    let url = line[at + "listening on ".len()..]
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or_default()
-                        .to_string();
-                    if let Some(tx) = tx.take() {
-                        let _ = tx.send(url);
-                    }
+                if let Some(url) = logged_url(&line, "listening on ")
+                    && let Some(tx) = tx.take()
+                {
+                    let _ = tx.send(url);
                 }
                 let mut s = sink.lock().unwrap();
                 s.push_str(&line);
@@ -802,7 +857,7 @@ impl HttpServer {
                     .push_str(&format!("UNEXPECTED STDOUT: {line}\n"));
             }
         });
-        let url = match url_rx.recv_timeout(PATIENCE) {
+        let url = match url_rx.recv_timeout(DEADLINE) {
             Ok(url) => url,
             Err(_) => {
                 let _ = child.kill();
@@ -823,6 +878,28 @@ impl HttpServer {
     /// Waits until the server's stderr contains `needle`.
     pub fn wait_for_stderr(&self, needle: &str) {
         wait_for_text(&self.stderr, needle);
+    }
+
+    /// The server's metrics now (a Prometheus scrape of `/metrics`).
+    pub fn scrape(&self) -> String {
+        let (status, scrape) = http::get(&self.url.replace("/mcp", "/metrics"));
+        assert_eq!(status, 200, "{scrape}");
+        scrape
+    }
+
+    /// Waits until the metrics' sample `series` (a name with its labels,
+    /// see [`http::sample`]) has a value that `holds`; returns it.
+    pub fn wait_for_sample(&self, series: &str, holds: impl Fn(f64) -> bool) -> f64 {
+        eventually(
+            DEADLINE,
+            || {
+                format!(
+                    "{series} never reached the value waited for:\n{}",
+                    self.scrape()
+                )
+            },
+            || http::sample(&self.scrape(), series).filter(|v| holds(*v)),
+        )
     }
 
     /// The server's process id (to send it a signal).
@@ -921,7 +998,7 @@ fn node_client(
 /// client with `capabilities`.
 pub fn r5_meta(capabilities: Value) -> Value {
     serde_json::json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/protocolVersion": revision::R5,
         "io.modelcontextprotocol/clientCapabilities": capabilities,
         "io.modelcontextprotocol/clientInfo": {"name": "mcp-wasm-host-tests", "version": "0"}
     })

@@ -57,13 +57,11 @@ impl Registry {
     /// Waits until `GET /v2/` answers (the process is up and listening).
     pub fn wait_ready(&self) {
         let url = format!("http://{}/v2/", self.addr);
-        for _ in 0..600 {
-            if ureq::get(&url).call().is_ok() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        panic!("the registry at {} never answered", self.addr);
+        super::eventually(
+            super::DEADLINE,
+            || format!("the registry at {} never answered", self.addr),
+            || super::http::try_get(&url).ok(),
+        );
     }
 
     pub fn reference(&self, repo_tag: &str) -> String {

@@ -108,7 +108,8 @@ impl RoundedNumbers {
             return Vec::new();
         }
         let mut probe = arguments.clone();
-        let mut typed = arguments.clone();
+        // Made only for a written fraction from 2^52 up (rare).
+        let mut typed: Option<Value> = None;
         let mut shown = Vec::new();
         let mut large_fractions = Vec::new();
         for number in &self.0 {
@@ -129,12 +130,12 @@ impl RoundedNumbers {
                 shown.push((nudged.to_string(), number, read));
                 *slot = Value::Number(nudged);
             }
-            if number.fraction
-                && read.abs() >= NEIGHBOURS_ARE_INTEGERS
-                && let Some(slot) = typed.pointer_mut(&number.pointer)
-            {
-                *slot = Value::from(0.5);
-                large_fractions.push(number);
+            if number.fraction && read.abs() >= NEIGHBOURS_ARE_INTEGERS {
+                let typed = typed.get_or_insert_with(|| arguments.clone());
+                if let Some(slot) = typed.pointer_mut(&number.pointer) {
+                    *slot = Value::from(0.5);
+                    large_fractions.push(number);
+                }
             }
         }
         let mut problems: Vec<String> = schema
@@ -152,8 +153,8 @@ impl RoundedNumbers {
                 problem
             })
             .collect();
-        if !large_fractions.is_empty() {
-            let wants_integer = schema.integer_required_at(&typed);
+        if let Some(typed) = &typed {
+            let wants_integer = schema.integer_required_at(typed);
             for number in large_fractions {
                 if wants_integer.contains(&number.pointer) {
                     problems.push(format!(

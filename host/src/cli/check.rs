@@ -111,6 +111,9 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 for left in left_out.chain(&plugin.left_out) {
                     writeln!(out, "     {left}")?;
                 }
+                for unused in plugin.unused_grants() {
+                    writeln!(out, "     unused: {unused}")?;
+                }
                 continue;
             }
             report

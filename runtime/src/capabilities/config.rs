@@ -2,8 +2,7 @@
 //! in `[plugins.NAME.config]`. A value is written there, read from the
 //! server's environment (`{ env = "VAR" }`) or taken from one of the
 //! plugin's secrets (`{ secret = "NAME" }`, defined in its `secrets`
-//! section: naming it here hands it to the guest, as `expose = true`
-//! does). Values are read when the plugin loads, and never reported: the
+//! section with `expose = true`: the guest holds its value). Values are read when the plugin loads, and never reported: the
 //! `inspect` report names each key and where its value comes from. A
 //! plugin without the section sees no values (never an error).
 //!
@@ -152,6 +151,14 @@ impl Capability for ConfigPolicy {
                                 ),
                             ));
                         };
+                        if !found.expose {
+                            return Err(KeyProblem::new(
+                                format!("config.{key}.secret"),
+                                format!(
+                                    "the secret {secret:?} is not exposed to the guest: an injected secret never reaches it; set `secrets.{secret}.expose = true` to hand it over"
+                                ),
+                            ));
+                        }
                         Some(found.value.reveal().to_string())
                     }
                 };
@@ -195,12 +202,13 @@ impl Report for ConfigPolicy {
                 (k.clone(), source)
             })
             .collect();
-        vec![("config", Value::Object(keys))]
+        // `config` is the policy file's path in the report.
+        vec![("config_values", Value::Object(keys))]
     }
 
     fn inspect_lines(&self) -> Vec<(&'static str, String)> {
         if self.values.is_empty() {
-            return vec![("config", "none".into())];
+            return vec![("config values", "none".into())];
         }
         let rows: Vec<String> = self
             .values
@@ -210,7 +218,15 @@ impl Report for ConfigPolicy {
                 format!("{k} ({}{unset})", ConfigPolicy::source(spec))
             })
             .collect();
-        vec![("config", rows.join(", "))]
+        vec![("config values", rows.join(", "))]
+    }
+
+    fn unused(&self, imports: &[ImportKind], section: &str) -> Option<String> {
+        (!self.values.is_empty() && !imports.contains(&ImportKind::Config)).then(|| {
+            format!(
+                "`{section}.config` sets values, but the component imports no wasi:config interface"
+            )
+        })
     }
 
     fn import_note(policy: Option<&Self>, kind: ImportKind) -> Option<String> {

@@ -305,6 +305,13 @@ pub trait Report {
     fn import_note(_policy: Option<&Self>, _kind: ImportKind) -> Option<String> {
         None
     }
+
+    /// What the policy grants that a component importing only the kinds
+    /// `imports` holds cannot use (`check` flags it), naming the key of
+    /// `section`.
+    fn unused(&self, _imports: &[ImportKind], _section: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The redaction facet of a capability: what its grants must keep from
@@ -664,6 +671,15 @@ macro_rules! registry {
                 let mut out = Vec::new();
                 $(out.extend(Report::inspect_json(&self.$field));)*
                 out
+            }
+
+            /// What the grants give that a component importing only
+            /// `imports` cannot use, each naming its key of `section`.
+            pub fn unused(&self, imports: &[ImportKind], section: &str) -> Vec<String> {
+                [$(Report::unused(&self.$field, imports, section)),*]
+                    .into_iter()
+                    .flatten()
+                    .collect()
             }
 
             /// The capabilities' rows of `inspect`'s policy section.

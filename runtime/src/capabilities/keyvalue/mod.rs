@@ -272,6 +272,12 @@ impl Report for KeyvaluePolicy {
         (!self.grants_any()).then(|| format!("`{section}.keyvalue.buckets` grants buckets"))
     }
 
+    fn unused(&self, imports: &[ImportKind], section: &str) -> Option<String> {
+        (self.grants_any() && !imports.contains(&ImportKind::Keyvalue)).then(|| {
+            format!("`{section}.keyvalue` grants buckets, but the component imports no wasi:keyvalue interface")
+        })
+    }
+
     fn import_note(policy: Option<&Self>, kind: ImportKind) -> Option<String> {
         if kind != ImportKind::Keyvalue {
             return None;

@@ -62,7 +62,7 @@ pub struct KvState {
     /// Store operations made so far.
     operations: u64,
     /// What the policy refused, naming the key that would grant it.
-    denials: Vec<String>,
+    pub(super) denials: Vec<String>,
     /// The `@0.2.0-draft` cursors handed out: a cursor is an index here.
     pub(super) cursors: Vec<Vec<u8>>,
 }
@@ -199,7 +199,9 @@ impl KvState {
                 "the call's deadline passed before the store operation".into(),
             ));
         }
-        Ok(store.with_timeout(left.min(store.timeout())))
+        // A tenth of what is left stays the guest's, to return the error
+        // naming the store before the call's own deadline ends it.
+        Ok(store.with_timeout(left.saturating_sub(left / 10).min(store.timeout())))
     }
 
     /// A store failure, as the guest reads it (naming the store and the

@@ -24,6 +24,7 @@ use crate::load::engine::Abi;
 use crate::load::exports::Exports;
 use crate::load::file_hash::FileHash;
 use crate::load::generic::{self, DeriveError, GenericSummary};
+use crate::load::imports::ImportKind;
 use crate::load::quick::QuickTier;
 use crate::load::stamp::FileStamp;
 use crate::policy::{Policies, Policy, StateStore};
@@ -73,6 +74,21 @@ pub struct Plugin {
 }
 
 impl Plugin {
+    /// What its policy grants that its component cannot use (it imports no
+    /// interface that would use it), each naming the key.
+    pub fn unused_grants(&self) -> Vec<String> {
+        let engine = self.exports.engine();
+        let imports: Vec<ImportKind> = self
+            .exports
+            .pre()
+            .component()
+            .component_type()
+            .imports(engine)
+            .map(|(name, _)| ImportKind::of(name))
+            .collect();
+        self.policy.grants.unused(&imports, &self.policy.section)
+    }
+
     /// What every call of this plugin needs.
     pub(crate) fn target(&self) -> call::CallTarget<'_> {
         call::CallTarget {

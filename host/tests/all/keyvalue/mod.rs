@@ -478,41 +478,58 @@ fn a_session_scoped_bucket_holds_each_http_session_its_own_data() {
         })
         .collect();
     assert_ne!(clients[0].session, clients[1].session);
-    let mut id = 10;
-    let mut ok = |client: &mut Client, tool: &str, arguments: Value| {
-        id += 1;
-        let response = client.call(id, tool, arguments.clone());
-        let result = &response["result"];
-        assert_ne!(
-            result["isError"],
-            json!(true),
-            "{tool}({arguments}): {response}"
-        );
-        result["structuredContent"]["result"].clone()
-    };
     for (n, client) in clients.iter_mut().enumerate() {
         let delta = 10 * (n as i64 + 1);
-        let got = ok(
-            client,
+        let got = client.call_value(
             "increment",
             json!({"bucket": "default", "key": "n", "delta": delta}),
         );
         assert_eq!(got, json!(delta), "session {n} starts from zero");
-        ok(
-            client,
-            "add-note",
-            json!({"text": format!("note of session {n}")}),
-        );
+        client.call_value("add-note", json!({"text": format!("note of session {n}")}));
     }
     for (n, client) in clients.iter_mut().enumerate() {
-        let notes = ok(client, "notes", json!({}));
+        let notes = client.call_value("notes", json!({}));
         assert_eq!(notes, json!([format!("note of session {n}")]));
-        let got = ok(
-            client,
+        let got = client.call_value(
             "increment",
             json!({"bucket": "default", "key": "n", "delta": 0}),
         );
         assert_eq!(got, json!(10 * (n as i64 + 1)));
+    }
+}
+
+#[test]
+fn a_scope_the_caller_cannot_fill_is_denied_naming_the_scope_key() {
+    let key = "plugins.kvnotes.keyvalue.scope";
+    let scoped = |scope: &str| {
+        format!("[plugins.kvnotes.keyvalue]\nbuckets = [\"notes\"]\nscope = \"{scope}\"\n")
+    };
+    // Over stdio there is no OAuth subject.
+    let (mut server, _dir) = serve(&[KVNOTES], &scoped("user"));
+    assert_denied(&mut server, "add-note", json!({"text": "t"}), key);
+    // A stateless HTTP request has neither a session nor, here, a subject.
+    for scope in ["session", "user"] {
+        let (dir, plugins, config) = plugins_with_policy(&[KVNOTES], &scoped(scope));
+        let state = dir.path().join("state");
+        let server = crate::common::HttpServer::start(
+            &plugins,
+            &[
+                "--stateless",
+                "--config",
+                &config,
+                "--state-dir",
+                state.to_str().unwrap(),
+            ],
+        );
+        let mut client = crate::common::http::Client::new(&server.url);
+        let response = client.call(7, "add-note", json!({"text": "t"}));
+        let result = &response["result"];
+        assert_eq!(result["isError"], json!(true), "scope {scope}: {response}");
+        let error = crate::common::text(result);
+        assert!(
+            error.contains("access-denied") && error.contains(key),
+            "scope {scope} without its owner: {error}"
+        );
     }
 }
 

@@ -39,6 +39,7 @@ api_key = { secret = "API_KEY" }
 
 [plugins.kvnotes.secrets.API_KEY]
 env = "KV_TEST_SECRET"
+expose = true
 "#;
     let (mut server, _dir) = serve_with_env(
         &[KVNOTES],

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{GRANTED, KVNOTES, python_counts_and_takes_notes, serve, value};
+use super::{GRANTED, KVNOTES, python_counts_and_takes_notes, serve, until_it_succeeds, value};
 use crate::common::redis::Redis;
-use crate::common::{DEADLINE, Server, eventually, plugins_with_policy};
+use crate::common::{Server, plugins_with_policy};
 
 /// The calls' deadline in the policies below (`plugins.kvnotes.timeout`).
 const TIMEOUT: Duration = Duration::from_secs(4);
@@ -87,21 +87,6 @@ fn assert_in_time_naming_the_store(took: Duration, error: &str, how: &str) {
     );
 }
 
-/// Calls `increment` until it succeeds (Redis is back); its value.
-fn increments_again(server: &mut Server) -> i64 {
-    eventually(
-        DEADLINE,
-        || "the store never recovered: every increment failed".into(),
-        || {
-            let response = server.call("increment", hit());
-            let result = &response["result"];
-            (result["isError"] != json!(true))
-                .then(|| result["structuredContent"]["result"].as_i64())
-                .flatten()
-        },
-    )
-}
-
 #[test]
 fn a_redis_that_was_killed_fails_calls_in_time_and_the_server_recovers_when_it_returns() {
     let Some(mut redis) = Redis::start() else {
@@ -113,7 +98,7 @@ fn a_redis_that_was_killed_fails_calls_in_time_and_the_server_recovers_when_it_r
     assert_eq!(value(&mut server, "ping", json!({})), json!("pong"));
     redis.restart();
     // The restarted Redis kept nothing (no persistence): the count starts over.
-    assert_eq!(increments_again(&mut server), 1);
+    assert_eq!(until_it_succeeds(&mut server, "increment", hit()), json!(1));
 }
 
 #[test]
@@ -156,8 +141,8 @@ fn a_paused_redis_ends_calls_in_time_while_a_tool_using_no_store_answers() {
     redis.signal("CONT");
     // The count went on from where it was (a timed-out increment may have
     // landed once Redis resumed).
-    let after = increments_again(&mut server);
-    assert!((2..=4).contains(&after), "{after}");
+    let after = until_it_succeeds(&mut server, "increment", hit());
+    assert!((2..=4).contains(&after.as_i64().unwrap()), "{after}");
 }
 
 #[test]

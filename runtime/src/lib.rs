@@ -98,6 +98,7 @@ pub use load::imports::ImportKind;
 pub use load::inspection::{Inspection, WorldTarget};
 pub use load::plugin::Plugin;
 pub use load::stamp::FileStamp;
+pub use mcp_wasm_host_store as store;
 pub use observe::{CallEnd, NoObserver, Observer, Phase};
 pub use policy::access::{Access, Denied, Principal};
 /// A policy section's limit keys: their names ([`limits::key`]), read,
@@ -107,7 +108,7 @@ pub use policy::limits::{
     Limits, MAX_INSTANCES, MAX_MEMORIES, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES,
     MAX_TABLE_ELEMENTS, MAX_TABLES,
 };
-pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
+pub use policy::{DefaultPolicies, Policies, Policy, PolicySource, StateStore};
 pub use runtime::{Runtime, RuntimeError};
 pub use serve::optional_exports::ServeError;
 pub use serve::rate::{Caller, RateScope};

@@ -4,7 +4,7 @@
 //!
 //! | methods | file |
 //! |---|---|
-//! | `new`, `with_cache`, `with_observer`, `catalog`, `policies`, `set_policies`, `set_claims`, `subscribe_changes`, `ready_instances`, `wait_until_loaded`, `wait_until_listed`, `wait_for_lists` | here |
+//! | `new`, `with_cache`, `with_store`, `with_observer`, `catalog`, `policies`, `set_policies`, `set_claims`, `subscribe_changes`, `ready_instances`, `wait_until_loaded`, `wait_until_listed`, `wait_for_lists` | here |
 //! | `plugin_files`, `load_dir`, `load_files` (the first load) | `catalog/lifecycle/start.rs` |
 //! | `reload_file`, `remove_file`, `reload_files`, `swap_in` | `catalog/lifecycle/mod.rs` |
 //! | `apply_sources`, `claimed_files` (plugins fetched from sources) | `catalog/fetched.rs` |
@@ -106,6 +106,13 @@ impl Runtime {
     pub fn with_cache(mut self, cache: Option<CompileCache>) -> Self {
         self.lists = cache.as_ref().map(|c| ToolLists::new(c.dir()));
         self.loader.set_cache(cache);
+        self
+    }
+
+    /// Keeps the plugins' `wasi:keyvalue` buckets in `store` (without one,
+    /// every bucket is unavailable).
+    pub fn with_store(mut self, store: crate::policy::StateStore) -> Self {
+        self.loader.set_store(store);
         self
     }
 

@@ -79,6 +79,12 @@ impl Store {
         }
     }
 
+    /// Whether `other` is a handle on the same store (a clone of this one,
+    /// whatever its timeout).
+    pub fn same(&self, other: &Store) -> bool {
+        std::ptr::addr_eq(Arc::as_ptr(&self.backend), Arc::as_ptr(&other.backend))
+    }
+
     /// The time limit of each operation.
     pub fn timeout(&self) -> Duration {
         self.timeout

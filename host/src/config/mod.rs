@@ -250,9 +250,11 @@ mod oauth;
 mod section;
 mod server;
 mod sources;
+mod store;
 
 pub use oauth::OAuthSettings;
 pub use server::{ServedBounds, SessionSettings, TaskSettings};
+pub use store::{StoreChoice, default_state_dir};
 
 #[cfg(test)]
 mod tests;

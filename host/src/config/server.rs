@@ -8,7 +8,9 @@ use bytesize::ByteSize;
 use serde::Deserialize;
 
 use super::Config;
+use super::ConfigError;
 use super::oauth::{self, OAuthSpec};
+use super::store::{StoreChoice, StoreSpec};
 
 /// How the server keeps tasks (`[server]`'s task keys; see "Tasks" in
 /// docs/protocol.md).
@@ -139,6 +141,8 @@ pub(super) struct ServerSpec {
     pub(super) session_idle_timeout: Option<humantime_serde::Serde<Duration>>,
     /// `[server.oauth]`: the HTTP transport is an OAuth 2.1 resource server.
     pub(super) oauth: Option<OAuthSpec>,
+    /// Where the state store is (none: the embedded file).
+    pub(super) store: Option<StoreSpec>,
 }
 
 impl ServerSpec {
@@ -193,6 +197,9 @@ impl ServerSpec {
         if let Some(oauth) = &self.oauth {
             oauth::check(oauth).map_err(|(k, p)| (format!("oauth.{k}"), p))?;
         }
+        if let Some(store) = &self.store {
+            store.check()?;
+        }
         Ok(())
     }
 }
@@ -234,6 +241,20 @@ impl Config {
             max_watched_bytes: size(s.max_watched_size, defaults.max_watched_bytes),
             max_listen_streams: s.max_listen_streams.unwrap_or(defaults.max_listen_streams),
         }
+    }
+
+    /// `[server] store`: where the state store is, with its password read
+    /// (from the variable or file the key names).
+    pub fn store(&self) -> Result<StoreChoice, ConfigError> {
+        let Some(spec) = &self.server.store else {
+            return Ok(StoreChoice::Embedded);
+        };
+        spec.choice(&self.base)
+            .map_err(|(key, problem)| ConfigError::Invalid {
+                path: self.path.clone(),
+                key: format!("server.{key}"),
+                problem,
+            })
     }
 
     /// `[server]`'s session keys (the keys the file leaves out keep their

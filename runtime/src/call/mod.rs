@@ -31,8 +31,9 @@ use wasmtime::{PoolConcurrencyLimitError, Store, Trap, UpdateDeadline};
 use crate::call::events::{CallEvents, NoEvents};
 use crate::call::offload::Lane;
 use crate::call::sandbox::CallState;
-use crate::call::session::Session;
+use crate::call::session::Whose;
 use crate::call::warm::{PluginIdle, Warm};
+use crate::capabilities::keyvalue::Owner;
 use crate::definitions::output::{Content, ToolOutput};
 use crate::definitions::served::Listing;
 use crate::definitions::tool::PluginTool;
@@ -106,6 +107,7 @@ fn new_store(
     target: &CallTarget<'_>,
     tool: &str,
     events: Arc<dyn CallEvents>,
+    owner: Owner,
     deadline: Instant,
 ) -> Result<Store<CallState>, ToolFailure> {
     store_for(
@@ -114,6 +116,7 @@ fn new_store(
         target.policy,
         tool,
         events,
+        owner,
         deadline,
     )
 }
@@ -125,12 +128,14 @@ fn store_for(
     policy: &Arc<Policy>,
     tool: &str,
     events: Arc<dyn CallEvents>,
+    owner: Owner,
     deadline: Instant,
 ) -> Result<Store<CallState>, ToolFailure> {
     let state = CallState::new(
         plugin.clone(),
         tool.into(),
         events,
+        owner,
         policy.clone(),
         deadline,
     )
@@ -191,13 +196,13 @@ fn live(
     tool: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
-    session: Option<&Session>,
+    whose: Whose<'_>,
 ) -> Result<Live, ToolFailure> {
     // What the guest sends the client while it runs crosses the boundary.
     let events = egress::events(&target.policy.grants, events);
     let (plugin, policy) = (&**target.plugin, &**target.policy);
     let kept = if policy.limits.reuse_per_session {
-        session.and_then(|s| target.idle.take_session(s))
+        whose.session.and_then(|s| target.idle.take_session(s))
     } else {
         target.idle.take()
     };
@@ -207,7 +212,9 @@ fn live(
         served,
     }) = kept
     {
-        store.data_mut().begin_call(tool.into(), events, deadline);
+        store
+            .data_mut()
+            .begin_call(tool.into(), events, whose.owner(), deadline);
         arm(&mut store, plugin, policy, tool)?;
         return Ok(Live {
             store,
@@ -224,11 +231,11 @@ fn live(
         served: _,
     }) = ready
     else {
-        return new_store(target, tool, events, deadline).map(Live::fresh);
+        return new_store(target, tool, events, whose.owner(), deadline).map(Live::fresh);
     };
     store
         .data_mut()
-        .begin_first_call(tool.into(), events, deadline);
+        .begin_first_call(tool.into(), events, whose.owner(), deadline);
     arm(&mut store, plugin, policy, tool)?;
     Ok(Live {
         store,
@@ -277,6 +284,7 @@ async fn make_ready(
         policy,
         "(ready)",
         Arc::new(NoEvents),
+        Owner::default(),
         deadline,
     )
     .ok()?;
@@ -368,7 +376,13 @@ pub async fn list_tools(
     target: &CallTarget<'_>,
 ) -> Result<(Vec<wit::ToolDefinition>, Listing), ToolFailure> {
     let deadline = Instant::now() + target.policy.limits.timeout;
-    let store = new_store(target, "list-tools", Arc::new(NoEvents), deadline)?;
+    let store = new_store(
+        target,
+        "list-tools",
+        Arc::new(NoEvents),
+        Owner::default(),
+        deadline,
+    )?;
     let mut live = Live::fresh(store);
     let result = run(&mut live, target, async |store, instance| {
         let tools = target.exports.list_tools(&mut *store, &instance).await?;
@@ -406,15 +420,15 @@ pub(crate) async fn call_tool(
     arguments: Arguments<'_>,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
-    session: Option<&Session>,
+    whose: Whose<'_>,
 ) -> (Result<ToolOutput, ToolFailure>, CallStats) {
     let arguments = match arguments {
         Arguments::Values(function, params) => {
-            return call_function(target, tool, function, params, events, deadline, session).await;
+            return call_function(target, tool, function, params, events, deadline, whose).await;
         }
         Arguments::Json(json) => json,
     };
-    let mut live = match live(target, &tool.name, events, deadline, session) {
+    let mut live = match live(target, &tool.name, events, deadline, whose) {
         Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
     };
@@ -448,7 +462,7 @@ pub(crate) async fn call_tool(
             .and_then(|out| within_bound(target, out).map_err(failure)),
     };
     let outcome = told_denials(&denials, outcome);
-    (settle(live, target, session, clean, outcome), stats)
+    (settle(live, target, whose, clean, outcome), stats)
 }
 
 /// `outcome`, with what the policy denied during the call (each naming the
@@ -524,14 +538,14 @@ async fn call_function(
     params: Vec<Val>,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
-    session: Option<&Session>,
+    whose: Whose<'_>,
 ) -> (Result<ToolOutput, ToolFailure>, CallStats) {
     let failure = |cause| ToolFailure {
         plugin: target.plugin.to_string(),
         tool: tool.name.clone(),
         cause,
     };
-    let mut live = match live(target, &tool.name, events, deadline, session) {
+    let mut live = match live(target, &tool.name, events, deadline, whose) {
         Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
     };
@@ -557,7 +571,7 @@ async fn call_function(
             .map_err(failure),
     };
     let outcome = told_denials(&store.data().caps.denials(), outcome);
-    (settle(live, target, session, clean, outcome), stats)
+    (settle(live, target, whose, clean, outcome), stats)
 }
 
 /// Ends a call: its instance is kept for the plugin's next call (with
@@ -571,7 +585,7 @@ async fn call_function(
 fn settle<R: Outbound>(
     live: Live,
     target: &CallTarget<'_>,
-    session: Option<&Session>,
+    whose: Whose<'_>,
     clean: bool,
     mut outcome: Result<R, ToolFailure>,
 ) -> Result<R, ToolFailure> {
@@ -583,7 +597,7 @@ fn settle<R: Outbound>(
     let pool = target.idle.pool();
     let keep = clean
         && target.idle.would_keep(served)
-        && (!per_session || session.is_some())
+        && (!per_session || whose.session.is_some())
         && outcome
             .as_ref()
             .map_or_else(|f| matches!(f.cause, FailureCause::Guest { .. }), |_| true);
@@ -596,7 +610,7 @@ fn settle<R: Outbound>(
                 instance,
                 served,
             };
-            let gone = match session.filter(|_| per_session) {
+            let gone = match whose.session.filter(|_| per_session) {
                 Some(session) => target.idle.keep_for_session(warm, served, session),
                 None => target.idle.keep(warm, served),
             };

@@ -14,6 +14,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::call::capture::Capture;
 use crate::call::events::{CallEvents, NoEvents};
+use crate::capabilities::keyvalue::Owner;
 use crate::capabilities::{CallCaps, CallCtx, CallEnd, CapabilityError, CapsView};
 use crate::policy::Policy;
 use crate::policy::limits::Limits;
@@ -133,6 +134,7 @@ impl CallState {
         plugin: Arc<str>,
         tool: Arc<str>,
         events: Arc<dyn CallEvents>,
+        owner: Owner,
         policy: Arc<Policy>,
         deadline: Instant,
     ) -> Result<Self, CapabilityError> {
@@ -144,7 +146,7 @@ impl CallState {
         // its `memory` limit (wasmtime-wasi's own bound is 64 MiB).
         wasi.max_random_size(policy.limits.memory_bytes);
         policy.grants.configure(&mut wasi)?;
-        let caps = call_caps(&plugin, &tool, &events, &policy, deadline);
+        let caps = call_caps(&plugin, &tool, &events, &owner, &policy, deadline);
         let mut table = ResourceTable::new();
         table.set_max_capacity(policy.limits.host_resources as usize);
         Ok(CallState {
@@ -166,8 +168,14 @@ impl CallState {
     /// HTTP sender among them), an empty capture of its stdout and stderr,
     /// and no record of an earlier call's refusals. Fuel and the epoch
     /// deadline are the store's; the caller sets them.
-    pub fn begin_call(&mut self, tool: Arc<str>, events: Arc<dyn CallEvents>, deadline: Instant) {
-        self.begin_first_call(tool, events, deadline);
+    pub fn begin_call(
+        &mut self,
+        tool: Arc<str>,
+        events: Arc<dyn CallEvents>,
+        owner: Owner,
+        deadline: Instant,
+    ) {
+        self.begin_first_call(tool, events, owner, deadline);
         self.stdout.clear();
         self.stderr.clear();
         self.limiter.memory_refused = false;
@@ -183,9 +191,10 @@ impl CallState {
         &mut self,
         tool: Arc<str>,
         events: Arc<dyn CallEvents>,
+        owner: Owner,
         deadline: Instant,
     ) {
-        self.caps = call_caps(&self.plugin, &tool, &events, &self.policy, deadline);
+        self.caps = call_caps(&self.plugin, &tool, &events, &owner, &self.policy, deadline);
         self.tool = tool;
         self.deadline = deadline;
     }
@@ -195,7 +204,15 @@ impl CallState {
     /// HTTP sender).
     pub fn end_call(&mut self) {
         static IDLE: LazyLock<Arc<dyn CallEvents>> = LazyLock::new(|| Arc::new(NoEvents));
-        self.caps = call_caps(&self.plugin, &self.tool, &IDLE, &self.policy, self.deadline);
+        let owner = Owner::default();
+        self.caps = call_caps(
+            &self.plugin,
+            &self.tool,
+            &IDLE,
+            &owner,
+            &self.policy,
+            self.deadline,
+        );
     }
 
     /// Whether the limiter refused a memory or table growth.
@@ -236,6 +253,7 @@ fn call_caps(
     plugin: &Arc<str>,
     tool: &Arc<str>,
     events: &Arc<dyn CallEvents>,
+    owner: &Owner,
     policy: &Policy,
     deadline: Instant,
 ) -> CallCaps {
@@ -243,6 +261,8 @@ fn call_caps(
         plugin,
         tool,
         events,
+        owner,
+        store: &policy.store,
         limits: &policy.limits,
         grants: &policy.grants,
         section: &policy.section,
@@ -283,6 +303,7 @@ mod tests {
             "p".into(),
             "first".into(),
             Arc::new(NoEvents),
+            Owner::default(),
             Arc::new(Policy::default()),
             Instant::now(),
         )
@@ -303,7 +324,12 @@ mod tests {
             assert!(s.caps.logging.budget.admit(10));
         }
         let deadline = Instant::now() + Duration::from_secs(5);
-        s.begin_call("second".into(), Arc::new(NoEvents), deadline);
+        s.begin_call(
+            "second".into(),
+            Arc::new(NoEvents),
+            Owner::default(),
+            deadline,
+        );
         assert_eq!((s.tool(), s.deadline), ("second", deadline));
         assert_eq!(s.stderr.contents(), (String::new(), 0));
         assert!(!s.refused_growth());

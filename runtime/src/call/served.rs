@@ -11,7 +11,7 @@ use wasmtime::component::Instance;
 use super::*;
 use crate::call::events::CallEvents;
 use crate::call::sandbox::CallState;
-use crate::call::session::Session;
+use crate::call::session::Whose;
 use crate::definitions::output::{ToolOutput, cost};
 use crate::egress::outbound::Outbound;
 use crate::error::{FailureCause, GuestErrorKind, ToolFailure};
@@ -73,7 +73,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
     label: &str,
     events: Arc<dyn CallEvents>,
     deadline: Instant,
-    session: Option<&Session>,
+    whose: Whose<'_>,
     f: impl AsyncFnOnce(
         &Exports,
         &mut Store<CallState>,
@@ -82,7 +82,7 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
         Result<R, crate::load::bindings::mcp_wasm_host::plugin::errors::ServeError>,
     >,
 ) -> (Result<R, ToolFailure>, CallStats) {
-    let mut live = match live(target, label, events, deadline, session) {
+    let mut live = match live(target, label, events, deadline, whose) {
         Ok(live) => live,
         Err(failure) => return (Err(failure), CallStats::default()),
     };
@@ -124,5 +124,5 @@ pub(crate) async fn serve<R: Outbound + Budgeted>(
             }
         }
     };
-    (settle(live, target, session, clean, outcome), stats)
+    (settle(live, target, whose, clean, outcome), stats)
 }

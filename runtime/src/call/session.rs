@@ -1,9 +1,12 @@
-//! A client of the runtime, as [`reuse_instances = "session"`] sees it:
-//! an opaque identity that ends the instances kept for it when it is
+//! A client of the runtime, as [`reuse_instances = "session"`] and
+//! `scope = "session"` buckets see it: an opaque identity that ends the
+//! instances kept for it, and drops its data in the state store, when it is
 //! dropped.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use crate::capabilities::keyvalue::{Owner, SessionState};
 
 /// What a pool must do when a session ends.
 pub(crate) trait SessionEnds: Send + Sync {
@@ -18,6 +21,8 @@ pub struct Session {
     id: u64,
     /// The pools that keep instances for it.
     pools: Mutex<Vec<Weak<dyn SessionEnds>>>,
+    /// Its data in the state store (`scope = "session"`), dropped with it.
+    state: SessionState,
 }
 
 impl std::fmt::Debug for Session {
@@ -39,7 +44,14 @@ impl Session {
         Session {
             id: NEXT.fetch_add(1, Ordering::Relaxed),
             pools: Mutex::new(Vec::new()),
+            state: SessionState::new(),
         }
+    }
+
+    /// Its data in the state store: its key there, and the namespaces it
+    /// wrote, which go when it does.
+    pub(crate) fn state(&self) -> &SessionState {
+        &self.state
     }
 
     /// Its identity, for the pools that key instances by it.
@@ -67,5 +79,24 @@ impl Drop for Session {
         for pool in pools.iter().filter_map(Weak::upgrade) {
             pool.end_session(self.id);
         }
+        self.state.end();
+    }
+}
+
+/// Whom a call is for: the client's session, if it has one, and the user it
+/// authenticated as, if any.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Whose<'a> {
+    /// The client's session (`None`: a stateless request).
+    pub session: Option<&'a Session>,
+    /// The OAuth subject it authenticated as.
+    pub user: Option<&'a Arc<str>>,
+}
+
+impl Whose<'_> {
+    /// Who owns the data a call's `scope = "session"` and `scope = "user"`
+    /// buckets hold.
+    pub(crate) fn owner(&self) -> Owner {
+        Owner::new(self.session.map(|s| s.state().clone()), self.user.cloned())
     }
 }

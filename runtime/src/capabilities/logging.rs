@@ -1,7 +1,7 @@
-//! Logging and progress: the WIT `host` interface, always granted. A call's
-//! `log` messages go to the server's log (within the call's log budget) and
-//! to the client; its progress reports reach the client only while they
-//! increase.
+//! Logging and progress: the WIT `host` interface and
+//! `wasi:logging/logging@0.1.0-draft`, always granted. A call's log messages
+//! go to the server's log (within the call's log budget) and to the client;
+//! its progress reports reach the client only while they increase.
 
 use std::sync::Arc;
 
@@ -63,7 +63,45 @@ impl Capability for LoggingPolicy {
         // 0.1.x plugins import `host@0.1.x`: the same functions serve them.
         link_earlier(linker, "host", |older| {
             host::add_to_linker_instance::<T, HasSelf<LogState>>(older, state)
-        })
+        })?;
+        wasi_logging::wasi::logging::logging::add_to_linker::<T, HasSelf<LogState>>(linker, state)
+    }
+}
+
+/// The bindings of `wasi:logging@0.1.0-draft` (`wit/wasi/`).
+#[allow(missing_docs, clippy::all)]
+mod wasi_logging {
+    wasmtime::component::bindgen!({
+        path: "wit/wasi/logging@0.1.0-draft",
+        world: "imports",
+        imports: { default: async },
+    });
+}
+
+use wasi_logging::wasi::logging::logging as wasi_log;
+
+impl From<wasi_log::Level> for LogLevel {
+    fn from(level: wasi_log::Level) -> Self {
+        match level {
+            wasi_log::Level::Trace | wasi_log::Level::Debug => LogLevel::Debug,
+            wasi_log::Level::Info => LogLevel::Info,
+            wasi_log::Level::Warn => LogLevel::Warning,
+            wasi_log::Level::Error => LogLevel::Error,
+            wasi_log::Level::Critical => LogLevel::Critical,
+        }
+    }
+}
+
+/// `wasi:logging`'s `log` is the `host` interface's, its `context` (when
+/// not empty) leading the message.
+impl wasi_log::Host for LogState {
+    async fn log(&mut self, level: wasi_log::Level, context: String, message: String) {
+        let message = if context.is_empty() {
+            message
+        } else {
+            format!("{context}: {message}")
+        };
+        self.write(LogLevel::from(level), message);
     }
 }
 
@@ -153,9 +191,10 @@ impl From<types::LogLevel> for LogLevel {
     }
 }
 
-impl host::Host for LogState {
-    async fn log(&mut self, level: types::LogLevel, message: String) {
-        let level = LogLevel::from(level);
+impl LogState {
+    /// Writes one message of the guest's to the server log, within the
+    /// call's budget, and sends it to the client.
+    fn write(&mut self, level: LogLevel, message: String) {
         let message = self.grants.guest_message(message);
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         let logged = self.budget.admit(message.len());
@@ -169,6 +208,12 @@ impl host::Host for LogState {
             _ => tracing::error!(target: "guest", plugin, tool, %level, "{message}"),
         }
         self.events.log(plugin, tool, level, &message);
+    }
+}
+
+impl host::Host for LogState {
+    async fn log(&mut self, level: types::LogLevel, message: String) {
+        self.write(LogLevel::from(level), message);
     }
 
     async fn report_progress(

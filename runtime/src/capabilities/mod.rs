@@ -33,9 +33,11 @@
 //! each other without a cycle.
 
 pub mod client;
+pub mod config;
 pub mod env;
 pub mod filesystem;
 pub mod http;
+pub mod keyvalue;
 pub mod logging;
 pub mod secrets;
 pub mod sockets;
@@ -120,6 +122,11 @@ pub struct CallCtx<'a> {
     pub config_file: &'a Arc<str>,
     /// When the call must be finished.
     pub deadline: Instant,
+    /// Whose call it is: the session and user whose data `scope =
+    /// "session"` and `scope = "user"` buckets hold.
+    pub owner: &'a keyvalue::Owner,
+    /// The runtime's state store.
+    pub store: &'a crate::policy::StateStore,
 }
 
 impl Debug for CallCtx<'_> {
@@ -728,6 +735,8 @@ registry! {
     logging: logging::LoggingPolicy,
     http: HttpPolicy,
     secrets: secrets::SecretsPolicy,
+    keyvalue: keyvalue::KeyvaluePolicy,
+    config: config::ConfigPolicy,
 }
 
 /// Every key a capability owns, in registration order.

@@ -4,6 +4,32 @@
 /// The package of the WIT contract, without its version.
 pub const PACKAGE: &str = "mcp-wasm-host:plugin";
 
+/// The labels of the WASI state interfaces the host provides, by package
+/// (`wit/wasi/`): a prerelease label links only exactly.
+pub const STATE_LABELS: &[(&str, &[&str])] = &[
+    ("wasi:keyvalue", &["0.2.0-draft", "0.2.0-draft2"]),
+    (
+        "wasi:config",
+        &["0.2.0-draft", "0.2.0-draft-2024-09-27", "0.2.0-rc.1"],
+    ),
+    ("wasi:logging", &["0.1.0-draft"]),
+];
+
+/// Whether the host provides the imported interface `import` at all: not
+/// an [`ImportKind::Other`], nor a WASI state interface at a label it does
+/// not serve (`wasi:keyvalue/store@0.2.0`, say).
+pub fn provided(import: &str) -> bool {
+    if ImportKind::of(import) == ImportKind::Other {
+        return false;
+    }
+    let (name, version) = import.split_once('@').unwrap_or((import, ""));
+    let package = name.split_once('/').map_or(name, |(p, _)| p);
+    match STATE_LABELS.iter().find(|(p, _)| *p == package) {
+        Some((_, labels)) => labels.contains(&version),
+        None => true,
+    }
+}
+
 /// What an imported interface gives the guest, as the sandbox sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ImportKind {
@@ -27,9 +53,16 @@ pub enum ImportKind {
     Cli,
     /// `wasi:io/*`: streams, polling and errors, the plumbing of the others.
     Io,
+    /// `wasi:keyvalue/*`: buckets in the state store, granted only through
+    /// the policy's `keyvalue` section.
+    Keyvalue,
+    /// `wasi:config/*`: configuration values, only those the policy's
+    /// `config` section sets.
+    Config,
     /// This host's own `mcp-wasm-host:plugin/*` interfaces (`host`: logging
     /// and progress; `client`: sampling and elicitation, granted by the
-    /// policy's `client` section; and the shared `types`).
+    /// policy's `client` section; and the shared `types`), and
+    /// `wasi:logging`, which goes where the `host` interface's log does.
     Host,
     /// Anything else; a component that needs an interface the host does not
     /// provide fails to link.
@@ -38,7 +71,7 @@ pub enum ImportKind {
 
 impl ImportKind {
     /// Every kind, in the order reports list them.
-    pub const ALL: [ImportKind; 10] = [
+    pub const ALL: [ImportKind; 12] = [
         ImportKind::Filesystem,
         ImportKind::Sockets,
         ImportKind::Http,
@@ -47,6 +80,8 @@ impl ImportKind {
         ImportKind::Random,
         ImportKind::Cli,
         ImportKind::Io,
+        ImportKind::Keyvalue,
+        ImportKind::Config,
         ImportKind::Host,
         ImportKind::Other,
     ];
@@ -64,7 +99,9 @@ impl ImportKind {
             "wasi:clocks" => ImportKind::Clocks,
             "wasi:random" => ImportKind::Random,
             "wasi:io" => ImportKind::Io,
-            PACKAGE => ImportKind::Host,
+            "wasi:keyvalue" => ImportKind::Keyvalue,
+            "wasi:config" => ImportKind::Config,
+            "wasi:logging" | PACKAGE => ImportKind::Host,
             _ => ImportKind::Other,
         }
     }
@@ -80,6 +117,8 @@ impl ImportKind {
             ImportKind::Random => "random",
             ImportKind::Cli => "cli",
             ImportKind::Io => "io",
+            ImportKind::Keyvalue => "keyvalue",
+            ImportKind::Config => "config",
             ImportKind::Host => "host",
             ImportKind::Other => "other",
         }
@@ -111,9 +150,39 @@ mod tests {
         );
         assert_eq!(ImportKind::of("wasi:http/types@0.2.6"), ImportKind::Http);
         assert_eq!(
-            ImportKind::of("wasi:keyvalue/store@0.2.0"),
+            ImportKind::of("wasi:keyvalue/store@0.2.0-draft2"),
+            ImportKind::Keyvalue
+        );
+        assert_eq!(
+            ImportKind::of("wasi:config/store@0.2.0-rc.1"),
+            ImportKind::Config
+        );
+        assert_eq!(
+            ImportKind::of("wasi:logging/logging@0.1.0-draft"),
+            ImportKind::Host
+        );
+        assert_eq!(
+            ImportKind::of("wasi:blobstore/types@0.2.0"),
             ImportKind::Other
         );
         assert_eq!(ImportKind::of("bare-function"), ImportKind::Other);
+    }
+
+    #[test]
+    fn a_state_interface_is_provided_only_at_the_labels_the_host_serves() {
+        for (import, provided_here) in [
+            ("wasi:keyvalue/store@0.2.0-draft", true),
+            ("wasi:keyvalue/atomics@0.2.0-draft2", true),
+            ("wasi:keyvalue/store@0.2.0", false),
+            ("wasi:keyvalue/store@0.2.0-draft3", false),
+            ("wasi:config/store@0.2.0-draft-2024-09-27", true),
+            ("wasi:config/store@0.2.0-rc.2", false),
+            ("wasi:logging/logging@0.1.0-draft", true),
+            ("wasi:logging/logging@0.1.0", false),
+            ("wasi:cli/stdout@0.2.6", true),
+            ("wasi:blobstore/types@0.2.0", false),
+        ] {
+            assert_eq!(provided(import), provided_here, "{import}");
+        }
     }
 }

@@ -10,6 +10,9 @@
 
 pub(crate) mod access;
 pub(crate) mod limits;
+mod state_store;
+
+pub use state_store::StateStore;
 
 use std::sync::Arc;
 
@@ -38,6 +41,9 @@ pub struct Policy {
     /// The OAuth scopes that grant the plugin and its tools (enforced only
     /// for authenticated callers).
     pub access: Access,
+    /// The state store its `wasi:keyvalue` buckets live in: the runtime's,
+    /// set when the plugin loads (none: every bucket is unavailable).
+    pub store: StateStore,
 }
 
 impl Policy {

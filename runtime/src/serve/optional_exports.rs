@@ -104,8 +104,8 @@ async fn run<R: crate::egress::outbound::Outbound + call::Budgeted>(
     let ran = request
         .run(async |deadline| {
             let target = plugin.target();
-            let session = request.caller.session();
-            call::serve(&target, label, events, deadline, session, f).await
+            let whose = request.caller.whose();
+            call::serve(&target, label, events, deadline, whose, f).await
         })
         .await
         .map_err(|failed| ServeError::Failed(failed.failure))?;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 
-use crate::call::session::Session;
+use crate::call::session::{Session, Whose};
 use crate::policy::limits::spec::key;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
@@ -126,6 +126,15 @@ impl Caller {
             Ok(())
         } else {
             Err(bound.clone())
+        }
+    }
+
+    /// Whom its calls are for: its session and its subject (for the state
+    /// a plugin keeps per session or per user).
+    pub(crate) fn whose(&self) -> Whose<'_> {
+        Whose {
+            session: self.session(),
+            user: self.subject(),
         }
     }
 

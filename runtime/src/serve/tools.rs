@@ -185,8 +185,8 @@ async fn admit_and_run(
     let ran = request
         .run(async |deadline| {
             let target = route.plugin.target();
-            let session = request.caller.session();
-            call_tool(&target, route.tool(), arguments, events, deadline, session).await
+            let whose = request.caller.whose();
+            call_tool(&target, route.tool(), arguments, events, deadline, whose).await
         })
         .await
         .map_err(refused)?;

@@ -101,7 +101,12 @@ impl Embedded {
 }
 
 fn open_file(dir: &Path, path: &Path) -> Result<Database, ErrorKind> {
-    std::fs::create_dir_all(dir).map_err(|e| {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    // Only its owner may list or enter a new state directory.
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|e| {
         ErrorKind::Backend(format!(
             "cannot create the state directory {}: {e}",
             dir.display()

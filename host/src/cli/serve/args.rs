@@ -22,6 +22,13 @@ pub struct ServeArgs {
     pub(crate) config: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) cache: CacheArgs,
+    /// Where the embedded state store keeps its file, `store.redb` (the
+    /// plugins' `wasi:keyvalue` buckets): default
+    /// `$XDG_STATE_HOME/mcp-wasm-host` or `~/.local/state/mcp-wasm-host`.
+    /// Created with mode 0700 when the first plugin uses a bucket. Unused
+    /// when `[server] store` is a Redis server.
+    #[arg(long, env = "MCP_WASM_HOST_STATE_DIR", value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
     /// The most tools one `tools/list` page holds.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub(crate) page_size: u32,

@@ -15,6 +15,7 @@ mod serving;
 mod setup;
 mod shutdown;
 mod sources;
+mod state;
 mod watch;
 
 pub use args::ServeArgs;

@@ -9,7 +9,7 @@ use mcp_wasm_host::config::Config;
 use mcp_wasm_host::runtime::{EngineSettings, PolicySeen, Runtime};
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
 
-use super::ServeArgs;
+use super::{ServeArgs, state};
 use crate::cli::shared::{cached_runtime, load_config};
 
 /// What the later steps serve from.
@@ -47,7 +47,8 @@ pub(super) async fn setup(args: &ServeArgs) -> anyhow::Result<Setup> {
     let metrics = (args.http.http.is_some() || args.telemetry.metrics_addr.is_some())
         .then(|| Arc::new(Metrics::new()));
     let health = Health::new();
-    let mut runtime = cached_runtime(settings, config.clone(), &args.cache)?;
+    let store = state::open(&config, args.state_dir.as_deref())?;
+    let mut runtime = cached_runtime(settings, config.clone(), &args.cache)?.with_store(store);
     if let Some(metrics) = &metrics {
         runtime = runtime.with_observer(metrics.clone());
     }

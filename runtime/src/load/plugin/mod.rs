@@ -24,10 +24,9 @@ use crate::load::engine::Abi;
 use crate::load::exports::Exports;
 use crate::load::file_hash::FileHash;
 use crate::load::generic::{self, DeriveError, GenericSummary};
-use crate::load::imports::ImportKind;
 use crate::load::quick::QuickTier;
 use crate::load::stamp::FileStamp;
-use crate::policy::{Policies, Policy};
+use crate::policy::{Policies, Policy, StateStore};
 use crate::units::bytes;
 
 mod tool_list;
@@ -128,6 +127,8 @@ pub(crate) struct Loader {
     /// Compiles and links the components built for the component model's
     /// async ABI.
     concurrent: Arc<AsyncTier>,
+    /// The state store every plugin's buckets live in.
+    store: StateStore,
 }
 
 impl std::fmt::Debug for Loader {
@@ -157,7 +158,13 @@ impl Loader {
             quick: None,
             optimizing: false,
             concurrent: Arc::new(concurrent),
+            store: StateStore::default(),
         }
+    }
+
+    /// Gives every plugin loaded from now on `store` for its buckets.
+    pub(crate) fn set_store(&mut self, store: StateStore) {
+        self.store = store;
     }
 
     /// Compiles the components `quick` picks with Winch first, when the
@@ -222,12 +229,14 @@ impl Loader {
         name: &str,
         path: &Path,
     ) -> Result<Policy, LoadError> {
-        policies
+        let mut policy = policies
             .policy_for(name)
             .map_err(|reason| LoadError::Policy {
                 path: path.to_owned(),
                 reason,
-            })
+            })?;
+        policy.store = self.store.clone();
+        Ok(policy)
     }
 }
 
@@ -268,14 +277,14 @@ impl Loader {
             .component_type()
             .imports(component.engine())
             .map(|(name, _)| name)
-            .filter(|name| ImportKind::of(name) == ImportKind::Other)
+            .filter(|name| !crate::load::imports::provided(name))
             .map(|name| format!("`{name}`"))
             .collect();
         if unknown.is_empty() {
             return format!("{e:#}");
         }
         format!(
-            "it imports {}, which this host does not provide (it provides WASI 0.2's interfaces and its own `mcp-wasm-host:plugin`; `inspect` lists every import)",
+            "it imports {}, which this host does not provide (it provides WASI 0.2's interfaces; wasi:keyvalue at @0.2.0-draft and @0.2.0-draft2, wasi:config at @0.2.0-draft, @0.2.0-draft-2024-09-27 and @0.2.0-rc.1, wasi:logging at @0.1.0-draft; and its own `mcp-wasm-host:plugin`; `inspect` lists every import)",
             unknown.join(", ")
         )
     }

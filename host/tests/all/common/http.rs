@@ -301,7 +301,9 @@ impl Client {
     pub fn call_value(&mut self, name: &str, arguments: Value) -> Value {
         let params = json!({"name": name, "arguments": arguments});
         let response = self.request("tools/call", params.clone());
-        let result = &response["result"];
+        let result = response
+            .get("result")
+            .unwrap_or_else(|| panic!("{params}: {response}"));
         assert_ne!(result["isError"], json!(true), "{params}: {response}");
         result["structuredContent"]["result"].clone()
     }

@@ -11,6 +11,9 @@ use crate::common::{Server, plugins_with_policy};
 /// A secret value no log line may hold.
 const SECRET: &str = "kv-secret-7f3a9c21e4";
 
+/// FNV-1a 64 of [`SECRET`]'s bytes, as the guest's `config-fnv` writes it.
+const SECRET_FNV: &str = "384634c0b10bfd63";
+
 /// A stdio server over `components` under `policy`, with `env` set.
 fn serve_with_env(
     components: &[&str],
@@ -61,7 +64,6 @@ expose = true
         ("absent", Value::Null),
         ("KV_TEST_REGION", Value::Null),
         ("API_KEY", Value::Null),
-        ("api_key", json!(SECRET)),
     ];
     for (key, expected) in table {
         assert_eq!(
@@ -70,13 +72,28 @@ expose = true
             "config {key}"
         );
     }
+    // The guest gets the secret's value itself; the host redacts it in
+    // what the tool returns.
+    assert_eq!(
+        value(&mut server, "config-fnv", json!({"key": "api_key"})),
+        json!(SECRET_FNV)
+    );
+    let api_key = value(&mut server, "config", json!({"key": "api_key"}));
+    assert!(api_key.is_string() && api_key != json!(SECRET), "{api_key}");
     assert_eq!(
         value(&mut server, "config-all", json!({})),
         json!([
-            ["api_key", SECRET],
+            ["api_key", api_key],
             ["greeting", "hello"],
             ["region", "eu-west-3"]
         ])
+    );
+    // Nor does the log hold it after the guest read it.
+    value(&mut server, "ping", json!({}));
+    let log = server.stderr();
+    assert!(
+        !log.contains(SECRET),
+        "the secret is in the server log:\n{log}"
     );
 }
 

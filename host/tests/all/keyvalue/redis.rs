@@ -19,11 +19,12 @@ const TIMEOUT: Duration = Duration::from_secs(4);
 /// machine.
 const SLACK: Duration = Duration::from_secs(5);
 
-/// The policy of a server whose store is `redis`, granting kvnotes its
+/// The policy of a server whose store is `redis` (with `more` keys of
+/// `[server] store`, such as `, timeout = "1s"`), granting kvnotes its
 /// buckets, with calls ending after [`TIMEOUT`].
-fn policy(redis: &Redis) -> String {
+fn policy(redis: &Redis, more: &str) -> String {
     format!(
-        "[server]\nstore = {{ redis = \"{}\" }}\n\n[plugins.kvnotes]\ntimeout = \"{}s\"\n\n{GRANTED}",
+        "[server]\nstore = {{ redis = \"{}\"{more} }}\n\n[plugins.kvnotes]\ntimeout = \"{}s\"\n\n{GRANTED}",
         redis.url(),
         TIMEOUT.as_secs()
     )
@@ -32,7 +33,7 @@ fn policy(redis: &Redis) -> String {
 #[test]
 fn two_servers_on_one_redis_see_each_others_counter_and_notes() {
     let Some(redis) = Redis::start() else { return };
-    let policy = policy(&redis);
+    let policy = policy(&redis, "");
     let (mut first, _a) = serve(&[KVNOTES], &policy);
     let (mut second, _b) = serve(&[KVNOTES], &policy);
     let hit = hit();
@@ -59,9 +60,10 @@ fn hit() -> Value {
     json!({"bucket": "default", "key": "hits", "delta": 1})
 }
 
-/// A stdio server on `redis` whose counter "hits" was incremented once.
-fn counting_on(redis: &Redis) -> (Server, tempfile::TempDir) {
-    let (mut server, dir) = serve(&[KVNOTES], &policy(redis));
+/// A stdio server on `redis` (`more`: see [`policy`]) whose counter
+/// "hits" was incremented once.
+fn counting_on(redis: &Redis, more: &str) -> (Server, tempfile::TempDir) {
+    let (mut server, dir) = serve(&[KVNOTES], &policy(redis, more));
     assert_eq!(value(&mut server, "increment", hit()), json!(1));
     (server, dir)
 }
@@ -92,7 +94,7 @@ fn a_redis_that_was_killed_fails_calls_in_time_and_the_server_recovers_when_it_r
     let Some(mut redis) = Redis::start() else {
         return;
     };
-    let (mut server, _dir) = counting_on(&redis);
+    let (mut server, _dir) = counting_on(&redis, "");
     redis.kill();
     assert_fails_in_time(&mut server, "killed");
     assert_eq!(value(&mut server, "ping", json!({})), json!("pong"));
@@ -102,16 +104,42 @@ fn a_redis_that_was_killed_fails_calls_in_time_and_the_server_recovers_when_it_r
 }
 
 #[test]
-fn a_paused_redis_ends_calls_in_time_while_a_tool_using_no_store_answers() {
-    let Some(redis) = Redis::start() else { return };
-    let (mut server, _dir) = counting_on(&redis);
-    redis.signal("STOP");
-    // A call waiting on the paused store does not hold up a call that
-    // uses none: the ping's answer comes first.
+fn a_paused_redis_ends_calls_in_time_naming_the_store_while_a_tool_using_no_store_answers() {
+    // (more keys of `[server] store`, the case)
+    let table = [
+        (
+            ", timeout = \"1s\"",
+            "the store's timeout (1 s) is shorter than the call's deadline (4 s)",
+        ),
+        (
+            "",
+            "the call's deadline (4 s) comes before the store's default timeout (5 s)",
+        ),
+    ];
+    for (more, case) in table {
+        let Some(redis) = Redis::start() else { return };
+        let (mut server, _dir) = counting_on(&redis, more);
+        redis.signal("STOP");
+        paused_calls_end_in_time(&mut server, case);
+        redis.signal("CONT");
+        // The count went on from where it was (a timed-out increment may
+        // have landed once Redis resumed).
+        let after = until_it_succeeds(&mut server, "increment", hit());
+        assert!(
+            (2..=4).contains(&after.as_i64().unwrap()),
+            "{case}: {after}"
+        );
+    }
+}
+
+/// With Redis paused: a call waiting on the store does not hold up a call
+/// that uses none (the ping's answer comes first), and each call of
+/// `increment` ends within its deadline naming the store.
+fn paused_calls_end_in_time(server: &mut Server, case: &str) {
     let started = Instant::now();
     let stuck = server.send_request(
         "tools/call",
-        json!({"name": "increment", "arguments": {"bucket": "default", "key": "hits", "delta": 1}}),
+        json!({"name": "increment", "arguments": hit()}),
     );
     let ping = server.send_request("tools/call", json!({"name": "ping", "arguments": {}}));
     let mut order = Vec::new();
@@ -134,20 +162,24 @@ fn a_paused_redis_ends_calls_in_time_while_a_tool_using_no_store_answers() {
         }
     }
     let took = started.elapsed();
-    assert_eq!(order, ["ping", "increment"], "the ping was not held up");
-    assert_eq!(stuck_result["isError"], json!(true), "{stuck_result}");
-    assert_in_time_naming_the_store(took, &crate::common::text(&stuck_result), "paused");
-    assert_fails_in_time(&mut server, "paused");
-    redis.signal("CONT");
-    // The count went on from where it was (a timed-out increment may have
-    // landed once Redis resumed).
-    let after = until_it_succeeds(&mut server, "increment", hit());
-    assert!((2..=4).contains(&after.as_i64().unwrap()), "{after}");
+    assert_eq!(
+        order,
+        ["ping", "increment"],
+        "{case}: the ping was not held up"
+    );
+    assert_eq!(
+        stuck_result["isError"],
+        json!(true),
+        "{case}: {stuck_result}"
+    );
+    let how = format!("paused ({case})");
+    assert_in_time_naming_the_store(took, &crate::common::text(&stuck_result), &how);
+    assert_fails_in_time(server, &how);
 }
 
 #[test]
 fn the_python_sdk_client_counts_and_takes_notes_over_redis() {
     let Some(redis) = Redis::start() else { return };
-    let (dir, plugins, config) = plugins_with_policy(&[KVNOTES], &policy(&redis));
+    let (dir, plugins, config) = plugins_with_policy(&[KVNOTES], &policy(&redis, ""));
     python_counts_and_takes_notes(&plugins, &config, &dir.path().join("state"));
 }

@@ -211,6 +211,16 @@ impl bindings::Guest for KvNotes {
         config::get(&key).map_err(config_failed("get"))
     }
 
+    fn config_fnv(key: String) -> Result<Option<String>, String> {
+        let value = config::get(&key).map_err(config_failed("get"))?;
+        Ok(value.map(|value| {
+            let hash = value.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+            });
+            format!("{hash:016x}")
+        }))
+    }
+
     fn config_all() -> Result<Vec<(String, String)>, String> {
         let mut all = config::get_all().map_err(config_failed("get-all"))?;
         all.sort();

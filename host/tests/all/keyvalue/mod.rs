@@ -598,3 +598,67 @@ fn python_counts_and_takes_notes(plugins: &Path, config: &str, state: &Path) {
     );
     assert!(summary.is_object(), "{summary}");
 }
+
+/// A component built against Spin's copy of wasi:keyvalue@0.2.0-draft2
+/// (its `batch.get-many` returns `list<tuple<string, option<list<u8>>>>`,
+/// upstream's `list<option<tuple<string, list<u8>>>>`), importing `open`
+/// of `store` and, when `with_batch`, Spin's `get-many`.
+fn spin_shaped(with_batch: bool) -> Vec<u8> {
+    let wit = r#"
+package test:spinlike;
+
+package wasi:keyvalue@0.2.0-draft2 {
+    interface store {
+        variant error { no-such-store, access-denied, other(string) }
+        resource bucket {
+            get: func(key: string) -> result<option<list<u8>>, error>;
+        }
+        open: func(identifier: string) -> result<bucket, error>;
+    }
+    interface batch {
+        use store.{bucket, error};
+        get-many: func(bucket: borrow<bucket>, keys: list<string>) -> result<list<tuple<string, option<list<u8>>>>, error>;
+    }
+}
+
+world w {
+    import wasi:keyvalue/store@0.2.0-draft2;
+    import wasi:keyvalue/batch@0.2.0-draft2;
+    export answer: func() -> u32;
+}
+"#;
+    let batch = if with_batch {
+        r#"(import "wasi:keyvalue/batch@0.2.0-draft2" "get-many" (func (param i32 i32 i32 i32)))"#
+    } else {
+        ""
+    };
+    let core = format!(
+        r#"(module
+        (import "wasi:keyvalue/store@0.2.0-draft2" "open" (func (param i32 i32 i32)))
+        {batch}
+        (memory (export "memory") 1)
+        (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) unreachable)
+        (func (export "answer") (result i32) i32.const 42))"#
+    );
+    test_artifacts::component_of_wit(wit, "w", &core)
+}
+
+#[test]
+fn spins_get_many_fails_to_link_naming_the_interface_while_its_store_alone_links() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spinstore.wasm"), spin_shaped(false)).unwrap();
+    std::fs::write(dir.path().join("spinbatch.wasm"), spin_shaped(true)).unwrap();
+    let state = dir.path().join("state");
+    let mut server = Server::initialized(dir.path(), &["--state-dir", state.to_str().unwrap()], R4);
+    let (tools, _) = server.list_all_tools();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["answer"], "only the store-only component loads");
+    assert_eq!(value(&mut server, "answer", json!({})), json!(42));
+    server.wait_for_stderr("wasi:keyvalue/batch@0.2.0-draft2");
+    let log = server.stderr();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("spinbatch.wasm") && l.contains("wasi:keyvalue/batch@0.2.0-draft2")),
+        "the refusal of spinbatch names the interface:\n{log}"
+    );
+}

@@ -66,9 +66,15 @@ impl Setup {
 
 /// Runs `mcp-wasm-host inspect ARGS…` in `cwd`.
 fn inspect(cwd: &Path, args: &[&str]) -> Output {
+    run_in(cwd, "inspect", args)
+}
+
+/// Runs `mcp-wasm-host COMMAND ARGS…` in `cwd`, with the secret
+/// `INSPECT_TEST_TOKEN` in its environment.
+fn run_in(cwd: &Path, command: &str, args: &[&str]) -> Output {
     Command::new(crate::common::binary())
         .env(crate::common::WAIT_FOR_LOAD, "1")
-        .arg("inspect")
+        .arg(command)
         .args(args)
         .current_dir(cwd)
         .env_remove("MCP_WASM_HOST_CONFIG")
@@ -566,4 +572,90 @@ fn a_plugin_importing_wasi_http_without_a_grant_is_flagged() {
         "{text}"
     );
     assert!(text.contains("http             none"), "{text}");
+}
+
+#[test]
+fn keyvalue_and_config_imports_show_their_grants_and_never_a_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(test_artifacts::KVNOTES, dir.path().join("kvnotes.wasm")).unwrap();
+    let (code, report) = inspect_json(dir.path(), &["kvnotes.wasm"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        report["imports"]["keyvalue"],
+        json!([
+            "wasi:keyvalue/atomics@0.2.0-draft2",
+            "wasi:keyvalue/batch@0.2.0-draft2",
+            "wasi:keyvalue/store@0.2.0-draft2"
+        ])
+    );
+    assert_eq!(report["policy"]["keyvalue"]["buckets"], json!([]));
+    let text = stdout(&inspect(dir.path(), &["kvnotes.wasm"]));
+    assert!(
+        text.contains("every `open` is access-denied"),
+        "without a grant, inspect says what open does:\n{text}"
+    );
+
+    std::fs::write(
+        dir.path().join("mcp-wasm-host.toml"),
+        r#"
+[plugins.kvnotes.keyvalue]
+buckets = ["default", "notes"]
+scope = "session"
+max_batch = 10
+[plugins.kvnotes.config]
+greeting = "hello"
+token = { secret = "PASS" }
+[plugins.kvnotes.secrets.PASS]
+env = "INSPECT_TEST_TOKEN"
+expose = true
+"#,
+    )
+    .unwrap();
+    let (code, report) = inspect_json(dir.path(), &["kvnotes.wasm"]);
+    assert_eq!(code, Some(0));
+    let keyvalue = &report["policy"]["keyvalue"];
+    assert_eq!(keyvalue["buckets"], json!(["default", "notes"]));
+    assert_eq!(keyvalue["scope"], "session");
+    assert_eq!(keyvalue["max_batch"], 10);
+    let out = inspect(dir.path(), &["kvnotes.wasm"]);
+    let text = stdout(&out);
+    for expected in [
+        "\"default\", \"notes\"",
+        "scope session",
+        "greeting",
+        "secret PASS",
+    ] {
+        assert!(text.contains(expected), "no {expected:?} in\n{text}");
+    }
+    for printed in [text, report.to_string(), stderr(&out)] {
+        assert!(
+            !printed.contains(SECRET),
+            "a secret value was printed:\n{printed}"
+        );
+    }
+}
+
+#[test]
+fn check_flags_a_granted_bucket_the_component_cannot_use() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in [test_artifacts::CFGLABELS, test_artifacts::KVNOTES] {
+        let name = Path::new(file).file_name().unwrap();
+        std::fs::copy(file, dir.path().join(name)).unwrap();
+    }
+    // cfglabels imports no wasi:keyvalue: its grant can never be used.
+    std::fs::write(
+        dir.path().join("mcp-wasm-host.toml"),
+        "[plugins.cfglabels.keyvalue]\nbuckets = [\"x\"]\n[plugins.kvnotes.keyvalue]\nbuckets = [\"default\"]\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), "check", &["."]);
+    let printed = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        printed.contains("plugins.cfglabels.keyvalue"),
+        "check names the unusable grant:\n{printed}"
+    );
+    assert!(
+        !printed.contains("plugins.kvnotes.keyvalue"),
+        "a grant the component uses is not flagged:\n{printed}"
+    );
 }

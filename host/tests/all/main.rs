@@ -29,6 +29,7 @@ mod instance_slots;
 mod integer_edges;
 mod isolation;
 mod js_plugins;
+mod keyvalue;
 mod layering;
 mod light_forms;
 mod loading;

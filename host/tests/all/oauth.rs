@@ -809,3 +809,45 @@ fn the_python_sdk_lists_and_calls_with_a_bearer_token() {
     );
     assert_eq!(summary["refused"], true, "{summary}");
 }
+
+#[test]
+fn a_user_scoped_bucket_holds_each_subjects_notes_whatever_the_session() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let policy = policy_at(&jwks.uri(), "30s", "")
+        + "\n[plugins.kvnotes.keyvalue]\nbuckets = [\"notes\"]\nscope = \"user\"\n";
+    let (dir, plugins, config) =
+        crate::common::plugins_with_policy(&[test_artifacts::KVNOTES], &policy);
+    let state = dir.path().join("state");
+    let server = HttpServer::start(
+        &plugins,
+        &[
+            "--no-watch",
+            "--config",
+            &config,
+            "--state-dir",
+            state.to_str().unwrap(),
+        ],
+    );
+    let subjects = ["alice", "bob"];
+    for subject in subjects {
+        let mut session = open(&server, &key.sign(&claims(subject, "hash")));
+        for n in 1..=2 {
+            let text = format!("{subject}'s note {n}");
+            assert_eq!(
+                session.call_value("add-note", json!({"text": text})),
+                json!(n)
+            );
+        }
+    }
+    // A new session of each subject, with a new token, sees that subject's
+    // notes and no one else's.
+    for subject in subjects {
+        let mut session = open(&server, &key.sign(&claims(subject, "encode hash")));
+        assert_eq!(
+            session.call_value("notes", json!({})),
+            json!([format!("{subject}'s note 1"), format!("{subject}'s note 2")]),
+            "{subject}"
+        );
+    }
+}

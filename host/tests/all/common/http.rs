@@ -295,6 +295,17 @@ impl Client {
         reply.response(id).clone()
     }
 
+    /// `tools/call` of `name` with the next id, which must succeed; the
+    /// `result` of its structured content (what a generic component's
+    /// function returned).
+    pub fn call_value(&mut self, name: &str, arguments: Value) -> Value {
+        let params = json!({"name": name, "arguments": arguments});
+        let response = self.request("tools/call", params.clone());
+        let result = &response["result"];
+        assert_ne!(result["isError"], json!(true), "{params}: {response}");
+        result["structuredContent"]["result"].clone()
+    }
+
     /// `tools/call` of `name` with id `id`; the response message, after
     /// asserting HTTP 200.
     pub fn call(&mut self, id: i64, name: &str, arguments: Value) -> Value {

@@ -5,6 +5,7 @@
 pub mod clients;
 pub mod http;
 pub mod log;
+pub mod redis;
 pub mod registry;
 pub mod revision;
 pub mod wait;

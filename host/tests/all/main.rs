@@ -30,6 +30,7 @@ mod integer_edges;
 mod isolation;
 mod js_plugins;
 mod keyvalue;
+mod keyvalue_languages;
 mod layering;
 mod light_forms;
 mod loading;

@@ -196,9 +196,9 @@ impl Shared {
         if self.policy().granting(&target).is_none() {
             let grant = if self.policy().allow.is_empty() {
                 format!(
-                    "this plugin may reach no origin; to grant this one set `allow = [\"{}\"]` in `[{}.http]` (in {})",
-                    target.origin(),
+                    "this plugin may reach no origin; to grant this one set `{}.http.allow = [\"{}\"]` (in {})",
                     self.call.section,
+                    target.origin(),
                     self.call.config_file
                 )
             } else {

@@ -14,8 +14,9 @@ pub type ToolResult = Result<Output, ToolError>;
 /// the message, so write messages for the model that called the tool.
 ///
 /// Any [`std::error::Error`] converts into [`ToolError::Failed`] (or
-/// [`ToolError::Denied`] for an I/O "permission denied" anywhere in its source
-/// chain), so `?` works in a handler:
+/// [`ToolError::Denied`] for an I/O "permission denied" or a
+/// [`store::Error::AccessDenied`](crate::store::Error::AccessDenied) anywhere
+/// in its source chain), so `?` works in a handler:
 ///
 /// ```
 /// use mcp_wasm_sdk::prelude::*;
@@ -95,14 +96,15 @@ impl fmt::Display for ToolError {
 impl<E: StdError + 'static> From<E> for ToolError {
     /// Converts any error into [`ToolError::Failed`], with its `Display` text
     /// followed by those of its sources (`outer: inner: innermost`). An
-    /// [`std::io::Error`] of kind `PermissionDenied` anywhere in the chain
-    /// makes it [`ToolError::Denied`] instead.
+    /// [`std::io::Error`] of kind `PermissionDenied` or a
+    /// [`store::Error::AccessDenied`](crate::store::Error::AccessDenied)
+    /// anywhere in the chain makes it [`ToolError::Denied`] instead.
     fn from(error: E) -> Self {
         let mut message = error.to_string();
-        let mut denied = is_permission_denied(&error);
+        let mut denied = is_denied(&error);
         let mut source = error.source();
         while let Some(cause) = source {
-            denied |= is_permission_denied(cause);
+            denied |= is_denied(cause);
             let text = cause.to_string();
             // Many errors already include their source's text in their own.
             if !text.is_empty() && !message.ends_with(&text) {
@@ -118,10 +120,15 @@ impl<E: StdError + 'static> From<E> for ToolError {
     }
 }
 
-fn is_permission_denied(error: &(dyn StdError + 'static)) -> bool {
+/// Whether `error` is a denial by the sandbox or the policy.
+fn is_denied(error: &(dyn StdError + 'static)) -> bool {
     error
         .downcast_ref::<std::io::Error>()
         .is_some_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
+        || matches!(
+            error.downcast_ref::<crate::store::Error>(),
+            Some(crate::store::Error::AccessDenied { .. })
+        )
 }
 
 #[cfg(test)]

@@ -132,12 +132,14 @@
 //! [`Output::resource_link`]), concatenated with [`Output::and`]. A tool
 //! without arguments takes [`NoArgs`].
 //!
-//! The host runs each call in a fresh instance: keep no state between calls.
-//! Use [`log`] to write to the server's log and [`progress()`] to report
-//! progress. [`client::create_message`] asks the MCP client's model for a
-//! completion (sampling) and [`client::elicit`] asks its user to fill in a
-//! form (elicitation), when the policy grants it. What the plugin prints to stdout and stderr goes to the server's
-//! log, never to the MCP client.
+//! The host runs each call in a fresh instance: keep no state in the
+//! instance between calls; keep it in the host's key-value store with
+//! [`store::Bucket`], when the policy grants a bucket. Use [`log`] to write
+//! to the server's log and [`progress()`] to report progress.
+//! [`client::create_message`] asks the MCP client's model for a completion
+//! (sampling) and [`client::elicit`] asks its user to fill in a form
+//! (elicitation), when the policy grants it. What the plugin prints to
+//! stdout and stderr goes to the server's log, never to the MCP client.
 //!
 //! # Schemas
 //!
@@ -180,6 +182,7 @@ mod output;
 mod router;
 pub mod schema;
 mod serve;
+pub mod store;
 mod tool;
 
 pub use error::{ToolError, ToolResult};
@@ -474,6 +477,18 @@ pub mod __private {
             default_bindings_module: "mcp_wasm_sdk::__private::bindings",
             runtime_path: "mcp_wasm_sdk::__private::wit_bindgen::rt",
         });
+
+        /// The generated bindings of `wasi:keyvalue@0.2.0-draft2` for
+        /// [`crate::store`], from the vendored WIT in the repository's
+        /// `wit/wasi/` (read in place). Their imports reach a component only
+        /// if the plugin calls them.
+        pub mod keyvalue {
+            wit_bindgen::generate!({
+                path: "wit/wasi/keyvalue@0.2.0-draft2",
+                world: "wasi:keyvalue/imports@0.2.0-draft2",
+                generate_all,
+            });
+        }
     }
 
     pub use bindings::exports::mcp_wasm_host::plugin::tools::Guest;

@@ -31,6 +31,7 @@ mod isolation;
 mod js_plugins;
 mod keyvalue;
 mod keyvalue_languages;
+mod keyvalue_sdk;
 mod layering;
 mod light_forms;
 mod loading;

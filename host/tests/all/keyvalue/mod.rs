@@ -117,26 +117,31 @@ fn the_guests_import_the_wasi_labels_they_were_written_for_and_no_other() {
         ),
     ];
     for (name, path, expected) in table {
-        let bytes = std::fs::read(path).unwrap();
-        let wit_component::DecodedWasm::Component(resolve, world) =
-            wit_component::decode(&bytes).unwrap()
-        else {
-            panic!("{name} is not a component");
-        };
-        let world = &resolve.worlds[world];
-        let state: BTreeSet<String> = world
-            .imports
-            .keys()
-            .map(|key| resolve.name_world_key(key))
-            .filter(|import| {
-                ["wasi:keyvalue/", "wasi:config/", "wasi:logging/"]
-                    .iter()
-                    .any(|p| import.starts_with(p))
-            })
-            .collect();
         let expected: BTreeSet<String> = expected.iter().map(|s| s.to_string()).collect();
-        assert_eq!(state, expected, "{name} imports");
+        assert_eq!(state_imports(path), expected, "{name} imports");
     }
+}
+
+/// The WASI state interfaces (`wasi:keyvalue`, `wasi:config`,
+/// `wasi:logging`) the component at `path` imports, decoded with
+/// wit-component.
+pub(crate) fn state_imports(path: &str) -> BTreeSet<String> {
+    let bytes = std::fs::read(path).unwrap();
+    let wit_component::DecodedWasm::Component(resolve, world) =
+        wit_component::decode(&bytes).unwrap()
+    else {
+        panic!("{path} is not a component");
+    };
+    resolve.worlds[world]
+        .imports
+        .keys()
+        .map(|key| resolve.name_world_key(key))
+        .filter(|import| {
+            ["wasi:keyvalue/", "wasi:config/", "wasi:logging/"]
+                .iter()
+                .any(|p| import.starts_with(p))
+        })
+        .collect()
 }
 
 #[test]

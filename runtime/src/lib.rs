@@ -52,6 +52,7 @@ mod observe;
 mod policy;
 mod runtime;
 mod serve;
+mod state;
 pub mod units;
 
 pub use cache::incremental::{DEFAULT_CAP as INCREMENTAL_CACHE_CAP, IncrementalStore};
@@ -108,13 +109,14 @@ pub use policy::limits::{
     Limits, MAX_INSTANCES, MAX_MEMORIES, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES,
     MAX_TABLE_ELEMENTS, MAX_TABLES,
 };
-pub use policy::{DefaultPolicies, Policies, Policy, PolicySource, StateStore};
+pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
 pub use runtime::{Runtime, RuntimeError};
 pub use serve::optional_exports::ServeError;
 pub use serve::rate::{Caller, RateScope};
 pub use serve::receipt::Receipt;
 pub use serve::rounded::{RoundedNumber, RoundedNumbers, Side};
 pub use serve::tools::{CallInput, Called, RunAs};
+pub use state::StateStore;
 
 /// What the fuzz targets' checks (the `mcp-wasm-host-fuzzing` crate in
 /// `fuzz/harness/`) run, beyond the public names: the guest result conversions,

@@ -111,7 +111,7 @@ impl Runtime {
 
     /// Keeps the plugins' `wasi:keyvalue` buckets in `store` (without one,
     /// every bucket is unavailable).
-    pub fn with_store(mut self, store: crate::policy::StateStore) -> Self {
+    pub fn with_store(mut self, store: crate::state::StateStore) -> Self {
         self.loader.set_store(store);
         self
     }

@@ -33,7 +33,6 @@ use crate::call::offload::Lane;
 use crate::call::sandbox::CallState;
 use crate::call::session::Whose;
 use crate::call::warm::{PluginIdle, Warm};
-use crate::capabilities::keyvalue::Owner;
 use crate::definitions::output::{Content, ToolOutput};
 use crate::definitions::served::Listing;
 use crate::definitions::tool::PluginTool;
@@ -44,6 +43,7 @@ use crate::load::bindings::types as wit;
 use crate::load::exports::Exports;
 use crate::load::generic::Function;
 use crate::policy::Policy;
+use crate::state::Owner;
 
 mod blame;
 mod result;

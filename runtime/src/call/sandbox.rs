@@ -14,10 +14,10 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::call::capture::Capture;
 use crate::call::events::{CallEvents, NoEvents};
-use crate::capabilities::keyvalue::Owner;
 use crate::capabilities::{CallCaps, CallCtx, CallEnd, CapabilityError, CapsView};
 use crate::policy::Policy;
 use crate::policy::limits::Limits;
+use crate::state::Owner;
 
 /// Enforces a call's memory, table and instance limits, and remembers
 /// whether it refused anything and how much memory the call used.

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-use crate::capabilities::keyvalue::{Owner, SessionState};
+use crate::state::{Owner, SessionState};
 
 /// What a pool must do when a session ends.
 pub(crate) trait SessionEnds: Send + Sync {

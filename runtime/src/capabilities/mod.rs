@@ -124,9 +124,9 @@ pub struct CallCtx<'a> {
     pub deadline: Instant,
     /// Whose call it is: the session and user whose data `scope =
     /// "session"` and `scope = "user"` buckets hold.
-    pub owner: &'a keyvalue::Owner,
+    pub owner: &'a crate::state::Owner,
     /// The runtime's state store.
-    pub store: &'a crate::policy::StateStore,
+    pub store: &'a crate::state::StateStore,
 }
 
 impl Debug for CallCtx<'_> {

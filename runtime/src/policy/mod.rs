@@ -10,9 +10,6 @@
 
 pub(crate) mod access;
 pub(crate) mod limits;
-mod state_store;
-
-pub use state_store::StateStore;
 
 use std::sync::Arc;
 
@@ -43,7 +40,7 @@ pub struct Policy {
     pub access: Access,
     /// The state store its `wasi:keyvalue` buckets live in: the runtime's,
     /// set when the plugin loads (none: every bucket is unavailable).
-    pub store: StateStore,
+    pub store: crate::state::StateStore,
 }
 
 impl Policy {

@@ -16,11 +16,10 @@ mod draft;
 mod draft2;
 mod ops;
 pub mod quota;
-mod session;
 
+pub use crate::state::{Owner, SessionState};
 pub use ops::{Bucket, Cas, KvState};
 pub use quota::Quotas;
-pub use session::{Owner, SessionState};
 
 use std::sync::Arc;
 

@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 use mcp_wasm_host_store::{Namespace, Size, Store, StoreError, Swap};
 
 use super::quota::key;
-use super::session::SESSION_DATA_TTL;
 use super::{BucketScope, KeyvaluePolicy, Owner};
 use crate::capabilities::{CallCtx, CallHooks};
 use crate::error::clip;
-use crate::policy::StateStore;
+use crate::state::StateStore;
+use crate::state::owner::SESSION_DATA_TTL;
 use crate::units::{bytes, count};
 
 /// A bucket a guest opened: its name and where its data lives.

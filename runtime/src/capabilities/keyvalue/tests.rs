@@ -12,8 +12,8 @@ use super::ops::KvError;
 use super::*;
 use crate::call::events::{CallEvents, NoEvents};
 use crate::capabilities::{Grants, Scope};
-use crate::policy::StateStore;
 use crate::policy::limits::Limits;
+use crate::state::StateStore;
 
 fn spec(text: &str) -> KeyvalueSpec {
     toml::from_str(text).unwrap()

@@ -27,7 +27,8 @@ use crate::load::generic::{self, DeriveError, GenericSummary};
 use crate::load::imports::ImportKind;
 use crate::load::quick::QuickTier;
 use crate::load::stamp::FileStamp;
-use crate::policy::{Policies, Policy, StateStore};
+use crate::policy::{Policies, Policy};
+use crate::state::StateStore;
 use crate::units::bytes;
 
 mod tool_list;

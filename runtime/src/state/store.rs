@@ -1,6 +1,6 @@
 //! The state store a plugin's calls reach through `wasi:keyvalue`: the
 //! runtime's one store, shared by every plugin, carried in each plugin's
-//! [`Policy`](super::Policy) so that a call's capabilities find it. A store
+//! [`Policy`](crate::Policy) so that a call's capabilities find it. A store
 //! may be opened on first use (the embedded file, which one process at a
 //! time holds: a server whose plugins never use a bucket never takes it),
 //! and an opening that fails is tried again by the next operation.

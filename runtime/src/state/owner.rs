@@ -1,6 +1,8 @@
-//! Whose data a call's buckets hold: the [`Owner`] of a call (its client's
-//! session and user), and a session's [`SessionState`], whose namespaces
-//! are dropped from the store when the session ends.
+//! Whose data a call's state is: the [`Owner`] of a call (its client's
+//! session and user), which the keyvalue capability builds its `session`
+//! and `user` namespaces from, and a session's [`SessionState`], whose
+//! namespaces are dropped from the store when the session ends. Here, not
+//! in the capability, so that sessions and calls name no capability.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;

@@ -12,7 +12,9 @@ fn the_registry_lists_every_capability_and_its_keys_once() {
             "client",
             "logging",
             "http",
-            "secrets"
+            "secrets",
+            "keyvalue",
+            "config"
         ]
     );
     let listed: Vec<&str> = keys().collect();
@@ -26,7 +28,9 @@ fn the_registry_lists_every_capability_and_its_keys_once() {
             "client",
             "http",
             "secrets",
-            "block_secrets"
+            "block_secrets",
+            "keyvalue",
+            "config"
         ]
     );
     let mut unique = listed.clone();

@@ -267,10 +267,6 @@ impl Report for KeyvaluePolicy {
         ]
     }
 
-    fn denied_hint(&self, section: &str) -> Option<String> {
-        (!self.grants_any()).then(|| format!("`{section}.keyvalue.buckets` grants buckets"))
-    }
-
     fn unused(&self, imports: &[ImportKind], section: &str) -> Option<String> {
         (self.grants_any() && !imports.contains(&ImportKind::Keyvalue)).then(|| {
             format!("`{section}.keyvalue` grants buckets, but the component imports no wasi:keyvalue interface")

@@ -112,16 +112,24 @@ fn open_file(dir: &Path, path: &Path) -> Result<Database, ErrorKind> {
             dir.display()
         ))
     })?;
-    let db = Database::create(path).map_err(|e| match e {
-        redb::DatabaseError::DatabaseAlreadyOpen => ErrorKind::Backend(
-            "another process has it open (one server per state directory)".into(),
-        ),
-        other => other.into(),
-    })?;
+    // redb caches up to 1 GiB of the file by default: the host bounds its
+    // own memory, so the cache is the store's share of it.
+    let db = redb::Builder::new()
+        .set_cache_size(CACHE_BYTES)
+        .create(path)
+        .map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => ErrorKind::Backend(
+                "another process has it open (one server per state directory)".into(),
+            ),
+            other => other.into(),
+        })?;
     restrict(path)?;
     ops::create_tables(&db)?;
     Ok(db)
 }
+
+/// The most memory redb's page cache takes (its default is 1 GiB).
+pub(crate) const CACHE_BYTES: usize = 64 * 1024 * 1024;
 
 /// The file holds the plugins' and the users' data: its owner only.
 #[cfg(unix)]

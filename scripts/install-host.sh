@@ -3,14 +3,15 @@
 # crates `cargo package` makes (not from the workspace), as a static binary
 # (x86_64-unknown-linux-musl), which runs on any Linux x86_64 and is what the
 # container image and the MCP bundle carry:
-#   1. cargo package, of both crates together (the host depends on the
-#      runtime crate by exact version, as it will on crates.io): the host's
-#      crate file with the templates of `new` and the Cargo.lock it is tested
-#      with, and the runtime's, with the WIT;
-#   2. both are unpacked outside the clone; the host's manifest gets a
-#      `[patch.crates-io]` naming the unpacked runtime (what crates.io will
-#      serve once it is published), and its lockfile entry for the runtime
-#      says so; `cargo install --locked --path` builds and installs it into
+#   1. cargo package, of the three crates together (the host depends on the
+#      runtime crate by exact version, as it will on crates.io, and the
+#      runtime on the state store's): the host's crate file with the
+#      templates of `new` and the Cargo.lock it is tested with, the
+#      runtime's, with the WIT, and the store's;
+#   2. all three are unpacked outside the clone; the host's manifest gets a
+#      `[patch.crates-io]` naming the unpacked runtime and store (what
+#      crates.io will serve once they are published), and its lockfile
+#      entries for them say so; `cargo install --locked --path` builds and installs it into
 #      ROOT (its bin/mcp-wasm-host), with every other package as locked.
 #
 #   scripts/install-host.sh [ROOT]
@@ -69,13 +70,14 @@ CC_x86_64_unknown_linux_musl="$("$repo/scripts/setup-musl.sh")"
 export CC_x86_64_unknown_linux_musl
 export CARGO_TARGET_DIR="$target/install-host"
 
-say "cargo package -p mcp-wasm-host-runtime -p mcp-wasm-host"
+say "cargo package -p mcp-wasm-host-store -p mcp-wasm-host-runtime -p mcp-wasm-host"
 (cd "$repo" && cargo package --quiet --locked --allow-dirty --no-verify \
-    -p mcp-wasm-host-runtime -p mcp-wasm-host >&2)
+    -p mcp-wasm-host-store -p mcp-wasm-host-runtime -p mcp-wasm-host >&2)
 version="$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
     python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcp-wasm-host"))')"
 host_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-$version.crate"
 runtime_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-runtime-$version.crate"
+store_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-store-$version.crate"
 
 # Unpacked at a fixed place outside any workspace, so cargo sees the same
 # sources at the same path and rebuilds only what changed. Each crate is
@@ -85,21 +87,26 @@ runtime_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-runtime-$version.crate"
 src="$cache_root/host-crate"
 host="$src/mcp-wasm-host-$version"
 runtime="$src/mcp-wasm-host-runtime-$version"
+store="$src/mcp-wasm-host-store-$version"
 mkdir -p "$src"
 # unpacked CRATE DIR: whether DIR holds CRATE's files, unpacked from exactly
 # its bytes (the stamp is written only once DIR is complete).
 unpacked() {
     [[ -d "$2" ]] && stamped "$2.sha256" "$(sha256_of "$1")"
 }
-if ! unpacked "$runtime_crate" "$runtime"; then
-    rm -rf "$runtime" "$runtime.sha256"
-    tar -xzf "$runtime_crate" -C "$src"
-    sha256_of "$runtime_crate" >"$runtime.sha256"
-fi
+for pair in "$store_crate:$store" "$runtime_crate:$runtime"; do
+    crate="${pair%%:*}" dir="${pair#*:}"
+    if ! unpacked "$crate" "$dir"; then
+        rm -rf "$dir" "$dir.sha256"
+        tar -xzf "$crate" -C "$src"
+        sha256_of "$crate" >"$dir.sha256"
+    fi
+done
 if ! unpacked "$host_crate" "$host"; then
     rm -rf "$host" "$host.sha256"
     tar -xzf "$host_crate" -C "$src"
-    python3 "$repo/scripts/lib/patch-local-crate.py" "$host" mcp-wasm-host-runtime "$runtime"
+    python3 "$repo/scripts/lib/patch-local-crate.py" "$host" \
+        mcp-wasm-host-runtime "$runtime" mcp-wasm-host-store "$store"
     sha256_of "$host_crate" >"$host.sha256"
 fi
 

@@ -1,9 +1,10 @@
-//! The Rust SDK's store API (`mcp_wasm_sdk::store`, issue 45) through the
-//! real binary: `plugins/testing/sdkstore`, a counter and a notes tool written
-//! as the guide shows them, over the embedded store. Granted, they remember
-//! across calls and restarts on one `--state-dir`; not granted, each call is
-//! an error naming the policy key; a plugin that does not use the API does
-//! not import wasi:keyvalue.
+//! The SDKs' store APIs through the real binary (issue 45): one file per
+//! SDK beside this one. This file: the Rust SDK's (`mcp_wasm_sdk::store`),
+//! with `plugins/testing/sdkstore`, a counter and a notes tool written as the
+//! guide shows them, over the embedded store. Granted, they remember across
+//! calls and restarts on one `--state-dir`; not granted, each call is an
+//! error naming the policy key; a plugin that does not use the API does not
+//! import wasi:keyvalue.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeSet;

@@ -34,6 +34,13 @@ fn granted_js_tools_remember_across_calls_and_a_restart() {
 }
 
 #[test]
+fn sixteen_js_calls_in_flight_lose_no_update() {
+    if let Some(store) = component("jsstore") {
+        super::no_update_is_lost_with_sixteen_calls_in_flight(&store);
+    }
+}
+
+#[test]
 fn not_granted_each_js_call_is_an_error_naming_the_policy_key() {
     if let Some(store) = component("jsstore") {
         super::each_denied_call_names_the_policy_key(&store);

@@ -3,8 +3,9 @@
 //! notes tool written as the guide shows them (tools `count`, `add_note`,
 //! `notes` and `put`, the same in every language), over the embedded store.
 //! Granted, they remember across calls and restarts on one `--state-dir`;
-//! not granted, each call is an error naming the policy key; a plugin that
-//! does not use the API does not import wasi:keyvalue. This file: the
+//! not granted, each call is an error naming the policy key; sixteen calls
+//! in flight lose no increment and no update; a plugin that does not use
+//! the API does not import wasi:keyvalue. This file: the
 //! scenarios every SDK's file runs, and the Rust SDK's
 //! (`mcp_wasm_sdk::store`, `plugins/testing/sdkstore`).
 #![allow(clippy::unwrap_used)]
@@ -19,7 +20,7 @@ use serde_json::json;
 
 use crate::common::revision::R4;
 use crate::common::{Server, plugins_with_policy, text};
-use crate::keyvalue::state_imports;
+use crate::keyvalue::{all_at_once, state_imports};
 
 /// The plugin's name: the component file's stem.
 fn name_of(component: &str) -> &str {
@@ -104,6 +105,47 @@ fn remembers_across_calls_and_a_restart(component: &str) {
     );
 }
 
+/// Sixteen `count` calls and sixteen `add_note` calls of the store test
+/// plugin `component`, each sixteen sent at once: every count sees its own
+/// number (the increment is atomic), and every note is kept exactly once
+/// (the SDK's compare-and-swap `update` tries again when another call
+/// wrote the notes first).
+fn no_update_is_lost_with_sixteen_calls_in_flight(component: &str) {
+    let policy = granted(name_of(component));
+    let state = tempfile::tempdir().unwrap();
+    let (mut server, _dir) = serve(component, &policy, state.path());
+    let counts: Vec<(&str, serde_json::Value)> = (0..16).map(|_| ("count", json!({}))).collect();
+    let mut seen: Vec<u32> = all_at_once(&mut server, &counts)
+        .iter()
+        .map(|result| {
+            let said = text(result);
+            said.strip_prefix("called ")
+                .and_then(|n| n.strip_suffix(" times"))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("count said {said:?}"))
+        })
+        .collect();
+    seen.sort_unstable();
+    assert_eq!(
+        seen,
+        (1..=16).collect::<Vec<_>>(),
+        "each count saw its own number"
+    );
+
+    let letters: Vec<String> = ('a'..='p').map(String::from).collect();
+    let notes: Vec<(&str, serde_json::Value)> = letters
+        .iter()
+        .map(|l| ("add_note", json!({"text": l})))
+        .collect();
+    all_at_once(&mut server, &notes);
+    let mut kept: Vec<String> = call_text(&mut server, "notes", json!({}))
+        .lines()
+        .map(str::to_string)
+        .collect();
+    kept.sort();
+    assert_eq!(kept, letters, "every note is kept exactly once");
+}
+
 /// Each call of the store test plugin `component` that opens a bucket its
 /// policy does not grant is an error with the SDK's words, naming the
 /// bucket, and the host's, naming the policy key.
@@ -139,6 +181,11 @@ fn only_a_plugin_that_uses_the_store_imports_wasi_keyvalue() {
 #[test]
 fn granted_the_tools_remember_across_calls_and_a_restart() {
     remembers_across_calls_and_a_restart(test_artifacts::SDKSTORE);
+}
+
+#[test]
+fn sixteen_calls_in_flight_lose_no_update() {
+    no_update_is_lost_with_sixteen_calls_in_flight(test_artifacts::SDKSTORE);
 }
 
 #[test]

@@ -47,6 +47,11 @@ fn granted_python_tools_remember_across_calls_and_a_restart() {
 }
 
 #[test]
+fn sixteen_python_calls_in_flight_lose_no_update() {
+    super::no_update_is_lost_with_sixteen_calls_in_flight(&component("pystore"));
+}
+
+#[test]
 fn not_granted_each_python_call_is_an_error_naming_the_policy_key() {
     super::each_denied_call_names_the_policy_key(&component("pystore"));
 }

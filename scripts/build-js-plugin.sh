@@ -7,7 +7,7 @@
 #
 # Each plugin is a directory plugins/js/NAME with src/index.ts (or
 # src/index.js); it becomes OUT_DIR/NAME.wasm. Without NAMEs every such
-# directory is built (today: contacts, integers, markdown, webget).
+# directory is built (today: contacts, integers, jsstore, markdown, webget).
 #
 # componentize-js takes half a minute or more per plugin, so components are
 # cached in target/js-plugins-cache (or $MCP_WASM_HOST_JS_CACHE) under a hash

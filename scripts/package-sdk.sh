@@ -4,11 +4,13 @@
 #
 #   scripts/package-sdk.sh python OUT_DIR   the wheel mcp_wasm_sdk-VERSION-py3-none-any.whl:
 #       the guest library, the `mcp-wasm-sdk-build` command (mcp_wasm_sdk_build,
-#       which carries the WIT) and componentize-py as its dependency, built by
+#       which carries the WIT, and wit/wasi/keyvalue@0.2.0-draft2 for the
+#       store API) and componentize-py as its dependency, built by
 #       the project venv's pinned setuptools without build isolation (no index
 #       is asked);
 #   scripts/package-sdk.sh js OUT_DIR       the `npm pack` tarball mcp-wasm-sdk-VERSION.tgz:
-#       src/, bin/ (`mcp-wasm-sdk build`) and wit/, with componentize-js and
+#       src/, bin/ (`mcp-wasm-sdk build`) and wit/ (with
+#       wasi/keyvalue@0.2.0-draft2 for the store API), with componentize-js and
 #       esbuild as its dependencies;
 #   scripts/package-sdk.sh rust OUT_DIR     the crates mcp-wasm-sdk-VERSION.crate and
 #       mcp-wasm-sdk-macros-VERSION.crate (its `#[tool]` attribute, which the
@@ -46,6 +48,9 @@ out="$(cd "$2" && pwd)"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$repo/Cargo.toml" | head -1)"
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
+# The wasi:keyvalue WIT the Python and JavaScript SDKs' store APIs bind
+# (their builds add it to the world of a plugin that uses the store).
+store_label="keyvalue@0.2.0-draft2"
 
 # copy_tracked DIR DEST [PATH...]: the files git tracks under the
 # repository's DIR (only under its PATHs, if given) into DEST, at their
@@ -63,16 +68,18 @@ case "$language" in
     python)
         python="$("$repo/scripts/setup-python.sh")"
         copy_tracked sdk-python "$stage"
-        mkdir -p "$stage/mcp_wasm_sdk_build/wit"
+        mkdir -p "$stage/mcp_wasm_sdk_build/wit/wasi"
         cp "$repo/wit/plugin.wit" "$stage/mcp_wasm_sdk_build/wit/"
+        cp -r "$repo/wit/wasi/$store_label" "$stage/mcp_wasm_sdk_build/wit/wasi/"
         "$python" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
             --wheel-dir "$out" "$stage" >&2
         ls "$out"/mcp_wasm_sdk-*.whl
         ;;
     js)
         copy_tracked sdk-js "$stage"
-        mkdir -p "$stage/wit"
+        mkdir -p "$stage/wit/wasi"
         cp "$repo/wit/plugin.wit" "$stage/wit/"
+        cp -r "$repo/wit/wasi/$store_label" "$stage/wit/wasi/"
         (cd "$stage" && npm pack --silent --pack-destination "$out" >&2)
         ls "$out"/mcp-wasm-sdk-*.tgz
         ;;

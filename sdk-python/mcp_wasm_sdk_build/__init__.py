@@ -11,6 +11,13 @@ Only a copy of the plugin directory and of the SDK's guest library
 (`mcp_wasm_sdk`, installed beside this package) are on the guest's Python
 path, so the component does not depend on what else the environment has.
 
+A plugin whose modules import the SDK's store API (`mcp_wasm_sdk.store`)
+is built against `plugin-full` plus `wasi:keyvalue/store` and `atomics` at
+`0.2.0-draft2` (the vendored WIT under `wit/wasi/`), in a world this build
+writes to its temporary directory; any other plugin against `plugin-full`
+alone, so it imports no `wasi:keyvalue` (componentize-py imports everything
+its world names). The plugin WIT's package is left as it is.
+
 This package runs on the build machine; `mcp_wasm_sdk` runs only inside
 components (it imports the bindings componentize-py generates), which is why
 they are two packages of one distribution.
@@ -19,7 +26,9 @@ they are two packages of one distribution.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +49,73 @@ def wit_dir() -> Path:
         if (candidate / "plugin.wit").is_file():
             return candidate
     raise SystemExit("mcp-wasm-sdk-build: the plugin WIT is missing from this installation of mcp-wasm-sdk")
+
+
+# The wasi:keyvalue label the store API binds, its folder under `wit/wasi/`,
+# and the interfaces it calls.
+KEYVALUE = "keyvalue@0.2.0-draft2"
+STORE_MODULE = "mcp_wasm_sdk.store"
+STORE_WORLD = "plugin-full-store"
+STORE_WIT = """package mcp-wasm-sdk:store;
+
+/// `plugin-full` and the wasi:keyvalue interfaces `mcp_wasm_sdk.store` calls.
+world {world} {{
+    include mcp-wasm-host:plugin/plugin-full@{version};
+    import wasi:keyvalue/store@0.2.0-draft2;
+    import wasi:keyvalue/atomics@0.2.0-draft2;
+}}
+"""
+
+
+def imports_store(source: str) -> bool:
+    """Whether Python `source` imports the SDK's store module: `import
+    mcp_wasm_sdk.store`, `from mcp_wasm_sdk.store import ...` or `from
+    mcp_wasm_sdk import store`. A file that does not parse imports nothing
+    (componentize-py reports it)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            if any(a.name == STORE_MODULE or a.name.startswith(STORE_MODULE + ".") for a in node.names):
+                return True
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == STORE_MODULE or node.module.startswith(STORE_MODULE + "."):
+                return True
+            if node.module == "mcp_wasm_sdk" and any(a.name == "store" for a in node.names):
+                return True
+    return False
+
+
+def uses_store(plugin: Path) -> bool:
+    """Whether a module of the plugin directory imports the store API."""
+    return any(
+        imports_store(path.read_text(encoding="utf-8", errors="replace"))
+        for path in sorted(plugin.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    )
+
+
+def world_wit(wit: Path, stage: Path, store: bool) -> tuple[Path, str]:
+    """The WIT directory and world to build against: `wit` and `plugin-full`;
+    with `store`, a directory written under `stage` whose world adds the
+    wasi:keyvalue imports to `plugin-full` (the plugin WIT and the vendored
+    keyvalue WIT as its dependencies)."""
+    if not store:
+        return wit, WORLD
+    keyvalue = wit / "wasi" / KEYVALUE
+    if not keyvalue.is_dir():
+        raise SystemExit(f"mcp-wasm-sdk-build: the wasi:keyvalue WIT is missing from this installation ({keyvalue})")
+    found = re.search(r"^package\s+mcp-wasm-host:plugin@([^;\s]+)\s*;", (wit / "plugin.wit").read_text(), re.M)
+    if found is None:
+        raise SystemExit(f"mcp-wasm-sdk-build: {wit / 'plugin.wit'} declares no mcp-wasm-host:plugin version")
+    out = stage / "wit"
+    (out / "deps" / "plugin").mkdir(parents=True)
+    shutil.copy(wit / "plugin.wit", out / "deps" / "plugin" / "plugin.wit")
+    shutil.copytree(keyvalue, out / "deps" / "keyvalue")
+    (out / "store.wit").write_text(STORE_WIT.format(world=STORE_WORLD, version=found.group(1)))
+    return out, STORE_WORLD
 
 
 def componentize_py() -> str:
@@ -77,8 +153,9 @@ def build(plugin: Path, out: Path) -> None:
         # componentize-py adds the site-packages of VIRTUAL_ENV to the guest's
         # path: an empty one keeps the environment's packages out.
         (venv / "lib" / "site-packages").mkdir(parents=True)
+        wit, world = world_wit(wit_dir(), stage, uses_store(app))
         subprocess.run(
-            [componentize_py(), "--quiet", "-d", str(wit_dir()), "-w", WORLD, "componentize",
+            [componentize_py(), "--quiet", "-d", str(wit), "-w", world, "componentize",
              "--python-path", str(app), "--python-path", str(sdk), GUEST_MODULE, "-o", str(out)],
             check=True, cwd=app, env=guest_env(venv),
         )

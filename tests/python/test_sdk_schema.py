@@ -10,34 +10,19 @@ import dataclasses
 import enum
 import importlib
 import json
-import subprocess
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, TypedDict
 
 import jsonschema
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-COMPONENTIZE_PY = Path(sys.executable).parent / "componentize-py"
+from sdk_bindings import REPO, sdk_over_stubs
 
 
 @pytest.fixture(scope="module")
 def sdk(tmp_path_factory):
-    stubs = tmp_path_factory.mktemp("stubs")
-    subprocess.run([str(COMPONENTIZE_PY), "-q", "-d", str(REPO / "wit"), "-w", "plugin-full", "bindings", str(stubs)],
-                   check=True)
-    paths = [str(stubs), str(REPO / "sdk-python")]
-    sys.path[:0] = paths
-    try:
+    with sdk_over_stubs(REPO / "wit", "plugin-full", tmp_path_factory.mktemp("stubs")):
         yield importlib.import_module("mcp_wasm_sdk")
-    finally:
-        for p in paths:
-            sys.path.remove(p)
-        for name in list(sys.modules):
-            if name.split(".")[0] in ("mcp_wasm_sdk", "wit_world", "componentize_py_types"):
-                del sys.modules[name]
 
 
 def spec_of(sdk, fn, **kwargs):

@@ -733,8 +733,19 @@ pub fn plugins_with_policy(files: &[&str], policy: &str) -> (tempfile::TempDir, 
 /// Runs the plugin build script `scripts/SCRIPT OUT_DIR` with `env` added
 /// to its environment and asserts that it succeeds.
 pub fn run_build_script(script: &str, out: &Path, env: &[(&str, &std::ffi::OsStr)]) {
+    run_build_script_for(script, out, &[], env);
+}
+
+/// [`run_build_script`] for the plugins `names` only (`scripts/SCRIPT
+/// OUT_DIR NAME...`; every plugin when empty).
+pub fn run_build_script_for(
+    script: &str,
+    out: &Path,
+    names: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) {
     let mut command = Command::new(workspace_root().join("scripts").join(script));
-    command.arg(out);
+    command.arg(out).args(names);
     for (name, value) in env {
         command.env(name, value);
     }

@@ -27,6 +27,7 @@ mod bindings;
 mod componentize;
 mod docs;
 mod go_pkg;
+mod state;
 mod wit;
 
 use std::path::Path;

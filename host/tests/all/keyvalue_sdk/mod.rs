@@ -1,10 +1,12 @@
 //! The SDKs' store APIs through the real binary (issue 45): one file per
-//! SDK beside this one. This file: the Rust SDK's (`mcp_wasm_sdk::store`),
-//! with `plugins/testing/sdkstore`, a counter and a notes tool written as the
-//! guide shows them, over the embedded store. Granted, they remember across
-//! calls and restarts on one `--state-dir`; not granted, each call is an
-//! error naming the policy key; a plugin that does not use the API does not
-//! import wasi:keyvalue.
+//! SDK beside this one, each with its `sdkstore` test plugin, a counter and
+//! a notes tool written as the guide shows them, over the embedded store.
+//! Granted, they remember across calls and restarts on one `--state-dir`;
+//! not granted, each call is an error naming the policy key; a plugin that
+//! does not use the API does not import wasi:keyvalue. The checks are here,
+//! shared; this file runs them on the Rust SDK's (`mcp_wasm_sdk::store`,
+//! `plugins/testing/sdkstore`), `c.rs` on the C SDK's and `go.rs` on the Go
+//! SDK's.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeSet;
@@ -16,13 +18,55 @@ use crate::common::revision::R4;
 use crate::common::{Server, plugins_with_policy, text};
 use crate::keyvalue::state_imports;
 
+/// The tests of a compiled-language SDK's store API: `$built` (e.g.
+/// `crate::c_plugins::built`) builds its plugins, `sdkstore` among them, and
+/// `$other` names two that use the SDK and not its store.
+macro_rules! sdk_store_tests {
+    ($built:path, $other:expr) => {
+        /// The path of the built plugin `name`, or `None` (said) without
+        /// the toolchain.
+        fn plugin(name: &str) -> Option<String> {
+            super::component($built()?, name)
+        }
+
+        #[test]
+        fn only_the_plugin_that_uses_the_store_imports_wasi_keyvalue() {
+            let Some(store) = plugin("sdkstore") else {
+                return;
+            };
+            super::imports_store_and_atomics(&store);
+            for name in $other {
+                super::import_no_state(&[(name, &plugin(name).unwrap())]);
+            }
+        }
+
+        #[test]
+        fn granted_the_tools_remember_across_calls_and_a_restart() {
+            if let Some(store) = plugin("sdkstore") {
+                super::remembers_across_calls_and_a_restart(&store);
+            }
+        }
+
+        #[test]
+        fn not_granted_each_call_is_an_error_naming_the_policy_key() {
+            if let Some(store) = plugin("sdkstore") {
+                super::denies_naming_the_policy_key(&store);
+            }
+        }
+    };
+}
+
+mod c;
+mod go;
+
 /// The policy granting `sdkstore` both buckets its tools open.
 const GRANTED: &str = "[plugins.sdkstore.keyvalue]\nbuckets = [\"default\", \"notes\"]\n";
 
-/// A stdio server over the `sdkstore` plugin under `policy`, keeping its
-/// state in `state`; the directory holding the plugin and the policy.
-fn serve(policy: &str, state: &Path) -> (Server, tempfile::TempDir) {
-    let (dir, plugins, config) = plugins_with_policy(&[test_artifacts::SDKSTORE], policy);
+/// A stdio server over the `sdkstore` plugin at `component` under
+/// `policy`, keeping its state in `state`; the directory holding the plugin
+/// and the policy.
+fn serve(component: &str, policy: &str, state: &Path) -> (Server, tempfile::TempDir) {
+    let (dir, plugins, config) = plugins_with_policy(&[component], policy);
     let server = Server::initialized(
         &plugins,
         &["--config", &config, "--state-dir", state.to_str().unwrap()],
@@ -36,29 +80,37 @@ fn call_text(server: &mut Server, tool: &str, arguments: serde_json::Value) -> S
     text(&server.call_ok(tool, arguments))
 }
 
-#[test]
-fn only_a_plugin_that_uses_the_store_imports_wasi_keyvalue() {
+/// The component `name` built into `dir`, as a path string.
+fn component(dir: &Path, name: &str) -> Option<String> {
+    Some(dir.join(format!("{name}.wasm")).to_str()?.to_owned())
+}
+
+/// Asserts that the component at `path` imports wasi:keyvalue's `store`
+/// and `atomics`, what the sdkstore tools call, and not `batch`.
+fn imports_store_and_atomics(path: &str) {
     assert_eq!(
-        state_imports(test_artifacts::SDKSTORE),
+        state_imports(path),
         BTreeSet::from([
             "wasi:keyvalue/atomics@0.2.0-draft2".to_string(),
             "wasi:keyvalue/store@0.2.0-draft2".to_string(),
         ]),
-        "sdkstore imports what its tools call, and not `batch`"
+        "{path} imports what its tools call"
     );
-    for (name, path) in [
-        ("text", test_artifacts::TEXT),
-        ("counter", test_artifacts::COUNTER),
-    ] {
+}
+
+/// Asserts that each `(name, component)` imports no WASI state interface.
+fn import_no_state(components: &[(&str, &str)]) {
+    for (name, path) in components {
         assert_eq!(state_imports(path), BTreeSet::new(), "{name} imports");
     }
 }
 
-#[test]
-fn granted_the_tools_remember_across_calls_and_a_restart() {
+/// The sdkstore plugin at `component`, granted both buckets, remembers
+/// across calls and a killed-and-restarted server on one `--state-dir`.
+fn remembers_across_calls_and_a_restart(component: &str) {
     let state = tempfile::tempdir().unwrap();
     {
-        let (mut first, _dir) = serve(GRANTED, state.path());
+        let (mut first, _dir) = serve(component, GRANTED, state.path());
         assert_eq!(call_text(&mut first, "count", json!({})), "called 1 times");
         assert_eq!(call_text(&mut first, "count", json!({})), "called 2 times");
         for note in ["milk", "eggs"] {
@@ -75,7 +127,7 @@ fn granted_the_tools_remember_across_calls_and_a_restart() {
         );
         // Dropped: killed, no clean shutdown.
     }
-    let (mut second, _dir) = serve(GRANTED, state.path());
+    let (mut second, _dir) = serve(component, GRANTED, state.path());
     assert_eq!(call_text(&mut second, "count", json!({})), "called 3 times");
     assert_eq!(call_text(&mut second, "notes", json!({})), "milk\neggs\n");
     assert_eq!(
@@ -84,8 +136,9 @@ fn granted_the_tools_remember_across_calls_and_a_restart() {
     );
 }
 
-#[test]
-fn not_granted_each_call_is_an_error_naming_the_policy_key() {
+/// Without a grant of the bucket it opens, each sdkstore tool's call is an
+/// error naming the policy key, in the SDK's words and the host's.
+fn denies_naming_the_policy_key(component: &str) {
     let state = tempfile::tempdir().unwrap();
     // (policy, tool, its arguments, the bucket it opens)
     let table = [
@@ -99,7 +152,7 @@ fn not_granted_each_call_is_an_error_naming_the_policy_key() {
         ),
     ];
     for (policy, tool, arguments, bucket) in table {
-        let (mut server, _dir) = serve(policy, state.path());
+        let (mut server, _dir) = serve(component, policy, state.path());
         let error = server.call_err(tool, arguments);
         // The SDK's words (the guest does not know its name) and the host's.
         let sdk = format!("`[plugins.<this plugin>.keyvalue] buckets = [\"{bucket}\"]`");
@@ -109,4 +162,23 @@ fn not_granted_each_call_is_an_error_naming_the_policy_key() {
             "{tool} under {policy:?}: {error}"
         );
     }
+}
+
+#[test]
+fn only_a_plugin_that_uses_the_store_imports_wasi_keyvalue() {
+    imports_store_and_atomics(test_artifacts::SDKSTORE);
+    import_no_state(&[
+        ("text", test_artifacts::TEXT),
+        ("counter", test_artifacts::COUNTER),
+    ]);
+}
+
+#[test]
+fn granted_the_tools_remember_across_calls_and_a_restart() {
+    remembers_across_calls_and_a_restart(test_artifacts::SDKSTORE);
+}
+
+#[test]
+fn not_granted_each_call_is_an_error_naming_the_policy_key() {
+    denies_naming_the_policy_key(test_artifacts::SDKSTORE);
 }

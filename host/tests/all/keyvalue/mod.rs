@@ -306,7 +306,7 @@ fn a_granted_bucket_gets_sets_deletes_lists_counts_and_swaps() {
 
 /// Sends every call at once over one stdio session, then collects the
 /// responses in whatever order they come; returns their results.
-fn all_at_once(server: &mut Server, calls: &[(&str, Value)]) -> Vec<Value> {
+pub(crate) fn all_at_once(server: &mut Server, calls: &[(&str, Value)]) -> Vec<Value> {
     let ids: Vec<i64> = calls
         .iter()
         .map(|(tool, arguments)| {

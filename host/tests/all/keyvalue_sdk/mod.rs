@@ -16,7 +16,7 @@ use serde_json::json;
 
 use crate::common::revision::R4;
 use crate::common::{Server, plugins_with_policy, text};
-use crate::keyvalue::state_imports;
+use crate::keyvalue::{all_at_once, state_imports};
 
 /// The tests of a compiled-language SDK's store API: `$built` (e.g.
 /// `crate::c_plugins::built`) builds its plugins, `sdkstore` among them, and
@@ -44,6 +44,13 @@ macro_rules! sdk_store_tests {
         fn granted_the_tools_remember_across_calls_and_a_restart() {
             if let Some(store) = plugin("sdkstore") {
                 super::remembers_across_calls_and_a_restart(&store);
+            }
+        }
+
+        #[test]
+        fn sixteen_calls_in_flight_all_land() {
+            if let Some(store) = plugin("sdkstore") {
+                super::lands_sixteen_calls_in_flight(&store);
             }
         }
 
@@ -164,6 +171,28 @@ fn denies_naming_the_policy_key(component: &str) {
     }
 }
 
+/// Sixteen counts and sixteen notes sent at once to the sdkstore plugin at
+/// `component` all land: its increment is atomic, and its update tries
+/// again when another call wrote the notes first.
+fn lands_sixteen_calls_in_flight(component: &str) {
+    let state = tempfile::tempdir().unwrap();
+    let (mut server, _dir) = serve(component, GRANTED, state.path());
+    let counts = vec![("count", json!({})); 16];
+    let seen: BTreeSet<String> = all_at_once(&mut server, &counts).iter().map(text).collect();
+    let want: BTreeSet<String> = (1..=16).map(|n| format!("called {n} times")).collect();
+    assert_eq!(seen, want, "each count saw its own number");
+    let letters: Vec<String> = ('a'..='p').map(String::from).collect();
+    let notes: Vec<(&str, serde_json::Value)> = letters
+        .iter()
+        .map(|l| ("add_note", json!({"text": l})))
+        .collect();
+    all_at_once(&mut server, &notes);
+    let all = call_text(&mut server, "notes", json!({}));
+    let mut lines: Vec<&str> = all.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(lines, letters, "every note is kept exactly once: {all:?}");
+}
+
 #[test]
 fn only_a_plugin_that_uses_the_store_imports_wasi_keyvalue() {
     imports_store_and_atomics(test_artifacts::SDKSTORE);
@@ -181,4 +210,9 @@ fn granted_the_tools_remember_across_calls_and_a_restart() {
 #[test]
 fn not_granted_each_call_is_an_error_naming_the_policy_key() {
     denies_naming_the_policy_key(test_artifacts::SDKSTORE);
+}
+
+#[test]
+fn sixteen_calls_in_flight_all_land() {
+    lands_sixteen_calls_in_flight(test_artifacts::SDKSTORE);
 }

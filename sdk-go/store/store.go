@@ -131,8 +131,9 @@ func Open(name string) (*Bucket, error) {
 // Name is the bucket's name.
 func (b *Bucket) Name() string { return b.name }
 
-// Close gives the bucket back to the host. A call's instance ends with the
-// call, so a tool need not; the garbage collector closes it too.
+// Close gives the bucket back to the host; the bucket is not used after.
+// A call's instance ends with the call, so a tool need not close it; the
+// garbage collector closes it too.
 func (b *Bucket) Close() { b.raw.close() }
 
 // wrap is the *Error of f during op on key.

@@ -2,8 +2,9 @@
 //! SDK beside this one, each with its `sdkstore` test plugin, a counter and
 //! a notes tool written as the guide shows them, over the embedded store.
 //! Granted, they remember across calls and restarts on one `--state-dir`;
-//! not granted, each call is an error naming the policy key; a plugin that
-//! does not use the API does not import wasi:keyvalue. The checks are here,
+//! not granted, each call is an error naming the policy key; sixteen calls
+//! in flight all land; a plugin that does not use the API does not import
+//! wasi:keyvalue. The checks are here,
 //! shared; this file runs them on the Rust SDK's (`mcp_wasm_sdk::store`,
 //! `plugins/testing/sdkstore`), `c.rs` on the C SDK's and `go.rs` on the Go
 //! SDK's.

@@ -13,7 +13,7 @@
 // A tool in full:
 //
 //	// Count the calls of this tool, across calls and restarts.
-//	func count(NoArgs) (string, error) {
+//	func count(struct{}) (string, error) {
 //		b, err := store.Open("default")
 //		if err != nil {
 //			return "", err

@@ -12,11 +12,8 @@ import (
 	"github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/store"
 )
 
-// NoArgs: count and notes take no arguments.
-type NoArgs struct{}
-
 // Count the calls of this tool, across calls and restarts.
-func count(NoArgs) (string, error) {
+func count(struct{}) (string, error) {
 	b, err := store.Open("default")
 	if err != nil {
 		return "", err
@@ -49,7 +46,7 @@ func addNote(args NoteArgs) (string, error) {
 }
 
 // The notes, one a line, oldest first.
-func notes(NoArgs) (string, error) {
+func notes(struct{}) (string, error) {
 	b, err := store.Open("notes")
 	if err != nil {
 		return "", err

@@ -23,9 +23,10 @@
  *
  * The input schema can also be JSON text: MCP_JSON({"type": "object", ...}).
  *
- * Each call runs in a fresh instance, so nothing persists between calls.
- * Strings the SDK hands out (arguments, mcp_quote) stay valid until the
- * handler returns; the SDK frees them afterwards.
+ * Each call runs in a fresh instance, so nothing persists between calls
+ * except what a tool keeps in the host's key-value store (mcp_store_open).
+ * Strings the SDK hands out (arguments, mcp_quote, stored values) stay
+ * valid until the handler returns; the SDK frees them afterwards.
  *
  * See docs/c.md for the guide and the full reference.
  */
@@ -228,6 +229,102 @@ const char *mcp_sample(const char *prompt, const char *system_prompt, uint32_t m
  * (`*error` set as for mcp_sample).
  */
 const mcp_value *mcp_elicit(const char *message, const char *requested_schema, mcp_result *error);
+
+/* ---- Remembering things: the key-value store ------------------------- */
+
+/*
+ * A tool keeps what it must remember between calls (and restarts) in a
+ * bucket of the host's key-value store, over the standard
+ * wasi:keyvalue@0.2.0-draft2. The server's policy grants buckets by name,
+ * per plugin, and nothing else opens:
+ *
+ *     [plugins.NAME.keyvalue]
+ *     buckets = ["default"]
+ *
+ *     static mcp_result count(const mcp_value *args) {
+ *         mcp_result error;
+ *         int64_t calls;
+ *         mcp_bucket *b = mcp_store_open("default", &error);
+ *         if (b == NULL || !mcp_store_increment(b, "calls", 1, &calls, &error)) return error;
+ *         return mcp_text("called %lld times", (long long)calls);
+ *     }
+ *
+ * Keys and bucket names are UTF-8 text; values are bytes. Each function
+ * returns false (mcp_store_open: NULL) on failure, with `*error` (which may
+ * be NULL) set to the result to return: denied, naming the policy key that
+ * grants the bucket, when the policy does not grant it; failed otherwise,
+ * naming the bucket, the operation and the host's reason (a quota names its
+ * policy key). A plugin that never calls these functions does not import
+ * wasi:keyvalue and needs no grant.
+ *
+ * Memory: a bucket, and every value and key list these functions hand out,
+ * stay valid until the handler returns; the SDK frees them (and gives the
+ * bucket back to the host) afterwards. Never free them yourself.
+ */
+
+/** An open bucket of the host's key-value store. */
+typedef struct mcp_bucket mcp_bucket;
+
+/** How many times mcp_store_update tries before it gives up to other
+ * writers of the same key (each try costs the host two store operations of
+ * its `max_operations` per call). */
+#define MCP_STORE_UPDATE_ATTEMPTS 64
+
+/** Opens the bucket `name` if the policy grants it to this plugin
+ * (`[plugins.NAME.keyvalue] buckets`); else NULL, with `*error` set. */
+mcp_bucket *mcp_store_open(const char *name, mcp_result *error);
+/** The bucket's name. */
+const char *mcp_store_name(const mcp_bucket *bucket);
+
+/**
+ * The value of `key`: `*value` gets its `*len` bytes (`len` may be NULL),
+ * followed by a NUL, or NULL (and 0) when the key has no value.
+ */
+bool mcp_store_get(mcp_bucket *bucket, const char *key, const char **value, size_t *len,
+                   mcp_result *error);
+/** The value of `key` as text (NULL when it has none); fails when the value
+ * is not UTF-8 or holds a NUL byte. */
+bool mcp_store_get_string(mcp_bucket *bucket, const char *key, const char **value,
+                          mcp_result *error);
+/** Sets `key` to the `len` bytes at `value` (copied). */
+bool mcp_store_set(mcp_bucket *bucket, const char *key, const void *value, size_t len,
+                   mcp_result *error);
+/** Sets `key` to the text `value` (without its NUL). */
+bool mcp_store_set_string(mcp_bucket *bucket, const char *key, const char *value,
+                          mcp_result *error);
+/** Deletes `key` (nothing happens if it has no value). */
+bool mcp_store_delete(mcp_bucket *bucket, const char *key, mcp_result *error);
+/** Whether `key` has a value, in `*exists`. */
+bool mcp_store_exists(mcp_bucket *bucket, const char *key, bool *exists, mcp_result *error);
+/**
+ * Every key of the bucket, read from the host page by page: `*keys` gets
+ * an array of `*count` strings (`count` may be NULL), ended by a NULL.
+ */
+bool mcp_store_keys(mcp_bucket *bucket, const char *const **keys, size_t *count,
+                    mcp_result *error);
+/** Adds `delta` to the number held in `key` (0 if it has no value), in one
+ * atomic step; `*value` (may be NULL) gets the new number. Fails when the
+ * value is not a decimal integer or the sum overflows. */
+bool mcp_store_increment(mcp_bucket *bucket, const char *key, int64_t delta, int64_t *value,
+                         mcp_result *error);
+
+/**
+ * The new value of a key from its current one, for mcp_store_update: `old`
+ * is the current value (`old_len` bytes and a NUL; NULL when the key has
+ * none), valid only during the call. Returns the new value in memory from
+ * malloc (the SDK frees it), with its length in `*new_len`; NULL fails the
+ * update.
+ */
+typedef char *(*mcp_store_change)(const char *old, size_t old_len, size_t *new_len, void *data);
+
+/**
+ * Replaces the value of `key` with `change(current value, data)`,
+ * atomically: if another call writes the key in between, it reads the key
+ * again and calls `change` again (up to MCP_STORE_UPDATE_ATTEMPTS times).
+ * `*value` and `*len` (both may be NULL) get the value written.
+ */
+bool mcp_store_update(mcp_bucket *bucket, const char *key, mcp_store_change change, void *data,
+                      const char **value, size_t *len, mcp_result *error);
 
 /* ---- Declaring tools --------------------------------------------------- */
 

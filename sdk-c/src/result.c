@@ -15,45 +15,37 @@
 typedef struct kept {
     struct kept *next;
     void *memory;
-    mcp_value *json;
+    void (*drop)(void *memory);
 } kept;
 
 static kept *arena;
 
-static bool keep(void *memory, mcp_value *json) {
-    kept *k = malloc(sizeof *k);
-    if (k == NULL) return false;
-    k->next = arena;
-    k->memory = memory;
-    k->json = json;
-    arena = k;
-    return true;
-}
-
-void *mcp__arena_keep(void *p) {
+void *mcp__arena_keep_with(void *p, void (*drop)(void *)) {
     if (p == NULL) return NULL;
-    if (!keep(p, NULL)) {
-        free(p);
+    kept *k = malloc(sizeof *k);
+    if (k == NULL) {
+        drop(p);
         return NULL;
     }
+    *k = (kept){.next = arena, .memory = p, .drop = drop};
+    arena = k;
     return p;
 }
 
+void *mcp__arena_keep(void *p) { return mcp__arena_keep_with(p, free); }
+
+static void drop_json(void *value) { mcp_json_free(value); }
+
 const mcp_value *mcp__arena_keep_json(mcp_value *value) {
-    if (value == NULL) return NULL;
-    if (!keep(NULL, value)) {
-        mcp_json_free(value);
-        return NULL;
-    }
-    return value;
+    return mcp__arena_keep_with(value, drop_json);
 }
 
 void mcp__arena_release(void) {
+    /* Newest first: what was kept later may refer to what was kept before. */
     while (arena != NULL) {
         kept *k = arena;
         arena = k->next;
-        free(k->memory);
-        mcp_json_free(k->json);
+        k->drop(k->memory);
         free(k);
     }
 }

@@ -1,6 +1,7 @@
 /*
- * world.c: the only file that includes the bindings wit-bindgen generates
- * (plugin_full.h): the `tools` exports over the plugin's mcp_tools table,
+ * world.c: with store_host.c (the wasi:keyvalue imports), the only file
+ * that includes the bindings wit-bindgen generates (plugin_full.h): the
+ * `tools` exports over the plugin's mcp_tools table,
  * the `resources`, `prompts` and `completions` exports over mcp_resources
  * and mcp_prompts (empty unless the plugin defines them), and the host and
  * client imports behind mcp_log, mcp_progress, mcp_sample and mcp_elicit.

@@ -1,6 +1,7 @@
 /*
  * sdk_test.c: unit tests of the SDK's parts that need no host (the JSON
- * reader, mcp_quote, results, UTF-8 repair, MCP_FIELDS schemas), compiled natively and run by
+ * reader, mcp_quote, results, UTF-8 repair, MCP_FIELDS schemas, the store
+ * API over its in-memory store), compiled natively and run by
  * host/tests/c_plugins.rs. Prints one line per failure; exits non-zero if
  * any check failed.
  */
@@ -419,6 +420,172 @@ static void fields_make_the_schemas_json_would(void) {
     free(schema);
 }
 
+/* ---- the store API, over the in-memory store of native builds ---- */
+
+/* Whether `r` failed with `status` and exactly `message`; frees it. */
+static bool fails_with(mcp_result r, mcp_status status, const char *message) {
+    bool same = r.status == status && r.message != NULL && strcmp(r.message, message) == 0;
+    if (!same) printf("    got status %d: %s\n", r.status, r.message == NULL ? "(null)" : r.message);
+    mcp__result_free(&r);
+    return same;
+}
+
+static void store_values_round_trip_and_delete(void) {
+    mcp_result error = {0};
+    mcp_bucket *b = mcp_store_open("round-trip", &error);
+    CHECK(b != NULL && strcmp(mcp_store_name(b), "round-trip") == 0);
+    const char *value = "unset";
+    size_t len = 99;
+    bool exists = true;
+    CHECK(mcp_store_get(b, "k", &value, &len, &error) && value == NULL && len == 0);
+    CHECK(mcp_store_exists(b, "k", &exists, &error) && !exists);
+    CHECK(mcp_store_set_string(b, "k", "text", &error));
+    CHECK(mcp_store_set(b, "bytes", "\xff\0x", 3, &error));
+    CHECK(mcp_store_get_string(b, "k", &value, &error) && strcmp(value, "text") == 0);
+    CHECK(mcp_store_exists(b, "k", &exists, &error) && exists);
+    CHECK(mcp_store_get(b, "bytes", &value, &len, &error) && len == 3 &&
+          memcmp(value, "\xff\0x\0", 4) == 0);
+    CHECK(!mcp_store_get_string(b, "bytes", &value, &error));
+    CHECK(fails_with(error, MCP_FAILED,
+                     "key-value bucket \"round-trip\": get \"bytes\": the value is not UTF-8"));
+    CHECK(mcp_store_set(b, "nul", "a\0b", 3, &error));
+    CHECK(!mcp_store_get_string(b, "nul", &value, &error));
+    CHECK(fails_with(error, MCP_FAILED,
+                     "key-value bucket \"round-trip\": get \"nul\": the value holds a NUL byte"));
+    CHECK(mcp_store_delete(b, "k", &error) && mcp_store_delete(b, "k", &error));
+    CHECK(mcp_store_get(b, "k", &value, NULL, &error) && value == NULL);
+    /* Another bucket is another namespace. */
+    mcp_bucket *other = mcp_store_open("other", &error);
+    CHECK(other != NULL && mcp_store_get(other, "bytes", &value, NULL, &error) && value == NULL);
+    /* A key that is not UTF-8 never reaches the store. */
+    CHECK(!mcp_store_set_string(b, "\xc3", "v", &error));
+    CHECK(error.status == MCP_FAILED && strstr(error.message, "not UTF-8") != NULL);
+    mcp__result_free(&error);
+    CHECK(!mcp_store_get(b, "\xc3", &value, NULL, NULL)); /* `error` may be NULL */
+    mcp__arena_release();
+}
+
+static void store_keys_walk_every_page(void) {
+    mcp_result error = {0};
+    mcp_bucket *b = mcp_store_open("pages", &error);
+    const char *const *keys = NULL;
+    size_t n = 99;
+    CHECK(mcp_store_keys(b, &keys, &n, &error) && n == 0 && keys[0] == NULL);
+    /* More keys than one native page holds, and a page boundary exactly. */
+    const size_t counts[] = {1, 2, 5, 6};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        char key[24];
+        for (size_t i = 0; i < counts[c]; i++) {
+            snprintf(key, sizeof key, "k%zu", i);
+            CHECK(mcp_store_set_string(b, key, "", &error));
+        }
+        CHECK(mcp_store_keys(b, &keys, &n, &error) && n == counts[c] && keys[n] == NULL);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(key, sizeof key, "k%zu", i);
+            CHECK(strcmp(keys[i], key) == 0);
+        }
+    }
+    mcp__arena_release();
+}
+
+static void store_increment_counts_from_zero_and_refuses_text(void) {
+    mcp_result error = {0};
+    mcp_bucket *b = mcp_store_open("counts", &error);
+    int64_t n = 0;
+    CHECK(mcp_store_increment(b, "n", 1, &n, &error) && n == 1);
+    CHECK(mcp_store_increment(b, "n", 41, &n, &error) && n == 42);
+    CHECK(mcp_store_increment(b, "n", -50, &n, &error) && n == -8);
+    const char *text = NULL;
+    CHECK(mcp_store_get_string(b, "n", &text, &error) && strcmp(text, "-8") == 0);
+    CHECK(mcp_store_set_string(b, "t", "x", &error));
+    CHECK(!mcp_store_increment(b, "t", 1, &n, &error));
+    CHECK(fails_with(error, MCP_FAILED,
+                     "key-value bucket \"counts\": increment \"t\": the value is not a decimal "
+                     "integer"));
+    CHECK(mcp_store_set_string(b, "max", "9223372036854775807", &error));
+    CHECK(!mcp_store_increment(b, "max", 1, NULL, &error));
+    CHECK(fails_with(error, MCP_FAILED,
+                     "key-value bucket \"counts\": increment \"max\": the sum overflows a 64-bit "
+                     "integer"));
+    mcp__arena_release();
+}
+
+/* An update's change: appends `data` (text) to the old value; the first
+ * time, another writer sets the key in between. */
+static int changes;
+static char *append_racing(const char *old, size_t old_len, size_t *new_len, void *data) {
+    if (changes++ == 0) {
+        mcp_bucket *other = mcp_store_open("update", NULL);
+        CHECK(other != NULL && mcp_store_set_string(other, "list", "a", NULL));
+    }
+    size_t add = strlen(data);
+    char *out = malloc(old_len + add + 1);
+    if (out == NULL) return NULL;
+    if (old != NULL) memcpy(out, old, old_len);
+    memcpy(out + old_len, data, add + 1);
+    *new_len = old_len + add;
+    return out;
+}
+
+/* A change that loses every time: it writes the key itself. */
+static char *always_beaten(const char *old, size_t old_len, size_t *new_len, void *bucket) {
+    (void)old, (void)old_len;
+    changes++;
+    CHECK(mcp_store_increment(bucket, "k", 1, NULL, NULL));
+    *new_len = 0;
+    return malloc(1);
+}
+
+static char *no_value(const char *old, size_t old_len, size_t *new_len, void *data) {
+    (void)old, (void)old_len, (void)new_len, (void)data;
+    return NULL;
+}
+
+static void store_update_retries_when_another_writer_wins_and_gives_up_in_time(void) {
+    mcp_result error = {0};
+    mcp_bucket *b = mcp_store_open("update", &error);
+    const char *value = NULL;
+    size_t len = 0;
+    changes = 0;
+    CHECK(mcp_store_update(b, "list", append_racing, "b", &value, &len, &error));
+    CHECK(changes == 2 && len == 2 && strcmp(value, "ab") == 0);
+    CHECK(mcp_store_get_string(b, "list", &value, &error) && strcmp(value, "ab") == 0);
+
+    mcp_bucket *contended = mcp_store_open("contended", &error);
+    changes = 0;
+    CHECK(!mcp_store_update(contended, "k", always_beaten, contended, NULL, NULL, &error));
+    CHECK(changes == MCP_STORE_UPDATE_ATTEMPTS);
+    CHECK(fails_with(error, MCP_FAILED,
+                     "key-value bucket \"contended\": \"k\" changed under 64 updates in a row "
+                     "(other calls are writing it)"));
+
+    CHECK(!mcp_store_update(b, "list", no_value, NULL, NULL, NULL, &error));
+    CHECK(fails_with(error, MCP_FAILED,
+                     "key-value bucket \"update\": update \"list\": the change gave no value"));
+    CHECK(mcp_store_get_string(b, "list", &value, &error) && strcmp(value, "ab") == 0);
+    mcp__arena_release();
+}
+
+static void store_faults_become_results_naming_the_policy_key(void) {
+    mcp_result error = {0};
+    mcp__kv_fault denied = {MCP__KV_ACCESS_DENIED, NULL};
+    CHECK(!mcp__kv_error(&error, "notes", "open", NULL, &denied));
+    CHECK(fails_with(error, MCP_DENIED,
+                     "this plugin may not open the key-value bucket \"notes\": the server's "
+                     "policy grants it with `[plugins.<this plugin>.keyvalue] buckets = "
+                     "[\"notes\"]`"));
+    const char *quota = "value of 9 bytes is over plugins.p.keyvalue.max_value_size (8 B)";
+    mcp__kv_fault other = {MCP__KV_OTHER, strdup(quota)};
+    CHECK(!mcp__kv_error(&error, "b", "set", "k", &other));
+    CHECK(error.status == MCP_FAILED && strstr(error.message, quota) != NULL &&
+          strncmp(error.message, "key-value bucket \"b\": set \"k\": ", 31) == 0);
+    mcp__result_free(&error);
+    mcp__kv_fault missing = {MCP__KV_NO_SUCH_STORE, NULL};
+    CHECK(!mcp__kv_error(&error, "b", "open", NULL, &missing));
+    CHECK(fails_with(error, MCP_FAILED, "the host has no store for the key-value bucket \"b\""));
+    mcp__arena_release();
+}
+
 int main(void) {
     values_are_read_by_key_with_fallbacks();
     malformed_json_is_refused_with_the_offset();
@@ -431,6 +598,11 @@ int main(void) {
     templates_match_one_segment_or_any_text();
     templates_match_as_the_shared_cases_say();
     fields_make_the_schemas_json_would();
+    store_values_round_trip_and_delete();
+    store_keys_walk_every_page();
+    store_increment_counts_from_zero_and_refuses_text();
+    store_update_retries_when_another_writer_wins_and_gives_up_in_time();
+    store_faults_become_results_naming_the_policy_key();
     if (failures == 0) printf("sdk_test: all checks passed\n");
     return failures == 0 ? 0 : 1;
 }

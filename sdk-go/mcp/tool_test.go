@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcp-wasm-host/mcp-wasm-host/sdk-go/store"
 )
 
 // fresh empties the registry for one test and restores it afterwards.
@@ -184,6 +186,13 @@ func TestErrorsMapToTheirToolErrorCaseKeepingTheWholeMessage(t *testing.T) {
 		{&ClientError{Kind: "denied", Message: "sampling is off"}, KindDenied, "client request denied: sampling is off"},
 		{&ClientError{Kind: "rejected", Message: "no", Code: -1}, KindFailed, "client request rejected (code -1): no"},
 		{errors.New("plain"), KindFailed, "plain"},
+		// The store's errors: a bucket not granted is a denial naming the
+		// policy key; the others fail.
+		{&store.Error{Kind: store.AccessDenied, Bucket: "notes", Op: "open"}, KindDenied,
+			"this plugin may not open the key-value bucket \"notes\": the server's policy grants it " +
+				"with `[plugins.<this plugin>.keyvalue] buckets = [\"notes\"]`"},
+		{&store.Error{Kind: store.Other, Bucket: "b", Op: "set", Key: "k", Reason: "over quota"},
+			KindFailed, `key-value bucket "b": set "k": over quota`},
 	} {
 		kind, msg := classify(c.err)
 		if kind != c.kind || msg != c.msg {

@@ -160,6 +160,10 @@ mod tests {
         ] {
             assert!(header.contains(export), "the header declares {export}");
         }
+        // The state imports the SDK's store API calls (crate::state).
+        for import in ["wasi_keyvalue_store_open", "wasi_keyvalue_atomics_swap"] {
+            assert!(header.contains(import), "the header declares {import}");
+        }
     }
 
     #[test]
@@ -176,6 +180,8 @@ mod tests {
             "bindings/wit_exports/wit_exports.go",
             "bindings/mcp_wasm_host_plugin_types/wit_bindings.go",
             "bindings/mcp_wasm_host_plugin_host/wit_bindings.go",
+            "bindings/wasi_keyvalue_store/wit_bindings.go",
+            "bindings/wasi_keyvalue_atomics/wit_bindings.go",
             "go-pkg/go.mod",
             "go-pkg/wit/types/option.go",
             "go-pkg/wit/runtime/runtime.go",

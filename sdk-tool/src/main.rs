@@ -14,6 +14,10 @@
 //!     contract of the SDK release it belongs to
 //! mcp-wasm-sdk-tool --version
 //!     prints the tool's version and its WIT package's
+//!
+//! The worlds of the plugin WIT (`mcp-wasm-host:plugin`) are read with
+//! `wasi:keyvalue`'s `store` and `atomics` added, for the SDKs' store API
+//! (`state.rs`).
 //! mcp-wasm-sdk-tool componentize CORE_MODULE.wasm OUT.wasm [--wit WIT_DIR [--world WORLD]] [--docs WIT_DIR]
 //!     wraps a wasm32-wasi (preview 1) reactor module into a WASI 0.2
 //!     component with the preview 1 reactor adapter, first embedding the
@@ -27,6 +31,7 @@ mod bindings;
 mod componentize;
 mod docs;
 mod go_pkg;
+mod state;
 mod wit;
 
 use std::path::Path;

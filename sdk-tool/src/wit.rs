@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use wit_bindgen_core::wit_parser::{PackageId, Resolve, WorldId};
 
+use crate::state;
+
 /// The WIT did not parse or has no such world.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read the WIT in {dir}: {message}")]
@@ -14,12 +16,17 @@ pub struct WitError {
     pub message: String,
 }
 
-/// The package at `wit_dir`, resolved, and its world `world`.
+/// The package at `wit_dir`, resolved, and its world `world`: for the plugin
+/// WIT, with the state imports the SDKs' store API calls
+/// ([`crate::state`]).
 pub fn load(wit_dir: &Path, world: &str) -> Result<(Resolve, WorldId), WitError> {
-    let (resolve, package) = package(wit_dir)?;
+    let (mut resolve, package) = package(wit_dir)?;
     let world_id = resolve
         .select_world(&[package], Some(world))
         .map_err(|e| WitError::new(wit_dir, &e))?;
+    if state::applies(&resolve, package) {
+        state::add(&mut resolve, world_id).map_err(|e| WitError::new(wit_dir, &e))?;
+    }
     Ok((resolve, world_id))
 }
 

@@ -9,8 +9,9 @@
 //! `jsonread` test plugin, whose tool reads JSON text with the SDK's reader
 //! (cJSON), refusing malformed and too deeply nested text. The
 //! SDK's own unit tests (`sdk-c/tests/sdk_test.c`: the JSON reader, results,
-//! UTF-8 repair, URI templates) are compiled natively with the same clang
-//! and run here too.
+//! UTF-8 repair, URI templates, the store API over its in-memory store) are
+//! compiled natively with the same clang and run here too. The store API
+//! through the host: `keyvalue_sdk/c.rs`.
 //!
 //! The build needs clang-19: `MCP_WASM_HOST_C` names it
 //! (`MCP_WASM_HOST_C=$(scripts/setup-c.sh)`, as `scripts/test.sh` sets it),
@@ -322,8 +323,17 @@ fn the_sdk_unit_tests_pass_when_compiled_natively_with_undefined_behaviour_trapp
         .arg(sdk.join("tests/sdk_test.c"))
         .args(
             // json.c compiles in the vendored cJSON (sdk-c/vendor/cjson).
-            ["json.c", "result.c", "utf8.c", "serve.c", "fields.c"]
-                .map(|f| sdk.join("src").join(f)),
+            // store_memory.c: the store API's in-memory store, natively.
+            [
+                "json.c",
+                "result.c",
+                "utf8.c",
+                "serve.c",
+                "fields.c",
+                "store.c",
+                "store_memory.c",
+            ]
+            .map(|f| sdk.join("src").join(f)),
         )
         .arg("-lm")
         .arg("-o")

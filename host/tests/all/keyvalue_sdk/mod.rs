@@ -7,9 +7,58 @@
 //! in flight lose no increment and no update; a plugin that does not use
 //! the API does not import wasi:keyvalue. This file: the
 //! scenarios every SDK's file runs, and the Rust SDK's
-//! (`mcp_wasm_sdk::store`, `plugins/testing/sdkstore`).
+//! (`mcp_wasm_sdk::store`, `plugins/testing/sdkstore`); `c.rs` and `go.rs`
+//! run them through [`sdk_store_tests`] on the plugins their languages'
+//! builds make.
 #![allow(clippy::unwrap_used)]
 
+/// The tests of a compiled language's store API: `$built` (such as
+/// `crate::c_plugins::built`) is the directory of its built plugins,
+/// `sdkstore` among them, or `None` (said) without the toolchain; `$others`
+/// names plugins of the same SDK that do not call its store.
+macro_rules! sdk_store_tests {
+    ($built:path, $others:expr) => {
+        /// The path of the built plugin `name`, or `None` (said) without
+        /// the toolchain.
+        fn plugin(name: &str) -> Option<String> {
+            Some($built()?.join(format!("{name}.wasm")).to_str()?.to_owned())
+        }
+
+        #[test]
+        fn only_the_plugin_that_uses_the_store_imports_wasi_keyvalue() {
+            let Some(store) = plugin("sdkstore") else {
+                return;
+            };
+            let others: Vec<String> = $others.iter().map(|n| plugin(n).unwrap()).collect();
+            let others: Vec<&str> = others.iter().map(String::as_str).collect();
+            super::imports_wasi_keyvalue_only_where_used(&store, &others);
+        }
+
+        #[test]
+        fn granted_the_tools_remember_across_calls_and_a_restart() {
+            if let Some(store) = plugin("sdkstore") {
+                super::remembers_across_calls_and_a_restart(&store);
+            }
+        }
+
+        #[test]
+        fn sixteen_calls_in_flight_lose_no_update() {
+            if let Some(store) = plugin("sdkstore") {
+                super::no_update_is_lost_with_sixteen_calls_in_flight(&store);
+            }
+        }
+
+        #[test]
+        fn not_granted_each_call_is_an_error_naming_the_policy_key() {
+            if let Some(store) = plugin("sdkstore") {
+                super::each_denied_call_names_the_policy_key(&store);
+            }
+        }
+    };
+}
+
+mod c;
+mod go;
 mod js;
 mod python;
 

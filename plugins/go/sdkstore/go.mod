@@ -1,0 +1,3 @@
+module sdkstore
+
+go 1.25

@@ -3,8 +3,10 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod clients;
+pub mod cluster;
 pub mod http;
 pub mod log;
+pub mod oauth;
 pub mod redis;
 pub mod registry;
 pub mod revision;

@@ -46,6 +46,11 @@ impl Redis {
         format!("redis://127.0.0.1:{}/0", self.port)
     }
 
+    /// Its port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// Kills the server (SIGKILL: no goodbye to its clients) and waits for
     /// it to be gone.
     pub fn kill(&mut self) {

@@ -9,6 +9,9 @@
 //!    rate limit is served as before; a rate-limited tool is refused (the
 //!    limit fails closed) within its call's deadline, with a message that
 //!    names the policy key and the store; both recover when Redis is back.
+//! 3. `client_rate_limit` in stateless mode is each OAuth subject's own
+//!    (real ES256 tokens from `common::oauth`), whichever replica answers.
+//! 4. The official Python SDK's calls through the cluster meet one rate.
 
 #![allow(clippy::unwrap_used)]
 
@@ -277,4 +280,34 @@ fn a_callers_limit_holds_across_replicas_by_its_oauth_subject_in_stateless_mode(
             cluster.logs()
         );
     }
+}
+
+#[test]
+fn the_python_sdk_through_the_cluster_meets_one_rate_limit() {
+    use crate::common::cluster::load::{Load, phase_of};
+
+    // 30 a minute; 120 calls of the official Python SDK (a 2026-07-28
+    // client per call, 4 at once): 40 reach each replica.
+    const RATE: u64 = 30;
+    const CALLS: u64 = 120;
+    let Some(cluster) = fnv_cluster(&format!("[plugins.fnv]\nrate_limit = {RATE}\n")) else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    let mut load = Load::start(&cluster.url(), 4, "hash", &args(HASH_ARGS), None);
+    load.wait_for("start", CALLS);
+    let took = started.elapsed();
+    let summary = load.stop();
+    let (calls, ok, errors) = phase_of(&summary, "start");
+    eprintln!("the Python SDK: {calls} calls, {ok} accepted, {errors:?}, in {took:?}");
+    let refused = errors
+        .get("tool_error")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    assert_eq!((errors.len(), ok + refused), (1, calls), "{summary}");
+    let sample = summary["samples"]["tool_error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(sample.contains("(policy key `rate_limit`)"), "{sample}");
+    assert!(within_a_window(ok, RATE, took), "{ok}\n{}", cluster.logs());
 }

@@ -26,19 +26,20 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::cluster::load::{Load, phase_of};
 use crate::common::cluster::{Nginx, Replica, post};
 use crate::common::http::Client;
 use crate::common::registry::{Registry, registry_binary};
 use crate::common::{DEADLINE, eventually};
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc::{Receiver, channel};
 use std::thread;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// How many calls the client keeps in flight.
 const WORKERS: usize = 4;
@@ -88,83 +89,6 @@ impl Held {
     }
 }
 
-/// The Python SDK client under load, driven by commands on its stdin.
-struct Load {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Load {
-    fn start(url: &str, tool: &str, arguments: &Value, expected: &str) -> Load {
-        let mut child = Command::new(crate::common::python())
-            .env(crate::common::WAIT_FOR_LOAD, "1")
-            .arg(crate::common::workspace_root().join("tests/python/replica_client.py"))
-            .args(["--url", url])
-            .args(["--workers", &WORKERS.to_string()])
-            .arg("--tool")
-            .arg(format!("{tool}={arguments}"))
-            .arg("--expect")
-            .arg(format!("{tool}={expected}"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Load {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn command(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Starts a phase and waits until `PER_PHASE` of its calls have ended.
-    fn phase(&mut self, label: &str) {
-        self.command(&format!("phase {label}"));
-        self.wait_for(label, PER_PHASE);
-    }
-
-    fn wait_for(&mut self, label: &str, calls: u64) {
-        let want = format!("done {label} {calls}");
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(DEADLINE)
-                .unwrap_or_else(|_| panic!("the client never reached {want:?}"));
-            if line == want {
-                return;
-            }
-        }
-    }
-
-    /// Stops the client; its summary.
-    fn stop(mut self) -> Value {
-        self.command("stop");
-        let mut last = String::new();
-        while let Ok(line) = self.lines.recv_timeout(DEADLINE) {
-            last = line;
-        }
-        assert!(self.child.wait().unwrap().success(), "the client failed");
-        serde_json::from_str(&last).unwrap_or_else(|_| panic!("no summary: {last:?}"))
-    }
-}
-
 /// Pushes `file` as `oci://REGISTRY/NAME` with `mcp-wasm-host push`.
 fn push(registry: &Registry, file: &str, name: &str) -> String {
     let reference = registry.reference(name);
@@ -202,20 +126,6 @@ fn wait_for_tool(replica: &Replica, name: &str) {
         },
         || replica.tool_names().iter().any(|t| t == name).then_some(()),
     );
-}
-
-fn errors(summary: &Value, label: &str) -> (u64, u64, serde_json::Map<String, Value>) {
-    let phase = summary["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["label"] == label)
-        .unwrap_or_else(|| panic!("no phase {label} in {summary}"));
-    (
-        phase["calls"].as_u64().unwrap(),
-        phase["ok"].as_u64().unwrap(),
-        phase["errors"].as_object().unwrap().clone(),
-    )
 }
 
 #[test]
@@ -260,9 +170,10 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
 
     let mut load = Load::start(
         &nginx.url(),
+        WORKERS,
         "word_count",
         &json!({"text": "one two three"}),
-        r#"{"words":3,"lines":1,"chars":13}"#,
+        Some(r#"{"words":3,"lines":1,"chars":13}"#),
     );
     load.wait_for("start", PER_PHASE);
 
@@ -277,7 +188,7 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
         wait_for_tool(r, "hash");
     }
     load.command(r#"add hash {"text": "abc"}"#);
-    load.phase("published");
+    load.phase("published", PER_PHASE);
 
     // 2. A graceful stop while the replica holds a call.
     let slow_url = replicas[0].url();
@@ -334,7 +245,7 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     eprintln!("the call the killed replica held: {lost:?}");
     drop(held.release);
     load.wait_for("killed", PER_PHASE);
-    load.phase("after");
+    load.phase("after", PER_PHASE);
     let summary = load.stop();
 
     eprintln!("what the client saw, per phase: {summary:#}");
@@ -355,12 +266,12 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     eprintln!("what nginx saw (replicas tried -> their statuses: requests): {per_replica:#?}");
 
     for label in ["start", "published", "graceful", "after"] {
-        let (calls, ok, errors) = errors(&summary, label);
+        let (calls, ok, errors) = phase_of(&summary, label);
         assert!(calls >= PER_PHASE, "{label}: {summary}");
         assert_eq!(ok, calls, "{label}: every call answered: {summary}");
         assert!(errors.is_empty(), "{label}: {errors:?}");
     }
-    let (calls, ok, errors) = errors(&summary, "killed");
+    let (calls, ok, errors) = phase_of(&summary, "killed");
     let lost = calls - ok;
     assert!(
         lost as usize <= WORKERS,

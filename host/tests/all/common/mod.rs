@@ -24,6 +24,21 @@ use std::thread;
 
 use serde_json::{Value, json};
 
+/// The lines `pipe` gives, read on a thread of their own until it closes
+/// (or nobody receives them any more).
+pub fn lines_of(pipe: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, lines) = channel();
+    thread::spawn(move || {
+        for line in BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
 /// The binary under test.
 pub fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_mcp-wasm-host")
@@ -337,16 +352,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = lines_of(child.stdout.take().unwrap());
         let stderr_pipe = child.stderr.take().unwrap();
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();

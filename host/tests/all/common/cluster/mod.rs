@@ -9,6 +9,7 @@
 //! `MCP_WASM_HOST_REQUIRE_ALL=1`, where it fails.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod load;
 pub mod nginx;
 pub mod replica;
 

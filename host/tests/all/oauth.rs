@@ -720,3 +720,58 @@ fn a_user_scoped_bucket_holds_each_subjects_notes_whatever_the_session() {
         );
     }
 }
+
+#[test]
+fn a_subjects_client_rate_limit_holds_across_its_sessions_and_stateless_requests() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let policy = policy_at(&jwks.uri(), "30s", "") + "\n[defaults]\nclient_rate_limit = 3\n";
+    let (_dir, plugins, config) = crate::common::plugins_with_policy(
+        &[test_artifacts::ENCODING, test_artifacts::FNV],
+        &policy,
+    );
+    let token = |subject| key.sign(&claims(subject, "hash"));
+    let hash = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                      "params": {"name": "fnv.hash", "arguments": {"text": "a"}}});
+    let refused = |reply: &Value| {
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap_or("");
+        match reply["result"]["isError"].as_bool() {
+            Some(false) => false,
+            Some(true) if text.contains("`client_rate_limit`") => true,
+            _ => panic!("{reply}"),
+        }
+    };
+
+    // Sessions: Alice's two share her 3 calls; Bob has his own.
+    let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+    let (mut first, mut second) = (
+        open(&server, &token("alice")),
+        open(&server, &token("alice")),
+    );
+    let mut sessions = [&mut first, &mut second];
+    let seen: Vec<bool> = [0, 0, 1, 1]
+        .into_iter()
+        .map(|i| refused(&sessions[i].post(&hash).message()))
+        .collect();
+    assert_eq!(seen, [false, false, false, true], "{}", server.stderr());
+    assert!(!refused(
+        &open(&server, &token("bob")).post(&hash).message()
+    ));
+    drop(server);
+
+    // Stateless: each request carries no session, but Alice is Alice.
+    let server = HttpServer::start(
+        &plugins,
+        &["--no-watch", "--config", &config, "--stateless"],
+    );
+    let call = |subject| {
+        refused(
+            &bearer(&server.url, Some(&token(subject)))
+                .post(&hash)
+                .message(),
+        )
+    };
+    let seen: Vec<bool> = (0..4).map(|_| call("alice")).collect();
+    assert_eq!(seen, [false, false, false, true], "{}", server.stderr());
+    assert!(!call("bob"), "Bob has his own quota");
+}

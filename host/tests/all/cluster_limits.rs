@@ -11,7 +11,9 @@
 //!    names the policy key and the store; both recover when Redis is back.
 //! 3. `client_rate_limit` in stateless mode is each OAuth subject's own
 //!    (real ES256 tokens from `common::oauth`), whichever replica answers.
-//! 4. The official Python SDK's calls through the cluster meet one rate.
+//! 4. The official Python SDK's and TypeScript SDK's calls through the
+//!    cluster meet one rate (`tests/python/replica_client.py`,
+//!    `tests/ts/cluster-client.mjs`).
 
 #![allow(clippy::unwrap_used)]
 
@@ -282,32 +284,90 @@ fn a_callers_limit_holds_across_replicas_by_its_oauth_subject_in_stateless_mode(
     }
 }
 
-#[test]
-fn the_python_sdk_through_the_cluster_meets_one_rate_limit() {
-    use crate::common::cluster::load::{Load, phase_of};
+/// An SDK's rate-limited calls through a cluster, each `ok` or refused
+/// (`tool_error`): 30 a minute, 120 calls, 40 of them reaching each replica
+/// (which, counting alone, would accept 90).
+const SDK_RATE: u64 = 30;
+const SDK_CALLS: u64 = 120;
 
-    // 30 a minute; 120 calls of the official Python SDK (a 2026-07-28
-    // client per call, 4 at once): 40 reach each replica.
-    const RATE: u64 = 30;
-    const CALLS: u64 = 120;
-    let Some(cluster) = fnv_cluster(&format!("[plugins.fnv]\nrate_limit = {RATE}\n")) else {
-        return;
-    };
-    let started = std::time::Instant::now();
-    let mut load = Load::start(&cluster.url(), 4, "hash", &args(HASH_ARGS), None);
-    load.wait_for("start", CALLS);
-    let took = started.elapsed();
-    let summary = load.stop();
-    let (calls, ok, errors) = phase_of(&summary, "start");
-    eprintln!("the Python SDK: {calls} calls, {ok} accepted, {errors:?}, in {took:?}");
+/// Checks what an SDK saw: `calls` ended (at least [`SDK_CALLS`]), `ok`
+/// accepted, the rest refused (`errors` by kind, a `sample` text of a
+/// refusal) by the rate limit, within a window of `took`.
+fn check_sdk_counts(
+    (calls, ok, errors): (u64, u64, &serde_json::Map<String, Value>),
+    sample: &Value,
+    took: std::time::Duration,
+    cluster: &Cluster,
+) {
     let refused = errors
         .get("tool_error")
         .and_then(Value::as_u64)
         .unwrap_or(0);
-    assert_eq!((errors.len(), ok + refused), (1, calls), "{summary}");
-    let sample = summary["samples"]["tool_error"]
-        .as_str()
-        .unwrap_or_default();
+    assert!(calls >= SDK_CALLS, "{calls}");
+    assert_eq!((errors.len(), ok + refused), (1, calls), "{errors:?}");
+    let sample = sample.as_str().unwrap_or_default();
     assert!(sample.contains("(policy key `rate_limit`)"), "{sample}");
-    assert!(within_a_window(ok, RATE, took), "{ok}\n{}", cluster.logs());
+    assert!(
+        within_a_window(ok, SDK_RATE, took),
+        "{ok}\n{}",
+        cluster.logs()
+    );
+}
+
+#[test]
+fn the_python_sdk_through_the_cluster_meets_one_rate_limit() {
+    use crate::common::cluster::load::{Load, phase_of};
+
+    // The Python SDK: a 2026-07-28 client per call, 4 at once.
+    let policy = format!("[plugins.fnv]\nrate_limit = {SDK_RATE}\n");
+    let Some(cluster) = fnv_cluster(&policy) else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    let mut load = Load::start(&cluster.url(), 4, "hash", &args(HASH_ARGS), None);
+    load.wait_for("start", SDK_CALLS);
+    let took = started.elapsed();
+    let summary = load.stop();
+    let (calls, ok, errors) = phase_of(&summary, "start");
+    eprintln!("the Python SDK: {calls} calls, {ok} accepted, {errors:?}, in {took:?}");
+    let sample = &summary["samples"]["tool_error"];
+    check_sdk_counts((calls, ok, &errors), sample, took, &cluster);
+}
+
+#[test]
+fn the_typescript_sdk_through_the_cluster_meets_one_rate_limit() {
+    // The TypeScript SDK: a client per call, 4 at once; each call an
+    // `initialize` and a `tools/call`.
+    let policy = format!("[plugins.fnv]\nrate_limit = {SDK_RATE}\n");
+    let Some(cluster) = fnv_cluster(&policy) else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    let calls = SDK_CALLS.to_string();
+    let url = cluster.url();
+    let summary = crate::common::run_node_client(
+        "cluster-client.mjs",
+        &[
+            "--url",
+            &url,
+            "--tool",
+            "hash",
+            "--arguments",
+            HASH_ARGS,
+            "--calls",
+            &calls,
+        ]
+        .map(std::ffi::OsStr::new),
+    );
+    let took = started.elapsed();
+    eprintln!("the TypeScript SDK, in {took:?}: {summary}");
+    let (calls, ok) = (summary["calls"].as_u64(), summary["ok"].as_u64());
+    let errors = summary["errors"].as_object().unwrap();
+    let sample = &summary["samples"]["tool_error"];
+    check_sdk_counts(
+        (calls.unwrap(), ok.unwrap(), errors),
+        sample,
+        took,
+        &cluster,
+    );
 }

@@ -9,7 +9,10 @@
 //! Python SDK client: over the embedded store, where the counter and the
 //! notes outlive a restart on the same `--state-dir` and a policy without
 //! the grant gets the denial naming its key; then over a real redis-server,
-//! where a server with another state directory finds them.
+//! where a server with another state directory finds them. The JavaScript
+//! component also has a tool shaped like Wassette's get-weather-js: it reads
+//! its API key from `wasi:config/store@0.2.0-draft` and is denied its fetch
+//! naming the policy key.
 //!
 //! The Python build runs componentize-py from the project's venv
 //! (`scripts/setup-python.sh`); the JavaScript build needs Node
@@ -235,4 +238,43 @@ fn a_componentize_py_component_remembers_on_redis() {
 #[test]
 fn a_componentize_js_component_remembers_on_redis() {
     remembers_on_redis(&JS);
+}
+
+/// A call of `weather` for Seattle that fails.
+fn weather() -> Value {
+    json!({"name": "weather", "arguments": {"city": "Seattle"}, "is_error": true})
+}
+
+#[test]
+fn a_componentize_js_component_reads_its_config_and_is_denied_the_network_naming_the_key() {
+    // The shape of Wassette's get-weather-js: an API key from
+    // wasi:config/store@0.2.0-draft, then a fetch of an origin the policy
+    // does not allow.
+    let Some(component) = built(&JS) else {
+        return;
+    };
+    // (the policy, what the call's error says)
+    let table = [
+        ("", "OPENWEATHER_API_KEY is not set".to_string()),
+        (
+            "[plugins.jsnotes.config]\nOPENWEATHER_API_KEY = \"owm-test-key\"\n",
+            "plugins.jsnotes.http".to_string(),
+        ),
+    ];
+    for (policy, expected) in table {
+        let (dir, plugins, config) = plugins_with_policy(&[component.to_str().unwrap()], policy);
+        let results = session(
+            &plugins,
+            &config,
+            &dir.path().join("state"),
+            json!([weather()]),
+        );
+        let error = results[0]["error"].as_str().unwrap_or_default();
+        assert!(error.contains(&expected), "under {policy:?}: {results:?}");
+        assert!(
+            policy.is_empty() || error.contains("https://api.openweathermap.org"),
+            "the denial names the origin: {error}"
+        );
+        assert!(!error.contains("owm-test-key"), "{error}");
+    }
 }

@@ -2,6 +2,8 @@
 //! `redis` crate's connection manager (one multiplexed connection that
 //! reconnects by itself), the Lua scripts of `scripts.rs` for everything
 //! that reads and writes, and one connection of its own per subscription.
+//! `rediss://` is TLS on rustls (ring, the webpki roots or the configured
+//! certificates), as the host's other TLS.
 //! A password comes from the caller and appears in no error or log: error
 //! texts are scrubbed of it, and the store is named by its address only.
 
@@ -13,10 +15,13 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, RedisError};
+use redis::{
+    Client, ClientTlsConfig, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, RedisError,
+    TlsCertificates,
+};
 use tokio::sync::mpsc;
 
-pub use config::{ConfigError, Password, RedisConfig};
+pub use config::{ConfigError, Password, RedisConfig, Tls};
 use scripts::Scripts;
 
 use crate::backend::{Backend, Cursor, Page, Size, Swap, Window, ttl_millis};
@@ -86,11 +91,32 @@ impl Redis {
         if let Some(password) = &config.password {
             login = login.set_password(password.expose());
         }
-        let info = ConnectionAddr::Tcp(config.host.clone(), config.port)
+        let address = match &config.tls {
+            None => ConnectionAddr::Tcp(config.host.clone(), config.port),
+            Some(_) => ConnectionAddr::TcpTls {
+                host: config.host.clone(),
+                port: config.port,
+                insecure: false,
+                tls_params: None,
+            },
+        };
+        let info = address
             .into_connection_info()
             .map_err(fail)?
             .set_redis_settings(login);
-        let client = Client::open(info).map_err(fail)?;
+        let client = match config.tls {
+            Some(Tls { roots, identity }) if roots.is_some() || identity.is_some() => {
+                let certificates = TlsCertificates {
+                    client_tls: identity.map(|(client_cert, client_key)| ClientTlsConfig {
+                        client_cert,
+                        client_key,
+                    }),
+                    root_cert: roots,
+                };
+                Client::build_with_tls(info, certificates).map_err(fail)?
+            }
+            _ => Client::open(info).map_err(fail)?,
+        };
         // Reconnects quickly and briefly: each operation has its own
         // deadline (the store's timeout), and an operation that finds the
         // connection down starts a new attempt.

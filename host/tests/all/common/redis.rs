@@ -2,7 +2,9 @@
 //! (`scripts/setup-redis.sh` installs it and prints its path, which
 //! `scripts/test.sh` exports as `MCP_WASM_HOST_REDIS`), on 127.0.0.1 on a
 //! free port with no persistence, killed when dropped. A test stops,
-//! pauses and restarts it on the same port.
+//! pauses and restarts it on the same port. [`Redis::start_tls`] serves
+//! TLS only (`rediss://`), with certificates of a private CA made for the
+//! test, and asks clients for theirs.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};
@@ -24,26 +26,56 @@ pub struct Redis {
     binary: PathBuf,
     dir: tempfile::TempDir,
     port: u16,
+    tls: bool,
     child: Option<Child>,
 }
+
+/// The files of a TLS server's private CA in its directory: the CA's
+/// certificate, and a client certificate and key it issued.
+pub const CA_FILE: &str = "ca.pem";
+pub const CLIENT_CERT_FILE: &str = "client.pem";
+pub const CLIENT_KEY_FILE: &str = "client-key.pem";
 
 impl Redis {
     /// Starts a server, or `None` when the test is skipped (never under CI:
     /// see [`toolchain`]).
     pub fn start() -> Option<Redis> {
+        Redis::start_with(false)
+    }
+
+    /// Starts a server that speaks only TLS, with a certificate for
+    /// 127.0.0.1 from a private CA, and that refuses a client without a
+    /// certificate from that CA. The CA's certificate and the client's are
+    /// in [`Redis::dir`] ([`CA_FILE`], [`CLIENT_CERT_FILE`],
+    /// [`CLIENT_KEY_FILE`]).
+    pub fn start_tls() -> Option<Redis> {
+        Redis::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> Option<Redis> {
         let mut redis = Redis {
             binary: toolchain(&REDIS)?,
             dir: tempfile::tempdir().unwrap(),
             port: free_port(),
+            tls,
             child: None,
         };
+        if tls {
+            private_ca(redis.dir.path());
+        }
         redis.run();
         Some(redis)
     }
 
     /// The URL of `[server] store = { redis = URL }`.
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
+        let scheme = if self.tls { "rediss" } else { "redis" };
+        format!("{scheme}://127.0.0.1:{}/0", self.port)
+    }
+
+    /// The server's directory (its certificates when it is TLS).
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
     }
 
     /// Its port on 127.0.0.1.
@@ -79,9 +111,24 @@ impl Redis {
 
     /// Runs redis-server and returns once it accepts connections.
     fn run(&mut self) {
-        let mut child = Command::new(&self.binary)
-            .args(["--bind", "127.0.0.1", "--port"])
-            .arg(self.port.to_string())
+        let mut command = Command::new(&self.binary);
+        command.args(["--bind", "127.0.0.1"]);
+        if self.tls {
+            command
+                .args(["--port", "0", "--tls-port"])
+                .arg(self.port.to_string())
+                .args([
+                    "--tls-cert-file",
+                    "server.pem",
+                    "--tls-key-file",
+                    "server-key.pem",
+                ])
+                .args(["--tls-ca-cert-file", CA_FILE, "--tls-auth-clients", "yes"])
+                .current_dir(self.dir.path());
+        } else {
+            command.arg("--port").arg(self.port.to_string());
+        }
+        let mut child = command
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .args(["--loglevel", "notice", "--dir"])
             .arg(self.dir.path())
@@ -121,6 +168,42 @@ impl Drop for Redis {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+}
+
+/// Writes a private CA's certificate into `dir`, and the certificates and
+/// keys it issued to the server (for 127.0.0.1) and to a client.
+fn private_ca(dir: &std::path::Path) {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    // Each certificate has a name of its own: OpenSSL (the server's side)
+    // takes a certificate whose subject is its issuer's for that issuer.
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "mcp-wasm-host test CA");
+    let ca = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
+    std::fs::write(dir.join(CA_FILE), ca.pem()).unwrap();
+    for (names, cert, key_file) in [
+        (
+            vec!["127.0.0.1".to_string()],
+            "server.pem",
+            "server-key.pem",
+        ),
+        (
+            vec!["client".to_string()],
+            CLIENT_CERT_FILE,
+            CLIENT_KEY_FILE,
+        ),
+    ] {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(names.clone()).unwrap();
+        params
+            .distinguished_name
+            .push(DnType::CommonName, names[0].as_str());
+        let issued = params.signed_by(&key, &ca).unwrap();
+        std::fs::write(dir.join(cert), issued.pem()).unwrap();
+        std::fs::write(dir.join(key_file), key.serialize_pem()).unwrap();
     }
 }
 

@@ -2,7 +2,8 @@
 //! redis-server started by the test: two servers on one Redis share their
 //! data, a Redis that is down or paused ends a call within its deadline as
 //! `isError` naming the store while a tool using no store still answers,
-//! and the server recovers when Redis comes back.
+//! and the server recovers when Redis comes back. Over TLS (`rediss://`),
+//! with a private CA and a client certificate, and refused without them.
 
 use std::time::{Duration, Instant};
 
@@ -182,4 +183,63 @@ fn the_python_sdk_client_counts_and_takes_notes_over_redis() {
     let Some(redis) = Redis::start() else { return };
     let (dir, plugins, config) = plugins_with_policy(&[KVNOTES], &policy(&redis, ""));
     python_counts_and_takes_notes(&plugins, &config, &dir.path().join("state"));
+}
+
+/// The `[server] store` keys (after the URL) that trust the TLS server's
+/// private CA and, with `client`, show it the client certificate it asks
+/// for.
+fn tls_keys(redis: &Redis, client: bool) -> String {
+    use crate::common::redis::{CA_FILE, CLIENT_CERT_FILE, CLIENT_KEY_FILE};
+    let path = |file: &str| redis.dir().join(file).display().to_string();
+    let mut keys = format!(", ca_file = '{}'", path(CA_FILE));
+    if client {
+        keys += &format!(
+            ", client_cert_file = '{}', client_key_file = '{}'",
+            path(CLIENT_CERT_FILE),
+            path(CLIENT_KEY_FILE)
+        );
+    }
+    keys
+}
+
+#[test]
+fn over_tls_with_a_private_ca_and_a_client_certificate_two_servers_share_a_counter() {
+    let Some(redis) = Redis::start_tls() else {
+        return;
+    };
+    let policy = policy(&redis, &tls_keys(&redis, true));
+    assert!(policy.contains("rediss://"), "{policy}");
+    let (mut first, _a) = serve(&[KVNOTES], &policy);
+    let (mut second, _b) = serve(&[KVNOTES], &policy);
+    assert_eq!(value(&mut first, "increment", hit()), json!(1));
+    assert_eq!(value(&mut second, "increment", hit()), json!(2));
+    value(&mut second, "add-note", json!({"text": "over TLS"}));
+    assert_eq!(value(&mut first, "notes", json!({})), json!(["over TLS"]));
+}
+
+#[test]
+fn over_tls_a_server_not_trusted_or_refusing_the_client_fails_calls_in_time_naming_the_store() {
+    let Some(redis) = Redis::start_tls() else {
+        return;
+    };
+    // (more keys of `[server] store`, the case)
+    let table = [
+        (
+            String::new(),
+            "untrusted: the webpki roots do not hold its CA",
+        ),
+        (
+            tls_keys(&redis, false),
+            "refusing: it asks for a client certificate",
+        ),
+    ];
+    for (more, case) in table {
+        let (mut server, _dir) = serve(&[KVNOTES], &policy(&redis, &more));
+        assert_fails_in_time(&mut server, case);
+        assert_eq!(
+            value(&mut server, "ping", json!({})),
+            json!("pong"),
+            "{case}"
+        );
+    }
 }

@@ -1,5 +1,7 @@
 // A counter and a small notes tool on wasi:keyvalue (wit/jsnotes.wit, over
-// the upstream WIT in the repository's wit/wasi/keyvalue@0.2.0-draft2),
+// the upstream WIT in the repository's wit/wasi/keyvalue@0.2.0-draft2), and
+// a weather tool that reads its API key from wasi:config@0.2.0-draft and
+// fetches, the shape of Wassette's get-weather-js (written here, not copied),
 // built with componentize-js and no SDK: it knows nothing of mcp-wasm-host,
 // which serves it as a generic component. host/tests/all/keyvalue_languages.rs
 // builds it with scripts/build-js-plugin.sh.
@@ -9,6 +11,7 @@
 
 import { open } from "wasi:keyvalue/store@0.2.0-draft2";
 import { increment as add } from "wasi:keyvalue/atomics@0.2.0-draft2";
+import { get as configValue } from "wasi:config/store@0.2.0-draft";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -61,4 +64,26 @@ export function notes() {
       .filter((value) => value !== undefined)
       .map((value) => decoder.decode(value));
   });
+}
+
+export async function weather(city) {
+  let key;
+  try {
+    key = configValue("OPENWEATHER_API_KEY");
+  } catch (e) {
+    throw `config error: ${e?.payload?.val ?? e}`;
+  }
+  if (key === undefined) throw "OPENWEATHER_API_KEY is not set";
+  const url = new URL("https://api.openweathermap.org/geo/1.0/direct");
+  url.searchParams.set("q", city);
+  url.searchParams.set("limit", "1");
+  url.searchParams.set("appid", key);
+  try {
+    const places = await (await fetch(url)).json();
+    const place = places[0];
+    if (place === undefined) throw `no place named ${city}`;
+    return `${place.name}: ${place.lat}, ${place.lon}`;
+  } catch (e) {
+    throw `${e}`;
+  }
 }

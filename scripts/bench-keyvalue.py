@@ -13,7 +13,10 @@ BINARY defaults to target/debug/mcp-wasm-host, N (calls per round, best of
 /usr/bin/redis-server. The kvnotes test component comes from
 target/plugins/testing/kvnotes.wasm (`cargo test --workspace --no-run`
 builds it)."""
-import json, os, shutil, socket, subprocess, sys, tempfile, time
+import os, sys, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from stdio_bench import Server, redis_server  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/debug/mcp-wasm-host"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 400
@@ -37,63 +40,8 @@ max_operations = 100000
 """
 
 
-class Server:
-    def __init__(self, store_line):
-        self.dir = tempfile.mkdtemp()
-        os.mkdir(os.path.join(self.dir, "plugins"))
-        shutil.copy(COMPONENT, os.path.join(self.dir, "plugins"))
-        with open(os.path.join(self.dir, "mcp-wasm-host.toml"), "w") as f:
-            f.write(POLICY.format(store=store_line))
-        self.p = subprocess.Popen(
-            [BIN, "serve", "--plugins", "plugins", "--config", "mcp-wasm-host.toml",
-             "--state-dir", "state", "--no-cache"],
-            cwd=self.dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True)
-        self.i = 0
-        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                    "clientInfo": {"name": "bench", "version": "0"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        self.request("tools/list", {})
-
-    def send(self, message):
-        self.p.stdin.write(json.dumps(message) + "\n")
-
-    def request(self, method, params):
-        return self.window(method, [params])[0]
-
-    def window(self, method, many):
-        """Sends every request of `many`, then reads their answers."""
-        ids = []
-        for params in many:
-            self.i += 1
-            ids.append(self.i)
-            self.send({"jsonrpc": "2.0", "id": self.i, "method": method, "params": params})
-        self.p.stdin.flush()
-        answers = {}
-        while len(answers) < len(ids):
-            m = json.loads(self.p.stdout.readline())
-            if "id" in m:
-                answers[m["id"]] = m
-        out = [answers[i] for i in ids]
-        for m in out:
-            result = m.get("result", {})
-            assert "result" in m and not result.get("isError"), m
-        return out
-
-    def call(self, tool, arguments):
-        return self.request("tools/call", {"name": tool, "arguments": arguments})
-
-    def rss_kib(self):
-        with open(f"/proc/{self.p.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        return 0
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+def server(store_line):
+    return Server(BIN, COMPONENT, POLICY.format(store=store_line))
 
 
 def per_call(server, tool, arguments, in_flight):
@@ -130,43 +78,20 @@ def fill(label, server, state_file=None):
     print(f"{label}: 100,000 keys of 1 KiB: {size}server RSS {server.rss_kib() / 1024:.0f} MiB")
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def main():
-    s = Server('store = "embedded"')
+    s = server('store = "embedded"')
     costs("embedded", s)
     fill("embedded", s, os.path.join(s.dir, "state", "store.redb"))
     s.close()
 
-    port = free_port()
-    redis_dir = tempfile.mkdtemp()
-    redis = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                              "--appendonly", "no", "--dir", redis_dir],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        s = Server(f'store = {{ redis = "redis://127.0.0.1:{port}/0" }}')
+    with redis_server(REDIS) as (redis, port):
+        s = server(f'store = {{ redis = "redis://127.0.0.1:{port}/0" }}')
         costs("redis", s)
         fill("redis", s)
         with open(f"/proc/{redis.pid}/status") as f:
             rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
         print(f"redis: redis-server RSS {rss / 1024:.0f} MiB")
         s.close()
-    finally:
-        redis.terminate()
-        redis.wait()
-        shutil.rmtree(redis_dir, ignore_errors=True)
 
 
 main()

@@ -116,6 +116,16 @@ impl Runtime {
         self
     }
 
+    /// Counts the plugins' rate limits (`rate_limit`, and
+    /// `client_rate_limit` for callers with an OAuth subject) in `store`,
+    /// which the replicas of a cluster share, instead of in this process.
+    /// Call it before the first load.
+    pub fn with_shared_limits(mut self, store: crate::store::Store) -> Self {
+        self.loader
+            .set_counting(crate::serve::rate::Counting::shared(store));
+        self
+    }
+
     /// Reports every call's end, the calls waiting and running, and the
     /// loads and reloads of plugins to `observer` (by default nobody).
     pub fn with_observer(mut self, observer: Arc<dyn Observer>) -> Self {

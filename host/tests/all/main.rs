@@ -14,6 +14,7 @@ mod bounds;
 mod c_plugins;
 mod cache;
 mod client_requests;
+mod cluster_limits;
 mod docs_paths;
 mod engine_bounds;
 mod flood;

@@ -13,148 +13,16 @@
 //! client with a bearer token.
 #![allow(clippy::unwrap_used)]
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use crate::common::HttpServer;
 use crate::common::http::{Client, get as fetch_url};
+use crate::common::oauth::{AUDIENCE, ISSUER, Jwks, SigningKey, claims, now};
 use crate::common::revision::R4;
-use axum::Router;
-use axum::extract::State;
-use axum::routing::get;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 
-const ISSUER: &str = "https://idp.example.test/realms/mcp";
-const AUDIENCE: &str = "https://mcp.example.test/mcp";
 const METADATA_URL: &str = "https://mcp.example.test/.well-known/oauth-protected-resource/mcp";
-
-/// A signing key of the test's authorization server.
-struct SigningKey {
-    kid: String,
-    encoding: EncodingKey,
-    jwk: Value,
-}
-
-impl SigningKey {
-    fn new(kid: &str) -> SigningKey {
-        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
-        let raw = pair.public_key_raw();
-        assert_eq!((raw.len(), raw[0]), (65, 4), "an uncompressed P-256 point");
-        let jwk = json!({
-            "kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": kid,
-            "x": URL_SAFE_NO_PAD.encode(&raw[1..33]),
-            "y": URL_SAFE_NO_PAD.encode(&raw[33..65]),
-        });
-        SigningKey {
-            kid: kid.to_string(),
-            encoding: EncodingKey::from_ec_der(&pair.serialize_der()),
-            jwk,
-        }
-    }
-
-    fn sign(&self, claims: &Value) -> String {
-        let mut header = Header::new(Algorithm::ES256);
-        header.kid = Some(self.kid.clone());
-        jsonwebtoken::encode(&header, claims, &self.encoding).unwrap()
-    }
-}
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
-/// Claims of a token for `sub` with `scope`, valid for an hour.
-fn claims(sub: &str, scope: &str) -> Value {
-    json!({
-        "iss": ISSUER, "aud": AUDIENCE, "sub": sub, "scope": scope,
-        "iat": now(), "exp": now() + 3600,
-    })
-}
-
-/// The JWKS server: serves whatever key set it holds now at `/jwks`, and
-/// counts the fetches. Beside it, for the fetch's bounds: `/moved`
-/// redirects to `/jwks`, `/large` serves the key set with 4 KiB of padding,
-/// `/silent` never answers.
-struct Jwks {
-    port: u16,
-    keys: Arc<Mutex<Vec<Value>>>,
-    fetches: Arc<AtomicU64>,
-    _runtime: tokio::runtime::Runtime,
-}
-
-#[derive(Clone)]
-struct JwksState {
-    keys: Arc<Mutex<Vec<Value>>>,
-    fetches: Arc<AtomicU64>,
-}
-
-impl Jwks {
-    fn serve(keys: &[&SigningKey]) -> Jwks {
-        let state = JwksState {
-            keys: Arc::new(Mutex::new(keys.iter().map(|k| k.jwk.clone()).collect())),
-            fetches: Arc::new(AtomicU64::new(0)),
-        };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        listener.set_nonblocking(true).unwrap();
-        let app = Router::new()
-            .route(
-                "/jwks",
-                get(|State(s): State<JwksState>| async move {
-                    s.fetches.fetch_add(1, Ordering::SeqCst);
-                    let keys = s.keys.lock().unwrap().clone();
-                    json!({ "keys": keys }).to_string()
-                }),
-            )
-            .route(
-                "/moved",
-                get(|| async { axum::response::Redirect::permanent("/jwks") }),
-            )
-            .route(
-                "/large",
-                get(|State(s): State<JwksState>| async move {
-                    let keys = s.keys.lock().unwrap().clone();
-                    json!({ "keys": keys, "padding": "x".repeat(4096) }).to_string()
-                }),
-            )
-            .route("/silent", get(std::future::pending::<String>))
-            .with_state(state.clone());
-        runtime.spawn(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            axum::serve(listener, app).await.unwrap();
-        });
-        Jwks {
-            port,
-            keys: state.keys,
-            fetches: state.fetches,
-            _runtime: runtime,
-        }
-    }
-
-    fn uri(&self) -> String {
-        format!("http://127.0.0.1:{}/jwks", self.port)
-    }
-
-    fn publish(&self, keys: &[&SigningKey]) {
-        *self.keys.lock().unwrap() = keys.iter().map(|k| k.jwk.clone()).collect();
-    }
-
-    fn fetches(&self) -> u64 {
-        self.fetches.load(Ordering::SeqCst)
-    }
-}
 
 /// The policy: `encoding` for scope `encode` (its `base64_decode` for
 /// `encode.admin` only), `fnv` (a tool, a prompt and a resource) for scope
@@ -851,4 +719,59 @@ fn a_user_scoped_bucket_holds_each_subjects_notes_whatever_the_session() {
             "{subject}"
         );
     }
+}
+
+#[test]
+fn a_subjects_client_rate_limit_holds_across_its_sessions_and_stateless_requests() {
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let policy = policy_at(&jwks.uri(), "30s", "") + "\n[defaults]\nclient_rate_limit = 3\n";
+    let (_dir, plugins, config) = crate::common::plugins_with_policy(
+        &[test_artifacts::ENCODING, test_artifacts::FNV],
+        &policy,
+    );
+    let token = |subject| key.sign(&claims(subject, "hash"));
+    let hash = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                      "params": {"name": "fnv.hash", "arguments": {"text": "a"}}});
+    let refused = |reply: &Value| {
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap_or("");
+        match reply["result"]["isError"].as_bool() {
+            Some(false) => false,
+            Some(true) if text.contains("`client_rate_limit`") => true,
+            _ => panic!("{reply}"),
+        }
+    };
+
+    // Sessions: Alice's two share her 3 calls; Bob has his own.
+    let server = HttpServer::start(&plugins, &["--no-watch", "--config", &config]);
+    let (mut first, mut second) = (
+        open(&server, &token("alice")),
+        open(&server, &token("alice")),
+    );
+    let mut sessions = [&mut first, &mut second];
+    let seen: Vec<bool> = [0, 0, 1, 1]
+        .into_iter()
+        .map(|i| refused(&sessions[i].post(&hash).message()))
+        .collect();
+    assert_eq!(seen, [false, false, false, true], "{}", server.stderr());
+    assert!(!refused(
+        &open(&server, &token("bob")).post(&hash).message()
+    ));
+    drop(server);
+
+    // Stateless: each request carries no session, but Alice is Alice.
+    let server = HttpServer::start(
+        &plugins,
+        &["--no-watch", "--config", &config, "--stateless"],
+    );
+    let call = |subject| {
+        refused(
+            &bearer(&server.url, Some(&token(subject)))
+                .post(&hash)
+                .message(),
+        )
+    };
+    let seen: Vec<bool> = (0..4).map(|_| call("alice")).collect();
+    assert_eq!(seen, [false, false, false, true], "{}", server.stderr());
+    assert!(!call("bob"), "Bob has his own quota");
 }

@@ -26,140 +26,26 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::common::http::{Client, try_get};
+use crate::common::cluster::load::{Load, phase_of};
+use crate::common::cluster::{Nginx, Replica, post};
+use crate::common::http::Client;
 use crate::common::registry::{Registry, registry_binary};
 use crate::common::{DEADLINE, eventually};
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{Read, Write};
+use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc::{Receiver, channel};
 use std::thread;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// How many calls the client keeps in flight.
 const WORKERS: usize = 4;
 
 /// How many calls each phase lets end before the next event.
 const PER_PHASE: u64 = 24;
-
-/// A port free on 127.0.0.1 a moment ago.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Waits until something accepts connections on `port`.
-fn wait_for_port(port: u16, what: &str) {
-    eventually(
-        DEADLINE,
-        || format!("{what} never listened on {port}"),
-        || TcpStream::connect(("127.0.0.1", port)).ok(),
-    );
-}
-
-/// nginx in front of the replicas: round robin, and a request whose
-/// connection fails before it is sent goes to the next replica.
-struct Nginx {
-    child: Child,
-    dir: tempfile::TempDir,
-    port: u16,
-}
-
-impl Nginx {
-    fn start(binary: &Path, upstreams: &[String]) -> Nginx {
-        let dir = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let d = dir.path().display();
-        let servers: String = upstreams
-            .iter()
-            .map(|u| format!("        server {u} max_fails=1 fail_timeout=60s;\n"))
-            .collect();
-        let conf = format!(
-            "# Written by host/tests/all/replicas.rs.
-{user}worker_processes 1;
-daemon off;
-pid {d}/nginx.pid;
-error_log {d}/error.log info;
-events {{ worker_connections 256; }}
-http {{
-    log_format replicas '$status|$upstream_addr|$upstream_status';
-    access_log {d}/access.log replicas;
-    client_body_temp_path {d}/client_body;
-    proxy_temp_path {d}/proxy;
-    fastcgi_temp_path {d}/fastcgi;
-    uwsgi_temp_path {d}/uwsgi;
-    scgi_temp_path {d}/scgi;
-    upstream replicas {{
-{servers}    }}
-    server {{
-        listen 127.0.0.1:{port};
-        location / {{
-            proxy_pass http://replicas;
-            # The client's Host (127.0.0.1:PORT), which the replicas'
-            # DNS-rebinding check accepts, not the upstream's name.
-            proxy_set_header Host $host;
-            proxy_http_version 1.1;
-            proxy_buffering off;
-            proxy_read_timeout 120s;
-            # The default, spelled out: a request is tried on the next
-            # replica when the connection fails or times out, except a POST
-            # that was already sent (it may have run).
-            proxy_next_upstream error timeout;
-        }}
-    }}
-}}
-",
-            // As root, nginx's workers would run as `nobody`, who cannot
-            // reach the temporary directory.
-            user = if is_root() { "user root;\n" } else { "" },
-        );
-        let path = dir.path().join("nginx.conf");
-        std::fs::write(&path, conf).unwrap();
-        let child = Command::new(binary)
-            .env(crate::common::WAIT_FOR_LOAD, "1")
-            .arg("-p")
-            .arg(dir.path())
-            .arg("-c")
-            .arg(&path)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        wait_for_port(port, "nginx");
-        Nginx { child, dir, port }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
-    }
-
-    /// How many requests nginx answered with each status, per replica.
-    fn access_log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("access.log")).unwrap_or_default()
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
 
 /// A web server whose one page answers only when the test says so: a call
 /// that fetches it is in flight for exactly as long as the test wants.
@@ -203,205 +89,6 @@ impl Held {
     }
 }
 
-/// One replica: `serve --http 127.0.0.1:0 --stateless` with its own plugins
-/// and cache directories, and the shared policy file and key.
-struct Replica {
-    child: Child,
-    stderr: std::sync::Arc<std::sync::Mutex<String>>,
-    authority: String,
-    _dirs: (tempfile::TempDir, tempfile::TempDir),
-}
-
-impl Replica {
-    fn start(plugins: &[&str], config: &Path, key: &Path) -> Replica {
-        let dir = crate::common::plugin_dir(plugins);
-        let cache = tempfile::tempdir().unwrap();
-        let mut child = Command::new(crate::common::binary())
-            .env(crate::common::WAIT_FOR_LOAD, "1")
-            .arg("serve")
-            .arg("--plugins")
-            .arg(dir.path())
-            .arg("--config")
-            .arg(config)
-            .arg("--cache-dir")
-            .arg(cache.path())
-            .arg("--request-state-key-file")
-            .arg(key)
-            .args(["--http", "127.0.0.1:0", "--stateless"])
-            .args(["--shutdown-timeout", "60"])
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let sink = stderr.clone();
-        let pipe = child.stderr.take().unwrap();
-        let (tx, rx) = channel();
-        thread::spawn(move || {
-            let mut tx = Some(tx);
-            for line in BufReader::new(pipe).lines() {
-                let Ok(line) = line else { break };
-                if let Some(at) = line.find("listening on http://") {
-                    let authority = line[at + "listening on http://".len()..]
-                        .split('/')
-                        .next()
-                        .unwrap_or_default()
-                        .to_string();
-                    if let Some(tx) = tx.take() {
-                        let _ = tx.send(authority);
-                    }
-                }
-                let mut s = sink.lock().unwrap();
-                s.push_str(&line);
-                s.push('\n');
-            }
-        });
-        let authority = rx
-            .recv_timeout(DEADLINE)
-            .unwrap_or_else(|_| panic!("a replica never listened:\n{}", stderr.lock().unwrap()));
-        Replica {
-            child,
-            stderr,
-            authority,
-            _dirs: (dir, cache),
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/mcp", self.authority)
-    }
-
-    fn signal(&self, signal: &str) {
-        let status = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(self.child.id().to_string())
-            .status()
-            .unwrap();
-        assert!(status.success(), "kill -{signal} failed");
-    }
-
-    /// Waits for the process to end; its exit code, or `None` for a signal.
-    fn wait(&mut self) -> Option<i32> {
-        self.child.wait().unwrap().code()
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    /// The names of the tools this replica lists (one stateless request).
-    fn tool_names(&self) -> Vec<String> {
-        let reply = post(
-            &self.url(),
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        );
-        reply["result"]["tools"]
-            .as_array()
-            .map(|tools| {
-                tools
-                    .iter()
-                    .map(|t| t["name"].as_str().unwrap_or_default().to_string())
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    fn status_of(&self, path: &str) -> u16 {
-        try_get(&format!("http://{}{path}", self.authority)).map_or(0, |(status, _)| status)
-    }
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// One stateless JSON-RPC request; the response message.
-fn post(url: &str, message: &Value) -> Value {
-    Client::new(url).post(message).message()
-}
-
-/// The Python SDK client under load, driven by commands on its stdin.
-struct Load {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Load {
-    fn start(url: &str, tool: &str, arguments: &Value, expected: &str) -> Load {
-        let mut child = Command::new(crate::common::python())
-            .env(crate::common::WAIT_FOR_LOAD, "1")
-            .arg(crate::common::workspace_root().join("tests/python/replica_client.py"))
-            .args(["--url", url])
-            .args(["--workers", &WORKERS.to_string()])
-            .arg("--tool")
-            .arg(format!("{tool}={arguments}"))
-            .arg("--expect")
-            .arg(format!("{tool}={expected}"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Load {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn command(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Starts a phase and waits until `PER_PHASE` of its calls have ended.
-    fn phase(&mut self, label: &str) {
-        self.command(&format!("phase {label}"));
-        self.wait_for(label, PER_PHASE);
-    }
-
-    fn wait_for(&mut self, label: &str, calls: u64) {
-        let want = format!("done {label} {calls}");
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(DEADLINE)
-                .unwrap_or_else(|_| panic!("the client never reached {want:?}"));
-            if line == want {
-                return;
-            }
-        }
-    }
-
-    /// Stops the client; its summary.
-    fn stop(mut self) -> Value {
-        self.command("stop");
-        let mut last = String::new();
-        while let Ok(line) = self.lines.recv_timeout(DEADLINE) {
-            last = line;
-        }
-        assert!(self.child.wait().unwrap().success(), "the client failed");
-        serde_json::from_str(&last).unwrap_or_else(|_| panic!("no summary: {last:?}"))
-    }
-}
-
 /// Pushes `file` as `oci://REGISTRY/NAME` with `mcp-wasm-host push`.
 fn push(registry: &Registry, file: &str, name: &str) -> String {
     let reference = registry.reference(name);
@@ -441,20 +128,6 @@ fn wait_for_tool(replica: &Replica, name: &str) {
     );
 }
 
-fn errors(summary: &Value, label: &str) -> (u64, u64, serde_json::Map<String, Value>) {
-    let phase = summary["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["label"] == label)
-        .unwrap_or_else(|| panic!("no phase {label} in {summary}"));
-    (
-        phase["calls"].as_u64().unwrap(),
-        phase["ok"].as_u64().unwrap(),
-        phase["errors"].as_object().unwrap().clone(),
-    )
-}
-
 #[test]
 fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     let (Some(nginx_bin), Some(registry_bin)) = (
@@ -486,7 +159,7 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     .unwrap();
 
     let mut replicas: Vec<Replica> = (0..3)
-        .map(|_| Replica::start(&[test_artifacts::NETPROBE], &config, &key))
+        .map(|_| Replica::start(&[test_artifacts::NETPROBE], &config, &key, &["--stateless"]))
         .collect();
     for r in &replicas {
         wait_for_tool(r, "word_count");
@@ -497,9 +170,10 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
 
     let mut load = Load::start(
         &nginx.url(),
+        WORKERS,
         "word_count",
         &json!({"text": "one two three"}),
-        r#"{"words":3,"lines":1,"chars":13}"#,
+        Some(r#"{"words":3,"lines":1,"chars":13}"#),
     );
     load.wait_for("start", PER_PHASE);
 
@@ -514,7 +188,7 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
         wait_for_tool(r, "hash");
     }
     load.command(r#"add hash {"text": "abc"}"#);
-    load.phase("published");
+    load.phase("published", PER_PHASE);
 
     // 2. A graceful stop while the replica holds a call.
     let slow_url = replicas[0].url();
@@ -571,7 +245,7 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     eprintln!("the call the killed replica held: {lost:?}");
     drop(held.release);
     load.wait_for("killed", PER_PHASE);
-    load.phase("after");
+    load.phase("after", PER_PHASE);
     let summary = load.stop();
 
     eprintln!("what the client saw, per phase: {summary:#}");
@@ -592,12 +266,12 @@ fn three_stateless_replicas_behind_nginx_publish_drain_and_die() {
     eprintln!("what nginx saw (replicas tried -> their statuses: requests): {per_replica:#?}");
 
     for label in ["start", "published", "graceful", "after"] {
-        let (calls, ok, errors) = errors(&summary, label);
+        let (calls, ok, errors) = phase_of(&summary, label);
         assert!(calls >= PER_PHASE, "{label}: {summary}");
         assert_eq!(ok, calls, "{label}: every call answered: {summary}");
         assert!(errors.is_empty(), "{label}: {errors:?}");
     }
-    let (calls, ok, errors) = errors(&summary, "killed");
+    let (calls, ok, errors) = phase_of(&summary, "killed");
     let lost = calls - ok;
     assert!(
         lost as usize <= WORKERS,

@@ -415,6 +415,14 @@ pub enum FailureCause {
         /// How long until the next call is allowed.
         retry_after: std::time::Duration,
     },
+    /// The tool's rate limit counts in a shared store that failed or did
+    /// not answer in time: the call is refused (the limit fails closed).
+    LimitUnavailable {
+        /// Whose quota could not be counted.
+        scope: crate::serve::rate::RateScope,
+        /// The store's error, which names the store (never its password).
+        reason: String,
+    },
 }
 
 /// How a guest broke the contract ([`FailureCause::ContractViolation`]).
@@ -534,7 +542,8 @@ impl FailureCause {
             FailureCause::Timeout { .. } => Some(key::TIMEOUT),
             FailureCause::ArgumentsTooLarge { .. } => Some(key::MAX_ARGUMENT_SIZE),
             FailureCause::ResultTooLarge { .. } => Some(key::MAX_RESULT_SIZE),
-            FailureCause::RateLimited { scope, .. } => Some(scope.key()),
+            FailureCause::RateLimited { scope, .. }
+            | FailureCause::LimitUnavailable { scope, .. } => Some(scope.key()),
             FailureCause::OverLimit(excess) => Some(excess.key),
             _ => None,
         }
@@ -575,6 +584,7 @@ impl FailureCause {
             FailureCause::ArgumentsRefused { .. } => "arguments_refused",
             FailureCause::ResultTooLarge { .. } => "result_too_large",
             FailureCause::RateLimited { .. } => "rate_limited",
+            FailureCause::LimitUnavailable { .. } => "limit_unavailable",
             FailureCause::InputDeferred => "input_required",
             FailureCause::MissingClientCapability(_) => "missing_client_capability",
         }
@@ -712,6 +722,10 @@ impl ToolFailure {
                     crate::serve::rate::RateScope::EachClient => " for each client",
                 },
                 retry_after.as_secs_f64(),
+                scope.key()
+            ),
+            FailureCause::LimitUnavailable { scope, reason } => format!(
+                "{tool} of plugin {plugin:?} was refused: its rate limit (policy key `{}`) counts in the shared state store, which failed ({reason}); calls with a rate limit are refused until the store answers",
                 scope.key()
             ),
         }

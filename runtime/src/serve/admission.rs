@@ -23,7 +23,7 @@ use crate::error::{FailureCause, ToolFailure};
 use crate::load::plugin::Plugin;
 use crate::observe::{InPhase, Observer, Phase};
 use crate::policy::limits::spec::key;
-use crate::serve::rate::{Caller, RateScope};
+use crate::serve::rate::Caller;
 use crate::serve::receipt::{Receipt, Unfinished};
 
 /// What a request is called where it shows.
@@ -124,30 +124,21 @@ impl Request<'_> {
     }
 
     /// Stage 1: the plugin's rate limits for what the request is counted
-    /// as (its own quota, then the caller's share), the arguments' `size`
+    /// as (its own quota, then the caller's share; in a shared store, by
+    /// the request's deadline), the arguments' `size`
     /// in bytes against `max_argument_size`, and what they hold against
     /// the capabilities' inbound checks.
-    pub(crate) fn admit(&self, size: usize, inbound: Inbound<'_>) -> Result<(), Box<Failed>> {
+    pub(crate) async fn admit(&self, size: usize, inbound: Inbound<'_>) -> Result<(), Box<Failed>> {
         let policy = &self.plugin.policy;
         let limits = &policy.limits;
         let counted = self.names.counted;
-        let quota = match self.plugin.rate.check(counted) {
-            Err(wait) => Some((RateScope::AllClients, limits.rate_limit_per_minute, wait)),
-            Ok(()) => self
-                .caller
-                .check(counted, limits.client_rate_limit_per_minute)
-                .err()
-                .map(|wait| {
-                    let per_minute = limits.client_rate_limit_per_minute;
-                    (RateScope::EachClient, per_minute, wait)
-                }),
-        };
-        if let Some((scope, per_minute, retry_after)) = quota {
-            return Err(self.stop(FailureCause::RateLimited {
-                scope,
-                per_minute,
-                retry_after,
-            }));
+        let client_per_minute = limits.client_rate_limit_per_minute;
+        let deadline = self.deadline();
+        if let Err(cause) = (self.plugin.rate)
+            .check(counted, self.caller, client_per_minute, deadline)
+            .await
+        {
+            return Err(self.stop(cause));
         }
         let size = size as u64;
         if size > limits.max_argument_bytes {

@@ -78,9 +78,10 @@ fn request_of<'a>(
 
 /// Admits `request`, its arguments `size` bytes and holding `texts` (for
 /// the capabilities' inbound checks).
-fn admit(request: &Request<'_>, size: usize, texts: &[&str]) -> Result<(), ServeError> {
+async fn admit(request: &Request<'_>, size: usize, texts: &[&str]) -> Result<(), ServeError> {
     request
         .admit(size, Inbound::Texts(texts))
+        .await
         .map_err(|failed| ServeError::Failed(failed.failure))
 }
 
@@ -155,7 +156,7 @@ async fn read_resource(
     tracing::Span::current().record("plugin", &*plugin.name);
     let label = format!("resources/read {}", clip(uri.to_string(), 256));
     let request = request_of(plugin, "resources/read", &label, caller, observer, started);
-    admit(&request, uri.len(), &[uri])?;
+    admit(&request, uri.len(), &[uri]).await?;
     let parts = run(
         &request,
         events,
@@ -219,7 +220,7 @@ async fn get_prompt(
         .iter()
         .flat_map(|(k, v)| [k.as_str(), v.as_str()])
         .collect();
-    admit(&request, size, &texts)?;
+    admit(&request, size, &texts).await?;
     let own_name = entry.info.name.as_str();
     let not_found = || ServeError::PromptNotFound(name.to_string());
     let output = run(
@@ -309,7 +310,7 @@ async fn complete(
                 .flat_map(|(k, v)| [k.as_str(), v.as_str()]),
         )
         .collect();
-    admit(&request, size, &texts)?;
+    admit(&request, size, &texts).await?;
     let not_found = || match target {
         CompletionTarget::Prompt(p) => ServeError::PromptNotFound(p.clone()),
         CompletionTarget::Template(t) => ServeError::TemplateNotFound(t.clone()),

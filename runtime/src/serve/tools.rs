@@ -180,6 +180,7 @@ async fn admit_and_run(
     let json = arguments.to_string();
     request
         .admit(json.len(), Inbound::Json(arguments))
+        .await
         .map_err(refused)?;
     let arguments = checked(request, route, arguments, rounded, &json).await?;
     let ran = request

@@ -47,8 +47,11 @@ pub(super) async fn setup(args: &ServeArgs) -> anyhow::Result<Setup> {
     let metrics = (args.http.http.is_some() || args.telemetry.metrics_addr.is_some())
         .then(|| Arc::new(Metrics::new()));
     let health = Health::new();
-    let store = state::open(&config, args.state_dir.as_deref())?;
+    let (store, shared) = state::open(&config, args.state_dir.as_deref())?;
     let mut runtime = cached_runtime(settings, config.clone(), &args.cache)?.with_store(store);
+    if let Some(shared) = shared {
+        runtime = runtime.with_shared_limits(shared);
+    }
     if let Some(metrics) = &metrics {
         runtime = runtime.with_observer(metrics.clone());
     }

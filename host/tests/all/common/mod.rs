@@ -3,8 +3,10 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod clients;
+pub mod cluster;
 pub mod http;
 pub mod log;
+pub mod oauth;
 pub mod redis;
 pub mod registry;
 pub mod revision;
@@ -21,6 +23,21 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use serde_json::{Value, json};
+
+/// The lines `pipe` gives, read on a thread of their own until it closes
+/// (or nobody receives them any more).
+pub fn lines_of(pipe: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, lines) = channel();
+    thread::spawn(move || {
+        for line in BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
 
 /// The binary under test.
 pub fn binary() -> &'static str {
@@ -335,16 +352,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = lines_of(child.stdout.take().unwrap());
         let stderr_pipe = child.stderr.take().unwrap();
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();

@@ -78,6 +78,11 @@ impl Redis {
         self.dir.path()
     }
 
+    /// Its port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// Kills the server (SIGKILL: no goodbye to its clients) and waits for
     /// it to be gone.
     pub fn kill(&mut self) {

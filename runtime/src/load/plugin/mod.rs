@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::serve::rate::ToolRates;
+use crate::serve::rate::{Counting, ToolRates};
 use tokio::sync::Semaphore;
 use wasmtime::Engine;
 use wasmtime::component::{Component, Linker};
@@ -146,6 +146,8 @@ pub(crate) struct Loader {
     concurrent: Arc<AsyncTier>,
     /// The state store every plugin's buckets live in.
     store: StateStore,
+    /// Where every plugin's rate limits count.
+    counting: Counting,
 }
 
 impl std::fmt::Debug for Loader {
@@ -176,12 +178,19 @@ impl Loader {
             optimizing: false,
             concurrent: Arc::new(concurrent),
             store: StateStore::default(),
+            counting: Counting::default(),
         }
     }
 
     /// Gives every plugin loaded from now on `store` for its buckets.
     pub(crate) fn set_store(&mut self, store: StateStore) {
         self.store = store;
+    }
+
+    /// Counts the rate limits of every plugin loaded from now on as
+    /// `counting` says.
+    pub(crate) fn set_counting(&mut self, counting: Counting) {
+        self.counting = counting;
     }
 
     /// Compiles the components `quick` picks with Winch first, when the
@@ -401,11 +410,13 @@ impl Loader {
                 reason: format!("the loader task failed: {e}"),
             })??;
         let rate = ToolRates::new(
+            name.clone(),
             policy.limits.rate_limit_per_minute,
             tools
                 .iter()
                 .map(|t| t.name.as_str())
                 .chain(crate::serve::rate::REQUESTS),
+            self.counting.clone(),
         );
         Ok(Plugin {
             name,
@@ -495,11 +506,13 @@ impl Loader {
             policy.limits.max_concurrent_calls.max(1) as usize,
         );
         let rate = ToolRates::new(
+            name.clone(),
             policy.limits.rate_limit_per_minute,
             tools
                 .iter()
                 .map(|t| t.name.as_str())
                 .chain(crate::serve::rate::REQUESTS),
+            self.counting.clone(),
         );
         Ok(Plugin {
             name,

@@ -28,6 +28,10 @@ pub struct TaskSettings {
     pub max_tasks: usize,
     /// The most bytes the finished tasks' results may hold together.
     pub max_store_bytes: u64,
+    /// With a shared store: how long the replica running a task holds it
+    /// without renewing its lease (it renews every third of this). A task
+    /// whose lease expired reads `failed`: its replica was lost.
+    pub lease: Duration,
 }
 
 impl Default for TaskSettings {
@@ -38,6 +42,7 @@ impl Default for TaskSettings {
             poll_interval: Duration::from_secs(1),
             max_tasks: 1000,
             max_store_bytes: 256 << 20,
+            lease: Duration::from_secs(10),
         }
     }
 }
@@ -223,6 +228,7 @@ impl Config {
             max_store_bytes: s
                 .max_task_store_size
                 .map_or(defaults.max_store_bytes, |b| b.as_u64()),
+            lease: defaults.lease,
         }
     }
 

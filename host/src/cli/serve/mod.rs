@@ -25,7 +25,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let setup = setup::setup(&args).await?;
     // Watches for as long as the server serves.
     let _watching = sources::start(&args, &setup)?;
-    let server = serving::mcp_server(&args, &setup.config, setup.runtime.clone())?;
+    let server = serving::mcp_server(&args, &setup)?;
     let Some(addr) = args.http.http else {
         return serving::stdio_only(server, &setup.config).await;
     };

@@ -14,18 +14,14 @@ use mcp_wasm_host::mcp::transport::drain::Drain;
 use mcp_wasm_host::mcp::transport::http;
 use mcp_wasm_host::mcp::transport::stdio;
 use mcp_wasm_host::mcp::{McpServer, ServerOptions};
-use mcp_wasm_host::runtime::Runtime;
 
 use super::ServeArgs;
 use super::setup::Setup;
 
 /// The MCP server over `runtime`, with the signed request state of
 /// 2026-07-28 input rounds.
-pub(super) fn mcp_server(
-    args: &ServeArgs,
-    config: &Config,
-    runtime: Arc<Runtime>,
-) -> anyhow::Result<McpServer> {
+pub(super) fn mcp_server(args: &ServeArgs, setup: &Setup) -> anyhow::Result<McpServer> {
+    let (config, runtime) = (&setup.config, setup.runtime.clone());
     let rounds = args.rounds.rounds()?;
     tracing::info!(
         key = rounds.key_source(),
@@ -39,6 +35,7 @@ pub(super) fn mcp_server(
             tasks: config.task_options(TaskSettings::default()),
             served: config.served_bounds(ServedBounds::default()),
             lists_after: args.wait_for_load.lists_after(),
+            task_store: setup.shared.clone(),
         },
         rounds,
     ))

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mcp_wasm_host::config::Config;
+use mcp_wasm_host::runtime::store::Store;
 use mcp_wasm_host::runtime::{EngineSettings, PolicySeen, Runtime};
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
 
@@ -25,6 +26,9 @@ pub(super) struct Setup {
     pub(super) max_memory: u64,
     /// The policy file as it was before it was read.
     pub(super) policy_seen: Option<PolicySeen>,
+    /// The Redis store the replicas share, when `[server] store` names
+    /// one: the rate limits and the tasks live there.
+    pub(super) shared: Option<Store>,
 }
 
 /// Reads the policy file, builds the runtime (optimizing its cache in the
@@ -49,8 +53,8 @@ pub(super) async fn setup(args: &ServeArgs) -> anyhow::Result<Setup> {
     let health = Health::new();
     let (store, shared) = state::open(&config, args.state_dir.as_deref())?;
     let mut runtime = cached_runtime(settings, config.clone(), &args.cache)?.with_store(store);
-    if let Some(shared) = shared {
-        runtime = runtime.with_shared_limits(shared);
+    if let Some(shared) = &shared {
+        runtime = runtime.with_shared_limits(shared.clone());
     }
     if let Some(metrics) = &metrics {
         runtime = runtime.with_observer(metrics.clone());
@@ -76,5 +80,6 @@ pub(super) async fn setup(args: &ServeArgs) -> anyhow::Result<Setup> {
         health,
         max_memory,
         policy_seen,
+        shared,
     })
 }

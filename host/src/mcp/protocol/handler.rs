@@ -344,7 +344,7 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        let mut result = GetTaskResult::new(self.tasks.get(&request.task_id)?);
+        let mut result = GetTaskResult::new(self.tasks.get(&request.task_id).await?);
         server_info_meta(&mut result.meta);
         Ok(result)
     }
@@ -355,7 +355,9 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks.update(&request.task_id, request.input_responses)
+        self.tasks
+            .update(&request.task_id, request.input_responses)
+            .await
     }
 
     /// `tasks/cancel`: stops the task's guest at once.
@@ -364,7 +366,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks.cancel(&request.task_id)
+        self.tasks.cancel(&request.task_id).await
     }
 }
 

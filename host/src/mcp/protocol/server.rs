@@ -20,7 +20,7 @@ use crate::config::{ServedBounds, TaskSettings};
 use crate::runtime::{CallEvents, Caller, FirstLists, Runtime};
 
 /// How the server presents its tools.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ServerOptions {
     /// The most tools one `tools/list` page holds.
     pub page_size: usize,
@@ -35,6 +35,9 @@ pub struct ServerOptions {
     /// from its cached tool list), for the many clients that list once and
     /// ignore `list_changed`.
     pub lists_after: FirstLists,
+    /// The Redis store the replicas share, if any: tasks are kept there, so
+    /// that any replica reads, updates and cancels any task.
+    pub task_store: Option<crate::runtime::store::Store>,
 }
 
 /// The `ttlMs` of list results unless the policy file's `[server]
@@ -50,6 +53,7 @@ impl Default for ServerOptions {
             tasks: TaskSettings::default(),
             served: ServedBounds::default(),
             lists_after: FirstLists::default(),
+            task_store: None,
         }
     }
 }
@@ -85,7 +89,10 @@ impl McpServer {
             level: SessionLevel::default(),
             caller: Arc::default(),
             rounds: Arc::new(rounds),
-            tasks: Tasks::new(options.tasks),
+            tasks: match &options.task_store {
+                Some(store) => Tasks::shared(options.tasks, store.clone()),
+                None => Tasks::new(options.tasks),
+            },
             subscriptions: Subscriptions::new(watch.clone()),
             watch,
             options,

@@ -243,7 +243,7 @@ impl McpServer {
                 return Ok(end.cancelled().await);
             }
         }
-        let task = match self.tasks.create(task_timeout) {
+        let task = match self.tasks.create(task_timeout).await {
             Ok(task) => task,
             // The store filled up since the call began: it goes on as an
             // ordinary call (it already runs under the task deadline).

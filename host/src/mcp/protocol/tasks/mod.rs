@@ -4,6 +4,13 @@
 //! after its TTL. `tasks/get`, `tasks/update` and `tasks/cancel` read and
 //! change it; a task's run reports to it.
 //!
+//! The seam between one server and replicas is [`Records`]: in memory
+//! alone, or also in a store the replicas share ([`shared`]), where any
+//! replica reads, updates and cancels any task. The replica running a task
+//! keeps its run, its open requests and the bounds' accounting in memory
+//! either way; with a shared store it writes the task's record there after
+//! each change, under a lease it renews.
+//!
 //! rmcp's own `TaskManager` keeps tasks too, but has no bound on how many
 //! tasks or result bytes it holds, and its cancellation is cooperative; a
 //! task here is the guest's call future, which `tasks/cancel` drops, and
@@ -12,7 +19,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
@@ -21,9 +28,15 @@ use rmcp::model::{
 };
 use rmcp::task_manager::current_timestamp;
 use serde_json::Value;
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
+
+use crate::runtime::store::Store as StateStore;
 
 use crate::config::TaskSettings;
+
+mod shared;
+
+use shared::{Record, Shared, ended};
 
 /// How a task's run ended.
 #[derive(Debug)]
@@ -51,6 +64,9 @@ pub enum StoreFull {
     /// The system gave no random bytes for the task's id.
     #[error("the server cannot make a task id: the system gave no random bytes")]
     NoRandom,
+    /// The store the replicas share tasks in failed.
+    #[error("the shared task store failed: {0}")]
+    Shared(String),
 }
 
 /// The server's tasks; cheap to clone, the clones share them.
@@ -58,6 +74,17 @@ pub enum StoreFull {
 pub struct Tasks {
     settings: TaskSettings,
     store: Arc<Mutex<Store>>,
+    records: Records,
+}
+
+/// Where tasks' records are kept for `tasks/get`, `tasks/update` and
+/// `tasks/cancel`.
+#[derive(Debug, Clone)]
+enum Records {
+    /// In this process alone: a single server.
+    Memory,
+    /// Also in the store the replicas share.
+    Shared(Arc<Shared>),
 }
 
 #[derive(Debug, Default)]
@@ -81,11 +108,22 @@ struct Entry {
     pending: BTreeMap<String, (InputRequest, oneshot::Sender<Value>)>,
     /// Stops the run.
     abort: Option<tokio::task::AbortHandle>,
+    /// When its record is written to a shared store: the wall-clock
+    /// milliseconds it expires at, and what wakes its writer.
+    shared: Option<(u64, Arc<Notify>)>,
 }
 
 impl Entry {
     fn touch(&mut self) {
         self.task.last_updated_at = current_timestamp();
+        self.changed();
+    }
+
+    /// Wakes the writer of its shared record, if any.
+    fn changed(&self) {
+        if let Some((_, changed)) = &self.shared {
+            changed.notify_one();
+        }
     }
 
     fn detailed(&self) -> DetailedTask {
@@ -142,13 +180,53 @@ fn object(value: Result<Value, serde_json::Error>) -> JsonObject {
     }
 }
 
+/// Wall-clock milliseconds since the epoch (the shared records' expiry;
+/// replicas' clocks are assumed to agree to well within a task's TTL).
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// `-32603` for a shared task store that failed.
+fn store_failed(error: &impl std::fmt::Display) -> McpError {
+    McpError::internal_error(format!("the shared task store failed: {error}"), None)
+}
+
 impl Tasks {
-    /// An empty store kept as `settings` say.
+    /// An empty store kept as `settings` say, in this process alone.
     pub fn new(settings: TaskSettings) -> Tasks {
         Tasks {
             settings,
             store: Arc::default(),
+            records: Records::Memory,
         }
+    }
+
+    /// Tasks whose records are kept in `store` too, which the replicas
+    /// share: any replica reads, updates and cancels any task. Listens for
+    /// the other replicas' cancellations and answers of the tasks run here.
+    pub fn shared(settings: TaskSettings, store: StateStore) -> Tasks {
+        let shared = Arc::new(Shared::new(store, settings.lease));
+        tracing::info!(
+            replica = shared.replica(),
+            store = %shared.store_name(),
+            "tasks are kept in the shared state store"
+        );
+        let tasks = Tasks {
+            settings,
+            store: Arc::default(),
+            records: Records::Shared(shared.clone()),
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(shared::listen(tasks.clone(), shared));
+            }
+            Err(_) => tracing::warn!(
+                "no async runtime: other replicas' cancellations reach tasks run here at lease renewal only"
+            ),
+        }
+        tasks
     }
 
     /// How the store is kept.
@@ -172,6 +250,7 @@ impl Tasks {
             if let Some(abort) = entry.abort.take() {
                 abort.abort();
             }
+            entry.changed();
             freed += entry.bytes;
             false
         });
@@ -188,7 +267,8 @@ impl Tasks {
             .ok_or_else(|| unknown(task_id))
     }
 
-    /// Whether a new task would fit now.
+    /// Whether a new task would fit now. The bounds count this process's
+    /// tasks (per replica, with a shared store).
     pub fn room(&self) -> Result<(), StoreFull> {
         let mut store = self.store();
         Self::sweep(&mut store);
@@ -207,8 +287,9 @@ impl Tasks {
 
     /// Makes a task that stays readable for `run_timeout` (its run's
     /// deadline) plus `[server] task_result_ttl`, and returns its seed state.
-    /// It is readable through [`Tasks::get`] before this returns.
-    pub fn create(&self, run_timeout: Duration) -> Result<Task, StoreFull> {
+    /// It is readable through [`Tasks::get`] (on every replica, with a
+    /// shared store) before this returns.
+    pub async fn create(&self, run_timeout: Duration) -> Result<Task, StoreFull> {
         let ttl = run_timeout.saturating_add(self.settings.result_ttl);
         let mut id = [0u8; 16];
         // The id is the key to the task: 128 random bits.
@@ -223,25 +304,49 @@ impl Tasks {
                 .unwrap_or(u64::MAX)
                 .max(1),
         );
-        let mut store = self.store();
-        Self::sweep(&mut store);
-        self.check_room(&store)?;
-        store.entries.insert(
-            task.task_id.clone(),
-            Entry {
-                task: task.clone(),
-                terminal: None,
-                bytes: 0,
-                expires: Instant::now() + ttl,
-                pending: BTreeMap::new(),
-                abort: None,
-            },
-        );
+        let expires_ms = now_ms().saturating_add(task.ttl_ms.unwrap_or(u64::MAX));
+        let shared = match &self.records {
+            Records::Memory => None,
+            Records::Shared(_) => Some((expires_ms, Arc::new(Notify::new()))),
+        };
+        {
+            let mut store = self.store();
+            Self::sweep(&mut store);
+            self.check_room(&store)?;
+            store.entries.insert(
+                task.task_id.clone(),
+                Entry {
+                    task: task.clone(),
+                    terminal: None,
+                    bytes: 0,
+                    expires: Instant::now() + ttl,
+                    pending: BTreeMap::new(),
+                    abort: None,
+                    shared,
+                },
+            );
+        }
+        if let Records::Shared(shared) = &self.records {
+            let record = Record {
+                expires_at_ms: expires_ms,
+                task: DetailedTask::new(task.clone(), TaskPayload::Working),
+            };
+            if let Err(e) = shared.create(&record).await {
+                self.forget(&task.task_id);
+                return Err(StoreFull::Shared(e.to_string()));
+            }
+        }
         Ok(task)
     }
 
+    /// Drops a task that could not be made.
+    fn forget(&self, task_id: &str) {
+        self.store().entries.remove(task_id);
+    }
+
     /// Runs `run` as the task `task_id`'s work; its outcome becomes the
-    /// task's terminal state.
+    /// task's terminal state. With a shared store, a writer keeps the
+    /// task's record and lease there while it lives.
     pub fn run(&self, task_id: &str, run: impl Future<Output = Finished> + Send + 'static) {
         let tasks = self.clone();
         let id = task_id.to_string();
@@ -250,10 +355,25 @@ impl Tasks {
             tasks.finish(&id, finished);
         });
         let mut store = self.store();
-        match store.entries.get_mut(task_id) {
-            Some(entry) if entry.terminal.is_none() => entry.abort = Some(handle.abort_handle()),
-            Some(_) => {}
-            None => handle.abort(),
+        let changed = match store.entries.get_mut(task_id) {
+            Some(entry) if entry.terminal.is_none() => {
+                entry.abort = Some(handle.abort_handle());
+                entry.shared.as_ref().map(|(_, changed)| changed.clone())
+            }
+            Some(entry) => entry.shared.as_ref().map(|(_, changed)| changed.clone()),
+            None => {
+                handle.abort();
+                None
+            }
+        };
+        drop(store);
+        if let (Records::Shared(shared), Some(changed)) = (&self.records, changed) {
+            tokio::spawn(shared::keep(
+                self.clone(),
+                shared.clone(),
+                task_id.to_string(),
+                changed,
+            ));
         }
     }
 
@@ -283,14 +403,69 @@ impl Tasks {
         store.stored_bytes += bytes;
     }
 
+    /// The task as this process knows it, if it does.
+    fn here(&self, task_id: &str) -> Option<DetailedTask> {
+        let mut store = self.store();
+        Self::sweep(&mut store);
+        store.entries.get(task_id).map(Entry::detailed)
+    }
+
+    /// The record of a task this process runs, for its shared record.
+    fn snapshot(&self, task_id: &str) -> Option<Record> {
+        let mut store = self.store();
+        Self::sweep(&mut store);
+        let entry = store.entries.get(task_id)?;
+        let (expires_at_ms, _) = entry.shared.as_ref()?;
+        Some(Record {
+            expires_at_ms: *expires_at_ms,
+            task: entry.detailed(),
+        })
+    }
+
     /// `tasks/get`: the task's state, with its open requests or its result.
-    pub fn get(&self, task_id: &str) -> Result<DetailedTask, McpError> {
-        Ok(Self::entry(&mut self.store(), task_id)?.detailed())
+    /// With a shared store: its record there, or this process's fresher
+    /// state of a task it runs; a task whose replica's lease expired reads
+    /// `failed`.
+    pub async fn get(&self, task_id: &str) -> Result<DetailedTask, McpError> {
+        let Records::Shared(shared) = &self.records else {
+            return Ok(Self::entry(&mut self.store(), task_id)?.detailed());
+        };
+        let read = shared.read(task_id).await.map_err(|e| store_failed(&e))?;
+        match (read, self.here(task_id)) {
+            (Some((_, record)), _) if ended(&record.task) => Ok(record.task),
+            (_, Some(here)) => Ok(here),
+            (None, None) => Err(unknown(task_id)),
+            (Some((bytes, record)), None) => shared
+                .unless_lost(task_id, bytes, record)
+                .await
+                .map_err(|e| store_failed(&e))?
+                .ok_or_else(|| unknown(task_id)),
+        }
     }
 
     /// `tasks/update`: hands the client's answers to the run waiting on
     /// them; answers to requests that are not open are ignored (SEP-2663).
-    pub fn update(&self, task_id: &str, responses: InputResponses) -> Result<(), McpError> {
+    /// With a shared store, answers for a task another replica runs are
+    /// published to it.
+    pub async fn update(&self, task_id: &str, responses: InputResponses) -> Result<(), McpError> {
+        let Records::Shared(shared) = &self.records else {
+            return self.update_here(task_id, responses);
+        };
+        if self.here(task_id).is_some() {
+            return self.update_here(task_id, responses);
+        }
+        let read = shared.read(task_id).await.map_err(|e| store_failed(&e))?;
+        if read.is_none() {
+            return Err(unknown(task_id));
+        }
+        shared
+            .answer(task_id, responses)
+            .await
+            .map_err(|e| store_failed(&e))
+    }
+
+    /// [`Tasks::update`] of a task this process knows.
+    fn update_here(&self, task_id: &str, responses: InputResponses) -> Result<(), McpError> {
         let mut store = self.store();
         let entry = Self::entry(&mut store, task_id)?;
         for (key, response) in responses {
@@ -303,8 +478,25 @@ impl Tasks {
     }
 
     /// `tasks/cancel`: stops the run at once (its guest with it) and marks
-    /// the task `cancelled`; a task that has ended is left as it is.
-    pub fn cancel(&self, task_id: &str) -> Result<(), McpError> {
+    /// the task `cancelled`; a task that has ended is left as it is. With a
+    /// shared store, a task another replica runs is marked cancelled in its
+    /// record, and that replica is told to stop it.
+    pub async fn cancel(&self, task_id: &str) -> Result<(), McpError> {
+        let Records::Shared(shared) = &self.records else {
+            return self.cancel_here(task_id, CANCELLED);
+        };
+        if self.here(task_id).is_some() {
+            return self.cancel_here(task_id, CANCELLED);
+        }
+        match shared.cancel(task_id, CANCELLED).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(unknown(task_id)),
+            Err(e) => Err(store_failed(&e)),
+        }
+    }
+
+    /// [`Tasks::cancel`] of a task this process knows, saying `why`.
+    fn cancel_here(&self, task_id: &str, why: &str) -> Result<(), McpError> {
         let mut store = self.store();
         let entry = Self::entry(&mut store, task_id)?;
         if entry.terminal.is_none() {
@@ -312,10 +504,10 @@ impl Tasks {
                 abort.abort();
             }
             entry.terminal = Some(TaskPayload::Cancelled);
-            entry.task.status_message = Some("cancelled by the client".into());
+            entry.task.status_message = Some(why.into());
             entry.pending.clear();
             entry.touch();
-            tracing::info!(task = short(task_id), "task cancelled");
+            tracing::info!(task = short(task_id), why, "task cancelled");
         }
         Ok(())
     }
@@ -346,8 +538,10 @@ impl Tasks {
     /// Closes the request under `key` (answered, or abandoned).
     pub fn settle(&self, task_id: &str, key: &str) {
         let mut store = self.store();
-        if let Some(entry) = store.entries.get_mut(task_id) {
-            entry.pending.remove(key);
+        if let Some(entry) = store.entries.get_mut(task_id)
+            && entry.pending.remove(key).is_some()
+        {
+            entry.changed();
         }
     }
 
@@ -362,6 +556,9 @@ impl Tasks {
         }
     }
 }
+
+/// The status message of a task the client cancelled.
+const CANCELLED: &str = "cancelled by the client";
 
 /// Why a request to the client cannot be opened on a task.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -390,11 +587,11 @@ mod tests {
     #[tokio::test]
     async fn a_task_runs_to_its_result_and_unknown_ids_are_invalid_params() {
         let tasks = Tasks::new(TaskSettings::default());
-        let task = tasks.create(Duration::from_secs(60)).unwrap();
+        let task = tasks.create(Duration::from_secs(60)).await.unwrap();
         assert_eq!(task.task_id.len(), 32);
         assert!(task.ttl_ms.unwrap() >= 60_000);
         assert_eq!(
-            tasks.get(&task.task_id).unwrap().status(),
+            tasks.get(&task.task_id).await.unwrap().status(),
             TaskStatus::Working
         );
         let (go, wait) = oneshot::channel::<()>();
@@ -405,26 +602,26 @@ mod tests {
         go.send(()).unwrap();
         let mut status = TaskStatus::Working;
         for _ in 0..1000 {
-            status = tasks.get(&task.task_id).unwrap().status();
+            status = tasks.get(&task.task_id).await.unwrap().status();
             if status != TaskStatus::Working {
                 break;
             }
             tokio::task::yield_now().await;
         }
         assert_eq!(status, TaskStatus::Completed);
-        let value = serde_json::to_value(tasks.get(&task.task_id).unwrap()).unwrap();
+        let value = serde_json::to_value(tasks.get(&task.task_id).await.unwrap()).unwrap();
         assert_eq!(value["result"]["content"][0]["text"], "done");
-        let e = tasks.get("nope").unwrap_err();
+        let e = tasks.get("nope").await.unwrap_err();
         assert_eq!(e.code.0, -32602);
         // A long unknown id is not echoed whole.
         let long = "a".repeat(100_000);
-        let e = tasks.get(&long).unwrap_err();
+        let e = tasks.get(&long).await.unwrap_err();
         assert!(e.message.len() < 200, "{}", e.message.len());
-        assert_eq!(tasks.cancel("nope").unwrap_err().code.0, -32602);
+        assert_eq!(tasks.cancel("nope").await.unwrap_err().code.0, -32602);
         // Cancelling an ended task changes nothing.
-        tasks.cancel(&task.task_id).unwrap();
+        tasks.cancel(&task.task_id).await.unwrap();
         assert_eq!(
-            tasks.get(&task.task_id).unwrap().status(),
+            tasks.get(&task.task_id).await.unwrap().status(),
             TaskStatus::Completed
         );
     }
@@ -432,7 +629,7 @@ mod tests {
     #[tokio::test]
     async fn cancel_drops_the_run_and_open_requests() {
         let tasks = Tasks::new(TaskSettings::default());
-        let task = tasks.create(Duration::from_secs(60)).unwrap();
+        let task = tasks.create(Duration::from_secs(60)).await.unwrap();
         let id = task.task_id.clone();
         let (dropped_tx, dropped_rx) = oneshot::channel::<()>();
         struct OnDrop(Option<oneshot::Sender<()>>);
@@ -449,18 +646,24 @@ mod tests {
         let answer = tasks
             .ask(&id, "k", InputRequest::ListRoots(Default::default()))
             .unwrap();
-        assert_eq!(tasks.get(&id).unwrap().status(), TaskStatus::InputRequired);
-        tasks.cancel(&id).unwrap();
+        assert_eq!(
+            tasks.get(&id).await.unwrap().status(),
+            TaskStatus::InputRequired
+        );
+        tasks.cancel(&id).await.unwrap();
         // The run's future is dropped: the guest stops.
         dropped_rx.await.unwrap();
         assert!(answer.await.is_err());
-        assert_eq!(tasks.get(&id).unwrap().status(), TaskStatus::Cancelled);
+        assert_eq!(
+            tasks.get(&id).await.unwrap().status(),
+            TaskStatus::Cancelled
+        );
     }
 
     #[tokio::test]
     async fn partial_answers_leave_the_other_requests_open() {
         let tasks = Tasks::new(TaskSettings::default());
-        let id = tasks.create(Duration::from_secs(60)).unwrap().task_id;
+        let id = tasks.create(Duration::from_secs(60)).await.unwrap().task_id;
         let a = tasks
             .ask(&id, "a", InputRequest::ListRoots(Default::default()))
             .unwrap();
@@ -475,9 +678,9 @@ mod tests {
         let mut responses = InputResponses::new();
         responses.insert("a".into(), serde_json::json!({"roots": []}));
         responses.insert("zzz".into(), serde_json::json!({}));
-        tasks.update(&id, responses).unwrap();
+        tasks.update(&id, responses).await.unwrap();
         assert_eq!(a.await.unwrap(), serde_json::json!({"roots": []}));
-        let value = serde_json::to_value(tasks.get(&id).unwrap()).unwrap();
+        let value = serde_json::to_value(tasks.get(&id).await.unwrap()).unwrap();
         assert_eq!(value["status"], "input_required");
         let keys: Vec<&String> = value["inputRequests"].as_object().unwrap().keys().collect();
         assert_eq!(keys, ["b"]);
@@ -486,13 +689,13 @@ mod tests {
     #[tokio::test]
     async fn the_store_is_bounded_in_count_and_bytes() {
         let tasks = Tasks::new(settings(2, 1 << 20));
-        tasks.create(Duration::from_secs(1)).unwrap();
-        tasks.create(Duration::from_secs(1)).unwrap();
+        tasks.create(Duration::from_secs(1)).await.unwrap();
+        tasks.create(Duration::from_secs(1)).await.unwrap();
         assert_eq!(tasks.room(), Err(StoreFull::Count(2)));
-        assert!(tasks.create(Duration::from_secs(1)).is_err());
+        assert!(tasks.create(Duration::from_secs(1)).await.is_err());
 
         let tasks = Tasks::new(settings(10, 100));
-        let id = tasks.create(Duration::from_secs(60)).unwrap().task_id;
+        let id = tasks.create(Duration::from_secs(60)).await.unwrap().task_id;
         tasks.finish(
             &id,
             Finished::Completed(CallToolResult::success(vec![Content::text(
@@ -509,7 +712,7 @@ mod tests {
             max_store_bytes: 100,
             ..TaskSettings::default()
         });
-        let id = tasks.create(Duration::ZERO).unwrap().task_id;
+        let id = tasks.create(Duration::ZERO).await.unwrap().task_id;
         tasks.finish(
             &id,
             Finished::Completed(CallToolResult::success(vec![Content::text(
@@ -517,7 +720,7 @@ mod tests {
             )])),
         );
         std::thread::sleep(Duration::from_millis(5));
-        assert_eq!(tasks.get(&id).unwrap_err().code.0, -32602);
+        assert_eq!(tasks.get(&id).await.unwrap_err().code.0, -32602);
         assert_eq!(tasks.room(), Ok(()));
     }
 }

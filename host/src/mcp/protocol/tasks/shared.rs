@@ -1,0 +1,444 @@
+//! Tasks in the store the replicas share (issue 46): each task's record
+//! (its state, and its result once it ends) under `r/ID` in the store's
+//! `tasks()` namespace until its TTL, the lease of the replica running it
+//! under `l/ID`, and the other replicas' cancellations and answers for the
+//! running replica on the namespace's `events` topic.
+//!
+//! The running replica takes the lease with a compare-and-swap when it
+//! makes the task and renews it every third of its length; after each
+//! change of the task it writes the record, with a compare-and-swap so that
+//! a cancellation or a lost lease written by another replica is never
+//! overwritten. A record that is neither ended nor leased reads `failed`:
+//! its replica was lost. A replica that cancels a task it does not run
+//! marks the record cancelled and publishes the cancellation; the running
+//! replica drops the run when the message arrives, or, if the message was
+//! missed, when it next renews the lease and reads the record.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{DetailedTask, InputResponses, TaskPayload};
+use rmcp::task_manager::current_timestamp;
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+use super::{Tasks, now_ms, object, short};
+use crate::runtime::store::{ErrorKind, Namespace, Store, StoreError, StoreName, Swap};
+
+/// The status message of a task whose replica's lease expired.
+pub(super) const LOST: &str = "the replica running this task was lost (its lease in the shared store expired before the task ended)";
+
+/// The topic of the messages to the replicas running tasks.
+const EVENTS: &[u8] = b"events";
+
+/// How many times a compare-and-swap is tried again after a conflict.
+const RETRIES: usize = 8;
+
+/// Why the shared store did not do what the tasks asked.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum SharedError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A record or message that does not encode as JSON.
+    #[error("a task's record does not encode: {0}")]
+    Encode(#[from] serde_json::Error),
+    /// A new task's id is leased already (128 random bits collided).
+    #[error("the task {0} is leased already")]
+    Leased(String),
+    /// The record changed under every try.
+    #[error("the task {0} changed {RETRIES} times while it was being written")]
+    Busy(String),
+}
+
+/// A task's record in the shared store.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Record {
+    /// When it expires, in wall-clock milliseconds since the epoch: its
+    /// `ttlMs` after its creation.
+    pub(super) expires_at_ms: u64,
+    /// Its state, as `tasks/get` answers it.
+    pub(super) task: DetailedTask,
+}
+
+/// A message to the replica running a task.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+enum Event {
+    /// Stop the run: the task is cancelled.
+    #[serde(rename_all = "camelCase")]
+    Cancel { task_id: String },
+    /// The client's answers to the task's open requests.
+    #[serde(rename_all = "camelCase")]
+    Update {
+        task_id: String,
+        responses: InputResponses,
+    },
+}
+
+/// Whether a task has ended.
+pub(super) fn ended(task: &DetailedTask) -> bool {
+    matches!(
+        task.payload,
+        TaskPayload::Completed { .. } | TaskPayload::Failed { .. } | TaskPayload::Cancelled
+    )
+}
+
+/// The store the replicas share, as the tasks use it.
+#[derive(Debug)]
+pub(super) struct Shared {
+    store: Store,
+    ns: Namespace,
+    /// This replica's name in its leases: random, made at start.
+    replica: String,
+    lease: Duration,
+}
+
+impl Shared {
+    /// Tasks in `store`, leased for `lease`.
+    pub(super) fn new(store: Store, lease: Duration) -> Shared {
+        let mut id = [0u8; 8];
+        // Only told apart from the other replicas; a clock will do without
+        // random bytes.
+        let replica = match getrandom::fill(&mut id) {
+            Ok(()) => hex::encode(id),
+            Err(_) => format!("{}-{}", std::process::id(), now_ms()),
+        };
+        Shared {
+            store,
+            ns: Namespace::tasks(),
+            replica,
+            lease: lease.max(Duration::from_millis(30)),
+        }
+    }
+
+    /// This replica's name in its leases.
+    pub(super) fn replica(&self) -> &str {
+        &self.replica
+    }
+
+    /// The store's name, for the log.
+    pub(super) fn store_name(&self) -> &StoreName {
+        self.store.name()
+    }
+
+    fn record_key(task_id: &str) -> String {
+        format!("r/{task_id}")
+    }
+
+    fn lease_key(task_id: &str) -> String {
+        format!("l/{task_id}")
+    }
+
+    /// What is left of a record's TTL (at least a millisecond).
+    fn ttl(record: &Record) -> Duration {
+        Duration::from_millis(record.expires_at_ms.saturating_sub(now_ms()).max(1))
+    }
+
+    fn encode(record: &Record) -> Result<Vec<u8>, SharedError> {
+        Ok(serde_json::to_vec(record)?)
+    }
+
+    /// A task's record, as stored and as read.
+    pub(super) async fn read(
+        &self,
+        task_id: &str,
+    ) -> Result<Option<(Vec<u8>, Record)>, StoreError> {
+        let Some(bytes) = self.store.get(&self.ns, Self::record_key(task_id)).await? else {
+            return Ok(None);
+        };
+        // A record this server cannot read (written by another version)
+        // is not a task it knows.
+        Ok(serde_json::from_slice(&bytes)
+            .ok()
+            .map(|record| (bytes, record)))
+    }
+
+    /// Takes the lease of a new task and writes its first record.
+    pub(super) async fn create(&self, record: &Record) -> Result<(), SharedError> {
+        let id = &record.task.task.task_id;
+        let lease = self
+            .store
+            .compare_and_swap(
+                &self.ns,
+                Self::lease_key(id),
+                None,
+                &self.replica,
+                Some(self.lease),
+            )
+            .await?;
+        if let Swap::Conflict { .. } = lease {
+            return Err(SharedError::Leased(short(id).to_string()));
+        }
+        let bytes = Self::encode(record)?;
+        self.store
+            .set(
+                &self.ns,
+                Self::record_key(id),
+                bytes,
+                Some(Self::ttl(record)),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Replaces the record `old` by `record`, unless it changed meanwhile.
+    async fn swap(&self, old: &[u8], record: &Record) -> Result<Swap, SharedError> {
+        let id = &record.task.task.task_id;
+        let bytes = Self::encode(record)?;
+        let swap = self
+            .store
+            .compare_and_swap(
+                &self.ns,
+                Self::record_key(id),
+                Some(old),
+                bytes,
+                Some(Self::ttl(record)),
+            )
+            .await?;
+        Ok(swap)
+    }
+
+    /// Renews this replica's lease of a task; takes it again if it
+    /// expired meanwhile (the record says whether the task was declared
+    /// lost then). Whether this replica holds it.
+    async fn renew(&self, task_id: &str) -> Result<bool, StoreError> {
+        let key = Self::lease_key(task_id);
+        let mine = self.replica.as_bytes();
+        for expected in [Some(mine), None] {
+            let swap = self
+                .store
+                .compare_and_swap(&self.ns, &key, expected, mine, Some(self.lease))
+                .await?;
+            if swap == Swap::Swapped {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Lets a task's lease go once its record says it ended.
+    async fn release(&self, task_id: &str) {
+        if let Err(e) = self.store.delete(&self.ns, Self::lease_key(task_id)).await {
+            // It expires on its own.
+            tracing::debug!(task = short(task_id), error = %e, "a task's lease stays until it expires");
+        }
+    }
+
+    /// The state of a task that has not ended, read by a replica that does
+    /// not run it: as recorded while its lease is held, or `failed` (and
+    /// so recorded) once it is not. `None` if the record expired meanwhile.
+    pub(super) async fn unless_lost(
+        &self,
+        task_id: &str,
+        mut bytes: Vec<u8>,
+        mut record: Record,
+    ) -> Result<Option<DetailedTask>, SharedError> {
+        for _ in 0..RETRIES {
+            if ended(&record.task)
+                || self
+                    .store
+                    .exists(&self.ns, Self::lease_key(task_id))
+                    .await?
+            {
+                return Ok(Some(record.task));
+            }
+            let lost = ending(&record, failed(LOST), LOST);
+            match self.swap(&bytes, &lost).await? {
+                Swap::Swapped => {
+                    tracing::warn!(task = short(task_id), "{LOST}");
+                    return Ok(Some(lost.task));
+                }
+                Swap::Conflict { current: None } => return Ok(None),
+                Swap::Conflict {
+                    current: Some(current),
+                } => match serde_json::from_slice(&current) {
+                    Ok(decoded) => (bytes, record) = (current, decoded),
+                    Err(_) => return Ok(None),
+                },
+            }
+        }
+        Ok(Some(record.task))
+    }
+
+    /// Marks a task this replica does not run cancelled, saying `why`, and
+    /// tells the replica running it. Whether the task exists (an ended one
+    /// is left as it is).
+    pub(super) async fn cancel(&self, task_id: &str, why: &str) -> Result<bool, SharedError> {
+        for _ in 0..RETRIES {
+            let Some((bytes, record)) = self.read(task_id).await? else {
+                return Ok(false);
+            };
+            if ended(&record.task) {
+                return Ok(true);
+            }
+            let cancelled = ending(&record, TaskPayload::Cancelled, why);
+            if self.swap(&bytes, &cancelled).await? == Swap::Swapped {
+                tracing::info!(task = short(task_id), "task cancelled in the shared store");
+                self.publish(&Event::Cancel {
+                    task_id: task_id.to_string(),
+                })
+                .await?;
+                return Ok(true);
+            }
+        }
+        Err(SharedError::Busy(short(task_id).to_string()))
+    }
+
+    /// Hands the client's answers to the replica running the task.
+    pub(super) async fn answer(
+        &self,
+        task_id: &str,
+        responses: InputResponses,
+    ) -> Result<(), SharedError> {
+        self.publish(&Event::Update {
+            task_id: task_id.to_string(),
+            responses,
+        })
+        .await
+    }
+
+    async fn publish(&self, event: &Event) -> Result<(), SharedError> {
+        let message = serde_json::to_vec(event)?;
+        self.store.publish(&self.ns, EVENTS, message).await?;
+        Ok(())
+    }
+}
+
+/// The `failed` payload of an error saying `message`.
+fn failed(message: &str) -> TaskPayload {
+    TaskPayload::Failed {
+        error: object(serde_json::to_value(McpError::internal_error(
+            message.to_string(),
+            None,
+        ))),
+    }
+}
+
+/// `record`, ended with `payload` and the status message `why`.
+fn ending(record: &Record, payload: TaskPayload, why: &str) -> Record {
+    let mut task = record.task.task.clone();
+    task.status_message = Some(why.to_string());
+    task.last_updated_at = current_timestamp();
+    Record {
+        expires_at_ms: record.expires_at_ms,
+        task: DetailedTask::new(task, payload),
+    }
+}
+
+/// Keeps the shared record and lease of the task `task_id` this replica
+/// runs: renews the lease every third of its length, writes the record
+/// after each change (`changed`), and stops the run if another replica
+/// ended the task (cancelled it, or found its lease lost). Ends once the
+/// task's end is recorded, or the task expired.
+pub(super) async fn keep(tasks: Tasks, shared: Arc<Shared>, task_id: String, changed: Arc<Notify>) {
+    let mut renewal = tokio::time::interval(shared.lease / 3);
+    renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    renewal.tick().await;
+    loop {
+        let renew = tokio::select! {
+            () = changed.notified() => false,
+            _ = renewal.tick() => true,
+        };
+        if renew && let Err(e) = shared.renew(&task_id).await {
+            tracing::warn!(task = short(&task_id), error = %e, "a task's lease was not renewed");
+        }
+        let Some(mine) = tasks.snapshot(&task_id) else {
+            // Expired here: the record expires in the store too.
+            shared.release(&task_id).await;
+            return;
+        };
+        match write(&tasks, &shared, &task_id, &mine).await {
+            Ok(true) => {
+                shared.release(&task_id).await;
+                return;
+            }
+            Ok(false) => {}
+            // Tried again at the next change or renewal.
+            Err(e) => {
+                tracing::warn!(task = short(&task_id), error = %e, "a task's record was not written");
+            }
+        }
+    }
+}
+
+/// Writes this replica's state of a task over its record. Whether the
+/// task's end is recorded (its own, or one another replica wrote, which
+/// stops the run here).
+async fn write(
+    tasks: &Tasks,
+    shared: &Shared,
+    task_id: &str,
+    mine: &Record,
+) -> Result<bool, SharedError> {
+    let new = Shared::encode(mine)?;
+    for _ in 0..RETRIES {
+        let Some((bytes, current)) = shared.read(task_id).await? else {
+            // Expired in the store.
+            return Ok(true);
+        };
+        if ended(&current.task) {
+            if !ended(&mine.task) {
+                let why = current
+                    .task
+                    .task
+                    .status_message
+                    .clone()
+                    .unwrap_or_else(|| super::CANCELLED.to_string());
+                let _ = tasks.cancel_here(task_id, &why);
+            }
+            return Ok(true);
+        }
+        if bytes == new || shared.swap(&bytes, mine).await? == Swap::Swapped {
+            return Ok(ended(&mine.task));
+        }
+    }
+    Ok(false)
+}
+
+/// Follows the other replicas' messages to the tasks this replica runs,
+/// for as long as the server runs. After a gap (a dropped connection,
+/// missed messages), cancellations still arrive at lease renewal; answers
+/// published in the gap are lost, and the client's next `tasks/update`
+/// brings them.
+pub(super) async fn listen(tasks: Tasks, shared: Arc<Shared>) {
+    loop {
+        let mut subscription = match shared.store.subscribe(&shared.ns, EVENTS).await {
+            Ok(subscription) => subscription,
+            Err(e) => {
+                tracing::warn!(error = %e, "not yet listening for other replicas' task cancellations");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        while let Some(message) = subscription.next().await {
+            match message {
+                Ok(bytes) => heard(&tasks, &bytes),
+                Err(e) if matches!(e.kind, ErrorKind::MissedMessages(_)) => {
+                    tracing::info!(error = %e, "missed messages for tasks; cancellations arrive at lease renewal");
+                }
+                Err(e) => tracing::warn!(error = %e, "a message for tasks"),
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// Acts on one message, if it is for a task this replica runs.
+fn heard(tasks: &Tasks, bytes: &[u8]) {
+    match serde_json::from_slice::<Event>(bytes) {
+        Ok(Event::Cancel { task_id }) => {
+            if tasks.here(&task_id).is_some() {
+                let _ = tasks.cancel_here(&task_id, super::CANCELLED);
+            }
+        }
+        Ok(Event::Update { task_id, responses }) => {
+            if tasks.here(&task_id).is_some() {
+                let _ = tasks.update_here(&task_id, responses);
+            }
+        }
+        Err(e) => tracing::debug!(error = %e, "a message for tasks this server cannot read"),
+    }
+}

@@ -10,6 +10,8 @@
 //!    running it.
 //! 4. The replica running a task is SIGKILLed: the others read the task
 //!    `failed`, saying its replica was lost, once its lease expires.
+//! 5. `max_tasks` holds across the cluster: tasks kept by two replicas
+//!    fill it for the third.
 
 #![allow(clippy::unwrap_used)]
 
@@ -25,9 +27,14 @@ const TASKS: &str = "io.modelcontextprotocol/tasks";
 /// Three replicas of the conformance plugin, every task-capable call a
 /// task at once; `None` when redis-server or nginx is missing.
 fn cluster() -> Option<Cluster> {
+    cluster_with("task_sync_window = \"0s\"")
+}
+
+/// [`cluster`] with the `[server]` keys `server`.
+fn cluster_with(server: &str) -> Option<Cluster> {
     Cluster::start(&Spec {
         plugins: &[test_artifacts::CONFORMANCE],
-        server: "task_sync_window = \"0s\"",
+        server,
         policy: "[plugins.conformance.client]\nelicitation = true\n",
         ..Spec::default()
     })
@@ -215,4 +222,37 @@ fn a_task_whose_replica_is_killed_reads_failed_on_the_others() {
         got["result"]["statusMessage"], lost["statusMessage"],
         "{got}"
     );
+}
+
+#[test]
+fn max_tasks_holds_across_the_replicas() {
+    let Some(cluster) = cluster_with("task_sync_window = \"0s\"\nmax_tasks = 2") else {
+        return;
+    };
+    let [a, b, c] = &cluster.replicas[..] else {
+        panic!("three replicas")
+    };
+    let ids = [
+        start_task(&a.url(), "slow_compute", json!({"seconds": 600})),
+        start_task(&b.url(), "slow_compute", json!({"seconds": 600})),
+    ];
+    // The third replica keeps no task itself, and still finds the store
+    // full: an optional task runs as an ordinary call ...
+    let plain = request(
+        &c.url(),
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 0}}),
+    );
+    assert_eq!(plain["result"]["resultType"], "complete", "{plain}");
+    // ... and a task-only tool is refused with the key to raise.
+    let refused = request(
+        &c.url(),
+        "tools/call",
+        json!({"name": "failing_job", "arguments": {}}),
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(text(&refused["result"]).contains("max_tasks"), "{refused}");
+    for id in ids {
+        request(&c.url(), "tasks/cancel", json!({"taskId": id}));
+    }
 }

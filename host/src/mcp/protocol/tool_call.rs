@@ -153,7 +153,7 @@ impl McpServer {
         {
             return Err(gate.refusal(&format!("tool {:?}", request.name), &denied));
         }
-        self.dispatch(&request.name, context)
+        self.dispatch(&request.name, context).await
     }
 
     /// Where the call's events go. At 2026-07-28 the guest's requests are
@@ -410,7 +410,7 @@ impl McpServer {
     /// the tasks extension and the store has room. A tool that runs only as
     /// a task refuses a client without the extension (`-32021`, or an error
     /// result before 2026-07-28, which has no tasks).
-    fn dispatch(
+    async fn dispatch(
         &self,
         tool: &str,
         context: &RequestContext<RoleServer>,
@@ -443,7 +443,7 @@ impl McpServer {
             }
             return Ok(Dispatch::Call);
         }
-        if let Err(full) = self.tasks.room() {
+        if let Err(full) = self.tasks.room().await {
             if required {
                 return Ok(Dispatch::Refused(format!(
                     "tool {tool:?} runs only as a task, and {full}"

@@ -267,12 +267,18 @@ impl Tasks {
             .ok_or_else(|| unknown(task_id))
     }
 
-    /// Whether a new task would fit now. The bounds count this process's
-    /// tasks (per replica, with a shared store).
-    pub fn room(&self) -> Result<(), StoreFull> {
-        let mut store = self.store();
-        Self::sweep(&mut store);
-        self.check_room(&store)
+    /// Whether a new task would fit now: in this process, and with a
+    /// shared store in the cluster.
+    pub async fn room(&self) -> Result<(), StoreFull> {
+        {
+            let mut store = self.store();
+            Self::sweep(&mut store);
+            self.check_room(&store)?;
+        }
+        match &self.records {
+            Records::Memory => Ok(()),
+            Records::Shared(shared) => self.cluster_room(shared).await,
+        }
     }
 
     fn check_room(&self, store: &Store) -> Result<(), StoreFull> {
@@ -327,6 +333,10 @@ impl Tasks {
             );
         }
         if let Records::Shared(shared) = &self.records {
+            if let Err(full) = self.cluster_room(shared).await {
+                self.forget(&task.task_id);
+                return Err(full);
+            }
             let record = Record {
                 expires_at_ms: expires_ms,
                 task: DetailedTask::new(task.clone(), TaskPayload::Working),
@@ -337,6 +347,24 @@ impl Tasks {
             }
         }
         Ok(task)
+    }
+
+    /// Whether the cluster's tasks leave room for one more: the bounds
+    /// count every replica's tasks in the shared store (an upper bound,
+    /// the safe direction), before the new task's record is written.
+    async fn cluster_room(&self, shared: &Shared) -> Result<(), StoreFull> {
+        let size = shared
+            .size()
+            .await
+            .map_err(|e| StoreFull::Shared(e.to_string()))?;
+        let max_tasks = u64::try_from(self.settings.max_tasks).unwrap_or(u64::MAX);
+        if size.keys >= max_tasks {
+            return Err(StoreFull::Count(self.settings.max_tasks));
+        }
+        if size.bytes >= self.settings.max_store_bytes {
+            return Err(StoreFull::Bytes(self.settings.max_store_bytes));
+        }
+        Ok(())
     }
 
     /// Drops a task that could not be made.
@@ -691,7 +719,7 @@ mod tests {
         let tasks = Tasks::new(settings(2, 1 << 20));
         tasks.create(Duration::from_secs(1)).await.unwrap();
         tasks.create(Duration::from_secs(1)).await.unwrap();
-        assert_eq!(tasks.room(), Err(StoreFull::Count(2)));
+        assert_eq!(tasks.room().await, Err(StoreFull::Count(2)));
         assert!(tasks.create(Duration::from_secs(1)).await.is_err());
 
         let tasks = Tasks::new(settings(10, 100));
@@ -702,7 +730,7 @@ mod tests {
                 "x".repeat(200),
             )])),
         );
-        assert_eq!(tasks.room(), Err(StoreFull::Bytes(100)));
+        assert_eq!(tasks.room().await, Err(StoreFull::Bytes(100)));
     }
 
     #[tokio::test]
@@ -721,6 +749,6 @@ mod tests {
         );
         std::thread::sleep(Duration::from_millis(5));
         assert_eq!(tasks.get(&id).await.unwrap_err().code.0, -32602);
-        assert_eq!(tasks.room(), Ok(()));
+        assert_eq!(tasks.room().await, Ok(()));
     }
 }

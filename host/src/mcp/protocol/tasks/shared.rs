@@ -1,8 +1,10 @@
 //! Tasks in the store the replicas share (issue 46): each task's record
 //! (its state, and its result once it ends) under `r/ID` in the store's
 //! `tasks()` namespace until its TTL, the lease of the replica running it
-//! under `l/ID`, and the other replicas' cancellations and answers for the
-//! running replica on the namespace's `events` topic.
+//! under `task-lease/ID` in `limits()` (so that the `tasks()` namespace's
+//! size counts records alone, for `max_tasks` and `max_task_store_size`
+//! across the cluster), and the other replicas' cancellations and answers
+//! for the running replica on the `tasks()` namespace's `events` topic.
 //!
 //! The running replica takes the lease with a compare-and-swap when it
 //! makes the task and renews it every third of its length; after each
@@ -24,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use super::{Tasks, now_ms, object, short};
-use crate::runtime::store::{ErrorKind, Namespace, Store, StoreError, StoreName, Swap};
+use crate::runtime::store::{ErrorKind, Namespace, Size, Store, StoreError, StoreName, Swap};
 
 /// The status message of a task whose replica's lease expired.
 pub(super) const LOST: &str = "the replica running this task was lost (its lease in the shared store expired before the task ended)";
@@ -91,6 +93,8 @@ pub(super) fn ended(task: &DetailedTask) -> bool {
 pub(super) struct Shared {
     store: Store,
     ns: Namespace,
+    /// Where the leases are.
+    leases: Namespace,
     /// This replica's name in its leases: random, made at start.
     replica: String,
     lease: Duration,
@@ -109,6 +113,7 @@ impl Shared {
         Shared {
             store,
             ns: Namespace::tasks(),
+            leases: Namespace::limits(),
             replica,
             lease: lease.max(Duration::from_millis(30)),
         }
@@ -129,7 +134,7 @@ impl Shared {
     }
 
     fn lease_key(task_id: &str) -> String {
-        format!("l/{task_id}")
+        format!("task-lease/{task_id}")
     }
 
     /// What is left of a record's TTL (at least a millisecond).
@@ -156,13 +161,19 @@ impl Shared {
             .map(|record| (bytes, record)))
     }
 
+    /// How many tasks the cluster keeps, and the bytes of their records
+    /// (an upper bound: expired records count until Redis sweeps them).
+    pub(super) async fn size(&self) -> Result<Size, SharedError> {
+        Ok(self.store.size(&self.ns).await?)
+    }
+
     /// Takes the lease of a new task and writes its first record.
     pub(super) async fn create(&self, record: &Record) -> Result<(), SharedError> {
         let id = &record.task.task.task_id;
         let lease = self
             .store
             .compare_and_swap(
-                &self.ns,
+                &self.leases,
                 Self::lease_key(id),
                 None,
                 &self.replica,
@@ -210,7 +221,7 @@ impl Shared {
         for expected in [Some(mine), None] {
             let swap = self
                 .store
-                .compare_and_swap(&self.ns, &key, expected, mine, Some(self.lease))
+                .compare_and_swap(&self.leases, &key, expected, mine, Some(self.lease))
                 .await?;
             if swap == Swap::Swapped {
                 return Ok(true);
@@ -221,7 +232,11 @@ impl Shared {
 
     /// Lets a task's lease go once its record says it ended.
     async fn release(&self, task_id: &str) {
-        if let Err(e) = self.store.delete(&self.ns, Self::lease_key(task_id)).await {
+        if let Err(e) = self
+            .store
+            .delete(&self.leases, Self::lease_key(task_id))
+            .await
+        {
             // It expires on its own.
             tracing::debug!(task = short(task_id), error = %e, "a task's lease stays until it expires");
         }
@@ -240,7 +255,7 @@ impl Shared {
             if ended(&record.task)
                 || self
                     .store
-                    .exists(&self.ns, Self::lease_key(task_id))
+                    .exists(&self.leases, Self::lease_key(task_id))
                     .await?
             {
                 return Ok(Some(record.task));

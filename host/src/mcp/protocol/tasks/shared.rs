@@ -457,3 +457,110 @@ fn heard(tasks: &Tasks, bytes: &[u8]) {
         Err(e) => tracing::debug!(error = %e, "a message for tasks this server cannot read"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Two `Tasks` on one embedded store stand for two replicas: the same
+    //! records, leases and messages as on Redis, within one process.
+    use std::future::pending;
+
+    use rmcp::model::{CallToolResult, ContentBlock, TaskStatus};
+    use tokio::sync::oneshot;
+
+    use super::super::{Finished, Tasks};
+    use super::*;
+    use crate::config::TaskSettings;
+
+    async fn replicas(lease: Duration) -> (Tasks, Tasks, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::embedded(dir.path()).await.unwrap();
+        let settings = TaskSettings {
+            lease,
+            ..TaskSettings::default()
+        };
+        let a = Tasks::shared(settings, store.clone());
+        let b = Tasks::shared(settings, store);
+        (a, b, dir)
+    }
+
+    /// `tasks/get` on `tasks` until `done` holds (within a minute, far
+    /// beyond what it takes).
+    async fn until(tasks: &Tasks, id: &str, done: impl Fn(TaskStatus) -> bool) -> DetailedTask {
+        let poll = async {
+            loop {
+                let got = tasks.get(id).await.unwrap();
+                if done(got.status()) {
+                    return got;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(60), poll)
+            .await
+            .expect("the task never reached the state the test waits for")
+    }
+
+    #[tokio::test]
+    async fn a_result_made_on_one_replica_is_read_on_another() {
+        let (a, b, _dir) = replicas(Duration::from_secs(10)).await;
+        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
+        assert_eq!(b.get(&id).await.unwrap().status(), TaskStatus::Working);
+        a.run(&id, async {
+            Finished::Completed(CallToolResult::success(vec![ContentBlock::text("done")]))
+        });
+        let done = until(&b, &id, |s| s != TaskStatus::Working).await;
+        assert_eq!(done.status(), TaskStatus::Completed);
+        let value = serde_json::to_value(&done).unwrap();
+        assert_eq!(value["result"]["content"][0]["text"], "done");
+        assert_eq!(b.get("nope").await.unwrap_err().code.0, -32602);
+    }
+
+    #[tokio::test]
+    async fn a_cancel_on_another_replica_drops_the_run() {
+        let (a, b, _dir) = replicas(Duration::from_secs(10)).await;
+        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
+        let (dropped_tx, dropped_rx) = oneshot::channel::<()>();
+        a.run(&id, async move {
+            let _dropped = dropped_tx;
+            pending::<Finished>().await
+        });
+        b.cancel(&id).await.unwrap();
+        // The run's future is dropped on the replica running it.
+        assert!(dropped_rx.await.is_err());
+        assert_eq!(a.get(&id).await.unwrap().status(), TaskStatus::Cancelled);
+        assert_eq!(b.get(&id).await.unwrap().status(), TaskStatus::Cancelled);
+    }
+
+    #[tokio::test]
+    async fn a_task_whose_lease_expires_reads_failed_as_lost() {
+        let (a, b, _dir) = replicas(Duration::from_millis(50)).await;
+        // Made, but no replica runs it or renews its lease: as if its
+        // replica died.
+        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
+        let lost = until(&b, &id, |s| s != TaskStatus::Working).await;
+        assert_eq!(lost.status(), TaskStatus::Failed);
+        assert_eq!(lost.task.status_message.as_deref(), Some(LOST));
+        let value = serde_json::to_value(&lost).unwrap();
+        assert_eq!(value["error"]["message"], LOST);
+    }
+
+    #[tokio::test]
+    async fn a_running_task_keeps_its_lease() {
+        let (a, b, _dir) = replicas(Duration::from_millis(500)).await;
+        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
+        let (finish, finished) = oneshot::channel::<()>();
+        a.run(&id, async move {
+            let _ = finished.await;
+            Finished::Completed(CallToolResult::success(vec![]))
+        });
+        // Two lease lengths pass (renewed every third of one): it is never
+        // read as lost.
+        for _ in 0..4 {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            assert_eq!(b.get(&id).await.unwrap().status(), TaskStatus::Working);
+        }
+        finish.send(()).unwrap();
+        let done = until(&b, &id, |s| s != TaskStatus::Working).await;
+        assert_eq!(done.status(), TaskStatus::Completed);
+    }
+}

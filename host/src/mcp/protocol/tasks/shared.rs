@@ -471,7 +471,8 @@ mod tests {
     use super::*;
     use crate::config::TaskSettings;
 
-    async fn replicas(lease: Duration) -> (Tasks, Tasks, tempfile::TempDir) {
+    /// Two replicas, with a task made (not yet run) on the first.
+    async fn replicas(lease: Duration) -> (Tasks, Tasks, String, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::embedded(dir.path()).await.unwrap();
         let settings = TaskSettings {
@@ -480,7 +481,8 @@ mod tests {
         };
         let a = Tasks::shared(settings, store.clone());
         let b = Tasks::shared(settings, store);
-        (a, b, dir)
+        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
+        (a, b, id, dir)
     }
 
     /// `tasks/get` on `tasks` until `done` holds (within a minute, far
@@ -502,8 +504,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_result_made_on_one_replica_is_read_on_another() {
-        let (a, b, _dir) = replicas(Duration::from_secs(10)).await;
-        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
+        let (a, b, id, _dir) = replicas(Duration::from_secs(10)).await;
         assert_eq!(b.get(&id).await.unwrap().status(), TaskStatus::Working);
         a.run(&id, async {
             Finished::Completed(CallToolResult::success(vec![ContentBlock::text("done")]))
@@ -517,8 +518,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_cancel_on_another_replica_drops_the_run() {
-        let (a, b, _dir) = replicas(Duration::from_secs(10)).await;
-        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
+        let (a, b, id, _dir) = replicas(Duration::from_secs(10)).await;
         let (dropped_tx, dropped_rx) = oneshot::channel::<()>();
         a.run(&id, async move {
             let _dropped = dropped_tx;
@@ -533,10 +533,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_task_whose_lease_expires_reads_failed_as_lost() {
-        let (a, b, _dir) = replicas(Duration::from_millis(50)).await;
+        let (_a, b, id, _dir) = replicas(Duration::from_millis(50)).await;
         // Made, but no replica runs it or renews its lease: as if its
         // replica died.
-        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
         let lost = until(&b, &id, |s| s != TaskStatus::Working).await;
         assert_eq!(lost.status(), TaskStatus::Failed);
         assert_eq!(lost.task.status_message.as_deref(), Some(LOST));
@@ -546,8 +545,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_running_task_keeps_its_lease() {
-        let (a, b, _dir) = replicas(Duration::from_millis(500)).await;
-        let id = a.create(Duration::from_secs(60)).await.unwrap().task_id;
+        let (a, b, id, _dir) = replicas(Duration::from_millis(500)).await;
         let (finish, finished) = oneshot::channel::<()>();
         a.run(&id, async move {
             let _ = finished.await;

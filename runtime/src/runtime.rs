@@ -120,7 +120,7 @@ impl Runtime {
     /// `client_rate_limit` for callers with an OAuth subject) in `store`,
     /// which the replicas of a cluster share, instead of in this process.
     /// Call it before the first load.
-    pub fn with_shared_limits(mut self, store: crate::store::Store) -> Self {
+    pub fn with_shared_limits(mut self, store: mcp_wasm_host_store::Store) -> Self {
         self.loader
             .set_counting(crate::serve::rate::Counting::shared(store));
         self

@@ -409,7 +409,7 @@ pub enum FailureCause {
     /// The tool was called more often than its rate limit allows.
     RateLimited {
         /// Whose quota ran out: the tool's, or the calling client's.
-        scope: crate::serve::rate::RateScope,
+        scope: crate::policy::limits::RateScope,
         /// Calls per minute allowed.
         per_minute: u32,
         /// How long until the next call is allowed.
@@ -419,7 +419,7 @@ pub enum FailureCause {
     /// not answer in time: the call is refused (the limit fails closed).
     LimitUnavailable {
         /// Whose quota could not be counted.
-        scope: crate::serve::rate::RateScope,
+        scope: crate::policy::limits::RateScope,
         /// The store's error, which names the store (never its password).
         reason: String,
     },
@@ -718,8 +718,8 @@ impl ToolFailure {
             } => format!(
                 "{tool} of plugin {plugin:?} is limited to {per_minute} calls per minute{}; retry in {:.1} s (policy key `{}`)",
                 match scope {
-                    crate::serve::rate::RateScope::AllClients => "",
-                    crate::serve::rate::RateScope::EachClient => " for each client",
+                    crate::policy::limits::RateScope::AllClients => "",
+                    crate::policy::limits::RateScope::EachClient => " for each client",
                 },
                 retry_after.as_secs_f64(),
                 scope.key()

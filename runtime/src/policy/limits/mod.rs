@@ -3,6 +3,9 @@
 
 use std::time::Duration;
 
+mod rate_scope;
+pub use rate_scope::RateScope;
+
 /// The largest `reuse_instances` a policy may set.
 pub const MAX_REUSE_INSTANCES: u32 = 1_000_000;
 

@@ -20,7 +20,7 @@ use mcp_wasm_host_store::Store;
 
 use crate::call::session::{Session, Whose};
 use crate::error::FailureCause;
-use crate::policy::limits::spec::key;
+pub use crate::policy::limits::RateScope;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use shared::{Counter, SharedCounts};
 use subjects::SubjectQuotas;
@@ -30,25 +30,6 @@ pub use shared::Unavailable;
 /// The names the rate limiters of a plugin know these requests by, next to
 /// its tools' names.
 pub(crate) const REQUESTS: [&str; 3] = ["resources/read", "prompts/get", "completion/complete"];
-
-/// Whose quota a refused call ran out of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RateScope {
-    /// The tool's quota, shared by every client (`rate_limit`).
-    AllClients,
-    /// The calling client's own quota for the tool (`client_rate_limit`).
-    EachClient,
-}
-
-impl RateScope {
-    /// The policy key that sets this quota.
-    pub fn key(self) -> &'static str {
-        match self {
-            RateScope::AllClients => key::RATE_LIMIT,
-            RateScope::EachClient => key::CLIENT_RATE_LIMIT,
-        }
-    }
-}
 
 /// A refused call: how long until the quota allows the next one.
 fn refused(not_until: governor::NotUntil<<DefaultClock as Clock>::Instant>) -> Duration {

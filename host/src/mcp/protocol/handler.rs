@@ -344,7 +344,8 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        let mut result = GetTaskResult::new(self.tasks.get(&request.task_id).await?);
+        let task = Box::pin(self.tasks.get(&request.task_id)).await?;
+        let mut result = GetTaskResult::new(task);
         server_info_meta(&mut result.meta);
         Ok(result)
     }
@@ -355,9 +356,7 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks
-            .update(&request.task_id, request.input_responses)
-            .await
+        Box::pin(self.tasks.update(&request.task_id, request.input_responses)).await
     }
 
     /// `tasks/cancel`: stops the task's guest at once.
@@ -366,7 +365,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks.cancel(&request.task_id).await
+        Box::pin(self.tasks.cancel(&request.task_id)).await
     }
 }
 

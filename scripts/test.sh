@@ -43,13 +43,16 @@
 #   - the setup scripts (downloads, dpkg, pip, npm) run in the background
 #     while cargo compiles the tests (`cargo test --no-run`); the Debian ones
 #     one after another, as dpkg installs one package set at a time;
-#   - the fuzz build and the static host for pytest (scripts/install-host.sh,
-#     MCP_WASM_HOST_INSTALL_PROFILE=quick) compile in the background, at the
-#     lowest CPU priority (nice 19), while the tests, clippy and the
-#     conformance suite run: the tests wait on processes and sockets much
-#     of the time (11 CPU-minutes of work in a cold run) and leave the CPU
-#     idle, which these builds take; they have target directories of their
-#     own, so neither side waits for the other's cargo lock;
+#   - the fuzz build (from the start, beside the test build) and the static
+#     host for pytest (scripts/install-host.sh,
+#     MCP_WASM_HOST_INSTALL_PROFILE=quick, once the musl setup is done)
+#     compile in the background, at the lowest CPU priority (nice 19), while
+#     the test build, the tests, clippy and the conformance suite run: the
+#     test build leaves a core idle in its serial stretches, and the tests
+#     wait on processes and sockets much of the time (11 CPU-minutes of work
+#     in a cold run), and these builds take that idle CPU; they have target
+#     directories of their own, so neither side waits for the other's cargo
+#     lock;
 #   - the conformance suite runs beside clippy, and the fuzz targets beside
 #     pytest: each of these pairs has one step that mostly waits.
 # The table at the end gives each step's wall time (background steps marked
@@ -140,6 +143,15 @@ in_background setup-node.sh
 in_background setup-go.sh
 in_background setup-c.sh setup-chromium.sh setup-registry.sh setup-nginx.sh setup-redis.sh setup-image.sh setup-musl.sh
 
+# The fuzz build needs nothing the setups install: it starts now, at the
+# lowest CPU priority, and takes what the test build leaves idle (its build
+# scripts, its links, its last crates on one core), then the gaps of the
+# tests, which wait on servers and clients much of the time.
+timed "fuzz.sh build (beside the tests)" nice -n 19 scripts/fuzz.sh build \
+    >"$logs/fuzz-build.log" 2>&1 &
+fuzz_build_job=$!
+build_jobs=("$fuzz_build_job")
+
 echo "== cargo test --workspace --no-run (the setups install meanwhile)" >&2
 timed "cargo build: tests (debug)" cargo test --workspace --locked --no-run
 
@@ -174,15 +186,13 @@ setup CC_x86_64_unknown_linux_musl setup-musl.sh
 
 # The static host pytest installs is built with the `quick` profile
 # (scripts/install-host.sh says what it is); the release profile stays the
-# default of install-host.sh, build-image.sh and build-bundle.sh.
+# default of install-host.sh, build-image.sh and build-bundle.sh. It needs
+# the musl toolchain of setup-musl.sh, so it starts here.
 export MCP_WASM_HOST_INSTALL_PROFILE=quick
-(
-    timed "fuzz.sh build (beside the tests)" nice -n 19 scripts/fuzz.sh build \
-        >"$logs/fuzz-build.log" 2>&1
-    timed "install-host.sh, quick (beside the tests)" nice -n 19 scripts/install-host.sh \
-        >"$logs/install-host.path" 2>"$logs/install-host.log"
-) &
-build_jobs=($!)
+timed "install-host.sh, quick (beside the tests)" nice -n 19 scripts/install-host.sh \
+    >"$logs/install-host.path" 2>"$logs/install-host.log" &
+install_job=$!
+build_jobs+=("$install_job")
 
 # Every test runs: a test that cannot find its toolchain or server fails
 # instead of skipping (the Rust tests' `common::toolchain` and `skip` in
@@ -215,7 +225,13 @@ cat "$logs/conformance.log" >&2
 
 echo "== waiting for the fuzz build and the static host" >&2
 builds_status=0
-timed "waiting for the background builds" wait "${build_jobs[0]}" || builds_status=$?
+wait_for_builds() {
+    local status=0
+    wait "$fuzz_build_job" || status=$?
+    wait "$install_job" || status=$?
+    return "$status"
+}
+timed "waiting for the background builds" wait_for_builds || builds_status=$?
 build_jobs=()
 cat "$logs/fuzz-build.log" "$logs/install-host.log" >&2 2>/dev/null || true
 ((builds_status == 0)) || die "the fuzz build or scripts/install-host.sh failed (its output is above)"

@@ -36,7 +36,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::list_changed::ListsChanged;
 use super::revision::{implementation, server_info_meta, tools_have_icons};
 use super::server::McpServer;
-use super::subscriptions::{Watched, refresh};
+use super::subscriptions::{Watched, changed_uris, refresh};
 use super::{convert, cursor};
 use crate::runtime::Generations;
 
@@ -78,15 +78,16 @@ impl ServerHandler for McpServer {
         // counts from its own point: resources and prompts may wait longer
         // than tools, and a change before they are answered is none to them.
         let (runtime, peers) = (self.runtime.clone(), self.peers.clone());
+        let notices = self.notices.clone();
         let (tools_after, others_after) = (self.options.lists_after, self.other_lists_after());
         tokio::spawn(async move {
             let tools = runtime.wait_for_lists(tools_after).await;
             let others = runtime.wait_for_lists(others_after).await;
-            let since = Generations {
+            let since = notices.since(Generations {
                 tools: tools.tools,
                 ..others
-            };
-            peers.forward(&runtime.subscribe_changes(), since);
+            });
+            peers.forward(&notices.subscribe(), since);
         });
         tracing::debug!("client initialized; it will be told when the tool list changes");
     }
@@ -206,7 +207,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.subscriptions
-            .subscribe(&self.runtime, context.peer.clone(), &request.uri)
+            .subscribe(
+                &self.runtime,
+                &self.notices,
+                context.peer.clone(),
+                &request.uri,
+            )
             .await
             .map_err(Into::into)
     }
@@ -278,8 +284,9 @@ impl ServerHandler for McpServer {
         for uri in requested.unwrap_or_default() {
             self.options.served.check_uri(uri)?;
         }
-        let mut changes = self.runtime.subscribe_changes();
+        let mut changes = self.notices.subscribe();
         let mut seen = *changes.borrow_and_update();
+        let mut cursor = self.notices.cursor();
         let (tools, resources, prompts) = {
             let a = subscription.accepted();
             (
@@ -318,7 +325,7 @@ impl ServerHandler for McpServer {
                     if lists.prompts && wanted(prompts) {
                         sent = sent.and(sink.notify_prompt_list_changed().await);
                     }
-                    for uri in refresh(&watched, &self.runtime).await {
+                    for uri in changed_uris(&watched, &self.runtime, &self.notices, &mut cursor).await {
                         sent = sent.and(sink.notify_resource_updated(uri).await);
                     }
                     if let Err(error) = sent {

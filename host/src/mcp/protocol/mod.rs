@@ -13,6 +13,7 @@
 pub mod convert;
 pub mod convert_served;
 pub mod cursor;
+pub mod fanout;
 mod gate;
 pub mod handler;
 pub mod list_changed;

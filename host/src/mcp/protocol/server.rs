@@ -10,6 +10,7 @@ use rmcp::model::{CacheScope, JsonObject, MetaObject};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
+use super::fanout::Notices;
 use super::list_changed::PeerRegistry;
 use super::revision::{is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
 use super::subscriptions::{Subscriptions, WatchBudget};
@@ -36,7 +37,8 @@ pub struct ServerOptions {
     /// ignore `list_changed`.
     pub lists_after: FirstLists,
     /// The Redis store the replicas share, if any: tasks are kept there, so
-    /// that any replica reads, updates and cancels any task.
+    /// that any replica reads, updates and cancels any task, and catalog
+    /// changes are told to every replica through it.
     pub task_store: Option<crate::runtime::store::Store>,
 }
 
@@ -77,12 +79,19 @@ pub struct McpServer {
     pub(super) subscriptions: Subscriptions,
     /// What every session's subscriptions and listen streams hold.
     pub(super) watch: WatchBudget,
+    /// The catalog changes its clients hear of: this replica's, and with
+    /// a shared store the other replicas' too.
+    pub(super) notices: Notices,
 }
 
 impl McpServer {
     /// A server for `runtime`; `rounds` signs the 2026-07-28 request state.
     pub fn new(runtime: Arc<Runtime>, options: ServerOptions, rounds: Rounds) -> Self {
         let watch = WatchBudget::new(options.served.clone());
+        let notices = match &options.task_store {
+            Some(store) => Notices::cluster(runtime.clone(), store.clone()),
+            None => Notices::local(runtime.clone()),
+        };
         McpServer {
             runtime,
             peers: PeerRegistry::default(),
@@ -95,6 +104,7 @@ impl McpServer {
             },
             subscriptions: Subscriptions::new(watch.clone()),
             watch,
+            notices,
             options,
         }
     }

@@ -20,6 +20,7 @@ use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::Peer;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::fanout::{Notices, Transition};
 pub use crate::config::ServedBounds;
 use crate::runtime::units::bytes;
 use crate::runtime::{Runtime, Sha256Digest};
@@ -301,6 +302,23 @@ impl Watched {
         updated.sort();
         updated
     }
+
+    /// The watched URIs served by a plugin version another replica
+    /// stopped serving (`transitions`); each is noted as served by the
+    /// version that replica serves now, so that this replica's own reload
+    /// to that version, later, is not announced again.
+    pub fn moved(&mut self, transitions: &[Transition]) -> Vec<String> {
+        let mut updated = Vec::new();
+        for (uri, seen) in &mut self.uris {
+            let Some(at) = *seen else { continue };
+            if let Some(t) = transitions.iter().find(|t| t.from == at) {
+                *seen = t.to;
+                updated.push(uri.clone());
+            }
+        }
+        updated.sort();
+        updated
+    }
 }
 
 impl Drop for Watched {
@@ -322,6 +340,30 @@ pub async fn refresh(watched: &Arc<Mutex<Watched>>, runtime: &Arc<Runtime>) -> V
     })
     .await
     .unwrap_or_default()
+}
+
+/// The watched URIs to announce as updated after a change: those whose
+/// plugin changed here ([`refresh`]), then those whose plugin version
+/// another replica stopped serving since `cursor` ([`Watched::moved`]).
+pub async fn changed_uris(
+    watched: &Arc<Mutex<Watched>>,
+    runtime: &Arc<Runtime>,
+    notices: &Notices,
+    cursor: &mut u64,
+) -> Vec<String> {
+    let mut updated = refresh(watched, runtime).await;
+    let heard = notices.heard(cursor);
+    if !heard.is_empty() {
+        updated.extend(
+            watched
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .moved(&heard),
+        );
+        updated.sort();
+        updated.dedup();
+    }
+    updated
 }
 
 /// One session's `resources/subscribe` subscriptions. Cheap to clone;
@@ -350,6 +392,7 @@ impl Subscriptions {
     pub async fn subscribe(
         &self,
         runtime: &Arc<Runtime>,
+        notices: &Notices,
         peer: Peer<RoleServer>,
         uri: &str,
     ) -> Result<(), Refused> {
@@ -368,8 +411,10 @@ impl Subscriptions {
             // The task holds the URIs weakly: when the session's handler is
             // dropped, they go back to the budget at once.
             let (watched, runtime) = (Arc::downgrade(&self.watched), runtime.clone());
-            let mut changes = runtime.subscribe_changes();
+            let notices = notices.clone();
+            let mut changes = notices.subscribe();
             changes.mark_unchanged();
+            let mut cursor = notices.cursor();
             let ended = CancellationToken::new();
             let session_ended = ended.clone();
             tokio::spawn(async move {
@@ -384,7 +429,7 @@ impl Subscriptions {
                     let Some(watched) = watched.upgrade() else {
                         break;
                     };
-                    for uri in refresh(&watched, &runtime).await {
+                    for uri in changed_uris(&watched, &runtime, &notices, &mut cursor).await {
                         tracing::debug!(%uri, "a subscribed resource's plugin changed");
                         let param = ResourceUpdatedNotificationParam::new(uri);
                         if let Err(e) = peer.notify_resource_updated(param).await {

@@ -103,18 +103,11 @@ pub(super) struct Shared {
 impl Shared {
     /// Tasks in `store`, leased for `lease`.
     pub(super) fn new(store: Store, lease: Duration) -> Shared {
-        let mut id = [0u8; 8];
-        // Only told apart from the other replicas; a clock will do without
-        // random bytes.
-        let replica = match getrandom::fill(&mut id) {
-            Ok(()) => hex::encode(id),
-            Err(_) => format!("{}-{}", std::process::id(), now_ms()),
-        };
         Shared {
             store,
             ns: Namespace::tasks(),
             leases: Namespace::limits(),
-            replica,
+            replica: super::super::fanout::message::replica_name(),
             lease: lease.max(Duration::from_millis(30)),
         }
     }

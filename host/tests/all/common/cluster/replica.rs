@@ -95,6 +95,11 @@ impl Replica {
         );
     }
 
+    /// The directory of its plugin files (which it watches).
+    pub fn plugins(&self) -> &Path {
+        self._dirs.0.path()
+    }
+
     /// Its MCP endpoint.
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.authority)

@@ -237,8 +237,8 @@ impl Caller {
     }
 
     /// Its session is shared by the replicas, its data under `key` on
-    /// every one (see [`SessionDataKey`](crate::SessionDataKey)).
-    pub fn share_session(&self, key: &crate::SessionDataKey) {
+    /// every one (see [`SessionDataKey`](crate::state::SessionDataKey)).
+    pub fn share_session(&self, key: &crate::state::SessionDataKey) {
         if let Some(session) = &self.session {
             session.state().share(key);
         }

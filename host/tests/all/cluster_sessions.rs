@@ -9,7 +9,10 @@
 //!    on all (each then answers `404`, also one that held a copy).
 //! 2. With OAuth, another subject's request for the session gets `404` on
 //!    a replica that does not hold it, as on the one that does.
-//! 3. The official Python SDK at 2025-11-25 keeps one session through
+//! 3. While the store does not answer, a request in a session gets `503`
+//!    naming the shared session store, and the session goes on once the
+//!    store is back.
+//! 4. The official Python SDK at 2025-11-25 keeps one session through
 //!    nginx while its requests land on every replica
 //!    (`tests/python/cluster_session_client.py`).
 
@@ -30,6 +33,8 @@ fn cluster(policy: &str) -> Option<Cluster> {
         plugins: &[test_artifacts::KVNOTES],
         policy,
         args: &[],
+        // A paused store is given up on within a second.
+        store: ", timeout = \"1s\"",
         ..Spec::default()
     })
 }
@@ -140,6 +145,34 @@ fn another_subjects_request_for_a_shared_session_is_not_found_on_any_replica() {
             .post(&tools_list());
         assert_eq!(reply.status, 404, "{url}: {reply:#?}");
     }
+}
+
+#[test]
+fn a_store_that_does_not_answer_gives_503_naming_it_and_the_session_goes_on_after() {
+    let Some(cluster) = cluster(SESSION_NOTES) else {
+        return;
+    };
+    let urls: Vec<String> = cluster.replicas.iter().map(|r| r.url()).collect();
+    let mut first = Client::new(&urls[0]);
+    assert_eq!(first.initialize(R4).status, 200);
+    let session = first.session.clone().unwrap();
+    let added = in_session(&urls[0], &session).call_value("add-note", json!({"text": "a"}));
+    assert_eq!(added, json!(1));
+
+    cluster.redis.signal("STOP");
+    // Where the session is held, and where it is not.
+    for url in &urls[..2] {
+        let reply = in_session(url, &session).post(&tools_list());
+        assert_eq!(reply.status, 503, "{url}: {reply:#?}");
+        assert!(
+            reply.body.contains("shared session store") && reply.body.contains("retry"),
+            "{}",
+            reply.body
+        );
+    }
+    cluster.redis.signal("CONT");
+    let added = in_session(&urls[1], &session).call_value("add-note", json!({"text": "b"}));
+    assert_eq!(added, json!(2), "{}", cluster.logs());
 }
 
 #[test]

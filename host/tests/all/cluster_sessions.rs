@@ -9,17 +9,23 @@
 //!    on all (each then answers `404`, also one that held a copy).
 //! 2. With OAuth, another subject's request for the session gets `404` on
 //!    a replica that does not hold it, as on the one that does.
-//! 3. While the store does not answer, a request in a session gets `503`
+//! 3. A session's `GET` stream resumed with `Last-Event-ID` on another
+//!    replica (one that never held the session) is sent the events it
+//!    missed: list changes of the replica it was on, from the shared log.
+//! 4. While the store does not answer, a request in a session gets `503`
 //!    naming the shared session store, and the session goes on once the
 //!    store is back.
-//! 4. The official Python SDK at 2025-11-25 keeps one session through
+//! 5. The official Python SDK at 2025-11-25 keeps one session through
 //!    nginx while its requests land on every replica
 //!    (`tests/python/cluster_session_client.py`).
 
 #![allow(clippy::unwrap_used)]
 
+use std::sync::mpsc::Receiver;
+
 use serde_json::{Value, json};
 
+use crate::common::DEADLINE;
 use crate::common::cluster::{Cluster, Spec};
 use crate::common::http::Client;
 use crate::common::revision::R4;
@@ -39,6 +45,19 @@ fn cluster(policy: &str) -> Option<Cluster> {
     })
 }
 
+/// The MCP endpoints of the cluster's replicas.
+fn urls(cluster: &Cluster) -> Vec<String> {
+    cluster.replicas.iter().map(|r| r.url()).collect()
+}
+
+/// A session opened at 2025-11-25 on `url`: its id.
+fn open(url: &str) -> String {
+    let mut client = Client::new(url);
+    let init = client.initialize(R4);
+    assert_eq!(init.status, 200, "{init:#?}");
+    client.session.unwrap()
+}
+
 /// A client of `url` in `session`.
 fn in_session(url: &str, session: &str) -> Client {
     Client::new(url).with_session(Some(session))
@@ -53,11 +72,8 @@ fn a_session_is_served_by_every_replica_with_its_data_and_ends_on_all() {
     let Some(cluster) = cluster(SESSION_NOTES) else {
         return;
     };
-    let urls: Vec<String> = cluster.replicas.iter().map(|r| r.url()).collect();
-    let mut first = Client::new(&urls[0]);
-    let init = first.initialize(R4);
-    assert_eq!(init.status, 200, "{init:#?}");
-    let session = first.session.clone().unwrap();
+    let urls = urls(&cluster);
+    let session = open(&urls[0]);
 
     // Each note through the next replica: the counter is the session's.
     for n in 1..=6usize {
@@ -108,7 +124,7 @@ fn another_subjects_request_for_a_shared_session_is_not_found_on_any_replica() {
     let Some(cluster) = cluster(&policy) else {
         return;
     };
-    let urls: Vec<String> = cluster.replicas.iter().map(|r| r.url()).collect();
+    let urls = urls(&cluster);
     let alice = key.sign(&claims("alice", "notes"));
     let mallory = key.sign(&claims("mallory", "notes"));
     let mut opened = Client::new(&urls[0]).with_token(&alice);
@@ -147,15 +163,107 @@ fn another_subjects_request_for_a_shared_session_is_not_found_on_any_replica() {
     }
 }
 
+/// The session's `GET` stream at `url`, resumed after `last` if given:
+/// each event's id (if any) and message, as they come.
+fn events(url: &str, session: &str, last: Option<&str>) -> Receiver<(Option<String>, Value)> {
+    use std::io::BufRead as _;
+    let mut request = crate::common::http::agent()
+        .get(url)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", session);
+    if let Some(last) = last {
+        request = request.header("Last-Event-ID", last);
+    }
+    let response = request.call().unwrap();
+    assert_eq!(response.status().as_u16(), 200, "GET stream refused");
+    let reader = response.into_body().into_reader();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // An event's fields come in any order; a blank line ends it.
+        let (mut id, mut data) = (None, None);
+        for line in std::io::BufReader::new(reader).lines() {
+            let Ok(line) = line else { break };
+            if let Some(value) = line.strip_prefix("id:") {
+                id = Some(value.trim().to_string());
+            } else if let Some(value) = line.strip_prefix("data:") {
+                data = serde_json::from_str::<Value>(value.trim()).ok();
+            } else if line.is_empty() {
+                let id = id.take();
+                if let Some(message) = data.take()
+                    && tx.send((id, message)).is_err()
+                {
+                    break;
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// The id of the next `notifications/tools/list_changed` on `stream`.
+fn next_list_change(stream: &Receiver<(Option<String>, Value)>) -> String {
+    loop {
+        let (id, message) = stream
+            .recv_timeout(DEADLINE)
+            .expect("notifications/tools/list_changed on the GET stream");
+        if message["method"] == "notifications/tools/list_changed" {
+            return id.expect("an event id");
+        }
+    }
+}
+
+#[test]
+fn a_get_stream_resumes_on_another_replica_with_the_events_it_missed() {
+    let Some(cluster) = cluster(SESSION_NOTES) else {
+        return;
+    };
+    let urls = urls(&cluster);
+    let session = open(&urls[0]);
+    let dir = cluster.replicas[0].plugins_dir();
+
+    // Replica 0's tools change: its session hears it on its GET stream.
+    let stream = events(&urls[0], &session, None);
+    std::fs::copy(test_artifacts::FNV, dir.join("fnv.wasm")).unwrap();
+    let heard = next_list_change(&stream);
+    assert!(!heard.starts_with("l."), "a shared log's id: {heard}");
+    drop(stream);
+    // They change again while the client is away; resumed on replica 0,
+    // its stream has that change after the first.
+    std::fs::copy(test_artifacts::PANIC, dir.join("panic.wasm")).unwrap();
+    let again = events(&urls[0], &session, Some(&heard));
+    let missed = next_list_change(&again);
+    assert_ne!(missed, heard);
+    drop(again);
+
+    // Resumed on replica 1, which never held the session (nor saw these
+    // changes): the missed change comes from the shared log.
+    let moved = events(&urls[1], &session, Some(&heard));
+    assert_eq!(next_list_change(&moved), missed, "{}", cluster.logs());
+    assert!(
+        cluster.replicas[1]
+            .stderr()
+            .contains("took over an HTTP session from the shared store")
+    );
+    // Another session's stream cannot be read with its event id.
+    let other = open(&urls[1]);
+    let foreign = events(&urls[1], &other, Some(&heard));
+    let refused = foreign.recv_timeout(DEADLINE);
+    assert!(
+        matches!(
+            refused,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
+        ),
+        "a foreign Last-Event-ID gets an empty stream: {refused:?}"
+    );
+}
+
 #[test]
 fn a_store_that_does_not_answer_gives_503_naming_it_and_the_session_goes_on_after() {
     let Some(cluster) = cluster(SESSION_NOTES) else {
         return;
     };
-    let urls: Vec<String> = cluster.replicas.iter().map(|r| r.url()).collect();
-    let mut first = Client::new(&urls[0]);
-    assert_eq!(first.initialize(R4).status, 200);
-    let session = first.session.clone().unwrap();
+    let urls = urls(&cluster);
+    let session = open(&urls[0]);
     let added = in_session(&urls[0], &session).call_value("add-note", json!({"text": "a"}));
     assert_eq!(added, json!(1));
 

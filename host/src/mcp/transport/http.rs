@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use super::accept::DrainingListener;
 use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
-use super::http_sessions::{self, ClientAddr, Registry, Sessions, SharedSessions};
+use super::http_sessions::{self, ClientAddr, Registry, Sessions, SharedEvents, SharedSessions};
 use super::upstream_gaps::jsonrpc;
 use crate::config::SessionSettings;
 use crate::mcp::oauth::bearer::{self, BearerToken};
@@ -277,19 +277,25 @@ impl HttpListener {
                 let registry = registry.clone();
                 count.count_with(move || Some(registry.len()));
             }
-            let mut sessions = Sessions::new(local, registry.clone());
+            let mut shared = None;
             if let Some(store) = &self.options.session_store {
-                let shared = Arc::new(SharedSessions::new(
+                let sessions = Arc::new(SharedSessions::new(
                     store.clone(),
                     limits.idle_timeout,
                     registry.clone(),
                 ));
+                let events = Arc::new(SharedEvents::new(store.clone(), limits.idle_timeout));
                 tracing::info!(
                     store = %store.name(),
-                    "HTTP sessions are recorded in the shared state store; any replica serves any session"
+                    "HTTP sessions and their GET streams' events are recorded in the shared state store; any replica serves any session"
                 );
-                config.session_store = Some(shared.clone());
-                sessions = sessions.sharing(shared);
+                config.session_store = Some(sessions.clone());
+                local = local.with_event_store(events.clone());
+                shared = Some((sessions, events));
+            }
+            let mut sessions = Sessions::new(local, registry.clone());
+            if let Some((shared, events)) = shared {
+                sessions = sessions.sharing(shared, events);
             }
             let sessions = Arc::new(sessions);
             let check = BodyCheck {

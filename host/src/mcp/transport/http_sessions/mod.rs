@@ -33,12 +33,12 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use rmcp::model::{
     ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::transport::streamable_http_server::session::{
-    EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
+    EventStore, EventStream, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -46,9 +46,12 @@ use serde_json::json;
 use super::upstream_gaps::jsonrpc;
 use crate::config::SessionSettings;
 use crate::runtime::{Principal, SessionDataKey};
+use events::EventRef;
 
+pub mod events;
 pub mod shared;
 
+pub use events::SharedEvents;
 pub use shared::SharedSessions;
 
 /// The header that names a session.
@@ -344,6 +347,7 @@ pub struct Sessions<M> {
     inner: M,
     registry: Arc<Registry>,
     shared: Option<Arc<SharedSessions>>,
+    events: Option<Arc<SharedEvents>>,
 }
 
 impl<M> Sessions<M> {
@@ -353,12 +357,20 @@ impl<M> Sessions<M> {
             inner,
             registry,
             shared: None,
+            events: None,
         }
     }
 
-    /// The same, with sessions shared by the replicas through `shared`.
-    pub fn sharing(mut self, shared: Arc<SharedSessions>) -> Sessions<M> {
+    /// The same, with sessions shared by the replicas through `shared`,
+    /// and their `GET` streams' events logged in `events` (which `inner`
+    /// stores its events in).
+    pub fn sharing(
+        mut self,
+        shared: Arc<SharedSessions>,
+        events: Arc<SharedEvents>,
+    ) -> Sessions<M> {
         self.shared = Some(shared);
+        self.events = Some(events);
         self
     }
 
@@ -377,6 +389,12 @@ pub enum SessionsError<E: std::error::Error> {
     /// The session's `initialize` was refused: a bound was reached.
     #[error(transparent)]
     Refused(Refusal),
+    /// A `Last-Event-ID` of another session's stream.
+    #[error("the Last-Event-ID names an event of another session")]
+    ForeignEvent,
+    /// The shared event log could not be read.
+    #[error("the shared event log of the session failed: {0}")]
+    Store(crate::runtime::store::StoreError),
 }
 
 impl<M: SessionManager> SessionManager for Sessions<M> {
@@ -483,10 +501,34 @@ impl<M: SessionManager> SessionManager for Sessions<M> {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner
+        if let Some(events) = &self.events
+            && let Some(EventRef::Shared { session, seq }) = EventRef::parse(&last_event_id)
+        {
+            // The session's `GET` stream, maybe last held by another
+            // replica: what it missed from the shared log, then its events
+            // from here on.
+            if session != shared::hash(id) {
+                return Err(SessionsError::ForeignEvent);
+            }
+            let missed = events
+                .replay(&session, seq)
+                .await
+                .map_err(SessionsError::Store)?;
+            let live = self
+                .inner
+                .create_standalone_stream(id)
+                .await
+                .map_err(SessionsError::Inner)?;
+            let stream: EventStream = Box::pin(futures::stream::iter(missed).chain(live));
+            return Ok(stream);
+        }
+        let stream = self
+            .inner
             .resume(id, last_event_id)
             .await
-            .map_err(SessionsError::Inner)
+            .map_err(SessionsError::Inner)?;
+        let stream: EventStream = Box::pin(stream);
+        Ok(stream)
     }
 
     async fn restore_session(
@@ -709,6 +751,10 @@ pub async fn guard<M: SessionManager>(
         return not_found(id);
     }
     if request.method() != Method::POST {
+        if sessions.shared.is_some() && request.headers().contains_key("last-event-id") {
+            // Shared logs are read in their session only.
+            return not_found(None);
+        }
         return next.run(request).await;
     }
     let mut request = request;

@@ -102,7 +102,7 @@ impl Record {
 }
 
 /// SHA-256 of `text`, in hex.
-fn hash(text: &str) -> String {
+pub(super) fn hash(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
 }
 

@@ -116,7 +116,7 @@ pub use serve::rate::{Caller, RateScope};
 pub use serve::receipt::Receipt;
 pub use serve::rounded::{RoundedNumber, RoundedNumbers, Side};
 pub use serve::tools::{CallInput, Called, RunAs};
-pub use state::StateStore;
+pub use state::{SessionDataKey, StateStore};
 
 /// What the fuzz targets' checks (the `mcp-wasm-host-fuzzing` crate in
 /// `fuzz/harness/`) run, beyond the public names: the guest result conversions,

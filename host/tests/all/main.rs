@@ -16,6 +16,7 @@ mod cache;
 mod client_requests;
 mod cluster_limits;
 mod cluster_notify;
+mod cluster_sessions;
 mod cluster_tasks;
 mod docs_paths;
 mod engine_bounds;

@@ -7,5 +7,5 @@
 pub(crate) mod owner;
 pub(crate) mod store;
 
-pub use owner::{Owner, SessionState};
+pub use owner::{Owner, SessionDataKey, SessionState};
 pub use store::StateStore;

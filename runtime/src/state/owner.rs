@@ -4,7 +4,7 @@
 //! namespaces are dropped from the store when the session ends. Here, not
 //! in the capability, so that sessions and calls name no capability.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use mcp_wasm_host_store::{Namespace, Store};
@@ -38,13 +38,29 @@ impl Owner {
     }
 }
 
+/// The key of a session's data that every replica of a cluster gives it
+/// (the HTTP layer derives it from the MCP session id, which cannot be
+/// told from it), for a session the replicas share through the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionDataKey(Arc<str>);
+
+impl SessionDataKey {
+    /// The key `key`.
+    pub fn new(key: impl Into<Arc<str>>) -> SessionDataKey {
+        SessionDataKey(key.into())
+    }
+}
+
 /// A client session's data in the state store: its key there (random, never
-/// the MCP session id, which is a credential) and the namespaces it wrote.
+/// the MCP session id, which is a credential; or the [`SessionDataKey`] of
+/// a session the replicas share) and the namespaces it wrote.
 #[derive(Clone)]
 pub struct SessionState(Arc<Inner>);
 
 struct Inner {
     key: Arc<str>,
+    /// The key every replica gives the session, when they share it.
+    shared: OnceLock<Arc<str>>,
     written: Mutex<Vec<(Store, Namespace)>>,
 }
 
@@ -65,13 +81,22 @@ impl SessionState {
     pub fn new() -> SessionState {
         SessionState(Arc::new(Inner {
             key: uuid::Uuid::new_v4().simple().to_string().into(),
+            shared: OnceLock::new(),
             written: Mutex::new(Vec::new()),
         }))
     }
 
     /// Its key in the store's namespaces.
     pub fn key(&self) -> &str {
-        &self.0.key
+        self.0.shared.get().unwrap_or(&self.0.key)
+    }
+
+    /// The session is shared by the replicas under `key`: its data is
+    /// kept under that key from now on (set once; a session keeps its
+    /// key), and this replica's end of it drops none of it, as other
+    /// replicas go on serving the session.
+    pub fn share(&self, key: &SessionDataKey) {
+        let _ = self.0.shared.set(key.0.clone());
     }
 
     /// Records that the session wrote into `namespace` of `store`, which
@@ -94,6 +119,10 @@ impl SessionState {
     /// the tokio runtime, when there is one; otherwise its entries expire
     /// [`SESSION_DATA_TTL`] after their last write).
     pub fn end(&self) {
+        if self.0.shared.get().is_some() {
+            // Its entries expire [`SESSION_DATA_TTL`] after their last write.
+            return;
+        }
         let written = std::mem::take(
             &mut *self
                 .0

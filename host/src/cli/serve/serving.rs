@@ -75,6 +75,9 @@ pub(super) async fn http(
     let config = &setup.config;
     let mut options = args.http.options(addr)?;
     options.session_limits = config.session_options();
+    if !options.stateless {
+        options.session_store = setup.shared.clone();
+    }
     let drain = Drain::new();
     options.drain = Some(drain.clone());
     if let Some(metrics) = &setup.metrics {

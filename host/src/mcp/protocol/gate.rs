@@ -13,7 +13,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::json;
 
 use super::server::McpServer;
-use crate::runtime::{Denied, Plugin, Policy, Principal, ToolRoute};
+use crate::runtime::{Denied, Plugin, Policy, Principal, SessionDataKey, ToolRoute};
 
 /// What one request's caller may use.
 #[derive(Debug, Clone)]
@@ -27,9 +27,12 @@ impl McpServer {
     /// request of another subject ([`crate::mcp::transport::http_sessions`]); this binds the
     /// caller (the audit log's subject) and checks again.
     pub(super) fn gate(&self, context: &RequestContext<RoleServer>) -> Result<Gate, McpError> {
-        let principal = context
-            .extensions
-            .get::<http::request::Parts>()
+        let parts = context.extensions.get::<http::request::Parts>();
+        if let Some(key) = parts.and_then(|parts| parts.extensions.get::<SessionDataKey>()) {
+            // A session the replicas share: its data has this key on each.
+            self.caller.share_session(key);
+        }
+        let principal = parts
             .and_then(|parts| parts.extensions.get::<Principal>())
             .cloned();
         if let Some(principal) = &principal

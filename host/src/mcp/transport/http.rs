@@ -31,12 +31,13 @@ use tokio_util::sync::CancellationToken;
 use super::accept::DrainingListener;
 use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
-use super::http_sessions::{self, ClientAddr, Registry, Sessions};
+use super::http_sessions::{self, ClientAddr, Registry, Sessions, SharedEvents, SharedSessions};
 use super::upstream_gaps::jsonrpc;
 use crate::config::SessionSettings;
 use crate::mcp::oauth::bearer::{self, BearerToken};
 use crate::mcp::oauth::{self, OAuth};
 use crate::mcp::protocol::McpServer;
+use crate::runtime::store::Store;
 use crate::telemetry::metrics::SessionCount;
 
 /// The path of the MCP endpoint.
@@ -87,6 +88,9 @@ pub struct HttpOptions {
     /// How many sessions may be open and how long an idle one lives
     /// (`[server]`'s session keys).
     pub session_limits: SessionSettings,
+    /// The Redis store the replicas share, if any: sessions are recorded
+    /// there, so that any replica serves any session.
+    pub session_store: Option<Store>,
 }
 
 impl HttpOptions {
@@ -107,6 +111,7 @@ impl HttpOptions {
             drain: None,
             sessions: None,
             session_limits: SessionSettings::default(),
+            session_store: None,
         }
     }
 
@@ -245,7 +250,7 @@ impl HttpListener {
         end_sessions: CancellationToken,
     ) -> Result<(), HttpError> {
         let shutdown = end_sessions;
-        let config = self.options.rmcp_config(&shutdown);
+        let mut config = self.options.rmcp_config(&shutdown);
         let stateless = self.options.stateless;
         // Without sessions each request is a client of its own, which no
         // instance is kept for (`reuse_instances = "session"`).
@@ -272,19 +277,39 @@ impl HttpListener {
                 let registry = registry.clone();
                 count.count_with(move || Some(registry.len()));
             }
-            let sessions = Arc::new(Sessions::new(local, registry.clone()));
+            let mut shared = None;
+            if let Some(store) = &self.options.session_store {
+                let sessions = Arc::new(SharedSessions::new(
+                    store.clone(),
+                    limits.idle_timeout,
+                    registry.clone(),
+                ));
+                let events = Arc::new(SharedEvents::new(store.clone(), limits.idle_timeout));
+                tracing::info!(
+                    store = %store.name(),
+                    "HTTP sessions and their GET streams' events are recorded in the shared state store; any replica serves any session"
+                );
+                config.session_store = Some(sessions.clone());
+                local = local.with_event_store(events.clone());
+                shared = Some((sessions, events));
+            }
+            let mut sessions = Sessions::new(local, registry.clone());
+            if let Some((shared, events)) = shared {
+                sessions = sessions.sharing(shared, events);
+            }
+            let sessions = Arc::new(sessions);
             let check = BodyCheck {
                 in_flight: Some(InFlight::default()),
                 budget: BodyBudget::default(),
             };
             let router = router(factory, sessions.clone(), config)
                 .layer(axum::middleware::from_fn_with_state(
-                    sessions,
+                    sessions.clone(),
                     http_body::check_delete_session::<Sessions<LocalSessionManager>>,
                 ))
                 .layer(axum::middleware::from_fn_with_state(
-                    registry,
-                    http_sessions::guard,
+                    sessions,
+                    http_sessions::guard::<LocalSessionManager>,
                 ));
             (router, check)
         };

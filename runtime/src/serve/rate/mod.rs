@@ -236,6 +236,14 @@ impl Caller {
         }
     }
 
+    /// Its session is shared by the replicas, its data under `key` on
+    /// every one (see [`SessionDataKey`](crate::state::SessionDataKey)).
+    pub fn share_session(&self, key: &crate::state::SessionDataKey) {
+        if let Some(session) = &self.session {
+            session.state().share(key);
+        }
+    }
+
     /// Whom its calls are for: its session and its subject (for the state
     /// a plugin keeps per session or per user).
     pub(crate) fn whose(&self) -> Whose<'_> {

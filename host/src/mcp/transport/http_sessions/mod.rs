@@ -15,6 +15,12 @@
 //! [`Sessions`] wraps rmcp's session manager, which sees every session
 //! open, start and close; [`guard`] is the axum layer in front of rmcp
 //! that checks each request against the [`Registry`] they share.
+//!
+//! With a Redis store, sessions are shared by the replicas ([`shared`]):
+//! a request for a session this replica does not hold, whose record the
+//! store has and whose owner is the caller, goes on to rmcp, which takes
+//! the session over; a request for a session whose record is gone (ended
+//! on another replica) ends the local copy and gets `404`.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -27,19 +33,26 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use rmcp::model::{
     ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
 };
 use rmcp::transport::streamable_http_server::session::{
-    EventStore, ServerSseMessage, SessionId, SessionManager,
+    EventStore, EventStream, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 use serde::Deserialize;
 use serde_json::json;
 
 use super::upstream_gaps::jsonrpc;
 use crate::config::SessionSettings;
-use crate::runtime::Principal;
+use crate::runtime::{Principal, SessionDataKey};
+use events::EventRef;
+
+pub mod events;
+pub mod shared;
+
+pub use events::SharedEvents;
+pub use shared::SharedSessions;
 
 /// The header that names a session.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -302,6 +315,14 @@ impl Registry {
         true
     }
 
+    /// The OAuth subject that owns session `id`, if it is owned by one.
+    pub fn subject_of(&self, id: &str) -> Option<Arc<str>> {
+        match self.state().sessions.get(id) {
+            Some(Slot::Owned(owner)) => owner.subject.clone(),
+            _ => None,
+        }
+    }
+
     /// What a request of `subject` (`None` without OAuth) may do with the
     /// session `id`.
     pub fn access(&self, id: &str, subject: Option<&Arc<str>>) -> Access {
@@ -325,12 +346,37 @@ struct Verdict(Arc<OnceLock<(Refusal, RequestId)>>);
 pub struct Sessions<M> {
     inner: M,
     registry: Arc<Registry>,
+    shared: Option<Arc<SharedSessions>>,
+    events: Option<Arc<SharedEvents>>,
 }
 
 impl<M> Sessions<M> {
     /// `inner`, reporting to `registry`.
     pub fn new(inner: M, registry: Arc<Registry>) -> Sessions<M> {
-        Sessions { inner, registry }
+        Sessions {
+            inner,
+            registry,
+            shared: None,
+            events: None,
+        }
+    }
+
+    /// The same, with sessions shared by the replicas through `shared`,
+    /// and their `GET` streams' events logged in `events` (which `inner`
+    /// stores its events in).
+    pub fn sharing(
+        mut self,
+        shared: Arc<SharedSessions>,
+        events: Arc<SharedEvents>,
+    ) -> Sessions<M> {
+        self.shared = Some(shared);
+        self.events = Some(events);
+        self
+    }
+
+    /// The registry of this replica's sessions.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 }
 
@@ -343,6 +389,12 @@ pub enum SessionsError<E: std::error::Error> {
     /// The session's `initialize` was refused: a bound was reached.
     #[error(transparent)]
     Refused(Refusal),
+    /// A `Last-Event-ID` of another session's stream.
+    #[error("the Last-Event-ID names an event of another session")]
+    ForeignEvent,
+    /// The shared event log could not be read.
+    #[error("the shared event log of the session failed: {0}")]
+    Store(crate::runtime::store::StoreError),
 }
 
 impl<M: SessionManager> SessionManager for Sessions<M> {
@@ -396,6 +448,12 @@ impl<M: SessionManager> SessionManager for Sessions<M> {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        if let Some(shared) = &self.shared {
+            // Only this replica's copy ends here: a DELETE also removes the
+            // record (rmcp calls the session store), and an idle copy
+            // leaves the session to the others.
+            shared.forget(id);
+        }
         if self.registry.closed(id) {
             tracing::info!(open = self.registry.len(), "HTTP session ended");
             crate::memory::release_soon();
@@ -443,10 +501,55 @@ impl<M: SessionManager> SessionManager for Sessions<M> {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner
+        if let Some(events) = &self.events
+            && let Some(EventRef::Shared { session, seq }) = EventRef::parse(&last_event_id)
+        {
+            // The session's `GET` stream, maybe last held by another
+            // replica: what it missed from the shared log, then its events
+            // from here on.
+            if session != shared::hash(id) {
+                return Err(SessionsError::ForeignEvent);
+            }
+            let missed = events
+                .replay(&session, seq)
+                .await
+                .map_err(SessionsError::Store)?;
+            let live = self
+                .inner
+                .create_standalone_stream(id)
+                .await
+                .map_err(SessionsError::Inner)?;
+            let stream: EventStream = Box::pin(futures::stream::iter(missed).chain(live));
+            return Ok(stream);
+        }
+        let stream = self
+            .inner
             .resume(id, last_event_id)
             .await
-            .map_err(SessionsError::Inner)
+            .map_err(SessionsError::Inner)?;
+        let stream: EventStream = Box::pin(stream);
+        Ok(stream)
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        let outcome = self
+            .inner
+            .restore_session(id.clone())
+            .await
+            .map_err(SessionsError::Inner)?;
+        if let RestoreOutcome::Restored(_) = &outcome {
+            // Its replayed `initialize` claims it for the caller, whom the
+            // guard found to be the record's owner.
+            self.registry.opened(&id);
+            tracing::info!(
+                open = self.registry.len(),
+                "took over an HTTP session from the shared store"
+            );
+        }
+        Ok(outcome)
     }
 
     fn event_store(&self) -> Option<Arc<dyn EventStore>> {
@@ -508,33 +611,137 @@ fn session_id(headers: &HeaderMap) -> Option<&str> {
     headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok())
 }
 
+/// The answer when the shared session store failed: `503`, naming the
+/// store (the client may retry; its session is not lost).
+fn store_failed(store: &str, error: &dyn std::fmt::Display) -> Response {
+    tracing::warn!(%error, "the shared session store failed");
+    json_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {
+                "code": -32603,
+                "message": format!("the replicas' shared session store ({store}) failed, so this session cannot be checked now; retry shortly: {error}"),
+            },
+        }),
+    )
+}
+
+/// What the shared store says of a request for session `id`, which this
+/// replica holds (`held`) or not: `Ok(true)` to serve it, `Ok(false)` for
+/// `404`, `Err` for an answer already made.
+async fn check_shared<M: SessionManager>(
+    sessions: &Sessions<M>,
+    shared: &SharedSessions,
+    method: &Method,
+    owner: Owner,
+    id: &str,
+    subject: Option<&Arc<str>>,
+    held: bool,
+) -> Result<bool, Response> {
+    if held {
+        return match shared.renew(id).await {
+            Ok(true) => Ok(true),
+            Ok(false) => {
+                tracing::info!(
+                    "an HTTP session ended on another replica (or expired): dropped here"
+                );
+                let _ = sessions.close_session(&SessionId::from(id)).await;
+                Ok(false)
+            }
+            Err(e) => Err(store_failed(&shared.store_name(), &e)),
+        };
+    }
+    let record = match shared.record(id).await {
+        Ok(Some(record)) => record,
+        Ok(None) => return Ok(false),
+        Err(e) => return Err(store_failed(&shared.store_name(), &e)),
+    };
+    if !record.owned_by(subject.map(|s| &**s)) {
+        tracing::warn!(
+            subject = subject.map_or("", |s| &**s),
+            %method,
+            "refused a request in a shared session of another subject"
+        );
+        return Ok(false);
+    }
+    if method == Method::DELETE {
+        // Not held here: end it everywhere, here.
+        return match shared.end(id).await {
+            Ok(_) => {
+                tracing::info!("HTTP session ended (held by another replica)");
+                Err(StatusCode::ACCEPTED.into_response())
+            }
+            Err(e) => Err(store_failed(&shared.store_name(), &e)),
+        };
+    }
+    // rmcp takes the session over, claiming a slot for its owner here.
+    if let Err(refusal) = sessions.registry.check(&owner) {
+        return Err(refusal.response(None));
+    }
+    Ok(true)
+}
+
 /// The axum layer in front of rmcp with sessions: a request naming a
 /// session goes on only if the session is its caller's (any verb, any
 /// method); a POST that would open a session is refused when a bound is
-/// reached.
-pub async fn guard(
-    State(registry): State<Arc<Registry>>,
+/// reached. With a shared store, a session another replica opened is
+/// served once the store says it is the caller's.
+pub async fn guard<M: SessionManager>(
+    State(sessions): State<Arc<Sessions<M>>>,
     request: Request,
     next: Next,
 ) -> Response {
-    if let Some(id) = session_id(request.headers()) {
+    let registry = &sessions.registry;
+    if let Some(id) = session_id(request.headers()).map(str::to_owned) {
         let subject = request
             .extensions()
             .get::<Principal>()
             .map(|p| p.subject.clone());
-        match registry.access(id, subject.as_ref()) {
-            Access::Granted => return next.run(request).await,
-            Access::Unknown => {
-                tracing::info!(method = %request.method(), "a request for an unknown session");
+        let access = registry.access(&id, subject.as_ref());
+        let go_on = match (&access, &sessions.shared) {
+            (Access::Granted, None) => true,
+            (Access::Granted | Access::Unknown, Some(shared)) => {
+                let held = access == Access::Granted;
+                let (method, owner) = (request.method().clone(), Owner::of(request.extensions()));
+                let checked = check_shared(
+                    &sessions,
+                    shared,
+                    &method,
+                    owner,
+                    &id,
+                    subject.as_ref(),
+                    held,
+                );
+                match checked.await {
+                    Ok(go_on) => go_on,
+                    Err(response) => return response,
+                }
             }
-            Access::Foreign(owner) => {
+            (Access::Unknown, None) => {
+                tracing::info!(method = %request.method(), "a request for an unknown session");
+                false
+            }
+            (Access::Foreign(owner), _) => {
                 tracing::warn!(
                     subject = subject.as_deref().unwrap_or(""),
                     session_subject = owner.as_deref().unwrap_or(""),
                     method = %request.method(),
                     "refused a request in a session of another subject"
                 );
+                false
             }
+        };
+        if go_on {
+            let mut request = request;
+            if sessions.shared.is_some() {
+                // Its `scope = "session"` data has the same key everywhere.
+                request
+                    .extensions_mut()
+                    .insert(SessionDataKey::new(shared::data_key(&id)));
+            }
+            return next.run(request).await;
         }
         let id = if request.method() == Method::POST {
             head(request).await.2
@@ -544,6 +751,10 @@ pub async fn guard(
         return not_found(id);
     }
     if request.method() != Method::POST {
+        if sessions.shared.is_some() && request.headers().contains_key("last-event-id") {
+            // Shared logs are read in their session only.
+            return not_found(None);
+        }
         return next.run(request).await;
     }
     let mut request = request;

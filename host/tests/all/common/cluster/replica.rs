@@ -105,6 +105,12 @@ impl Replica {
         format!("http://{}/mcp", self.authority)
     }
 
+    /// The directory of its plugins (its own; a file copied there is
+    /// loaded by this replica alone).
+    pub fn plugins_dir(&self) -> &Path {
+        self._dirs.0.path()
+    }
+
     /// Its process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -1,0 +1,318 @@
+//! Sessions (2025-11-25 and earlier) that replicas share through one real
+//! redis-server (issue 46, item 3): three `serve --http` replicas with
+//! sessions, nginx round robin in front (`common::cluster`).
+//!
+//! 1. A session opened on one replica is served by each of the others,
+//!    and its `scope = "session"` keyvalue data follows it: the kvnotes
+//!    counter goes 1, 2, 3… whichever replica answers. An unknown session
+//!    id gets `404` everywhere; a `DELETE` on one replica ends the session
+//!    on all (each then answers `404`, also one that held a copy).
+//! 2. With OAuth, another subject's request for the session gets `404` on
+//!    a replica that does not hold it, as on the one that does.
+//! 3. A session's `GET` stream resumed with `Last-Event-ID` on another
+//!    replica (one that never held the session) is sent the events it
+//!    missed: list changes of the replica it was on, from the shared log.
+//! 4. While the store does not answer, a request in a session gets `503`
+//!    naming the shared session store, and the session goes on once the
+//!    store is back.
+//! 5. The official Python SDK at 2025-11-25 keeps one session through
+//!    nginx while its requests land on every replica
+//!    (`tests/python/cluster_session_client.py`).
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::mpsc::Receiver;
+
+use serde_json::{Value, json};
+
+use crate::common::DEADLINE;
+use crate::common::cluster::{Cluster, Spec};
+use crate::common::http::Client;
+use crate::common::revision::R4;
+
+/// kvnotes with its notes kept per session.
+const SESSION_NOTES: &str =
+    "[plugins.kvnotes.keyvalue]\nbuckets = [\"notes\"]\nscope = \"session\"\n";
+
+fn cluster(policy: &str) -> Option<Cluster> {
+    Cluster::start(&Spec {
+        plugins: &[test_artifacts::KVNOTES],
+        policy,
+        args: &[],
+        // A paused store is given up on within a second.
+        store: ", timeout = \"1s\"",
+        ..Spec::default()
+    })
+}
+
+/// The MCP endpoints of the cluster's replicas.
+fn urls(cluster: &Cluster) -> Vec<String> {
+    cluster.replicas.iter().map(|r| r.url()).collect()
+}
+
+/// A session opened at 2025-11-25 on `url`: its id.
+fn open(url: &str) -> String {
+    let mut client = Client::new(url);
+    let init = client.initialize(R4);
+    assert_eq!(init.status, 200, "{init:#?}");
+    client.session.unwrap()
+}
+
+/// A client of `url` in `session`.
+fn in_session(url: &str, session: &str) -> Client {
+    Client::new(url).with_session(Some(session))
+}
+
+fn tools_list() -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
+}
+
+#[test]
+fn a_session_is_served_by_every_replica_with_its_data_and_ends_on_all() {
+    let Some(cluster) = cluster(SESSION_NOTES) else {
+        return;
+    };
+    let urls = urls(&cluster);
+    let session = open(&urls[0]);
+
+    // Each note through the next replica: the counter is the session's.
+    for n in 1..=6usize {
+        let url = &urls[n % urls.len()];
+        let mut client = in_session(url, &session);
+        let added = client.call_value("add-note", json!({"text": format!("note {n}")}));
+        assert_eq!(added, json!(n), "through {url}\n{}", cluster.logs());
+    }
+    let notes = in_session(&urls[2], &session).call_value("notes", json!({}));
+    let want: Vec<String> = (1..=6).map(|n| format!("note {n}")).collect();
+    assert_eq!(notes, json!(want), "{}", cluster.logs());
+    for replica in &cluster.replicas[1..] {
+        assert!(
+            replica
+                .stderr()
+                .contains("took over an HTTP session from the shared store"),
+            "{}",
+            replica.stderr()
+        );
+    }
+
+    // A session id no replica made is unknown to all.
+    for url in &urls {
+        let reply = in_session(url, "not-a-session").post(&tools_list());
+        assert_eq!(reply.status, 404, "{url}: {reply:#?}");
+    }
+
+    // A DELETE on one replica ends it on every one.
+    let deleted = in_session(&urls[1], &session).send("DELETE");
+    assert_eq!(deleted.status, 202, "{deleted:#?}");
+    for url in &urls {
+        let reply = in_session(url, &session).post(&tools_list());
+        assert_eq!(reply.status, 404, "{url}: {reply:#?}\n{}", cluster.logs());
+    }
+}
+
+#[test]
+fn another_subjects_request_for_a_shared_session_is_not_found_on_any_replica() {
+    use crate::common::oauth::{AUDIENCE, ISSUER, Jwks, SigningKey, claims};
+
+    let key = SigningKey::new("k1");
+    let jwks = Jwks::serve(&[&key]);
+    let policy = format!(
+        "[server.oauth]\nissuer = \"{ISSUER}\"\naudience = \"{AUDIENCE}\"\njwks_uri = \"{}\"\n\
+         algorithms = [\"ES256\"]\n\n[plugins.kvnotes]\nscopes = [\"notes\"]\n{SESSION_NOTES}",
+        jwks.uri()
+    );
+    let Some(cluster) = cluster(&policy) else {
+        return;
+    };
+    let urls = urls(&cluster);
+    let alice = key.sign(&claims("alice", "notes"));
+    let mallory = key.sign(&claims("mallory", "notes"));
+    let mut opened = Client::new(&urls[0]).with_token(&alice);
+    let init = opened.initialize(R4);
+    assert_eq!(init.status, 200, "{init:#?}");
+    let session = opened.session.clone().unwrap();
+
+    // Mallory first, where the session is not held: no takeover for her.
+    for url in [&urls[1], &urls[0]] {
+        let reply = in_session(url, &session)
+            .with_token(&mallory)
+            .post(&tools_list());
+        assert_eq!(reply.status, 404, "{url}: {reply:#?}");
+    }
+    assert!(
+        !cluster.replicas[1]
+            .stderr()
+            .contains("took over an HTTP session"),
+        "{}",
+        cluster.replicas[1].stderr()
+    );
+    // Alice, with a new token of hers, on every replica.
+    let fresh = key.sign(&claims("alice", "notes"));
+    for (n, url) in urls.iter().enumerate() {
+        let added = in_session(url, &session)
+            .with_token(&fresh)
+            .call_value("add-note", json!({"text": "mine"}));
+        assert_eq!(added, json!(n + 1), "{url}\n{}", cluster.logs());
+    }
+    // Mallory still gets nowhere, now that every replica holds it.
+    for url in &urls {
+        let reply = in_session(url, &session)
+            .with_token(&mallory)
+            .post(&tools_list());
+        assert_eq!(reply.status, 404, "{url}: {reply:#?}");
+    }
+}
+
+/// The session's `GET` stream at `url`, resumed after `last` if given:
+/// each event's id (if any) and message, as they come.
+fn events(url: &str, session: &str, last: Option<&str>) -> Receiver<(Option<String>, Value)> {
+    use std::io::BufRead as _;
+    let mut request = crate::common::http::agent()
+        .get(url)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", session);
+    if let Some(last) = last {
+        request = request.header("Last-Event-ID", last);
+    }
+    let response = request.call().unwrap();
+    assert_eq!(response.status().as_u16(), 200, "GET stream refused");
+    let reader = response.into_body().into_reader();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // An event's fields come in any order; a blank line ends it.
+        let (mut id, mut data) = (None, None);
+        for line in std::io::BufReader::new(reader).lines() {
+            let Ok(line) = line else { break };
+            if let Some(value) = line.strip_prefix("id:") {
+                id = Some(value.trim().to_string());
+            } else if let Some(value) = line.strip_prefix("data:") {
+                data = serde_json::from_str::<Value>(value.trim()).ok();
+            } else if line.is_empty() {
+                let id = id.take();
+                if let Some(message) = data.take()
+                    && tx.send((id, message)).is_err()
+                {
+                    break;
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// The id of the next `notifications/tools/list_changed` on `stream`.
+fn next_list_change(stream: &Receiver<(Option<String>, Value)>) -> String {
+    loop {
+        let (id, message) = stream
+            .recv_timeout(DEADLINE)
+            .expect("notifications/tools/list_changed on the GET stream");
+        if message["method"] == "notifications/tools/list_changed" {
+            return id.expect("an event id");
+        }
+    }
+}
+
+#[test]
+fn a_get_stream_resumes_on_another_replica_with_the_events_it_missed() {
+    let Some(cluster) = cluster(SESSION_NOTES) else {
+        return;
+    };
+    let urls = urls(&cluster);
+    let session = open(&urls[0]);
+    let dir = cluster.replicas[0].plugins_dir();
+
+    // Replica 0's tools change: its session hears it on its GET stream.
+    let stream = events(&urls[0], &session, None);
+    std::fs::copy(test_artifacts::FNV, dir.join("fnv.wasm")).unwrap();
+    let heard = next_list_change(&stream);
+    assert!(!heard.starts_with("l."), "a shared log's id: {heard}");
+    drop(stream);
+    // They change again while the client is away; resumed on replica 0,
+    // its stream has that change after the first.
+    std::fs::copy(test_artifacts::PANIC, dir.join("panic.wasm")).unwrap();
+    let again = events(&urls[0], &session, Some(&heard));
+    let missed = next_list_change(&again);
+    assert_ne!(missed, heard);
+    drop(again);
+
+    // Resumed on replica 1, which never held the session (nor saw these
+    // changes): the missed change comes from the shared log.
+    let moved = events(&urls[1], &session, Some(&heard));
+    assert_eq!(next_list_change(&moved), missed, "{}", cluster.logs());
+    assert!(
+        cluster.replicas[1]
+            .stderr()
+            .contains("took over an HTTP session from the shared store")
+    );
+    // Another session's stream cannot be read with its event id.
+    let other = open(&urls[1]);
+    let foreign = events(&urls[1], &other, Some(&heard));
+    let refused = foreign.recv_timeout(DEADLINE);
+    assert!(
+        matches!(
+            refused,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
+        ),
+        "a foreign Last-Event-ID gets an empty stream: {refused:?}"
+    );
+}
+
+#[test]
+fn a_store_that_does_not_answer_gives_503_naming_it_and_the_session_goes_on_after() {
+    let Some(cluster) = cluster(SESSION_NOTES) else {
+        return;
+    };
+    let urls = urls(&cluster);
+    let session = open(&urls[0]);
+    let added = in_session(&urls[0], &session).call_value("add-note", json!({"text": "a"}));
+    assert_eq!(added, json!(1));
+
+    cluster.redis.signal("STOP");
+    // Where the session is held, and where it is not.
+    for url in &urls[..2] {
+        let reply = in_session(url, &session).post(&tools_list());
+        assert_eq!(reply.status, 503, "{url}: {reply:#?}");
+        assert!(
+            reply.body.contains("shared session store") && reply.body.contains("retry"),
+            "{}",
+            reply.body
+        );
+    }
+    cluster.redis.signal("CONT");
+    let added = in_session(&urls[1], &session).call_value("add-note", json!({"text": "b"}));
+    assert_eq!(added, json!(2), "{}", cluster.logs());
+}
+
+#[test]
+fn the_python_sdk_keeps_its_session_across_replicas() {
+    let Some(cluster) = cluster(SESSION_NOTES) else {
+        return;
+    };
+    let summary = crate::common::run_python_client(
+        "cluster_session_client.py",
+        &[
+            "--url".as_ref(),
+            cluster.url().as_ref(),
+            "--notes".as_ref(),
+            "6".as_ref(),
+        ],
+    );
+    let want: Vec<String> = (1..=6).map(|n| format!("note {n}")).collect();
+    assert_eq!(summary["protocol_version"], R4, "{summary}");
+    assert_eq!(
+        summary["counts"],
+        json!([1, 2, 3, 4, 5, 6]),
+        "{summary}\n{}",
+        cluster.logs()
+    );
+    assert_eq!(summary["notes"], json!(want), "{summary}");
+    // The client's requests landed on every replica, in one session.
+    let answered = cluster.nginx.answered_by();
+    assert_eq!(answered.len(), cluster.replicas.len(), "{answered:?}");
+    let took_over = cluster
+        .replicas
+        .iter()
+        .filter(|r| r.stderr().contains("took over an HTTP session"))
+        .count();
+    assert!(took_over >= 2, "{answered:?}\n{}", cluster.logs());
+}

@@ -9,7 +9,8 @@
 //! replica reads, updates and cancels any task. The replica running a task
 //! keeps its run, its open requests and the bounds' accounting in memory
 //! either way; with a shared store it writes the task's record there after
-//! each change, under a lease it renews.
+//! each change, under a lease it renews. On SIGTERM a replica hands its
+//! tasks over ([`shutdown`]).
 //!
 //! rmcp's own `TaskManager` keeps tasks too, but has no bound on how many
 //! tasks or result bytes it holds, and its cancellation is cooperative; a
@@ -35,8 +36,10 @@ use crate::runtime::store::Store as StateStore;
 use crate::config::TaskSettings;
 
 mod shared;
+mod shutdown;
 
 use shared::{Record, Shared, ended};
+pub use shutdown::{HandOver, SHUT_DOWN};
 
 /// How a task's run ended.
 #[derive(Debug)]
@@ -67,6 +70,9 @@ pub enum StoreFull {
     /// The store the replicas share tasks in failed.
     #[error("the shared task store failed: {0}")]
     Shared(String),
+    /// The server is shutting down ([`Tasks::close`]).
+    #[error("the server is shutting down and makes no new tasks")]
+    Closing,
 }
 
 /// The server's tasks; cheap to clone, the clones share them.
@@ -75,6 +81,8 @@ pub struct Tasks {
     settings: TaskSettings,
     store: Arc<Mutex<Store>>,
     records: Records,
+    /// Woken when a task's end is recorded in the shared store.
+    settled: Arc<Notify>,
 }
 
 /// Where tasks' records are kept for `tasks/get`, `tasks/update` and
@@ -92,6 +100,8 @@ struct Store {
     entries: HashMap<String, Entry>,
     /// The bytes of every finished task's result or error.
     stored_bytes: u64,
+    /// No new tasks: the server is shutting down.
+    closing: bool,
 }
 
 #[derive(Debug)]
@@ -111,6 +121,8 @@ struct Entry {
     /// When its record is written to a shared store: the wall-clock
     /// milliseconds it expires at, and what wakes its writer.
     shared: Option<(u64, Arc<Notify>)>,
+    /// Whether its end is written in the shared store.
+    recorded: bool,
 }
 
 impl Entry {
@@ -200,6 +212,7 @@ impl Tasks {
             settings,
             store: Arc::default(),
             records: Records::Memory,
+            settled: Arc::default(),
         }
     }
 
@@ -217,6 +230,7 @@ impl Tasks {
             settings,
             store: Arc::default(),
             records: Records::Shared(shared.clone()),
+            settled: Arc::default(),
         };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
@@ -282,6 +296,9 @@ impl Tasks {
     }
 
     fn check_room(&self, store: &Store) -> Result<(), StoreFull> {
+        if store.closing {
+            return Err(StoreFull::Closing);
+        }
         if store.entries.len() >= self.settings.max_tasks {
             return Err(StoreFull::Count(self.settings.max_tasks));
         }
@@ -329,6 +346,7 @@ impl Tasks {
                     pending: BTreeMap::new(),
                     abort: None,
                     shared,
+                    recorded: false,
                 },
             );
         }
@@ -448,6 +466,15 @@ impl Tasks {
             expires_at_ms: *expires_at_ms,
             task: entry.detailed(),
         })
+    }
+
+    /// Notes that the end of the task `task_id` is written in the shared
+    /// store (or that it expired), for [`Tasks::hand_over`].
+    fn recorded(&self, task_id: &str) {
+        if let Some(entry) = self.store().entries.get_mut(task_id) {
+            entry.recorded = true;
+        }
+        self.settled.notify_waiters();
     }
 
     /// `tasks/get`: the task's state, with its open requests or its result.

@@ -15,6 +15,7 @@ mod c_plugins;
 mod cache;
 mod client_requests;
 mod cluster_limits;
+mod cluster_store_down;
 mod cluster_tasks;
 mod docs_paths;
 mod engine_bounds;

@@ -404,8 +404,20 @@ async fn write(
     let new = Shared::encode(mine)?;
     for _ in 0..RETRIES {
         let Some((bytes, current)) = shared.read(task_id).await? else {
-            // Expired in the store.
-            return Ok(true);
+            if mine.expires_at_ms <= now_ms() {
+                // Expired in the store.
+                return Ok(true);
+            }
+            // The store lost it (a Redis restarted without persistence):
+            // this replica, which runs the task, writes it again.
+            if shared.swap(None, mine).await? == Swap::Swapped {
+                tracing::info!(
+                    task = short(task_id),
+                    "a task's record, lost by the shared store, is written again"
+                );
+                return Ok(ended(&mine.task));
+            }
+            continue;
         };
         if ended(&current.task) {
             if !ended(&mine.task) {

@@ -101,6 +101,22 @@ impl Replica {
         );
     }
 
+    /// Waits until `check` gives a value (within [`DEADLINE`]); fails
+    /// saying the replica never did `what`, with its log.
+    pub fn eventually<T>(&self, what: &str, check: impl FnMut() -> Option<T>) -> T {
+        eventually(
+            DEADLINE,
+            || {
+                format!(
+                    "replica {} never {what}:\n{}",
+                    self.authority,
+                    self.stderr()
+                )
+            },
+            check,
+        )
+    }
+
     /// Its MCP endpoint.
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.authority)

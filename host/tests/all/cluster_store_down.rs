@@ -4,11 +4,12 @@
 //! a rate-limited one (`hash`), a keyvalue one (kvnotes' `increment`) and
 //! task tools (the conformance plugin, at 2026-07-28).
 //!
-//! While redis-server is down, calls through nginx that need no store all
-//! succeed; on each replica, what needs the store fails within its
+//! While redis-server is paused (it answers nothing; the store's timeout
+//! is a minute), then killed, calls through nginx that need no store all
+//! succeed; on each replica, what needs the store fails within its call's
 //! deadline with an error that names the store: the rate-limited call, the
-//! keyvalue call, a task-only tool and `tasks/get`, while a call that may
-//! become a task runs as an ordinary call. Once redis-server is back on the
+//! keyvalue call, a task-only tool and (killed) `tasks/get`, while a call
+//! that may become a task runs as an ordinary call. Once redis-server is back on the
 //! same port (empty: it kept nothing), each of them works again on every
 //! replica with no restart, and a task that waited for its client through
 //! the outage is written again by its replica, answered through the other
@@ -49,6 +50,9 @@ fn cluster() -> Option<Cluster> {
                  [plugins.kvnotes.keyvalue]\nbuckets = [\"default\", \"notes\"]\n\n\
                  [plugins.conformance]\ntimeout = \"3s\"\n\n\
                  [plugins.conformance.client]\nelicitation = true\n",
+        // Longer than any call's deadline: the calls' own deadlines bound
+        // their waits on a store that does not answer.
+        store: ", timeout = \"60s\"",
         ..Spec::default()
     })
 }
@@ -108,6 +112,59 @@ fn plain_traffic(url: String, stop: Arc<AtomicBool>) -> thread::JoinHandle<(u64,
     })
 }
 
+/// On each replica, with the store down, what needs it fails within the
+/// call's deadline naming the `store`: a rate-limited call, a keyvalue
+/// call, a task-only tool and (when `task` is given: a `tasks/*` request
+/// has no call deadline, only the store's timeout) `tasks/get`; a call
+/// that may become a task goes on as an ordinary call.
+fn needs_store_fails_in_time(cluster: &Cluster, store: &str, task: Option<&str>) {
+    for replica in &cluster.replicas {
+        let at = replica.url();
+        let logs = || replica.stderr();
+        let limited = in_time("a rate-limited call", || hash(&at));
+        assert!(
+            !ok(&limited) && text(&limited).contains(store),
+            "{limited}\n{}",
+            logs()
+        );
+        let kv = in_time("a keyvalue call", || increment(&at));
+        assert!(!ok(&kv) && text(&kv).contains(store), "{kv}\n{}", logs());
+        let only_a_task = in_time("a task-only tool", || {
+            request(
+                &at,
+                "tools/call",
+                json!({"name": "failing_job", "arguments": {}}),
+            )
+        });
+        let refused = &only_a_task["result"];
+        assert!(
+            refused["isError"] == json!(true) && text(refused).contains(store),
+            "{only_a_task}\n{}",
+            logs()
+        );
+        if let Some(task) = task {
+            let read = in_time("tasks/get", || get(&at, task));
+            assert_eq!(read["error"]["code"], -32603, "{read}");
+            let message = read["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains(store), "{read}");
+        }
+        // A call that may become a task goes on as an ordinary call.
+        let plain = in_time("a call that may become a task", || {
+            request(
+                &at,
+                "tools/call",
+                json!({"name": "slow_compute", "arguments": {"seconds": 0}}),
+            )
+        });
+        assert_eq!(
+            plain["result"]["resultType"],
+            "complete",
+            "{plain}\n{}",
+            logs()
+        );
+    }
+}
+
 #[test]
 fn with_redis_restarted_during_traffic_what_needs_the_store_fails_clearly_and_recovers() {
     let Some(mut cluster) = cluster() else { return };
@@ -128,50 +185,20 @@ fn with_redis_restarted_during_traffic_what_needs_the_store_fails_clearly_and_re
     let stop = Arc::new(AtomicBool::new(false));
     let traffic = plain_traffic(url.clone(), stop.clone());
     let store = format!("redis store at 127.0.0.1:{}", cluster.redis.port());
-    cluster.redis.kill();
+    // Paused: it accepts connections and answers nothing, for longer than
+    // any call's deadline (the store's timeout is a minute).
+    cluster.redis.signal("STOP");
+    needs_store_fails_in_time(&cluster, &store, None);
+    cluster.redis.signal("CONT");
     for replica in &cluster.replicas {
         let at = replica.url();
-        let logs = || replica.stderr();
-        let limited = in_time("a rate-limited call", || hash(&at));
-        assert!(
-            !ok(&limited) && text(&limited).contains(&store),
-            "{limited}\n{}",
-            logs()
-        );
-        let kv = in_time("a keyvalue call", || increment(&at));
-        assert!(!ok(&kv) && text(&kv).contains(&store), "{kv}\n{}", logs());
-        let only_a_task = in_time("a task-only tool", || {
-            request(
-                &at,
-                "tools/call",
-                json!({"name": "failing_job", "arguments": {}}),
-            )
+        replica.eventually("recovered from the pause", || {
+            (ok(&hash(&at)) && ok(&increment(&at))).then_some(())
         });
-        let refused = &only_a_task["result"];
-        assert!(
-            refused["isError"] == json!(true) && text(refused).contains(&store),
-            "{only_a_task}\n{}",
-            logs()
-        );
-        let read = in_time("tasks/get", || get(&at, &waiting));
-        assert_eq!(read["error"]["code"], -32603, "{read}");
-        let message = read["error"]["message"].as_str().unwrap_or_default();
-        assert!(message.contains(&store), "{read}");
-        // A call that may become a task goes on as an ordinary call.
-        let plain = in_time("a call that may become a task", || {
-            request(
-                &at,
-                "tools/call",
-                json!({"name": "slow_compute", "arguments": {"seconds": 0}}),
-            )
-        });
-        assert_eq!(
-            plain["result"]["resultType"],
-            "complete",
-            "{plain}\n{}",
-            logs()
-        );
     }
+    // Killed: connections are refused; then restarted on the same port.
+    cluster.redis.kill();
+    needs_store_fails_in_time(&cluster, &store, Some(&waiting));
     cluster.redis.restart();
     for replica in &cluster.replicas {
         let at = replica.url();

@@ -200,6 +200,22 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// `work` with the shared store, failed if it takes longer than `within`.
+async fn bounded<T>(
+    shared: &Shared,
+    within: Duration,
+    work: impl Future<Output = Result<T, StoreFull>>,
+) -> Result<T, StoreFull> {
+    match tokio::time::timeout(within, work).await {
+        Ok(done) => done,
+        Err(_) => Err(StoreFull::Shared(format!(
+            "the {} gave no answer within the call's timeout ({} ms)",
+            shared.store_name(),
+            within.as_millis()
+        ))),
+    }
+}
+
 /// `-32603` for a shared task store that failed.
 fn store_failed(error: &impl std::fmt::Display) -> McpError {
     McpError::internal_error(format!("the shared task store failed: {error}"), None)
@@ -284,6 +300,12 @@ impl Tasks {
     /// Whether a new task would fit now: in this process, and with a
     /// shared store in the cluster.
     pub async fn room(&self) -> Result<(), StoreFull> {
+        self.room_within(Duration::MAX).await
+    }
+
+    /// [`Tasks::room`], asking a shared store for at most `within` (the
+    /// call's deadline): a store that has not answered by then failed.
+    pub async fn room_within(&self, within: Duration) -> Result<(), StoreFull> {
         {
             let mut store = self.store();
             Self::sweep(&mut store);
@@ -291,7 +313,7 @@ impl Tasks {
         }
         match &self.records {
             Records::Memory => Ok(()),
-            Records::Shared(shared) => self.cluster_room(shared).await,
+            Records::Shared(shared) => bounded(shared, within, self.cluster_room(shared)).await,
         }
     }
 
@@ -313,6 +335,17 @@ impl Tasks {
     /// It is readable through [`Tasks::get`] (on every replica, with a
     /// shared store) before this returns.
     pub async fn create(&self, run_timeout: Duration) -> Result<Task, StoreFull> {
+        self.create_within(run_timeout, Duration::MAX).await
+    }
+
+    /// [`Tasks::create`], asking a shared store for at most `within` (the
+    /// call's deadline): a store that has not answered by then failed, and
+    /// no task is made.
+    pub async fn create_within(
+        &self,
+        run_timeout: Duration,
+        within: Duration,
+    ) -> Result<Task, StoreFull> {
         let ttl = run_timeout.saturating_add(self.settings.result_ttl);
         let mut id = [0u8; 16];
         // The id is the key to the task: 128 random bits.
@@ -351,17 +384,21 @@ impl Tasks {
             );
         }
         if let Records::Shared(shared) = &self.records {
-            if let Err(full) = self.cluster_room(shared).await {
-                self.forget(&task.task_id);
-                return Err(full);
-            }
             let record = Record {
                 expires_at_ms: expires_ms,
                 task: DetailedTask::new(task.clone(), TaskPayload::Working),
             };
-            if let Err(e) = shared.create(&record).await {
+            let written = async {
+                self.cluster_room(shared).await?;
+                shared
+                    .create(&record)
+                    .await
+                    .map_err(|e| StoreFull::Shared(e.to_string()))
+            };
+            if let Err(full) = bounded(shared, within, written).await {
+                // A lease or record written after all expires unread.
                 self.forget(&task.task_id);
-                return Err(StoreFull::Shared(e.to_string()));
+                return Err(full);
             }
         }
         Ok(task)

@@ -12,7 +12,10 @@ covers what the engine lets the guests take. And the Deployment runs the
 container image scripts/build-image.sh builds (the `image` fixture of
 conftest.py): every flag it passes exists in the image's own binary, its
 user, ports and volumes are the image's, and every place the server writes
-is a volume, as the root filesystem is read-only.
+is a volume, as the root filesystem is read-only. The replicas share a store
+(issue 46): the policy names it, its password comes from a key of the Secret
+(never the ConfigMap), and the Valkey server of valkey.yaml is the one the
+URL names, pinned, requiring that same password.
 """
 
 from __future__ import annotations
@@ -49,9 +52,11 @@ def resources() -> list[tuple[str, dict]]:
     return out
 
 
-def resource(kind: str) -> dict:
-    found = [doc for _, doc in resources() if doc["kind"] == kind]
-    assert len(found) == 1, f"expected one {kind} in deploy/, found {len(found)}"
+def resource(kind: str, name: str | None = None) -> dict:
+    found = [
+        doc for _, doc in resources() if doc["kind"] == kind and name in (None, doc["metadata"]["name"])
+    ]
+    assert len(found) == 1, f"expected one {kind} {name or ''} in deploy/, found {len(found)}"
     return found[0]
 
 
@@ -91,7 +96,17 @@ def test_every_file_is_listed_and_every_resource_is_valid_kubernetes():
         kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
         kinds.append(doc["kind"])
     assert sorted(kinds) == sorted(
-        ["ServiceAccount", "ConfigMap", "Secret", "Deployment", "Service", "PodDisruptionBudget"]
+        [
+            "ServiceAccount",
+            "ConfigMap",
+            "Secret",
+            "Deployment",
+            "Service",
+            "PodDisruptionBudget",
+            # valkey.yaml: the store's server and its Service.
+            "StatefulSet",
+            "Service",
+        ]
     )
 
 
@@ -143,16 +158,19 @@ def test_probes_and_scraping_point_at_the_servers_endpoints():
     assert annotations["prometheus.io/scrape"] == "true"
     assert annotations["prometheus.io/path"] == "/metrics"
     assert int(annotations["prometheus.io/port"]) == int(metrics.rsplit(":", 1)[1]) == ports["metrics"]
-    service = resource("Service")
+    service = resource("Service", "mcp-wasm-host")
     assert service["spec"]["ports"][0]["targetPort"] == "http"
     labels = resource("Deployment")["spec"]["template"]["metadata"]["labels"]
     assert service["spec"]["selector"].items() <= labels.items()
 
 
 def test_the_grace_period_outlasts_the_shutdown_timeout():
+    """The kubelet's SIGKILL comes after the drain: --shutdown-timeout for
+    the calls and tasks, at most 5 s for the failed tasks' records (and the
+    connections closing meanwhile), and a margin for the kubelet."""
     spec = resource("Deployment")["spec"]["template"]["spec"]
     seconds = int(flag_value(container()["args"], "--shutdown-timeout"))
-    assert spec["terminationGracePeriodSeconds"] > seconds
+    assert spec["terminationGracePeriodSeconds"] >= seconds + 5 + 5
 
 
 def test_the_memory_limit_covers_every_instance_at_its_policy_limit():
@@ -189,6 +207,89 @@ def test_secrets_are_mounted_as_files_the_policy_reads():
         assert path.startswith(mount["mountPath"] + "/") and path.rsplit("/", 1)[1] in keys, path
 
 
+def policy() -> dict:
+    import tomllib
+
+    return tomllib.loads(resource("ConfigMap")["data"]["mcp-wasm-host.toml"])
+
+
+def secret_key_read_by(spec: dict, container: dict, path: str | None = None, env: str | None = None) -> str:
+    """The key of the Secret `mcp-wasm-host` that a container reads, as a
+    file under a Secret volume (`path`) or as a variable (`env`)."""
+    if path is not None:
+        for mount in container["volumeMounts"]:
+            volume = next(v for v in spec["volumes"] if v["name"] == mount["name"])
+            if "secret" in volume and path.startswith(mount["mountPath"].rstrip("/") + "/"):
+                assert volume["secret"]["secretName"] == "mcp-wasm-host", volume
+                return path[len(mount["mountPath"].rstrip("/")) + 1 :]
+        pytest.fail(f"{path} is on no Secret volume")
+    (var,) = [e for e in container.get("env", []) if e["name"] == env]
+    ref = var["valueFrom"]["secretKeyRef"]
+    assert ref["name"] == "mcp-wasm-host", ref
+    return ref["key"]
+
+
+def test_the_replicas_share_a_store_whose_password_is_a_secret():
+    """More than one replica needs the store (tasks, limits and sessions
+    are shared there): the policy names a Redis store, its URL carries no
+    password, and the password the server reads is a key the Secret has,
+    whose value the ConfigMap never holds."""
+    from urllib.parse import urlsplit
+
+    deployment = resource("Deployment")
+    assert deployment["spec"]["replicas"] > 1
+    store = policy()["server"]["store"]
+    assert isinstance(store, dict) and "redis" in store, f"replicas without a shared store: {store!r}"
+    url = urlsplit(store["redis"])
+    assert url.scheme in ("redis", "rediss", "valkey", "valkeys"), url
+    assert url.password is None, "the store URL holds a password: it belongs in the Secret"
+    assert ("password_file" in store) != ("password_env" in store), store
+    spec = deployment["spec"]["template"]["spec"]
+    key = secret_key_read_by(spec, container(), path=store.get("password_file"), env=store.get("password_env"))
+    secret = resource("Secret")["stringData"]
+    assert key in secret, f"the Secret has no key {key}"
+    configmap = yaml.safe_dump(resource("ConfigMap"))
+    assert secret[key] not in configmap, "the store's password is in the ConfigMap"
+
+
+def test_the_valkey_manifest_is_the_store_the_policy_names():
+    """valkey.yaml's Service is the host and port of the policy's store URL,
+    its server requires the password the host reads (the same Secret key),
+    its image is pinned to an exact release, and it refuses writes when full
+    rather than evicting leases and buckets."""
+    from urllib.parse import urlsplit
+
+    store = policy()["server"]["store"]
+    url = urlsplit(store["redis"])
+    service = resource("Service", "valkey")
+    statefulset = resource("StatefulSet", "valkey")
+    assert url.hostname == service["metadata"]["name"]
+    (port,) = service["spec"]["ports"]
+    assert (url.port or 6379) == port["port"]
+    pod = statefulset["spec"]["template"]
+    assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+    (valkey,) = pod["spec"]["containers"]
+    assert port["targetPort"] in [p["name"] for p in valkey["ports"]]
+    # An exact release (x.y.z) or a digest, never a moving tag.
+    image = valkey["image"]
+    assert re.search(r"(:\d+\.\d+\.\d+(-[a-z0-9.]+)?|@sha256:[0-9a-f]{64})$", image), image
+    args = valkey["args"]
+    # The password: Kubernetes expands $(VAR) from the container's env,
+    # which reads the key the host reads.
+    m = re.fullmatch(r"\$\((\w+)\)", flag_value(args, "--requirepass"))
+    assert m, args
+    deployment = resource("Deployment")["spec"]["template"]["spec"]
+    host_key = secret_key_read_by(
+        deployment, container(), path=store.get("password_file"), env=store.get("password_env")
+    )
+    assert secret_key_read_by(pod["spec"], valkey, env=m.group(1)) == host_key
+    assert flag_value(args, "--maxmemory-policy") == "noeviction"
+    maxmemory = re.fullmatch(r"(\d+)mb", flag_value(args, "--maxmemory"))
+    assert maxmemory and int(maxmemory.group(1)) < mebibytes(valkey["resources"]["limits"]["memory"]), args
+    assert valkey["securityContext"]["readOnlyRootFilesystem"] is True
+    assert under(flag_value(args, "--dir"), valkey["volumeMounts"])
+
+
 def test_the_policy_in_the_configmap_is_one_the_server_accepts(tmp_path):
     """The server reads the ConfigMap's files as the pods mount them: the
     policy parses, its keys exist and its values are in range (`check`
@@ -214,6 +315,12 @@ def test_the_policy_in_the_configmap_is_one_the_server_accepts(tmp_path):
     typo.write_text(data["mcp-wasm-host.toml"].replace("max_concurrent_calls", "max_concurent_calls"))
     bad = check(typo)
     assert bad.returncode != 0 and "max_concurent_calls" in bad.stderr, bad.stderr
+    # A password in the store's URL is refused, and not repeated.
+    leaky = tmp_path / "leaky.toml"
+    leaky.write_text(data["mcp-wasm-host.toml"].replace("redis://valkey", "redis://:hunter2-secret@valkey"))
+    bad = check(leaky)
+    assert bad.returncode != 0 and "store.redis" in bad.stderr, bad.stderr
+    assert "hunter2-secret" not in bad.stderr, bad.stderr
 
 
 def serve_flags(binary: Path) -> set[str]:

@@ -12,17 +12,19 @@
 //!    `failed`, saying its replica was lost, once its lease expires.
 //! 5. `max_tasks` holds across the cluster: tasks kept by two replicas
 //!    fill it for the third.
+//! 6. The replica running a task is SIGTERMed: a task that ends within
+//!    `--shutdown-timeout` (answered through another replica while it
+//!    drains) reads `completed`; one that does not reads `failed`, saying
+//!    the replica shut down, as soon as the replica has exited.
 
 #![allow(clippy::unwrap_used)]
 
-use serde_json::{Value, json};
+use serde_json::json;
 
+use crate::common::cluster::tasks::{get, poll, request, start_task, terminal};
 use crate::common::cluster::{Cluster, Replica, Spec};
-use crate::common::http::{Client, calls_ended, sample, try_get};
-use crate::common::revision::R5;
-use crate::common::{DEADLINE, eventually, r5_meta, text};
-
-const TASKS: &str = "io.modelcontextprotocol/tasks";
+use crate::common::http::{calls_ended, sample, try_get};
+use crate::common::{DEADLINE, eventually, text};
 
 /// Three replicas of the conformance plugin, every task-capable call a
 /// task at once; `None` when redis-server or nginx is missing.
@@ -40,54 +42,36 @@ fn cluster_with(server: &str) -> Option<Cluster> {
     })
 }
 
-/// One stateless request of a client that supports tasks and elicitation.
-fn request(url: &str, method: &str, mut params: Value) -> Value {
-    params["_meta"] = r5_meta(json!({"elicitation": {}, "extensions": {TASKS: {}}}));
-    let mut client = Client::new(url)
-        .with_header("MCP-Protocol-Version", R5)
-        .with_header("Mcp-Method", method);
-    if let Some(name) = params["name"].as_str().or(params["taskId"].as_str()) {
-        client.add_header("Mcp-Name", name);
-    }
-    client
-        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
-        .message()
+/// Two replicas of [`cluster`] that drain for `seconds` on SIGTERM.
+fn cluster_draining_for(seconds: &str) -> Option<Cluster> {
+    Cluster::start(&Spec {
+        replicas: 2,
+        plugins: &[test_artifacts::CONFORMANCE],
+        server: "task_sync_window = \"0s\"",
+        policy: "[plugins.conformance.client]\nelicitation = true\n",
+        args: &["--stateless", "--shutdown-timeout", seconds],
+        ..Spec::default()
+    })
 }
 
-/// Calls `tool` as a task through `url`; the task's id.
-fn start_task(url: &str, tool: &str, arguments: Value) -> String {
-    let reply = request(
-        url,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-    );
-    assert_eq!(reply["result"]["resultType"], "task", "{reply}");
-    reply["result"]["taskId"].as_str().unwrap().to_string()
-}
-
-fn get(url: &str, id: &str) -> Value {
-    request(url, "tasks/get", json!({"taskId": id}))
-}
-
-/// `tasks/get` through `url` until `done` holds for its result.
-fn poll(cluster: &Cluster, url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+/// SIGTERMs `replica` and waits until it drains (its log says so).
+fn stop(replica: &Replica) {
+    replica.signal("TERM");
     eventually(
         DEADLINE,
-        || {
-            format!(
-                "task {id} never reached the state the test waits for:\n{}",
-                cluster.logs()
-            )
-        },
-        || {
-            let got = get(url, id);
-            done(&got["result"]).then(|| got["result"].clone())
-        },
-    )
+        || format!("the replica never began to drain:\n{}", replica.stderr()),
+        || replica.stderr().contains("shutting down").then_some(()),
+    );
 }
 
-fn terminal(result: &Value) -> bool {
-    ["completed", "failed", "cancelled"].contains(&result["status"].as_str().unwrap_or(""))
+/// Waits for the SIGTERMed first replica to exit 0, then reads the task
+/// `id` at once on the second, asserting its `status`: its end was
+/// recorded before the replica exited. Its `tasks/get` result.
+fn read_once_exited(cluster: &mut Cluster, id: &str, status: &str) -> serde_json::Value {
+    assert_eq!(cluster.replicas[0].wait(), Some(0), "{}", cluster.logs());
+    let got = get(&cluster.replicas[1].url(), id);
+    assert_eq!(got["result"]["status"], status, "{got}\n{}", cluster.logs());
+    got["result"].clone()
 }
 
 /// The calls of `tool` that ended with `outcome` on `replica`.
@@ -255,4 +239,58 @@ fn max_tasks_holds_across_the_replicas() {
     for id in ids {
         request(&c.url(), "tasks/cancel", json!({"taskId": id}));
     }
+}
+
+#[test]
+fn a_sigtermed_replica_finishes_a_task_that_ends_within_its_shutdown_timeout() {
+    let Some(mut cluster) = cluster_draining_for("600") else {
+        return;
+    };
+    let (runs, other) = (cluster.replicas[0].url(), cluster.replicas[1].url());
+    // The task waits for the client's answers: it ends when the test says.
+    let id = start_task(&runs, "multi_input", json!({}));
+    let asking = poll(&cluster, &other, &id, |r| {
+        terminal(r) || r["inputRequests"].as_object().is_some_and(|m| m.len() == 2)
+    });
+    assert_eq!(asking["status"], "input_required", "{asking}");
+    stop(&cluster.replicas[0]);
+    // Answered through the other replica while the first one drains.
+    let answer = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    let ack = request(
+        &other,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {"first": answer("Ada"), "second": answer("Grace")}}),
+    );
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let done = read_once_exited(&mut cluster, &id, "completed");
+    let said = text(&done["result"]);
+    assert!(said.contains("Ada") && said.contains("Grace"), "{said}");
+    assert!(
+        cluster.replicas[0]
+            .stderr()
+            .contains("every task running here ended"),
+        "{}",
+        cluster.logs()
+    );
+}
+
+#[test]
+fn a_sigtermed_replica_fails_a_task_still_running_at_its_shutdown_timeout() {
+    let Some(mut cluster) = cluster_draining_for("1") else {
+        return;
+    };
+    let (runs, other) = (cluster.replicas[0].url(), cluster.replicas[1].url());
+    let id = start_task(&runs, "slow_compute", json!({"seconds": 600}));
+    let working = get(&other, &id);
+    assert_eq!(working["result"]["status"], "working", "{working}");
+    stop(&cluster.replicas[0]);
+    // `failed` at once, saying why, not `working` until a lease expires.
+    let failed = read_once_exited(&mut cluster, &id, "failed");
+    let message = failed["statusMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the replica running this task shut down"),
+        "{failed}"
+    );
+    let error = failed["error"]["message"].as_str().unwrap_or_default();
+    assert!(error.contains("--shutdown-timeout"), "{failed}");
 }

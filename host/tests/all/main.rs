@@ -17,6 +17,7 @@ mod client_requests;
 mod cluster_limits;
 mod cluster_notify;
 mod cluster_sessions;
+mod cluster_store_down;
 mod cluster_tasks;
 mod docs_paths;
 mod engine_bounds;

@@ -137,8 +137,10 @@ pub struct TelemetryArgs {
     #[arg(long, requires = "metrics_addr")]
     pub(crate) metrics_allow_remote: bool,
     /// On SIGTERM or Ctrl-C, how many seconds the HTTP requests in flight
-    /// may take to finish (no new connections are accepted and `/readyz`
-    /// answers 503 meanwhile) before the server exits anyway.
+    /// and, with a shared store, the running tasks may take to finish (no
+    /// new connections or tasks are accepted and `/readyz` answers 503
+    /// meanwhile) before the server exits anyway; a task still running
+    /// then is recorded failed, saying its replica shut down.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub(crate) shutdown_timeout: u64,
     /// Export traces over OTLP/HTTP (protobuf) to this collector, e.g.

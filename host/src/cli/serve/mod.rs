@@ -3,7 +3,7 @@
 //! (the policy file, the runtime, metrics and health), `sources` (the
 //! plugins loaded, watched (`watch`) and fetched, in the background),
 //! `serving` (the MCP server and its transports) and `shutdown` (HTTP
-//! drained on a stop signal).
+//! drained and tasks handed over on a stop signal).
 
 use std::time::Duration;
 
@@ -30,6 +30,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         return serving::stdio_only(server, &setup.config).await;
     };
     let listening = serving::http(&args, &setup, addr, &server).await?;
+    let tasks = server.tasks().clone();
     if args.http.stdio {
         tokio::select! {
             served = stdio::serve(server) => served?,
@@ -39,7 +40,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         shutdown::signal().await;
     }
     let bound = Duration::from_secs(args.telemetry.shutdown_timeout);
-    shutdown::drain(listening, &setup.health, bound).await
+    shutdown::drain(listening, &setup.health, bound, &tasks).await
 }
 
 #[cfg(test)]

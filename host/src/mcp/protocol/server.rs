@@ -157,6 +157,11 @@ impl McpServer {
     pub fn peers(&self) -> &PeerRegistry {
         &self.peers
     }
+
+    /// The tasks of every session, for the shutdown's hand-over.
+    pub fn tasks(&self) -> &Tasks {
+        &self.tasks
+    }
 }
 
 impl McpServer {

@@ -28,8 +28,9 @@ use crate::runtime::{
 enum Dispatch {
     /// As an ordinary call.
     Call,
-    /// As a call that becomes a task, with this deadline.
-    Task(std::time::Duration),
+    /// As a call that becomes a task, with this deadline, asking the task
+    /// store for at most the second (the ordinary call's deadline).
+    Task(std::time::Duration, std::time::Duration),
     /// Not at all: the tool runs only as a task, and cannot be one now.
     Refused(String),
 }
@@ -111,7 +112,7 @@ impl McpServer {
         let version = context.protocol_version();
         let as_task = match self.admit(&request, &context).await? {
             Dispatch::Call => None,
-            Dispatch::Task(timeout) => Some(timeout),
+            Dispatch::Task(timeout, within) => Some((timeout, within)),
             Dispatch::Refused(why) => return Ok(refused(why, version.as_ref())),
         };
         let Run {
@@ -127,8 +128,8 @@ impl McpServer {
         };
         match as_task {
             None => self.call_now(request, &context, events, end).await,
-            Some(timeout) => {
-                self.call_maybe_as_task(request, &context, events, end, timeout)
+            Some(timeouts) => {
+                self.call_maybe_as_task(request, &context, events, end, timeouts)
                     .await
             }
         }
@@ -210,7 +211,7 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
         events: Arc<dyn CallEvents>,
         end: CallEnd<'_>,
-        task_timeout: std::time::Duration,
+        (task_timeout, store_within): (std::time::Duration, std::time::Duration),
     ) -> Result<CallToolResponse, McpError> {
         let task_events = Arc::new(TaskEvents::new(
             events,
@@ -243,7 +244,7 @@ impl McpServer {
                 return Ok(end.cancelled().await);
             }
         }
-        let task = match self.tasks.create(task_timeout).await {
+        let task = match self.tasks.create_within(task_timeout, store_within).await {
             Ok(task) => task,
             // The store filled up since the call began: it goes on as an
             // ordinary call (it already runs under the task deadline).
@@ -443,7 +444,8 @@ impl McpServer {
             }
             return Ok(Dispatch::Call);
         }
-        if let Err(full) = self.tasks.room().await {
+        let limits = &target.plugin.policy.limits;
+        if let Err(full) = self.tasks.room_within(limits.timeout).await {
             if required {
                 return Ok(Dispatch::Refused(format!(
                     "tool {tool:?} runs only as a task, and {full}"
@@ -452,7 +454,7 @@ impl McpServer {
             tracing::info!(tool, %full, "running the call as an ordinary call");
             return Ok(Dispatch::Call);
         }
-        Ok(Dispatch::Task(target.plugin.policy.limits.task_timeout))
+        Ok(Dispatch::Task(limits.task_timeout, limits.timeout))
     }
 }
 

@@ -9,7 +9,8 @@
 //! replica reads, updates and cancels any task. The replica running a task
 //! keeps its run, its open requests and the bounds' accounting in memory
 //! either way; with a shared store it writes the task's record there after
-//! each change, under a lease it renews.
+//! each change, under a lease it renews. On SIGTERM a replica hands its
+//! tasks over ([`shutdown`]).
 //!
 //! rmcp's own `TaskManager` keeps tasks too, but has no bound on how many
 //! tasks or result bytes it holds, and its cancellation is cooperative; a
@@ -35,8 +36,10 @@ use crate::runtime::store::Store as StateStore;
 use crate::config::TaskSettings;
 
 mod shared;
+mod shutdown;
 
 use shared::{Record, Shared, ended};
+pub use shutdown::{HandOver, SHUT_DOWN};
 
 /// How a task's run ended.
 #[derive(Debug)]
@@ -67,6 +70,9 @@ pub enum StoreFull {
     /// The store the replicas share tasks in failed.
     #[error("the shared task store failed: {0}")]
     Shared(String),
+    /// The server is shutting down ([`Tasks::close`]).
+    #[error("the server is shutting down and makes no new tasks")]
+    Closing,
 }
 
 /// The server's tasks; cheap to clone, the clones share them.
@@ -75,6 +81,8 @@ pub struct Tasks {
     settings: TaskSettings,
     store: Arc<Mutex<Store>>,
     records: Records,
+    /// Woken when a task's end is recorded in the shared store.
+    settled: Arc<Notify>,
 }
 
 /// Where tasks' records are kept for `tasks/get`, `tasks/update` and
@@ -92,6 +100,8 @@ struct Store {
     entries: HashMap<String, Entry>,
     /// The bytes of every finished task's result or error.
     stored_bytes: u64,
+    /// No new tasks: the server is shutting down.
+    closing: bool,
 }
 
 #[derive(Debug)]
@@ -111,6 +121,8 @@ struct Entry {
     /// When its record is written to a shared store: the wall-clock
     /// milliseconds it expires at, and what wakes its writer.
     shared: Option<(u64, Arc<Notify>)>,
+    /// Whether its end is written in the shared store.
+    recorded: bool,
 }
 
 impl Entry {
@@ -188,6 +200,22 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// `work` with the shared store, failed if it takes longer than `within`.
+async fn bounded<T>(
+    shared: &Shared,
+    within: Duration,
+    work: impl Future<Output = Result<T, StoreFull>>,
+) -> Result<T, StoreFull> {
+    match tokio::time::timeout(within, work).await {
+        Ok(done) => done,
+        Err(_) => Err(StoreFull::Shared(format!(
+            "the {} gave no answer within the call's timeout ({} ms)",
+            shared.store_name(),
+            within.as_millis()
+        ))),
+    }
+}
+
 /// `-32603` for a shared task store that failed.
 fn store_failed(error: &impl std::fmt::Display) -> McpError {
     McpError::internal_error(format!("the shared task store failed: {error}"), None)
@@ -200,6 +228,7 @@ impl Tasks {
             settings,
             store: Arc::default(),
             records: Records::Memory,
+            settled: Arc::default(),
         }
     }
 
@@ -217,6 +246,7 @@ impl Tasks {
             settings,
             store: Arc::default(),
             records: Records::Shared(shared.clone()),
+            settled: Arc::default(),
         };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
@@ -270,6 +300,12 @@ impl Tasks {
     /// Whether a new task would fit now: in this process, and with a
     /// shared store in the cluster.
     pub async fn room(&self) -> Result<(), StoreFull> {
+        self.room_within(Duration::MAX).await
+    }
+
+    /// [`Tasks::room`], asking a shared store for at most `within` (the
+    /// call's deadline): a store that has not answered by then failed.
+    pub async fn room_within(&self, within: Duration) -> Result<(), StoreFull> {
         {
             let mut store = self.store();
             Self::sweep(&mut store);
@@ -277,11 +313,14 @@ impl Tasks {
         }
         match &self.records {
             Records::Memory => Ok(()),
-            Records::Shared(shared) => self.cluster_room(shared).await,
+            Records::Shared(shared) => bounded(shared, within, self.cluster_room(shared)).await,
         }
     }
 
     fn check_room(&self, store: &Store) -> Result<(), StoreFull> {
+        if store.closing {
+            return Err(StoreFull::Closing);
+        }
         if store.entries.len() >= self.settings.max_tasks {
             return Err(StoreFull::Count(self.settings.max_tasks));
         }
@@ -296,6 +335,17 @@ impl Tasks {
     /// It is readable through [`Tasks::get`] (on every replica, with a
     /// shared store) before this returns.
     pub async fn create(&self, run_timeout: Duration) -> Result<Task, StoreFull> {
+        self.create_within(run_timeout, Duration::MAX).await
+    }
+
+    /// [`Tasks::create`], asking a shared store for at most `within` (the
+    /// call's deadline): a store that has not answered by then failed, and
+    /// no task is made.
+    pub async fn create_within(
+        &self,
+        run_timeout: Duration,
+        within: Duration,
+    ) -> Result<Task, StoreFull> {
         let ttl = run_timeout.saturating_add(self.settings.result_ttl);
         let mut id = [0u8; 16];
         // The id is the key to the task: 128 random bits.
@@ -329,21 +379,26 @@ impl Tasks {
                     pending: BTreeMap::new(),
                     abort: None,
                     shared,
+                    recorded: false,
                 },
             );
         }
         if let Records::Shared(shared) = &self.records {
-            if let Err(full) = self.cluster_room(shared).await {
-                self.forget(&task.task_id);
-                return Err(full);
-            }
             let record = Record {
                 expires_at_ms: expires_ms,
                 task: DetailedTask::new(task.clone(), TaskPayload::Working),
             };
-            if let Err(e) = shared.create(&record).await {
+            let written = async {
+                self.cluster_room(shared).await?;
+                shared
+                    .create(&record)
+                    .await
+                    .map_err(|e| StoreFull::Shared(e.to_string()))
+            };
+            if let Err(full) = bounded(shared, within, written).await {
+                // A lease or record written after all expires unread.
                 self.forget(&task.task_id);
-                return Err(StoreFull::Shared(e.to_string()));
+                return Err(full);
             }
         }
         Ok(task)
@@ -448,6 +503,15 @@ impl Tasks {
             expires_at_ms: *expires_at_ms,
             task: entry.detailed(),
         })
+    }
+
+    /// Notes that the end of the task `task_id` is written in the shared
+    /// store (or that it expired), for [`Tasks::hand_over`].
+    fn recorded(&self, task_id: &str) {
+        if let Some(entry) = self.store().entries.get_mut(task_id) {
+            entry.recorded = true;
+        }
+        self.settled.notify_waiters();
     }
 
     /// `tasks/get`: the task's state, with its open requests or its result.

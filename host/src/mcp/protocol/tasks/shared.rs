@@ -188,8 +188,9 @@ impl Shared {
         Ok(())
     }
 
-    /// Replaces the record `old` by `record`, unless it changed meanwhile.
-    async fn swap(&self, old: &[u8], record: &Record) -> Result<Swap, SharedError> {
+    /// Replaces the record `old` (`None`: no record) by `record`, unless
+    /// it changed meanwhile.
+    async fn swap(&self, old: Option<&[u8]>, record: &Record) -> Result<Swap, SharedError> {
         let id = &record.task.task.task_id;
         let bytes = Self::encode(record)?;
         let swap = self
@@ -197,7 +198,7 @@ impl Shared {
             .compare_and_swap(
                 &self.ns,
                 Self::record_key(id),
-                Some(old),
+                old,
                 bytes,
                 Some(Self::ttl(record)),
             )
@@ -254,7 +255,7 @@ impl Shared {
                 return Ok(Some(record.task));
             }
             let lost = ending(&record, failed(LOST), LOST);
-            match self.swap(&bytes, &lost).await? {
+            match self.swap(Some(&bytes), &lost).await? {
                 Swap::Swapped => {
                     tracing::warn!(task = short(task_id), "{LOST}");
                     return Ok(Some(lost.task));
@@ -283,7 +284,7 @@ impl Shared {
                 return Ok(true);
             }
             let cancelled = ending(&record, TaskPayload::Cancelled, why);
-            if self.swap(&bytes, &cancelled).await? == Swap::Swapped {
+            if self.swap(Some(&bytes), &cancelled).await? == Swap::Swapped {
                 tracing::info!(task = short(task_id), "task cancelled in the shared store");
                 self.publish(&Event::Cancel {
                     task_id: task_id.to_string(),
@@ -316,7 +317,7 @@ impl Shared {
 }
 
 /// The `failed` payload of an error saying `message`.
-fn failed(message: &str) -> TaskPayload {
+pub(super) fn failed(message: &str) -> TaskPayload {
     TaskPayload::Failed {
         error: object(serde_json::to_value(McpError::internal_error(
             message.to_string(),
@@ -353,16 +354,8 @@ pub(super) async fn keep(tasks: Tasks, shared: Arc<Shared>, task_id: String, cha
         if renew && let Err(e) = shared.renew(&task_id).await {
             tracing::warn!(task = short(&task_id), error = %e, "a task's lease was not renewed");
         }
-        let Some(mine) = tasks.snapshot(&task_id) else {
-            // Expired here: the record expires in the store too.
-            shared.release(&task_id).await;
-            return;
-        };
-        match write(&tasks, &shared, &task_id, &mine).await {
-            Ok(true) => {
-                shared.release(&task_id).await;
-                return;
-            }
+        match settle(&tasks, &shared, &task_id).await {
+            Ok(true) => return,
             Ok(false) => {}
             // Tried again at the next change or renewal.
             Err(e) => {
@@ -370,6 +363,26 @@ pub(super) async fn keep(tasks: Tasks, shared: Arc<Shared>, task_id: String, cha
             }
         }
     }
+}
+
+/// Writes this replica's state of the task `task_id` over its record; once
+/// the task's end is recorded (or it expired), lets its lease go and notes
+/// that. Whether it is.
+pub(super) async fn settle(
+    tasks: &Tasks,
+    shared: &Shared,
+    task_id: &str,
+) -> Result<bool, SharedError> {
+    let ended = match tasks.snapshot(task_id) {
+        Some(mine) => write(tasks, shared, task_id, &mine).await?,
+        // Expired here: the record expires in the store too.
+        None => true,
+    };
+    if ended {
+        shared.release(task_id).await;
+        tasks.recorded(task_id);
+    }
+    Ok(ended)
 }
 
 /// Writes this replica's state of a task over its record. Whether the
@@ -384,8 +397,20 @@ async fn write(
     let new = Shared::encode(mine)?;
     for _ in 0..RETRIES {
         let Some((bytes, current)) = shared.read(task_id).await? else {
-            // Expired in the store.
-            return Ok(true);
+            if mine.expires_at_ms <= now_ms() {
+                // Expired in the store.
+                return Ok(true);
+            }
+            // The store lost it (a Redis restarted without persistence):
+            // this replica, which runs the task, writes it again.
+            if shared.swap(None, mine).await? == Swap::Swapped {
+                tracing::info!(
+                    task = short(task_id),
+                    "a task's record, lost by the shared store, is written again"
+                );
+                return Ok(ended(&mine.task));
+            }
+            continue;
         };
         if ended(&current.task) {
             if !ended(&mine.task) {
@@ -399,7 +424,7 @@ async fn write(
             }
             return Ok(true);
         }
-        if bytes == new || shared.swap(&bytes, mine).await? == Swap::Swapped {
+        if bytes == new || shared.swap(Some(&bytes), mine).await? == Swap::Swapped {
             return Ok(ended(&mine.task));
         }
     }

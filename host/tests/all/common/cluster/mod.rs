@@ -12,6 +12,7 @@
 pub mod load;
 pub mod nginx;
 pub mod replica;
+pub mod tasks;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;

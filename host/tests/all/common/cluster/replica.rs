@@ -32,6 +32,12 @@ impl Replica {
     pub fn start(plugins: &[&str], config: &Path, key: &Path, args: &[&str]) -> Replica {
         let dir = crate::common::plugin_dir(plugins);
         let cache = tempfile::tempdir().unwrap();
+        // A minute to drain on SIGTERM, unless `args` says otherwise.
+        let shutdown: &[&str] = if args.contains(&"--shutdown-timeout") {
+            &[]
+        } else {
+            &["--shutdown-timeout", "60"]
+        };
         let mut child = Command::new(crate::common::binary())
             .env(crate::common::WAIT_FOR_LOAD, "1")
             .arg("serve")
@@ -44,7 +50,7 @@ impl Replica {
             .arg("--request-state-key-file")
             .arg(key)
             .args(["--http", "127.0.0.1:0"])
-            .args(["--shutdown-timeout", "60"])
+            .args(shutdown)
             .args(args)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
@@ -98,6 +104,22 @@ impl Replica {
     /// The directory of its plugin files (which it watches).
     pub fn plugins(&self) -> &Path {
         self._dirs.0.path()
+    }
+
+    /// Waits until `check` gives a value (within [`DEADLINE`]); fails
+    /// saying the replica never did `what`, with its log.
+    pub fn eventually<T>(&self, what: &str, check: impl FnMut() -> Option<T>) -> T {
+        eventually(
+            DEADLINE,
+            || {
+                format!(
+                    "replica {} never {what}:\n{}",
+                    self.authority,
+                    self.stderr()
+                )
+            },
+            check,
+        )
     }
 
     /// Its MCP endpoint.

@@ -73,7 +73,9 @@ if [[ "$step" != run ]]; then
         die "fuzz/Cargo.lock is out of date: run \`cargo update --workspace --manifest-path fuzz/Cargo.toml\` and commit it"
     fi
     echo "== fuzz: building the targets ($build_dir)" >&2
-    "$cargo_fuzz" fuzz build --sanitizer none --target-dir "$build_dir" >&2
+    # 16 codegen units, not cargo-fuzz's 1: with the profile of
+    # fuzz/Cargo.toml, it takes 40 % less CPU time (the figures are there).
+    "$cargo_fuzz" fuzz build --sanitizer none --codegen-units 16 --target-dir "$build_dir" >&2
 fi
 [[ "$step" != build ]] || exit 0
 

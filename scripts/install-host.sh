@@ -83,7 +83,11 @@ store_crate="$CARGO_TARGET_DIR/package/mcp-wasm-host-store-$version.crate"
 # sources at the same path and rebuilds only what changed. Each crate is
 # unpacked again only when its own bytes changed (unpacking gives its files
 # new times), so a change in the host alone does not compile the runtime
-# again, and an unchanged host is not compiled at all.
+# again, and an unchanged host is not compiled at all. `tar -m` gives the
+# files the time of the unpacking: `cargo package` writes one fixed old
+# time (2006) into every crate, and cargo, which compares a path crate's
+# file times with its last build, would take a crate unpacked again with
+# the archive's times for unchanged and reuse the old build.
 src="$cache_root/host-crate"
 host="$src/mcp-wasm-host-$version"
 runtime="$src/mcp-wasm-host-runtime-$version"
@@ -98,13 +102,13 @@ for pair in "$store_crate:$store" "$runtime_crate:$runtime"; do
     crate="${pair%%:*}" dir="${pair#*:}"
     if ! unpacked "$crate" "$dir"; then
         rm -rf "$dir" "$dir.sha256"
-        tar -xzf "$crate" -C "$src"
+        tar -xzmf "$crate" -C "$src"
         sha256_of "$crate" >"$dir.sha256"
     fi
 done
 if ! unpacked "$host_crate" "$host"; then
     rm -rf "$host" "$host.sha256"
-    tar -xzf "$host_crate" -C "$src"
+    tar -xzmf "$host_crate" -C "$src"
     python3 "$repo/scripts/lib/patch-local-crate.py" "$host" \
         mcp-wasm-host-runtime "$runtime" mcp-wasm-host-store "$store"
     sha256_of "$host_crate" >"$host.sha256"

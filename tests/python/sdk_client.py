@@ -53,7 +53,11 @@ if sys.version_info < (3, 11):  # pragma: no cover - anyio brings the backport
 MAX_PAGES = 10_000
 UNKNOWN_TOOL = "no_such_tool__sdk_client"
 # Passed on to the server when set, on top of what the SDK passes by default.
-PASSED_ENV = ("RUST_LOG", "RUST_BACKTRACE")
+# Passed on to a stdio server when set: the SDK gives the server only a
+# default environment (HOME, PATH...), so a test's `--wait-for-load` by
+# environment would otherwise never reach it, and a call could land on a
+# plugin still compiling on a loaded machine.
+PASSED_ENV = ("RUST_LOG", "RUST_BACKTRACE", "MCP_WASM_HOST_WAIT_FOR_LOAD")
 
 
 class CheckFailed(Exception):

@@ -72,9 +72,15 @@ def packed(outside: Path) -> Path:
 
 
 def unpack_crate(crate: Path, into: Path) -> Path:
+    """Unpacks a `.crate`, its files timed now: `cargo package` writes one
+    fixed old time into every crate, which cargo's comparison of a path
+    crate's file times with its last build would take for unchanged."""
     with tarfile.open(crate) as tar:
         tar.extractall(into, filter="data")
-    return into / crate.name.removesuffix(".crate")
+    source = into / crate.name.removesuffix(".crate")
+    for file in source.rglob("*"):
+        os.utime(file)
+    return source
 
 
 @pytest.fixture(scope="session")

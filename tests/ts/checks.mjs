@@ -13,7 +13,9 @@ export const HANDSHAKE_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2
 const SCHEMA_ERRORS_AS_RESULTS_FROM = '2025-11-25';
 const INVALID_PARAMS = -32602;
 // Passed on to a stdio server when set, on top of the SDK's default environment.
-const PASSED_ENV = ['RUST_LOG', 'RUST_BACKTRACE', 'MCP_WASM_HOST_CACHE_DIR'];
+// The SDK gives the server only a default environment (HOME, PATH...): a
+// test's `--wait-for-load` by environment would otherwise never reach it.
+const PASSED_ENV = ['RUST_LOG', 'RUST_BACKTRACE', 'MCP_WASM_HOST_CACHE_DIR', 'MCP_WASM_HOST_WAIT_FOR_LOAD'];
 
 class CheckFailed extends Error {}
 export class Usage extends Error {}

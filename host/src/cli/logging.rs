@@ -1,8 +1,12 @@
 //! Log lines on stderr (text or JSON) and, for `serve`, the trace export.
+//! Whatever `RUST_LOG` asks for, the lines never carry an HTTP session's
+//! id ([`names_no_session`]).
 
 use anyhow::Context as _;
 use mcp_wasm_host::telemetry::trace::Tracing;
+use tracing::Metadata;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::{FilterExt as _, filter_fn};
 
 /// The format of the log lines on stderr.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -25,18 +29,8 @@ pub(super) fn init(
         Ok(v) if !v.is_empty() => EnvFilter::try_new(v),
         _ => EnvFilter::try_new(filter),
     }
-    .context("invalid log filter")?;
-    let Some(traces) = traces else {
-        let builder = fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .with_ansi(false);
-        match format {
-            LogFormat::Text => builder.init(),
-            LogFormat::Json => builder.json().init(),
-        }
-        return Ok(None);
-    };
+    .context("invalid log filter")?
+    .and(filter_fn(names_no_session));
     // The log filter applies to the log lines only: the trace layer has
     // its own (this crate's spans), so spans below the log level still
     // reach the traces.
@@ -48,9 +42,31 @@ pub(super) fn init(
         LogFormat::Text => lines.with_filter(filter).boxed(),
         LogFormat::Json => lines.json().with_filter(filter).boxed(),
     };
-    tracing_subscriber::registry()
-        .with(lines)
-        .with(traces.layer())
-        .init();
-    Ok(Some(traces))
+    let registry = tracing_subscriber::registry().with(lines);
+    match traces {
+        Some(traces) => {
+            registry.with(traces.layer()).init();
+            Ok(Some(traces))
+        }
+        None => {
+            registry.init();
+            Ok(None)
+        }
+    }
+}
+
+/// Whether a span or event may reach the log lines: not one of rmcp's that
+/// carries an HTTP session's id, which works as a credential (without
+/// OAuth, whoever has it speaks in the session). rmcp puts it in the span
+/// every session's work runs in (`streamable_http_session`, whose `id`
+/// would prefix each line logged during a call, the audit lines
+/// included) and in a `session_id` field. The host names sessions in its
+/// own lines by nothing, or by a hash.
+fn names_no_session(meta: &Metadata<'_>) -> bool {
+    if !meta.target().starts_with("rmcp") {
+        return true;
+    }
+    let session_span = meta.is_span() && meta.name() == "streamable_http_session";
+    let session_field = meta.fields().field("session_id").is_some();
+    !(session_span || session_field)
 }

@@ -177,3 +177,45 @@ fn an_idle_session_expires_and_frees_its_slot() {
     let again = initialize(&server, "127.0.0.1", 3);
     assert_eq!(again.status, 200, "{again:#?}");
 }
+
+/// An HTTP session's id works as a credential (without OAuth, whoever has
+/// it speaks in the session): no log line names it, whatever `RUST_LOG`
+/// asks for, through a session's whole life (opened, a call, its `GET`
+/// stream, closed). rmcp would put it in a span around every line logged
+/// during a call and in a field of its own lines.
+#[test]
+fn no_log_line_names_a_sessions_id_at_any_level() {
+    for level in [
+        "info",
+        "debug",
+        "debug,rmcp=trace,mcp_wasm_host=trace,hyper=trace",
+    ] {
+        let (dir, plugins, config) =
+            crate::common::plugins_with_policy(&[test_artifacts::ENCODING], "");
+        let server = HttpServer::start_with_env(
+            &plugins,
+            &["--no-watch", "--config", &config],
+            &[("RUST_LOG", level)],
+        );
+        let mut client = crate::common::http::Client::new(&server.url);
+        let reply = client.initialize(R4);
+        assert_eq!(reply.status, 200, "{reply:#?}");
+        let session = reply.session().expect("a session id").to_string();
+        client.session = Some(session.clone());
+        client.call_value("hash", json!({"text": "abc"}));
+        let _events = client.listen();
+        let closed = client.send("DELETE");
+        assert!((200..300).contains(&closed.status), "{closed:?}");
+        server.wait_for_stderr("HTTP session ended");
+        let logs = server.stderr();
+        assert!(
+            logs.contains("audit: call"),
+            "the call was not logged at {level}:\n{logs}"
+        );
+        assert!(
+            !logs.contains(&session),
+            "RUST_LOG={level}: a log line names the session's id {session}:\n{logs}"
+        );
+        drop(dir);
+    }
+}

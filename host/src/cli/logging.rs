@@ -56,17 +56,16 @@ pub(super) fn init(
 }
 
 /// Whether a span or event may reach the log lines: not one of rmcp's that
-/// carries an HTTP session's id, which works as a credential (without
-/// OAuth, whoever has it speaks in the session). rmcp puts it in the span
-/// every session's work runs in (`streamable_http_session`, whose `id`
-/// would prefix each line logged during a call, the audit lines
-/// included) and in a `session_id` field. The host names sessions in its
-/// own lines by nothing, or by a hash.
+/// may carry an HTTP session's id, which works as a credential (without
+/// OAuth, whoever has it speaks in the session). rmcp puts it in the
+/// spans a session's work runs in (`streamable_http_session`'s `id`,
+/// `transport_worker`'s `name`: either would prefix each line logged
+/// during a call, the audit lines included), so no rmcp span reaches the
+/// lines, and in its events' `session_id` field. The host names sessions
+/// in its own lines by nothing, or by a hash.
 fn names_no_session(meta: &Metadata<'_>) -> bool {
     if !meta.target().starts_with("rmcp") {
         return true;
     }
-    let session_span = meta.is_span() && meta.name() == "streamable_http_session";
-    let session_field = meta.fields().field("session_id").is_some();
-    !(session_span || session_field)
+    !meta.is_span() && meta.fields().field("session_id").is_none()
 }

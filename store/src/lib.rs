@@ -25,7 +25,7 @@ use std::time::Duration;
 pub use backend::{Cursor, Page, Size, Swap, Window};
 pub use error::{ErrorKind, NameError, Op, StoreError, StoreName};
 pub use namespace::{MAX_NAME_LEN, Namespace, decode as decode_namespace};
-pub use pubsub::Subscription;
+pub use pubsub::{Heard, Subscription};
 pub use redis_store::{ConfigError, Password, RedisConfig, Tls};
 
 use backend::Backend;

@@ -6,11 +6,14 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
+use crate::Store;
 use crate::error::{ErrorKind, Op, StoreError, StoreName};
+use crate::namespace::Namespace;
 
 /// How many messages wait for a slow subscriber before it misses some.
 pub(crate) const BACKLOG: usize = 1024;
@@ -63,6 +66,55 @@ impl Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// What a follower ([`Store::follow`]) hears.
+#[derive(Debug)]
+pub enum Heard<'a> {
+    /// One message.
+    Message(&'a [u8]),
+    /// Messages were missed (the subscriber fell behind, or its connection
+    /// was lost and opened again): the state the messages describe should
+    /// be read again, or the gap's cost accepted.
+    Gap(&'a StoreError),
+}
+
+/// How long a follower waits before subscribing again.
+const RESUBSCRIBE: Duration = Duration::from_secs(1);
+
+impl Store {
+    /// Follows one topic for as long as the returned future is polled
+    /// (it never ends): subscribes, hands each message and each reported
+    /// gap to `on`, and subscribes again, a second later, whenever
+    /// subscribing fails or the subscription ends. `what` names the
+    /// follower in the log lines. Delivery is at most once: messages
+    /// published while no subscription is open are not delivered later.
+    pub async fn follow(
+        &self,
+        ns: &Namespace,
+        topic: &[u8],
+        what: &str,
+        mut on: impl FnMut(Heard<'_>),
+    ) {
+        loop {
+            let mut subscription = match self.subscribe(ns, topic).await {
+                Ok(subscription) => subscription,
+                Err(e) => {
+                    tracing::warn!(error = %e, "not yet following {what}");
+                    tokio::time::sleep(RESUBSCRIBE).await;
+                    continue;
+                }
+            };
+            while let Some(message) = subscription.next().await {
+                match message {
+                    Ok(bytes) => on(Heard::Message(&bytes)),
+                    Err(e) if matches!(e.kind, ErrorKind::MissedMessages(_)) => on(Heard::Gap(&e)),
+                    Err(e) => tracing::warn!(error = %e, "a message of {what}"),
+                }
+            }
+            tokio::time::sleep(RESUBSCRIBE).await;
+        }
     }
 }
 

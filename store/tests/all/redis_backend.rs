@@ -255,3 +255,82 @@ async fn a_namespace_is_four_keys_and_nothing_scans_the_keyspace() {
         .unwrap();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// `Store::follow` hears each message, is told of the gap when the server
+/// goes away, and hears messages again once it is back, without its
+/// caller doing anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_hears_the_gap_of_a_restart_and_follows_again() {
+    use mcp_wasm_host_store::Heard;
+    let Some(mut server) = Server::start().await else {
+        return;
+    };
+    let store = server.store().with_timeout(Duration::from_millis(1000));
+    let ns = Namespace::plugin("follow", "default").unwrap();
+    let (sender, mut heard) = tokio::sync::mpsc::unbounded_channel::<Result<Vec<u8>, String>>();
+    let follower = {
+        let store = store.clone();
+        let ns = ns.clone();
+        tokio::spawn(async move {
+            store
+                .follow(&ns, b"changes", "the test's topic", |heard| {
+                    let _ = sender.send(match heard {
+                        Heard::Message(bytes) => Ok(bytes.to_vec()),
+                        Heard::Gap(e) => Err(e.to_string()),
+                    });
+                })
+                .await
+        })
+    };
+    // publish_until_heard(MESSAGE): publishes until the follower hears it
+    // (it subscribes in its own time); what it hears is in order.
+    async fn publish_until_heard(
+        store: &Store,
+        ns: &Namespace,
+        heard: &mut tokio::sync::mpsc::UnboundedReceiver<Result<Vec<u8>, String>>,
+        message: &[u8],
+    ) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let _ = store.publish(ns, "changes", message).await;
+            match tokio::time::timeout(Duration::from_millis(200), heard.recv()).await {
+                Ok(Some(Ok(got))) if got == message => return,
+                Ok(Some(Ok(got))) => panic!("heard {got:?} before {message:?}"),
+                Ok(Some(Err(gap))) => panic!("a gap before {message:?}: {gap}"),
+                Ok(None) => panic!("the follower stopped"),
+                Err(_) => assert!(Instant::now() < deadline, "never heard {message:?}"),
+            }
+        }
+    }
+    publish_until_heard(&store, &ns, &mut heard, b"first").await;
+
+    server.kill().await;
+    let gap = tokio::time::timeout(Duration::from_secs(10), heard.recv())
+        .await
+        .expect("the follower is told of the gap")
+        .expect("the follower runs");
+    assert!(gap.is_err(), "{gap:?}");
+
+    server.restart().await;
+    // Whatever it was told while the server was down (more gaps), the next
+    // message it hears is the one published once it is back.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let _ = store.publish(&ns, "changes", "again").await;
+        match tokio::time::timeout(Duration::from_millis(200), heard.recv()).await {
+            Ok(Some(Ok(got))) => {
+                assert_eq!(got, b"again");
+                break;
+            }
+            Ok(Some(Err(_))) | Err(_) => {
+                assert!(
+                    Instant::now() < deadline,
+                    "the follower never followed again"
+                )
+            }
+            Ok(None) => panic!("the follower stopped"),
+        }
+    }
+    assert!(!follower.is_finished());
+    follower.abort();
+}

@@ -12,11 +12,10 @@ pub mod message;
 pub mod view;
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::runtime::store::{ErrorKind, Namespace, Store};
+use crate::runtime::store::{Heard, Namespace, Store};
 use crate::runtime::{Generations, Runtime};
 use message::{Change, Lists, Versions, replica_name, transitions, versions};
 use view::View;
@@ -194,35 +193,20 @@ async fn publish(cluster: Arc<Cluster>, runtime: Arc<Runtime>, mut before: Versi
 /// published while it is down are not delivered later: their clients hear
 /// of them when this replica applies them itself.
 async fn follow(cluster: Arc<Cluster>) {
-    loop {
-        let mut subscription = match cluster
-            .store
-            .subscribe(&Namespace::notifications(), TOPIC)
-            .await
-        {
-            Ok(subscription) => subscription,
-            Err(e) => {
-                tracing::warn!(error = %e, "not yet following the other replicas' catalog changes");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                continue;
+    let store = cluster.store.clone();
+    store
+        .follow(&Namespace::notifications(), TOPIC, "the other replicas' catalog changes", |heard| match heard {
+            Heard::Message(bytes) => heard_change(&cluster, bytes),
+            Heard::Gap(e) => {
+                tracing::info!(error = %e, "missed other replicas' catalog changes; clients hear of them when this replica applies them");
             }
-        };
-        while let Some(message) = subscription.next().await {
-            match message {
-                Ok(bytes) => heard(&cluster, &bytes),
-                Err(e) if matches!(e.kind, ErrorKind::MissedMessages(_)) => {
-                    tracing::info!(error = %e, "missed other replicas' catalog changes; clients hear of them when this replica applies them");
-                }
-                Err(e) => tracing::warn!(error = %e, "a catalog change of another replica"),
-            }
-        }
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+        })
+        .await
 }
 
 /// Acts on one message: another replica's change (this replica's own
 /// echo is dropped: its watchers heard it from the catalog).
-fn heard(cluster: &Cluster, bytes: &[u8]) {
+fn heard_change(cluster: &Cluster, bytes: &[u8]) {
     match Change::decode(bytes) {
         Ok(change) if change.replica == cluster.replica => {}
         Ok(change) => {
@@ -267,9 +251,9 @@ mod tests {
                 to: None,
             }],
         };
-        heard(&me, &change("me").encode());
+        heard_change(&me, &change("me").encode());
         assert!(!watcher.has_changed().unwrap(), "its own echo");
-        heard(&me, &change("other").encode());
+        heard_change(&me, &change("other").encode());
         assert!(watcher.has_changed().unwrap());
         let after = *watcher.borrow_and_update();
         assert_eq!((after.tools, after.plugins), (1, 1));
@@ -277,9 +261,9 @@ mod tests {
         // announced again.
         let mut again = change("third");
         again.plugins.clear();
-        heard(&me, &again.encode());
+        heard_change(&me, &again.encode());
         assert!(!watcher.has_changed().unwrap());
-        heard(&me, b"not json");
+        heard_change(&me, b"not json");
         assert!(!watcher.has_changed().unwrap());
     }
 }

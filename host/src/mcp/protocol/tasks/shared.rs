@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
 use super::{Tasks, now_ms, object, short};
-use crate::runtime::store::{ErrorKind, Namespace, Size, Store, StoreError, StoreName, Swap};
+use crate::runtime::store::{Heard, Namespace, Size, Store, StoreError, StoreName, Swap};
 
 /// The status message of a task whose replica's lease expired.
 pub(super) const LOST: &str = "the replica running this task was lost (its lease in the shared store expired before the task ended)";
@@ -437,30 +437,19 @@ async fn write(
 /// published in the gap are lost, and the client's next `tasks/update`
 /// brings them.
 pub(super) async fn listen(tasks: Tasks, shared: Arc<Shared>) {
-    loop {
-        let mut subscription = match shared.store.subscribe(&shared.ns, EVENTS).await {
-            Ok(subscription) => subscription,
-            Err(e) => {
-                tracing::warn!(error = %e, "not yet listening for other replicas' task cancellations");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                continue;
+    shared
+        .store
+        .follow(&shared.ns, EVENTS, "other replicas' messages for tasks", |heard| match heard {
+            Heard::Message(bytes) => heard_event(&tasks, bytes),
+            Heard::Gap(e) => {
+                tracing::info!(error = %e, "missed messages for tasks; cancellations arrive at lease renewal");
             }
-        };
-        while let Some(message) = subscription.next().await {
-            match message {
-                Ok(bytes) => heard(&tasks, &bytes),
-                Err(e) if matches!(e.kind, ErrorKind::MissedMessages(_)) => {
-                    tracing::info!(error = %e, "missed messages for tasks; cancellations arrive at lease renewal");
-                }
-                Err(e) => tracing::warn!(error = %e, "a message for tasks"),
-            }
-        }
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+        })
+        .await
 }
 
 /// Acts on one message, if it is for a task this replica runs.
-fn heard(tasks: &Tasks, bytes: &[u8]) {
+fn heard_event(tasks: &Tasks, bytes: &[u8]) {
     match serde_json::from_slice::<Event>(bytes) {
         Ok(Event::Cancel { task_id }) => {
             if tasks.here(&task_id).is_some() {

@@ -17,7 +17,9 @@
 //!    store is back.
 //! 5. The official Python SDK at 2025-11-25 keeps one session through
 //!    nginx while its requests land on every replica
-//!    (`tests/python/cluster_session_client.py`).
+//!    (`tests/python/cluster_session_client.py`), and so does the
+//!    TypeScript SDK 1.x (`tests/ts/cluster-session-client.mjs`), whose
+//!    `DELETE` then ends the session on every replica.
 
 #![allow(clippy::unwrap_used)]
 
@@ -282,20 +284,27 @@ fn a_store_that_does_not_answer_gives_503_naming_it_and_the_session_goes_on_afte
     assert_eq!(added, json!(2), "{}", cluster.logs());
 }
 
-#[test]
-fn the_python_sdk_keeps_its_session_across_replicas() {
-    let Some(cluster) = cluster(SESSION_NOTES) else {
-        return;
-    };
-    let summary = crate::common::run_python_client(
-        "cluster_session_client.py",
-        &[
-            "--url".as_ref(),
-            cluster.url().as_ref(),
-            "--notes".as_ref(),
-            "6".as_ref(),
-        ],
-    );
+/// Runs the SDK session client `script` with `run` (the Python or the
+/// Node runner of `common`) through nginx, with six notes, then checks its
+/// summary ([`check_session_summary`]); the cluster and the summary, or
+/// `None` when the test is skipped.
+fn sdk_session(
+    run: fn(&str, &[&std::ffi::OsStr]) -> Value,
+    script: &str,
+) -> Option<(Cluster, Value)> {
+    let cluster = cluster(SESSION_NOTES)?;
+    let url = cluster.url();
+    let args = ["--url", &url, "--notes", "6"];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(AsRef::as_ref).collect();
+    let summary = run(script, &args);
+    check_session_summary(&cluster, &summary);
+    Some((cluster, summary))
+}
+
+/// Checks an SDK session client's summary: one session at 2025-11-25 whose
+/// notes counted 1 to 6 while its requests landed on every replica, two of
+/// which at least took it over.
+fn check_session_summary(cluster: &Cluster, summary: &Value) {
     let want: Vec<String> = (1..=6).map(|n| format!("note {n}")).collect();
     assert_eq!(summary["protocol_version"], R4, "{summary}");
     assert_eq!(
@@ -314,4 +323,27 @@ fn the_python_sdk_keeps_its_session_across_replicas() {
         .filter(|r| r.stderr().contains("took over an HTTP session"))
         .count();
     assert!(took_over >= 2, "{answered:?}\n{}", cluster.logs());
+}
+
+#[test]
+fn the_python_sdk_keeps_its_session_across_replicas() {
+    sdk_session(
+        crate::common::run_python_client,
+        "cluster_session_client.py",
+    );
+}
+
+#[test]
+fn the_typescript_sdk_keeps_its_session_across_replicas() {
+    let Some((cluster, summary)) =
+        sdk_session(crate::common::run_node_client, "cluster-session-client.mjs")
+    else {
+        return;
+    };
+    // The SDK's DELETE, through nginx, ended it on every replica.
+    let session = summary["session"].as_str().unwrap();
+    for url in urls(&cluster) {
+        let reply = in_session(&url, session).post(&tools_list());
+        assert_eq!(reply.status, 404, "{url}: {reply:#?}\n{}", cluster.logs());
+    }
 }

@@ -12,6 +12,11 @@
 //! 2. At 2025-11-25, a session's GET stream on one replica hears the same
 //!    changes made on the other, once.
 //!
+//! 3. At 2025-11-25, with three replicas, a session subscribed through
+//!    replica A while its GET stream is held on B: B's stream hears the
+//!    URI updated once (the subscription is the session's, shared through
+//!    the store); after an unsubscribe through C it hears it no more.
+//!
 //! Each test ends with a last change both streams must hear, and counts
 //! what came before it: no fixed wait stands for "nothing more came".
 
@@ -22,10 +27,10 @@ use std::sync::mpsc::Receiver;
 
 use serde_json::{Value, json};
 
-use crate::common::cluster::{Cluster, Replica, Spec};
+use crate::common::cluster::{Cluster, Spec};
 use crate::common::http::Client;
 use crate::common::revision::{R4, R5};
-use crate::common::{DEADLINE, eventually, r5_meta};
+use crate::common::{DEADLINE, r5_meta};
 
 /// The URI the conformance plugin serves that the streams watch.
 const WATCHED: &str = "test://static-text";
@@ -86,14 +91,6 @@ fn listen(url: &str) -> Stream {
     stream
 }
 
-/// Copies the plugin file `from` into `replica`'s directory as `name`,
-/// whole at once (written beside it, then renamed).
-fn install(replica: &Replica, from: &Path, name: &str) {
-    let staged = replica.plugins().join(format!("{name}.part"));
-    std::fs::copy(from, &staged).unwrap();
-    std::fs::rename(&staged, replica.plugins().join(name)).unwrap();
-}
-
 /// Another build of the conformance plugin: the same tools and
 /// resources, another digest (a custom section more).
 fn rebuilt_conformance(dir: &Path) -> std::path::PathBuf {
@@ -106,22 +103,6 @@ fn rebuilt_conformance(dir: &Path) -> std::path::PathBuf {
     path
 }
 
-/// Waits until `replica` logs that it reloaded `plugin`, `times` times.
-fn reloaded(replica: &Replica, plugin: &str, times: usize) {
-    eventually(
-        DEADLINE,
-        || format!("{plugin} never reloaded:\n{}", replica.stderr()),
-        || {
-            let n = replica
-                .stderr()
-                .lines()
-                .filter(|l| l.contains("plugin reloaded") && l.contains(plugin))
-                .count();
-            (n >= times).then_some(())
-        },
-    );
-}
-
 /// The changes both tests make, with `streams` (each named by its
 /// replica) held where they are: a plugin added on A, then on B; the
 /// plugin serving [`WATCHED`] replaced on A, then on B; a last change on
@@ -129,26 +110,26 @@ fn reloaded(replica: &Replica, plugin: &str, times: usize) {
 fn changes_are_heard_once(cluster: &Cluster, streams: &mut [(&str, Stream)]) {
     let (a, b) = (&cluster.replicas[0], &cluster.replicas[1]);
     // A plugin with a tool is added on A alone: every stream hears it.
-    install(a, Path::new(test_artifacts::FNV), "fnv.wasm");
+    a.install(Path::new(test_artifacts::FNV), "fnv.wasm");
     for (_, stream) in streams.iter_mut() {
         stream.until("notifications/tools/list_changed");
     }
     // B applies the same: its clients have heard of it already.
-    install(b, Path::new(test_artifacts::FNV), "fnv.wasm");
-    reloaded(b, "fnv", 1);
+    b.install(Path::new(test_artifacts::FNV), "fnv.wasm");
+    b.reloaded("fnv", 1);
 
     // The plugin serving the watched URI is replaced on A alone: every
     // stream hears the URI updated.
     let scratch = tempfile::tempdir().unwrap();
     let rebuilt = rebuilt_conformance(scratch.path());
-    install(a, &rebuilt, "conformance.wasm");
+    a.install(&rebuilt, "conformance.wasm");
     for (_, stream) in streams.iter_mut() {
         let updated = stream.until("notifications/resources/updated");
         assert_eq!(updated["params"]["uri"], WATCHED, "{updated}");
     }
     // B applies the same version.
-    install(b, &rebuilt, "conformance.wasm");
-    reloaded(b, "conformance", 1);
+    b.install(&rebuilt, "conformance.wasm");
+    b.reloaded("conformance", 1);
 
     // A last change, that every stream hears: before it, each change
     // came once.
@@ -196,4 +177,63 @@ fn a_sessions_get_stream_hears_a_change_another_replica_applied_once() {
         read: Vec::new(),
     };
     changes_are_heard_once(&cluster, &mut [("B", stream)]);
+}
+
+/// Reads `stream` until a tool list change, before which it must have
+/// heard [`WATCHED`] updated once.
+fn updated_once_before_a_list_change(cluster: &Cluster, stream: &mut Stream) {
+    stream.until("notifications/tools/list_changed");
+    assert_eq!(
+        stream.count("notifications/resources/updated"),
+        1,
+        "{:#?}\n{}",
+        stream.read,
+        cluster.logs()
+    );
+}
+
+#[test]
+fn a_subscription_made_through_one_replica_reaches_the_stream_another_holds() {
+    let Some(cluster) = Cluster::with_sessions(3, &[test_artifacts::CONFORMANCE]) else {
+        return;
+    };
+    let urls: Vec<String> = cluster.replicas.iter().map(|r| r.url()).collect();
+    let mut opened = Client::new(&urls[1]);
+    let reply = opened.initialize(R4);
+    assert_eq!(reply.status, 200, "{reply:#?}");
+    let session = opened.session.clone().unwrap();
+    let mut stream = Stream {
+        messages: opened.listen(),
+        read: Vec::new(),
+    };
+    // Subscribed through A, while B holds the GET stream.
+    let subscribed = Client::new(&urls[0])
+        .with_session(Some(&session))
+        .request("resources/subscribe", json!({"uri": WATCHED}));
+    assert!(subscribed.get("error").is_none(), "{subscribed}");
+
+    let scratch = tempfile::tempdir().unwrap();
+    let rebuilt = rebuilt_conformance(scratch.path());
+    cluster.install_everywhere(&rebuilt, "conformance.wasm", "conformance", 1);
+    let updated = stream.until("notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], WATCHED, "{updated}");
+    // A last change B's stream hears: the update came once before it.
+    for replica in &cluster.replicas {
+        replica.install(Path::new(test_artifacts::FNV), "fnv.wasm");
+    }
+    updated_once_before_a_list_change(&cluster, &mut stream);
+
+    // Unsubscribed through C: the next replacement is not announced.
+    Client::new(&urls[2])
+        .with_session(Some(&session))
+        .request("resources/unsubscribe", json!({"uri": WATCHED}));
+    let mut again = std::fs::read(&rebuilt).unwrap();
+    again.extend_from_slice(&[0, 6, 5, b'x', b'-', b't', b'w', b'o']);
+    let again_path = scratch.path().join("conformance-again.wasm");
+    std::fs::write(&again_path, again).unwrap();
+    cluster.install_everywhere(&again_path, "conformance.wasm", "conformance", 2);
+    for replica in &cluster.replicas {
+        std::fs::remove_file(replica.plugins().join("fnv.wasm")).unwrap();
+    }
+    updated_once_before_a_list_change(&cluster, &mut stream);
 }

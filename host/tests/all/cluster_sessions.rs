@@ -12,15 +12,24 @@
 //! 3. A session's `GET` stream resumed with `Last-Event-ID` on another
 //!    replica (one that never held the session) is sent the events it
 //!    missed: list changes of the replica it was on, from the shared log.
+//!    Every replica holding a copy of the session hears each change, but
+//!    the log has it once: a stream resumed on a third replica replays
+//!    each change once.
 //! 4. While the store does not answer, a request in a session gets `503`
 //!    naming the shared session store, and the session goes on once the
 //!    store is back.
 //! 5. The official Python SDK at 2025-11-25 keeps one session through
 //!    nginx while its requests land on every replica
-//!    (`tests/python/cluster_session_client.py`).
+//!    (`tests/python/cluster_session_client.py`), and so does the
+//!    TypeScript SDK 1.x (`tests/ts/cluster-session-client.mjs`), whose
+//!    `DELETE` then ends the session on every replica.
+//! 6. A session's `logging/setLevel` through one replica holds for its
+//!    calls on another (the level is kept in the session's record); another
+//!    session stays at `info`.
 
 #![allow(clippy::unwrap_used)]
 
+use std::path::Path;
 use std::sync::mpsc::Receiver;
 
 use serde_json::{Value, json};
@@ -58,6 +67,16 @@ fn open(url: &str) -> String {
     client.session.unwrap()
 }
 
+/// A cluster of kvnotes with its notes kept per session, its replicas'
+/// endpoints, and a session opened on the first; `None` when the test is
+/// skipped.
+fn opened() -> Option<(Cluster, Vec<String>, String)> {
+    let cluster = cluster(SESSION_NOTES)?;
+    let urls = urls(&cluster);
+    let session = open(&urls[0]);
+    Some((cluster, urls, session))
+}
+
 /// A client of `url` in `session`.
 fn in_session(url: &str, session: &str) -> Client {
     Client::new(url).with_session(Some(session))
@@ -69,11 +88,9 @@ fn tools_list() -> Value {
 
 #[test]
 fn a_session_is_served_by_every_replica_with_its_data_and_ends_on_all() {
-    let Some(cluster) = cluster(SESSION_NOTES) else {
+    let Some((cluster, urls, session)) = opened() else {
         return;
     };
-    let urls = urls(&cluster);
-    let session = open(&urls[0]);
 
     // Each note through the next replica: the counter is the session's.
     for n in 1..=6usize {
@@ -202,11 +219,16 @@ fn events(url: &str, session: &str, last: Option<&str>) -> Receiver<(Option<Stri
 
 /// The id of the next `notifications/tools/list_changed` on `stream`.
 fn next_list_change(stream: &Receiver<(Option<String>, Value)>) -> String {
+    next_of(stream, "notifications/tools/list_changed")
+}
+
+/// The id of the next message of `method` on `stream`.
+fn next_of(stream: &Receiver<(Option<String>, Value)>, method: &str) -> String {
     loop {
         let (id, message) = stream
             .recv_timeout(DEADLINE)
-            .expect("notifications/tools/list_changed on the GET stream");
-        if message["method"] == "notifications/tools/list_changed" {
+            .unwrap_or_else(|_| panic!("{method} on the GET stream"));
+        if message["method"] == method {
             return id.expect("an event id");
         }
     }
@@ -214,11 +236,9 @@ fn next_list_change(stream: &Receiver<(Option<String>, Value)>) -> String {
 
 #[test]
 fn a_get_stream_resumes_on_another_replica_with_the_events_it_missed() {
-    let Some(cluster) = cluster(SESSION_NOTES) else {
+    let Some((cluster, urls, session)) = opened() else {
         return;
     };
-    let urls = urls(&cluster);
-    let session = open(&urls[0]);
     let dir = cluster.replicas[0].plugins_dir();
 
     // Replica 0's tools change twice: its session hears both on its GET
@@ -257,12 +277,118 @@ fn a_get_stream_resumes_on_another_replica_with_the_events_it_missed() {
 }
 
 #[test]
-fn a_store_that_does_not_answer_gives_503_naming_it_and_the_session_goes_on_after() {
-    let Some(cluster) = cluster(SESSION_NOTES) else {
+fn a_change_every_replica_hears_is_replayed_once() {
+    let Some((cluster, urls, session)) = opened() else {
+        return;
+    };
+    // Every replica holds a copy of the session.
+    for url in &urls[1..] {
+        assert_eq!(in_session(url, &session).post(&tools_list()).status, 200);
+    }
+    // Sessions that show when replicas 1 and 2 have told their sessions.
+    let watchers: Vec<_> = urls[1..]
+        .iter()
+        .map(|url| events(url, &open(url), None))
+        .collect();
+    let stream = events(&urls[1], &session, None);
+    cluster.install_everywhere(Path::new(test_artifacts::FNV), "fnv.wasm", "fnv", 1);
+    // fnv adds tools, resources and prompts: three list changes, in that
+    // order.
+    let heard = next_of(&stream, "notifications/prompts/list_changed");
+    for watcher in &watchers {
+        next_list_change(watcher);
+    }
+    drop(stream);
+
+    // Changed again while the client is away; every copy hears it.
+    for watcher in &watchers {
+        let _ = watcher.try_iter().count();
+    }
+    cluster.install_everywhere(Path::new(test_artifacts::PANIC), "panic.wasm", "panic", 1);
+    for watcher in &watchers {
+        next_list_change(watcher);
+    }
+    // Resumed on replica 2, then a last change (a plugin with tools and
+    // resources): before its resource list change, the stream has the
+    // change it missed once, and the last one's tool list change.
+    let resumed = events(&urls[2], &session, Some(&heard));
+    for replica in &cluster.replicas {
+        replica.install(Path::new(test_artifacts::CONFORMANCE), "conformance.wasm");
+    }
+    let mut read = Vec::new();
+    loop {
+        let (id, message) = resumed
+            .recv_timeout(DEADLINE)
+            .unwrap_or_else(|_| panic!("no resources/list_changed: {read:#?}"));
+        let method = message["method"].as_str().unwrap_or_default().to_string();
+        read.push((method.clone(), id));
+        if method == "notifications/resources/list_changed" {
+            break;
+        }
+    }
+    let tool_changes = read
+        .iter()
+        .filter(|(m, _)| m == "notifications/tools/list_changed")
+        .count();
+    assert_eq!(
+        tool_changes,
+        2,
+        "after {heard}: {read:#?}\n{}",
+        cluster.logs()
+    );
+}
+
+/// The levels of the `notifications/message` that `stream` carries until
+/// one at `error` (`log_progress` logs debug, info, warning and error).
+fn levels_until_error(stream: &Receiver<Value>) -> Vec<String> {
+    let mut levels: Vec<String> = Vec::new();
+    while levels.last().is_none_or(|l| l != "error") {
+        let message = stream
+            .recv_timeout(DEADLINE)
+            .expect("the error-level message arrives");
+        if message["method"] == "notifications/message" {
+            levels.push(message["params"]["level"].as_str().unwrap().into());
+        }
+    }
+    levels
+}
+
+#[test]
+fn a_logging_level_set_through_one_replica_holds_on_another() {
+    let Some(cluster) = Cluster::with_sessions(2, &[test_artifacts::ERRORS]) else {
         return;
     };
     let urls = urls(&cluster);
-    let session = open(&urls[0]);
+    let (chatty, quiet) = (open(&urls[0]), open(&urls[0]));
+    let set = in_session(&urls[0], &chatty).request("logging/setLevel", json!({"level": "debug"}));
+    assert_eq!(set["result"], json!({}), "{set}");
+    // Each session's calls on the other replica, which never held them:
+    // a call's log messages travel on the session's GET stream there.
+    let logged = |session: &str| {
+        let mut client = in_session(&urls[1], session);
+        let stream = client.listen();
+        let reply = client.call(3, "log_progress", json!({}));
+        assert_eq!(crate::common::text(&reply["result"]), "logged", "{reply}");
+        levels_until_error(&stream)
+    };
+    assert_eq!(
+        logged(&chatty),
+        ["debug", "info", "warning", "error"],
+        "{}",
+        cluster.logs()
+    );
+    assert_eq!(
+        logged(&quiet),
+        ["info", "warning", "error"],
+        "the other session stays at info"
+    );
+}
+
+#[test]
+fn a_store_that_does_not_answer_gives_503_naming_it_and_the_session_goes_on_after() {
+    let Some((cluster, urls, session)) = opened() else {
+        return;
+    };
     let added = in_session(&urls[0], &session).call_value("add-note", json!({"text": "a"}));
     assert_eq!(added, json!(1));
 
@@ -282,20 +408,27 @@ fn a_store_that_does_not_answer_gives_503_naming_it_and_the_session_goes_on_afte
     assert_eq!(added, json!(2), "{}", cluster.logs());
 }
 
-#[test]
-fn the_python_sdk_keeps_its_session_across_replicas() {
-    let Some(cluster) = cluster(SESSION_NOTES) else {
-        return;
-    };
-    let summary = crate::common::run_python_client(
-        "cluster_session_client.py",
-        &[
-            "--url".as_ref(),
-            cluster.url().as_ref(),
-            "--notes".as_ref(),
-            "6".as_ref(),
-        ],
-    );
+/// Runs the SDK session client `script` with `run` (the Python or the
+/// Node runner of `common`) through nginx, with six notes, then checks its
+/// summary ([`check_session_summary`]); the cluster and the summary, or
+/// `None` when the test is skipped.
+fn sdk_session(
+    run: fn(&str, &[&std::ffi::OsStr]) -> Value,
+    script: &str,
+) -> Option<(Cluster, Value)> {
+    let cluster = cluster(SESSION_NOTES)?;
+    let url = cluster.url();
+    let args = ["--url", &url, "--notes", "6"];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(AsRef::as_ref).collect();
+    let summary = run(script, &args);
+    check_session_summary(&cluster, &summary);
+    Some((cluster, summary))
+}
+
+/// Checks an SDK session client's summary: one session at 2025-11-25 whose
+/// notes counted 1 to 6 while its requests landed on every replica, two of
+/// which at least took it over.
+fn check_session_summary(cluster: &Cluster, summary: &Value) {
     let want: Vec<String> = (1..=6).map(|n| format!("note {n}")).collect();
     assert_eq!(summary["protocol_version"], R4, "{summary}");
     assert_eq!(
@@ -314,4 +447,27 @@ fn the_python_sdk_keeps_its_session_across_replicas() {
         .filter(|r| r.stderr().contains("took over an HTTP session"))
         .count();
     assert!(took_over >= 2, "{answered:?}\n{}", cluster.logs());
+}
+
+#[test]
+fn the_python_sdk_keeps_its_session_across_replicas() {
+    sdk_session(
+        crate::common::run_python_client,
+        "cluster_session_client.py",
+    );
+}
+
+#[test]
+fn the_typescript_sdk_keeps_its_session_across_replicas() {
+    let Some((cluster, summary)) =
+        sdk_session(crate::common::run_node_client, "cluster-session-client.mjs")
+    else {
+        return;
+    };
+    // The SDK's DELETE, through nginx, ended it on every replica.
+    let session = summary["session"].as_str().unwrap();
+    for url in urls(&cluster) {
+        let reply = in_session(&url, session).post(&tools_list());
+        assert_eq!(reply.status, 404, "{url}: {reply:#?}\n{}", cluster.logs());
+    }
 }

@@ -16,14 +16,20 @@
 //!    `--shutdown-timeout` (answered through another replica while it
 //!    drains) reads `completed`; one that does not reads `failed`, saying
 //!    the replica shut down, as soon as the replica has exited.
+//! 7. Real clients make tasks and poll them through nginx until they end,
+//!    at 2026-07-28: the official Python SDK, through its extension seam
+//!    (`tests/python/cluster_task_client.py`), and the TypeScript SDK v2,
+//!    through its raw transport, since its client refuses a `task` result
+//!    (`tests/ts/cluster-task-client.mjs`).
 
 #![allow(clippy::unwrap_used)]
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::common::cluster::tasks::{get, poll, request, start_task, terminal};
 use crate::common::cluster::{Cluster, Replica, Spec};
 use crate::common::http::{calls_ended, sample, try_get};
+use crate::common::revision::R5;
 use crate::common::{DEADLINE, eventually, text};
 
 /// Three replicas of the conformance plugin, every task-capable call a
@@ -67,7 +73,7 @@ fn stop(replica: &Replica) {
 /// Waits for the SIGTERMed first replica to exit 0, then reads the task
 /// `id` at once on the second, asserting its `status`: its end was
 /// recorded before the replica exited. Its `tasks/get` result.
-fn read_once_exited(cluster: &mut Cluster, id: &str, status: &str) -> serde_json::Value {
+fn read_once_exited(cluster: &mut Cluster, id: &str, status: &str) -> Value {
     assert_eq!(cluster.replicas[0].wait(), Some(0), "{}", cluster.logs());
     let got = get(&cluster.replicas[1].url(), id);
     assert_eq!(got["result"]["status"], status, "{got}\n{}", cluster.logs());
@@ -81,6 +87,74 @@ fn calls(replica: &Replica, tool: &str, outcome: &str) -> f64 {
         .ok()
         .and_then(|(_, scrape)| sample(&scrape, &calls_ended("conformance", tool, outcome)))
         .unwrap_or(0.0)
+}
+
+/// Asserts that `slow_compute` ran on more than one replica.
+fn ran_on_several(cluster: &Cluster) {
+    let ran: usize = cluster
+        .replicas
+        .iter()
+        .filter(|r| calls(r, "slow_compute", "ok") > 0.0)
+        .count();
+    assert!(
+        ran > 1,
+        "every task ran on one replica:\n{}",
+        cluster.logs()
+    );
+}
+
+/// How many tasks each SDK client makes at once.
+const SDK_TASKS: usize = 6;
+
+/// Checks an SDK client's summary of [`SDK_TASKS`] tasks made and polled
+/// through nginx: each reached its own result, its polls read `working`
+/// until `completed` (some read it running), every replica answered, and
+/// the tasks ran on more than one.
+fn check_sdk_tasks(cluster: &Cluster, summary: &Value) {
+    let ctx = format!("{summary}\n{}", cluster.logs());
+    assert_eq!(summary["protocol_version"], R5, "{ctx}");
+    let want: Vec<Value> = (1..=SDK_TASKS)
+        .map(|k| json!({"label": format!("t{k}"), "text": format!("computed t{k} in 2 s")}))
+        .collect();
+    assert_eq!(summary["tasks"], json!(want), "{ctx}");
+    let statuses = summary["statuses"].as_array().unwrap();
+    assert_eq!(statuses.len(), SDK_TASKS, "{ctx}");
+    for polls in statuses {
+        let polls = polls.as_array().unwrap();
+        let (last, before) = polls.split_last().unwrap();
+        assert!(*last == "completed", "{ctx}");
+        assert!(before.iter().all(|s| *s == "working"), "{ctx}");
+    }
+    let working = statuses
+        .iter()
+        .flat_map(|p| p.as_array().unwrap())
+        .filter(|s| *s == "working")
+        .count();
+    assert!(working > 0, "no poll read a task running: {ctx}");
+    let answered = cluster.nginx.answered_by();
+    assert_eq!(answered.len(), cluster.replicas.len(), "{answered:?}");
+    ran_on_several(cluster);
+}
+
+/// Runs the SDK client `script` with `run` (the Python or the Node
+/// runner of `common`) against a cluster, then checks its summary
+/// ([`check_sdk_tasks`]).
+fn sdk_tasks(run: fn(&str, &[&std::ffi::OsStr]) -> Value, script: &str) {
+    let Some(cluster) = cluster() else { return };
+    let (url, tasks) = (cluster.url(), SDK_TASKS.to_string());
+    let args = ["--url", &url, "--tasks", &tasks, "--seconds", "2"];
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(AsRef::as_ref).collect();
+    check_sdk_tasks(&cluster, &run(script, &args));
+}
+
+#[test]
+fn the_python_sdk_polls_its_tasks_through_nginx_until_they_end() {
+    sdk_tasks(crate::common::run_python_client, "cluster_task_client.py");
+}
+
+#[test]
+fn the_typescript_sdk_polls_its_tasks_through_nginx_until_they_end() {
+    sdk_tasks(crate::common::run_node_client, "cluster-task-client.mjs");
 }
 
 #[test]
@@ -105,16 +179,7 @@ fn tasks_made_and_polled_through_nginx_reach_their_result_on_every_replica() {
         }
     }
     // The tasks ran on more than one replica, and none is known twice.
-    let ran: usize = cluster
-        .replicas
-        .iter()
-        .filter(|r| calls(r, "slow_compute", "ok") > 0.0)
-        .count();
-    assert!(
-        ran > 1,
-        "every task ran on one replica:\n{}",
-        cluster.logs()
-    );
+    ran_on_several(&cluster);
     for replica in &cluster.replicas {
         let unknown = get(&replica.url(), "no-such-task");
         assert_eq!(unknown["error"]["code"], -32602, "{unknown}");

@@ -36,6 +36,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::list_changed::ListsChanged;
 use super::revision::{implementation, server_info_meta, tools_have_icons};
 use super::server::McpServer;
+use super::shared_state::session_link;
 use super::subscriptions::{Watched, changed_uris, refresh};
 use super::{convert, cursor};
 use crate::runtime::Generations;
@@ -71,6 +72,19 @@ impl ServerHandler for McpServer {
     /// The handshake is complete: from now on the session hears about tool
     /// list changes.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(link) = session_link(&context.extensions) {
+            // A session the replicas share: its subscriptions and level
+            // may be set through any of them.
+            if let Some(level) = link.snapshot.as_ref().and_then(|s| s.level) {
+                self.level.set(level);
+            }
+            self.subscriptions.link(
+                link.store,
+                &self.runtime,
+                &self.notices,
+                context.peer.clone(),
+            );
+        }
         self.peers.register(context.peer);
         // Lists wait for the first load to get as far as the options say,
         // so no list a session gets can be older than the catalog then: the
@@ -98,10 +112,21 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         tracing::debug!(level = ?request.level, "client set the logging level");
         self.level.set(request.level);
+        let shared = session_link(&context.extensions).map(|link| link.store);
+        if let Some(store) = shared.as_ref().or(self.subscriptions.shared()) {
+            let level = request.level;
+            let edit = move |state: &mut crate::mcp::protocol::SharedState| {
+                state.level = Some(level);
+            };
+            store
+                .update(&edit)
+                .await
+                .map_err(|e| super::shared_state::store_failed(&e))?;
+        }
         Ok(())
     }
 
@@ -206,12 +231,14 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        let shared = session_link(&context.extensions).map(|link| link.store);
         self.subscriptions
             .subscribe(
                 &self.runtime,
                 &self.notices,
                 context.peer.clone(),
                 &request.uri,
+                shared,
             )
             .await
             .map_err(Into::into)
@@ -221,10 +248,13 @@ impl ServerHandler for McpServer {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.subscriptions.unsubscribe(&request.uri);
-        Ok(())
+        let shared = session_link(&context.extensions).map(|link| link.store);
+        self.subscriptions
+            .unsubscribe(&request.uri, shared)
+            .await
+            .map_err(Into::into)
     }
 
     /// The tool as `tools/list` shows it, so that rmcp checks a 2026-07-28

@@ -20,11 +20,14 @@ pub mod list_changed;
 mod resources_prompts;
 mod revision;
 pub mod server;
+pub mod shared_state;
 pub mod subscriptions;
 pub mod tasks;
 pub mod to_client;
 mod tool_call;
 
+pub use fanout::message::replica_name;
 pub use list_changed::PeerRegistry;
 pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions};
+pub use shared_state::{Edit, SessionLink, SharedState, StateStore};
 pub use to_client::rounds::{Rounds, StateKeyError};

@@ -13,6 +13,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use super::fanout::Notices;
 use super::list_changed::PeerRegistry;
 use super::revision::{is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
+use super::shared_state::session_link;
 use super::subscriptions::{Subscriptions, WatchBudget};
 use super::tasks::Tasks;
 use super::to_client::notifications::{Forwarder, SessionLevel};
@@ -212,6 +213,13 @@ impl McpServer {
         let level = if logging_is_per_request(version.as_ref()) {
             SessionLevel::for_request(context.meta.log_level())
         } else {
+            // Another replica's copy of the session may have set it.
+            if let Some(level) = session_link(&context.extensions)
+                .and_then(|link| link.snapshot)
+                .and_then(|state| state.level)
+            {
+                self.level.set(level);
+            }
             self.level.clone()
         };
         let forwarder = Forwarder::start(

@@ -11,7 +11,7 @@
 //! open at once. Finding which plugin serves each watched URI, after every
 //! change of the catalog, runs on the blocking pool.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -21,7 +21,9 @@ use rmcp::service::Peer;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::fanout::{Notices, Transition};
+use super::shared_state::{SharedState, StateStore, store_failed};
 pub use crate::config::ServedBounds;
+use crate::runtime::store::StoreError;
 use crate::runtime::units::bytes;
 use crate::runtime::{Runtime, Sha256Digest};
 
@@ -89,6 +91,27 @@ pub enum Refused {
         /// The limit.
         max: usize,
     },
+}
+
+/// Why a subscription was not made: refused, or the replicas' shared
+/// store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Failed {
+    /// Over a bound.
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// The session's shared state could not be written.
+    #[error("the session's shared subscriptions cannot be saved: {0}")]
+    Store(StoreError),
+}
+
+impl From<Failed> for rmcp::ErrorData {
+    fn from(failed: Failed) -> Self {
+        match failed {
+            Failed::Refused(refused) => refused.into(),
+            Failed::Store(e) => store_failed(&e),
+        }
+    }
 }
 
 /// The JSON-RPC error of a refusal: a URI or list over its bound is the
@@ -204,7 +227,14 @@ pub struct Watched {
     budget: WatchBudget,
     /// "this session" or "a listen stream", for refusals.
     what: &'static str,
+    /// Plugin versions another replica was heard to stop serving (at most
+    /// [`RETIRED`]): a replica that still serves one has not applied the
+    /// change yet, and its serving it is no news to the client.
+    retired: VecDeque<Sha256Digest>,
 }
+
+/// How many retired plugin versions a watcher remembers.
+const RETIRED: usize = 64;
 
 /// The digest of the plugin serving `uri` now, if any.
 fn server_of(runtime: &Runtime, uri: &str) -> Option<Sha256Digest> {
@@ -218,6 +248,7 @@ impl Watched {
             uris: HashMap::new(),
             budget,
             what,
+            retired: VecDeque::new(),
         }
     }
 
@@ -288,13 +319,16 @@ impl Watched {
     }
 
     /// The watched URIs whose serving plugin changed since last seen.
-    /// Matches every watched URI: call it off the async workers
-    /// ([`refresh`]).
+    /// A URI this replica still serves from a version another replica
+    /// stopped serving is not one: this replica lags behind a change the
+    /// client was told of. Matches every watched URI: call it off the
+    /// async workers ([`refresh`]).
     pub fn updated(&mut self, runtime: &Runtime) -> Vec<String> {
         let mut updated = Vec::new();
         for (uri, seen) in &mut self.uris {
             let now = server_of(runtime, uri);
-            if now != *seen {
+            let lags = now.is_some_and(|d| self.retired.contains(&d));
+            if now != *seen && !lags {
                 *seen = now;
                 updated.push(uri.clone());
             }
@@ -308,6 +342,18 @@ impl Watched {
     /// version that replica serves now, so that this replica's own reload
     /// to that version, later, is not announced again.
     pub fn moved(&mut self, transitions: &[Transition]) -> Vec<String> {
+        for t in transitions {
+            if let Some(to) = t.to {
+                // Served again (a rollback): news again when it comes back.
+                self.retired.retain(|d| *d != to);
+            }
+            if !self.retired.contains(&t.from) {
+                if self.retired.len() >= RETIRED {
+                    self.retired.pop_front();
+                }
+                self.retired.push_back(t.from);
+            }
+        }
         let mut updated = Vec::new();
         for (uri, seen) in &mut self.uris {
             let Some(at) = *seen else { continue };
@@ -318,6 +364,36 @@ impl Watched {
         }
         updated.sort();
         updated
+    }
+}
+
+impl Watched {
+    /// Takes the session's shared subscriptions (`uris`, each with the
+    /// hex digest of the plugin that served it when subscribed): a URI
+    /// subscribed through another replica is watched from the version it
+    /// was subscribed at; one unsubscribed there is dropped. A URI over a
+    /// bound is skipped (it was checked where it was subscribed).
+    pub fn sync(&mut self, uris: &std::collections::BTreeMap<String, Option<String>>) {
+        let gone: Vec<String> = self
+            .uris
+            .keys()
+            .filter(|u| !uris.contains_key(*u))
+            .cloned()
+            .collect();
+        for uri in gone {
+            self.remove(&uri);
+        }
+        for (uri, digest) in uris {
+            if self.uris.contains_key(uri) {
+                continue;
+            }
+            let server = digest
+                .as_deref()
+                .and_then(|d| Sha256Digest::from_hex(d).ok());
+            if let Err(e) = self.add(uri, server) {
+                tracing::debug!("a subscription of another replica is not watched here: {e}");
+            }
+        }
     }
 }
 
@@ -343,26 +419,28 @@ pub async fn refresh(watched: &Arc<Mutex<Watched>>, runtime: &Arc<Runtime>) -> V
 }
 
 /// The watched URIs to announce as updated after a change: those whose
-/// plugin changed here ([`refresh`]), then those whose plugin version
-/// another replica stopped serving since `cursor` ([`Watched::moved`]).
+/// plugin version another replica stopped serving since `cursor`
+/// ([`Watched::moved`]), then those whose plugin changed here
+/// ([`refresh`]; not to a version another replica stopped serving, which
+/// this replica serves only because it has not applied that change yet).
 pub async fn changed_uris(
     watched: &Arc<Mutex<Watched>>,
     runtime: &Arc<Runtime>,
     notices: &Notices,
     cursor: &mut u64,
 ) -> Vec<String> {
-    let mut updated = refresh(watched, runtime).await;
     let heard = notices.heard(cursor);
-    if !heard.is_empty() {
-        updated.extend(
-            watched
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .moved(&heard),
-        );
-        updated.sort();
-        updated.dedup();
-    }
+    let mut updated = if heard.is_empty() {
+        Vec::new()
+    } else {
+        watched
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .moved(&heard)
+    };
+    updated.extend(refresh(watched, runtime).await);
+    updated.sort();
+    updated.dedup();
     updated
 }
 
@@ -376,6 +454,8 @@ pub struct Subscriptions {
     /// plugins changed would otherwise outlive its session, holding its
     /// peer, as long as they never did.
     watcher: Arc<OnceLock<DropGuard>>,
+    /// The session's state shared by the replicas, if it has one.
+    link: Arc<OnceLock<Arc<dyn StateStore>>>,
 }
 
 impl Subscriptions {
@@ -384,18 +464,52 @@ impl Subscriptions {
         Subscriptions {
             watched: Arc::new(Mutex::new(Watched::new(budget, "this session"))),
             watcher: Arc::default(),
+            link: Arc::default(),
         }
     }
 
-    /// Subscribes the session of `peer` to `uri`; the first subscription
-    /// starts the task that notifies it.
+    /// Links the session to its state shared by the replicas, and starts
+    /// the task that notifies it: a subscription made through another
+    /// replica reaches this copy when the next change comes.
+    pub fn link(
+        &self,
+        store: Arc<dyn StateStore>,
+        runtime: &Arc<Runtime>,
+        notices: &Notices,
+        peer: Peer<RoleServer>,
+    ) {
+        self.adopt(Some(store));
+        self.watch(runtime, notices, peer);
+    }
+
+    /// Keeps `store` as the session's shared state if none is kept yet.
+    /// Each request of a shared session carries it, so that a subscription
+    /// is shared even when it comes before `notifications/initialized`
+    /// was handled here (rmcp handles that notification concurrently with
+    /// the request after it, as a takeover does).
+    fn adopt(&self, store: Option<Arc<dyn StateStore>>) {
+        if let Some(store) = store {
+            let _ = self.link.set(store);
+        }
+    }
+
+    /// The session's shared state, if it has one.
+    pub fn shared(&self) -> Option<&Arc<dyn StateStore>> {
+        self.link.get()
+    }
+
+    /// Subscribes the session of `peer` to `uri`, here and, for a session
+    /// the replicas share (`store`, the request's link), on every replica;
+    /// the first subscription starts the task that notifies it.
     pub async fn subscribe(
         &self,
         runtime: &Arc<Runtime>,
         notices: &Notices,
         peer: Peer<RoleServer>,
         uri: &str,
-    ) -> Result<(), Refused> {
+        store: Option<Arc<dyn StateStore>>,
+    ) -> Result<(), Failed> {
+        self.adopt(store);
         self.watched
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -407,11 +521,28 @@ impl Subscriptions {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .add(uri, server)?;
+        self.watch(runtime, notices, peer);
+        if let Some(store) = self.link.get() {
+            let digest = server.map(|d| hex::encode(d.0));
+            let uri = uri.to_owned();
+            let edit = move |state: &mut SharedState| {
+                state.uris.insert(uri.clone(), digest.clone());
+            };
+            store.update(&edit).await.map_err(Failed::Store)?;
+        }
+        Ok(())
+    }
+
+    /// Starts (once) the task that notifies the session of `peer` when
+    /// the plugin serving a watched URI changes.
+    fn watch(&self, runtime: &Arc<Runtime>, notices: &Notices, peer: Peer<RoleServer>) {
         self.watcher.get_or_init(|| {
             // The task holds the URIs weakly: when the session's handler is
             // dropped, they go back to the budget at once.
             let (watched, runtime) = (Arc::downgrade(&self.watched), runtime.clone());
             let notices = notices.clone();
+            // Read at each change: a takeover's link may come after.
+            let link = self.link.clone();
             let mut changes = notices.subscribe();
             changes.mark_unchanged();
             let mut cursor = notices.cursor();
@@ -429,6 +560,18 @@ impl Subscriptions {
                     let Some(watched) = watched.upgrade() else {
                         break;
                     };
+                    if let Some(link) = link.get() {
+                        match link.load().await {
+                            Ok(Some(state)) => watched
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .sync(&state.uris),
+                            Ok(None) => break,
+                            Err(e) => tracing::warn!(
+                                "cannot read the session's shared subscriptions; notifying those this replica knows: {e}"
+                            ),
+                        }
+                    }
                     for uri in changed_uris(&watched, &runtime, &notices, &mut cursor).await {
                         tracing::debug!(%uri, "a subscribed resource's plugin changed");
                         let param = ResourceUpdatedNotificationParam::new(uri);
@@ -440,15 +583,28 @@ impl Subscriptions {
             });
             ended.drop_guard()
         });
-        Ok(())
     }
 
-    /// Unsubscribes the session from `uri`.
-    pub fn unsubscribe(&self, uri: &str) {
+    /// Unsubscribes the session from `uri`, here and, for a session the
+    /// replicas share (`store`, the request's link), on every replica.
+    pub async fn unsubscribe(
+        &self,
+        uri: &str,
+        store: Option<Arc<dyn StateStore>>,
+    ) -> Result<(), Failed> {
+        self.adopt(store);
         self.watched
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(uri);
+        if let Some(store) = self.link.get() {
+            let uri = uri.to_owned();
+            let edit = move |state: &mut SharedState| {
+                state.uris.remove(&uri);
+            };
+            store.update(&edit).await.map_err(Failed::Store)?;
+        }
+        Ok(())
     }
 }
 

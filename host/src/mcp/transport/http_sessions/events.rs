@@ -12,18 +12,31 @@
 //! resumption whose `Last-Event-ID` has been trimmed replays from the
 //! oldest event kept. A store that fails loses the event for resumption
 //! only: it is still sent live, with an id of this replica's ring.
+//!
+//! Each replica holding a copy of a session hears each change (a list
+//! change, a subscribed resource's update) and sends its copy the
+//! notification; only one of them logs it, so that a resumed stream
+//! replays each change once: the replica that last opened the session's
+//! `GET` stream (fresh or resumed), named by `g/H` (a random name of the
+//! replica process, never the session id). The others keep their copy's
+//! notification in their ring. A message one copy alone sends (a log
+//! message of a call it ran) is logged by that copy. While the client is
+//! away, the replica its stream was on goes on logging; if that replica is
+//! gone, the changes made meanwhile are not replayed (the client lists
+//! again).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::ServerJsonRpcMessage;
+use rmcp::model::{ServerJsonRpcMessage, ServerNotification};
 use rmcp::transport::streamable_http_server::session::{
     EventId, EventStore, EventStoreError, EventStream, ServerSseMessage,
 };
 use serde::{Deserialize, Serialize};
 
 use super::shared::hash;
+use crate::mcp::protocol::replica_name;
 use crate::runtime::store::{Namespace, Store, StoreError, Swap};
 
 /// The most events a session's log keeps.
@@ -111,6 +124,24 @@ pub fn replay_range(after: u64, head: u64) -> std::ops::RangeInclusive<u64> {
     (after.saturating_add(1)).max(oldest)..=head
 }
 
+/// Whether every replica's copy of a session sends `event`: a list change
+/// or a subscribed resource's update, which each copy hears through the
+/// notification fan-out. Only the replica holding the session's `GET`
+/// stream logs those; a message one copy alone sends (a log message of a
+/// call it ran) is logged by that copy.
+fn every_copy_sends(event: &ServerSseMessage) -> bool {
+    let Some(ServerJsonRpcMessage::Notification(notification)) = event.message.as_deref() else {
+        return false;
+    };
+    matches!(
+        notification.notification,
+        ServerNotification::ToolListChangedNotification(_)
+            | ServerNotification::ResourceListChangedNotification(_)
+            | ServerNotification::PromptListChangedNotification(_)
+            | ServerNotification::ResourceUpdatedNotification(_)
+    )
+}
+
 /// This replica's ring of requests' stream events.
 #[derive(Debug, Default)]
 struct Ring {
@@ -125,6 +156,8 @@ pub struct SharedEvents {
     namespace: Namespace,
     ttl: Duration,
     ring: Mutex<Ring>,
+    /// This replica's name in `g/H`.
+    replica: String,
 }
 
 impl SharedEvents {
@@ -135,7 +168,32 @@ impl SharedEvents {
             namespace: Namespace::sessions(),
             ttl,
             ring: Mutex::default(),
+            replica: replica_name(),
         }
+    }
+
+    /// This replica holds the `GET` stream of session `id` from now on:
+    /// it alone logs the stream's events.
+    pub async fn hold(&self, id: &str) -> Result<(), StoreError> {
+        let key = format!("g/{}", hash(id));
+        self.store
+            .set(
+                &self.namespace,
+                key,
+                self.replica.as_bytes(),
+                Some(self.ttl),
+            )
+            .await
+    }
+
+    /// Whether this replica logs the events of the session whose id
+    /// hashes to `session` (it holds, or last held, its `GET` stream).
+    async fn logs(&self, session: &str) -> Result<bool, StoreError> {
+        let holder = self
+            .store
+            .get(&self.namespace, format!("g/{session}"))
+            .await?;
+        Ok(holder.as_deref() == Some(self.replica.as_bytes()))
     }
 
     fn ring(&self) -> std::sync::MutexGuard<'_, Ring> {
@@ -261,6 +319,17 @@ impl EventStore for SharedEvents {
             return Ok(self.keep_locally(stream_id, event).id());
         };
         let session = hash(session);
+        if every_copy_sends(event) {
+            match self.logs(&session).await {
+                Ok(true) => {}
+                // Another replica's copy logs this change.
+                Ok(false) => return Ok(self.keep_locally(stream_id, event).id()),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot tell which replica logs a session stream's events; this one keeps its own");
+                    return Ok(self.keep_locally(stream_id, event).id());
+                }
+            }
+        }
         match self.append(&session, event).await {
             Ok(seq) if seq > 0 => Ok(EventRef::Shared { session, seq }.id()),
             Ok(_) => Ok(self.keep_locally(stream_id, event).id()),
@@ -329,6 +398,32 @@ mod tests {
         let back = decode(&encode(&priming), "h.2".into()).unwrap();
         assert_eq!(back.retry, Some(Duration::from_secs(3)));
         assert!(back.message.is_none());
+    }
+
+    #[test]
+    fn only_changes_every_copy_hears_are_left_to_the_stream_holder() {
+        let event = |message: serde_json::Value| {
+            ServerSseMessage::from_message(serde_json::from_value(message).unwrap())
+        };
+        for method in [
+            "notifications/tools/list_changed",
+            "notifications/resources/list_changed",
+            "notifications/prompts/list_changed",
+        ] {
+            let change = event(serde_json::json!({"jsonrpc": "2.0", "method": method}));
+            assert!(every_copy_sends(&change), "{method}");
+        }
+        let updated = event(serde_json::json!({"jsonrpc": "2.0",
+            "method": "notifications/resources/updated", "params": {"uri": "a://b"}}));
+        assert!(every_copy_sends(&updated));
+        let log = event(
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "x"}}),
+        );
+        assert!(!every_copy_sends(&log));
+        assert!(!every_copy_sends(&ServerSseMessage::retry(
+            Duration::from_secs(1)
+        )));
     }
 
     #[tokio::test]

@@ -374,6 +374,17 @@ impl<M> Sessions<M> {
         self
     }
 
+    /// With shared sessions, this replica holds session `id`'s `GET`
+    /// stream from now on and logs its events ([`events`]); a store that
+    /// fails leaves the stream served, its events unlogged here.
+    async fn hold(&self, id: &str) {
+        if let Some(events) = &self.events
+            && let Err(e) = events.hold(id).await
+        {
+            tracing::warn!(error = %e, "cannot note in the shared store that this replica holds a session's GET stream");
+        }
+    }
+
     /// The registry of this replica's sessions.
     pub fn registry(&self) -> &Arc<Registry> {
         &self.registry
@@ -490,6 +501,7 @@ impl<M: SessionManager> SessionManager for Sessions<M> {
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.hold(id).await;
         self.inner
             .create_standalone_stream(id)
             .await
@@ -506,19 +518,40 @@ impl<M: SessionManager> SessionManager for Sessions<M> {
         {
             // The session's `GET` stream, maybe last held by another
             // replica: what it missed from the shared log, then its events
-            // from here on.
+            // from here on. This replica logs its changes from now on, and
+            // listens before it reads the log, so that a change logged
+            // meanwhile is in one or the other: one in both (its sequence
+            // number at most the last replayed) is sent once.
             if session != shared::hash(id) {
                 return Err(SessionsError::ForeignEvent);
             }
-            let missed = events
-                .replay(&session, seq)
-                .await
-                .map_err(SessionsError::Store)?;
+            self.hold(id).await;
             let live = self
                 .inner
                 .create_standalone_stream(id)
                 .await
                 .map_err(SessionsError::Inner)?;
+            let missed = events
+                .replay(&session, seq)
+                .await
+                .map_err(SessionsError::Store)?;
+            let replayed = missed
+                .last()
+                .and_then(|event| event.event_id.as_deref())
+                .and_then(EventRef::parse);
+            let live = live.filter(move |event| {
+                let again = match (
+                    &replayed,
+                    event.event_id.as_deref().and_then(EventRef::parse),
+                ) {
+                    (
+                        Some(EventRef::Shared { seq: last, .. }),
+                        Some(EventRef::Shared { seq, .. }),
+                    ) => seq <= *last,
+                    _ => false,
+                };
+                std::future::ready(!again)
+            });
             let stream: EventStream = Box::pin(futures::stream::iter(missed).chain(live));
             return Ok(stream);
         }
@@ -740,6 +773,11 @@ pub async fn guard<M: SessionManager>(
                 request
                     .extensions_mut()
                     .insert(SessionDataKey::new(shared::data_key(&id)));
+                if let Some(shared) = &sessions.shared {
+                    // Its subscriptions and logging level, as every copy
+                    // shares them.
+                    request.extensions_mut().insert(shared.link(&id));
+                }
             }
             return next.run(request).await;
         }

@@ -12,7 +12,10 @@
 //! never goes into the store. It lives for the idle timeout and each
 //! request renews it (a compare-and-swap with the same bytes, so that a
 //! session deleted on another replica is never brought back); a replica
-//! that finds it gone drops its local copy and answers `404`.
+//! that finds it gone drops its local copy and answers `404`. The record
+//! also holds the session's [`SharedState`] (its subscriptions and logging
+//! level), changed by compare-and-swap; a renewal reads it back when it
+//! changed, so each request carries it as of then ([`SharedSessions::link`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::Registry;
+use crate::mcp::protocol::{Edit, SessionLink, SharedState, StateStore};
 use crate::runtime::store::{Namespace, Store, StoreError, Swap};
 
 /// The version of the record's encoding.
@@ -48,6 +52,9 @@ pub struct Record {
     pub initialize: serde_json::Value,
     /// When the session began (milliseconds since the Unix epoch).
     pub created_ms: u64,
+    /// Its subscriptions and logging level, which every copy shares.
+    #[serde(default)]
+    pub state: SharedState,
 }
 
 /// A record that could not be read.
@@ -73,6 +80,7 @@ impl Record {
             protocol: params.protocol_version.to_string(),
             initialize: serde_json::to_value(params).unwrap_or_default(),
             created_ms,
+            state: SharedState::default(),
         }
     }
 
@@ -225,6 +233,63 @@ impl SharedSessions {
         }
     }
 
+    /// The link a request of session `id` carries: its shared state as
+    /// this replica last read the record, and where to change it.
+    pub fn link(self: &Arc<Self>, id: &str) -> SessionLink {
+        let snapshot = self
+            .known()
+            .get(id)
+            .and_then(|bytes| Record::decode(bytes).ok())
+            .map(|record| record.state);
+        SessionLink {
+            store: Arc::new(Link {
+                sessions: self.clone(),
+                id: id.into(),
+            }),
+            snapshot,
+        }
+    }
+
+    /// Applies `edit` to session `id`'s shared state; false when the
+    /// record is gone (the session ended). A record another replica wrote
+    /// meanwhile is read again and edited.
+    pub async fn edit(&self, id: &str, edit: Edit<'_>) -> Result<bool, StoreError> {
+        let key = record_key(id);
+        let mut current = self.store.get(&self.namespace, &key).await?;
+        for _ in 0..MAX_EDIT_TRIES {
+            let Some(bytes) = current else {
+                return Ok(false);
+            };
+            let mut record = match Record::decode(&bytes) {
+                Ok(record) => record,
+                Err(e) => {
+                    tracing::warn!(error = %e, "ignored a shared session record");
+                    return Ok(false);
+                }
+            };
+            edit(&mut record.state);
+            let next = record.encode();
+            let swap = self
+                .store
+                .compare_and_swap(&self.namespace, &key, Some(&bytes), &next, Some(self.idle))
+                .await?;
+            match swap {
+                Swap::Swapped => {
+                    self.remember(id, next);
+                    return Ok(true);
+                }
+                Swap::Conflict { current: now } => current = now,
+            }
+        }
+        Err(StoreError {
+            store: self.store.name().clone(),
+            op: crate::runtime::store::Op::CompareAndSwap,
+            kind: crate::runtime::store::ErrorKind::Backend(
+                "the session's shared record kept changing under other replicas' writes".into(),
+            ),
+        })
+    }
+
     /// Ends session `id` on every replica: its record goes.
     pub async fn end(&self, id: &str) -> Result<bool, StoreError> {
         self.forget(id);
@@ -234,6 +299,28 @@ impl SharedSessions {
     /// This replica no longer holds session `id`.
     pub fn forget(&self, id: &str) {
         self.known().remove(id);
+    }
+}
+
+/// How often an edit retries a record another replica changed.
+const MAX_EDIT_TRIES: usize = 8;
+
+/// One session's shared state, for its handler.
+#[derive(Debug)]
+struct Link {
+    sessions: Arc<SharedSessions>,
+    /// Held in memory only: the store sees its hash.
+    id: Arc<str>,
+}
+
+#[async_trait::async_trait]
+impl StateStore for Link {
+    async fn load(&self) -> Result<Option<SharedState>, StoreError> {
+        Ok(self.sessions.record(&self.id).await?.map(|r| r.state))
+    }
+
+    async fn update(&self, edit: Edit<'_>) -> Result<bool, StoreError> {
+        self.sessions.edit(&self.id, edit).await
     }
 }
 

@@ -116,9 +116,37 @@ impl Cluster {
         })
     }
 
+    /// [`Cluster::start`] of `replicas` replicas with sessions (not
+    /// `--stateless`) serving `plugins`, with the default policy.
+    pub fn with_sessions(replicas: usize, plugins: &[&str]) -> Option<Cluster> {
+        Cluster::start(&Spec {
+            replicas,
+            plugins,
+            args: &[],
+            ..Spec::default()
+        })
+    }
+
     /// The MCP endpoint through nginx.
     pub fn url(&self) -> String {
         self.nginx.url()
+    }
+
+    /// Copies the plugin file `from` into every replica's directory as
+    /// `name`, then waits until each has reloaded `plugin` `times` times.
+    pub fn install_everywhere(
+        &self,
+        from: &std::path::Path,
+        name: &str,
+        plugin: &str,
+        times: usize,
+    ) {
+        for replica in &self.replicas {
+            replica.install(from, name);
+        }
+        for replica in &self.replicas {
+            replica.reloaded(plugin, times);
+        }
     }
 
     /// Every replica's log, for a failed assertion.

@@ -52,7 +52,12 @@ impl Replica {
             .args(["--http", "127.0.0.1:0"])
             .args(shutdown)
             .args(args)
-            .env("RUST_LOG", "info")
+            // `MCP_WASM_HOST_TEST_REPLICA_LOG` sets another filter, to
+            // look into a failing test.
+            .env(
+                "RUST_LOG",
+                std::env::var("MCP_WASM_HOST_TEST_REPLICA_LOG").unwrap_or_else(|_| "info".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -131,6 +136,27 @@ impl Replica {
     /// loaded by this replica alone).
     pub fn plugins_dir(&self) -> &Path {
         self._dirs.0.path()
+    }
+
+    /// Copies the plugin file `from` into its directory as `name`, whole
+    /// at once (written beside it, then renamed).
+    pub fn install(&self, from: &Path, name: &str) {
+        let staged = self.plugins().join(format!("{name}.part"));
+        std::fs::copy(from, &staged).unwrap();
+        std::fs::rename(&staged, self.plugins().join(name)).unwrap();
+    }
+
+    /// Waits until it logs that it reloaded `plugin` (or loaded it anew),
+    /// `times` times.
+    pub fn reloaded(&self, plugin: &str, times: usize) {
+        self.eventually(&format!("reloaded {plugin} {times} times"), || {
+            let n = self
+                .stderr()
+                .lines()
+                .filter(|l| l.contains("plugin reloaded") && l.contains(plugin))
+                .count();
+            (n >= times).then_some(())
+        });
     }
 
     /// Its process id.

@@ -552,7 +552,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_running_task_keeps_its_lease() {
-        let (a, b, id, _dir) = replicas(Duration::from_millis(500)).await;
+        // Long enough that a renewal delayed by a loaded machine (the
+        // embedded store writes to disk, in the test's one thread) never
+        // lets it lapse: with 500 ms it did, at a load average of 20.
+        let lease = Duration::from_secs(3);
+        let (a, b, id, _dir) = replicas(lease).await;
         let (finish, finished) = oneshot::channel::<()>();
         a.run(&id, async move {
             let _ = finished.await;
@@ -560,7 +564,8 @@ mod tests {
         });
         // Two lease lengths pass (renewed every third of one): it is never
         // read as lost.
-        for _ in 0..4 {
+        let started = std::time::Instant::now();
+        while started.elapsed() < 2 * lease {
             tokio::time::sleep(Duration::from_millis(250)).await;
             assert_eq!(b.get(&id).await.unwrap().status(), TaskStatus::Working);
         }

@@ -26,5 +26,5 @@ pub mod to_client;
 mod tool_call;
 
 pub use list_changed::PeerRegistry;
-pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions};
+pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions, UnknownProfile};
 pub use to_client::rounds::{Rounds, StateKeyError};

@@ -252,3 +252,38 @@ fn a_reload_that_changes_a_profile_tells_its_sessions_only() {
     assert_eq!(changes(&data_stream), 0);
     assert_eq!(changes(&all_stream), 0);
 }
+
+#[test]
+fn check_shows_the_tools_each_profile_serves() {
+    let files = examples();
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let (_dir, plugins, config) = plugins_with_policy(&files, POLICY);
+    let out = Command::new(crate::common::binary())
+        .arg("check")
+        .arg(&plugins)
+        .args(["--config", &config])
+        .env(
+            "MCP_WASM_HOST_CACHE_DIR",
+            crate::common::target_dir().join("test-cache"),
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("profile enc: {}\n", ENC.replace(',', ", "))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("profile data: {}\n", DATA.replace(',', ", "))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("profile readers: list_issues\n"),
+        "{stdout}"
+    );
+}

@@ -1,4 +1,5 @@
-//! `check`: load plugin files as `serve` would and print one line per file.
+//! `check`: load plugin files as `serve` would and print one line per file,
+//! then one per profile of the policy file with the tools it serves.
 //!
 //! It takes component files as well as directories of them: a plugin
 //! author's first command is `check my_tool.wasm`.
@@ -131,6 +132,20 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     for dir in empty {
         writeln!(out, "no plugins (*.wasm files) in {}", dir.display())?;
+    }
+    // What each profile serves of these plugins (`serve --profile NAME`,
+    // `/mcp/NAME`), and what it names that none of them serves.
+    for (name, profile) in config.profiles() {
+        let tools = profile.tool_names(&catalog);
+        let listed = if tools.is_empty() {
+            "no tools".to_string()
+        } else {
+            tools.join(", ")
+        };
+        writeln!(out, "profile {name}: {listed}")?;
+        for line in profile.report(&catalog) {
+            tracing::warn!("{}: {line}", config.path().display());
+        }
     }
     for section in config.unused_sections(&report.names()) {
         tracing::warn!(

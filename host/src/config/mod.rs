@@ -9,7 +9,8 @@
 //! and resolves its grant (see [`crate::runtime::capabilities`]); mounts'
 //! host paths, for one, are relative to the file's directory and are
 //! canonicalized when the plugin loads, and a missing one keeps that plugin
-//! from loading.
+//! from loading. `[profiles.NAME]` sections name the parts of the catalog
+//! that connections bound to them are served ([`profiles`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use serde::Deserialize;
 use crate::runtime::capabilities::{Grants, ResolveCtx};
 use crate::runtime::{Policies, Policy, PolicyError, Sha256Digest};
 use crate::source::PluginName;
+use profiles::{ProfileMap, ProfileSpec};
 use section::{SectionSpec, apply, check_section};
 use server::ServerSpec;
 
@@ -67,6 +69,8 @@ struct FileSpec {
     defaults: SectionSpec,
     #[serde(default)]
     plugins: BTreeMap<String, SectionSpec>,
+    #[serde(default)]
+    profiles: BTreeMap<String, ProfileSpec>,
 }
 
 /// A loaded policy file.
@@ -77,6 +81,7 @@ pub struct Config {
     server: ServerSpec,
     defaults: SectionSpec,
     plugins: BTreeMap<String, SectionSpec>,
+    profiles: ProfileMap,
     max_memory: u64,
     builtin: bool,
 }
@@ -90,6 +95,7 @@ impl Config {
             server: ServerSpec::default(),
             defaults: SectionSpec::default(),
             plugins: BTreeMap::new(),
+            profiles: ProfileMap::new(),
             max_memory,
             builtin: true,
         }
@@ -158,6 +164,11 @@ impl Config {
                 .check()
                 .map_err(|p| invalid(format!("{prefix}.{}", p.key), &p.problem))?;
         }
+        let mut profiles = ProfileMap::new();
+        for (name, profile) in &spec.profiles {
+            let profile = profile.check(name).map_err(|(k, p)| invalid(k, &p))?;
+            profiles.insert(name.clone(), Arc::new(profile));
+        }
         let base = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -169,6 +180,7 @@ impl Config {
             server: spec.server,
             defaults: spec.defaults,
             plugins: spec.plugins,
+            profiles,
             max_memory,
             builtin: false,
         })
@@ -194,6 +206,11 @@ impl Config {
             .iter()
             .filter(|(k, section)| section.source.is_none() && !loaded.contains(k))
             .map(|(k, _)| k.as_str())
+    }
+
+    /// The profiles (`[profiles.NAME]`) by name.
+    pub fn profiles(&self) -> &ProfileMap {
+        &self.profiles
     }
 
     /// The engine's per-instance memory ceiling this file was checked against.
@@ -247,12 +264,14 @@ impl Policies for Config {
 }
 
 mod oauth;
+pub mod profiles;
 mod section;
 mod server;
 mod sources;
 mod store;
 
 pub use oauth::OAuthSettings;
+pub use profiles::{Profile, Profiles};
 pub use server::{ServedBounds, SessionSettings, TaskSettings};
 pub use store::{StoreChoice, default_state_dir};
 

@@ -51,6 +51,23 @@ pub enum ServeError {
     Failed(#[from] ToolFailure),
 }
 
+impl ServeError {
+    /// No prompt is called `name` (clipped as every such error is).
+    pub fn prompt_not_found(name: &str) -> ServeError {
+        ServeError::PromptNotFound(clip(name.to_string(), 256))
+    }
+
+    /// No prompt or template is `target` (clipped as every such error is).
+    pub fn not_found(target: &CompletionTarget) -> ServeError {
+        match target {
+            CompletionTarget::Prompt(name) => ServeError::prompt_not_found(name),
+            CompletionTarget::Template(template) => {
+                ServeError::TemplateNotFound(clip(template.clone(), 256))
+            }
+        }
+    }
+}
+
 /// A request of `kind` (one of [`crate::serve::rate::REQUESTS`]) to
 /// `plugin`, named `label` in its failures and its audit line.
 fn request_of<'a>(
@@ -191,7 +208,7 @@ async fn get_prompt(
 ) -> Result<PromptOutput, ServeError> {
     let started = Instant::now();
     let Some(entry) = catalog.prompt(name) else {
-        return Err(ServeError::PromptNotFound(clip(name.to_string(), 256)));
+        return Err(ServeError::prompt_not_found(name));
     };
     tracing::Span::current().record("plugin", &*entry.plugin.name);
     if let Some(missing) = entry
@@ -259,7 +276,7 @@ async fn complete(
     let (plugin, own) = match target {
         CompletionTarget::Prompt(name) => {
             let Some(entry) = catalog.prompt(name) else {
-                return Err(ServeError::PromptNotFound(clip(name.clone(), 256)));
+                return Err(ServeError::not_found(target));
             };
             (
                 &entry.plugin,
@@ -268,7 +285,7 @@ async fn complete(
         }
         CompletionTarget::Template(template) => {
             let Some(entry) = catalog.template(template) else {
-                return Err(ServeError::TemplateNotFound(clip(template.clone(), 256)));
+                return Err(ServeError::not_found(target));
             };
             (
                 &entry.plugin,

@@ -71,6 +71,12 @@ pub struct ServeArgs {
         default_value_t = QuickCompileArg::Large
     )]
     pub(crate) quick_compile: QuickCompileArg,
+    /// Serve only what the policy file's `[profiles.NAME]` admits: to the
+    /// stdio client, and at `/mcp` under `--http` (each profile is also at
+    /// `/mcp/NAME`). An unknown name stops the server, listing the known
+    /// ones.
+    #[arg(long, env = "MCP_WASM_HOST_PROFILE", value_name = "NAME")]
+    pub(crate) profile: Option<String>,
     #[command(flatten)]
     pub(crate) rounds: RoundsArgs,
     #[command(flatten)]

@@ -23,9 +23,11 @@ pub use args::ServeArgs;
 /// Serves until stdin closes (stdio) or a stop signal (HTTP).
 pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let setup = setup::setup(&args).await?;
+    // Before anything loads: an unknown --profile stops the server at once.
+    let server = serving::mcp_server(&args, &setup)?;
+    let server = serving::bind_profile(&args, &setup, server)?;
     // Watches for as long as the server serves.
     let _watching = sources::start(&args, &setup)?;
-    let server = serving::mcp_server(&args, &setup)?;
     let Some(addr) = args.http.http else {
         return serving::stdio_only(server, &setup.config).await;
     };

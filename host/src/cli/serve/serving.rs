@@ -36,9 +36,28 @@ pub(super) fn mcp_server(args: &ServeArgs, setup: &Setup) -> anyhow::Result<McpS
             served: config.served_bounds(ServedBounds::default()),
             lists_after: args.wait_for_load.lists_after(),
             task_store: setup.shared.clone(),
+            profiles: setup.profiles.clone(),
         },
         rounds,
     ))
+}
+
+/// `server` bound to `--profile`'s profile, if given: stdio's one client,
+/// and `/mcp` under `--http`, are served only what it admits. An unknown
+/// name stops the server, naming it and the profiles there are.
+pub(super) fn bind_profile(
+    args: &ServeArgs,
+    setup: &Setup,
+    server: McpServer,
+) -> anyhow::Result<McpServer> {
+    let Some(name) = &args.profile else {
+        return Ok(server);
+    };
+    let bound = server
+        .bound_to(name)
+        .map_err(|e| anyhow::anyhow!("--profile: {e} (in {})", setup.config.path().display()))?;
+    tracing::info!(profile = %name, "the default endpoint serves the profile's tools only");
+    Ok(bound)
 }
 
 /// Serves `server` on stdin/stdout until stdin closes, the one transport.

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use mcp_wasm_host::config::Config;
+use mcp_wasm_host::config::{Config, Profiles};
 use mcp_wasm_host::runtime::store::Store;
 use mcp_wasm_host::runtime::{EngineSettings, PolicySeen, Runtime};
 use mcp_wasm_host::telemetry::{self, health::Health, metrics::Metrics};
@@ -17,6 +17,8 @@ use crate::cli::shared::{cached_runtime, load_config};
 pub(super) struct Setup {
     /// The policy file as read at start.
     pub(super) config: Arc<Config>,
+    /// Its profiles, replaced when it is reloaded.
+    pub(super) profiles: Profiles,
     pub(super) runtime: Arc<Runtime>,
     /// Counted only when served (`--http` or `--metrics`).
     pub(super) metrics: Option<Arc<Metrics>>,
@@ -74,6 +76,7 @@ pub(super) async fn setup(args: &ServeArgs) -> anyhow::Result<Setup> {
         );
     }
     Ok(Setup {
+        profiles: Profiles::new(config.profiles().clone()),
         config,
         runtime,
         metrics,

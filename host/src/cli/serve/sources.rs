@@ -9,16 +9,14 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context as _;
 
 use mcp_wasm_host::config::Config;
-use mcp_wasm_host::runtime::{
-    CacheError, CompileCache, DirWatcher, LoadError, PolicySeen, Runtime,
-};
+use mcp_wasm_host::runtime::{CacheError, CompileCache, DirWatcher, LoadError, Runtime};
 use mcp_wasm_host::source::Fetcher;
 use mcp_wasm_host::telemetry::health::Health;
 
 use super::ServeArgs;
 use super::fetch::{SourcesTurn, fetch_sources};
 use super::setup::Setup;
-use super::watch::start_watcher;
+use super::watch::{PolicyWatch, start_watcher};
 use crate::cli::plugins_dir;
 use crate::cli::shared::CacheArgs;
 
@@ -60,8 +58,11 @@ pub(super) fn start(args: &ServeArgs, setup: &Setup) -> anyhow::Result<Watching>
         dir: args.plugins.clone(),
         watch: (!args.no_watch).then(|| Watch {
             watching: watching.clone(),
-            max_memory: setup.max_memory,
-            policy_seen: setup.policy_seen.clone(),
+            policy: PolicyWatch {
+                max_memory: setup.max_memory,
+                seen: setup.policy_seen.clone(),
+                profiles: setup.profiles.clone(),
+            },
         }),
         superseded: reloads.subscribe(),
         turn: (Arc::new(tokio::sync::Mutex::new(())), reloads),
@@ -89,8 +90,7 @@ struct Loading {
 /// What the watcher needs, and where it is kept once started.
 struct Watch {
     watching: Watching,
-    max_memory: u64,
-    policy_seen: Option<PolicySeen>,
+    policy: PolicyWatch,
 }
 
 impl Loading {
@@ -119,20 +119,14 @@ impl Loading {
         }
         // Watch first, so no change made while loading is missed; the
         // runtime serializes reloads with this load.
-        if let Some(Watch {
-            watching,
-            max_memory,
-            policy_seen,
-        }) = watch
-        {
+        if let Some(Watch { watching, policy }) = watch {
             let started = start_watcher(
                 &runtime,
                 &dir,
                 &config,
-                max_memory,
                 fetcher.clone(),
                 (sources_lock.clone(), reloads),
-                policy_seen,
+                policy,
             );
             *watching
                 .lock()
@@ -150,6 +144,12 @@ impl Loading {
                 "{}: [plugins.{section}] matches no plugin (no file of that name in the plugins directory, and no `source`)",
                 config.path().display()
             );
+        }
+        let catalog = runtime.catalog();
+        for profile in config.profiles().values() {
+            for line in profile.report(&catalog) {
+                tracing::warn!("{}: {line}", config.path().display());
+            }
         }
     }
 }

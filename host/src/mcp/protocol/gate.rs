@@ -1,10 +1,12 @@
-//! Per-caller access on the MCP side: the [`Principal`] the OAuth layer
-//! put in a request's HTTP extensions (rmcp hands the request's
-//! `http::request::Parts` to the handler), checked against the scopes each
-//! plugin's policy asks for. Lists leave out what the caller may not use;
-//! a call, read or prompt of it is refused with the scope that would grant
-//! it. A request without a principal (stdio, or HTTP without OAuth) sees
-//! everything, as before.
+//! Per-caller access on the MCP side: the connection's profile, and the
+//! [`Principal`] the OAuth layer put in a request's HTTP extensions (rmcp
+//! hands the request's `http::request::Parts` to the handler), checked
+//! against the scopes each plugin's policy asks for. Lists leave out what
+//! the caller may not use. A call, read or prompt of what the profile
+//! leaves out gets the very error of a name nothing serves; of what the
+//! caller's scopes do not grant, a refusal naming the scope that would. A
+//! request without a profile and without a principal (stdio, or HTTP
+//! without OAuth) sees everything.
 
 use std::sync::Arc;
 
@@ -13,12 +15,17 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::json;
 
 use super::server::McpServer;
-use crate::runtime::{Denied, Plugin, Policy, Principal, SessionDataKey, ToolRoute};
+use crate::config::Profile;
+use crate::runtime::{
+    Catalog, Denied, Plugin, Policy, Principal, SessionDataKey, ToolInfo, ToolRoute,
+};
 
 /// What one request's caller may use.
 #[derive(Debug, Clone)]
 pub(super) struct Gate {
     principal: Option<Principal>,
+    /// The connection's profile as it is now, if it is bound to one.
+    profile: Option<Arc<Profile>>,
 }
 
 impl McpServer {
@@ -48,11 +55,54 @@ impl McpServer {
                 None,
             ));
         }
-        Ok(Gate { principal })
+        Ok(Gate {
+            principal,
+            profile: self.profile(),
+        })
     }
 }
 
 impl Gate {
+    /// Whether the connection's profile admits the tool `info`, which its
+    /// plugin calls `own`.
+    pub(super) fn admits_tool(&self, info: &ToolInfo, own: &str) -> bool {
+        self.profile
+            .as_ref()
+            .is_none_or(|p| p.admits_tool(&info.plugin, &info.name, own, &info.hints))
+    }
+
+    /// Whether the connection's profile leaves out the tool clients call
+    /// `name`, loaded or listed from the cache (a name nothing serves is
+    /// not hidden: it is unknown).
+    pub(super) fn hides_tool(&self, catalog: &Catalog, name: &str) -> bool {
+        if self.profile.is_none() {
+            return false;
+        }
+        if let Some((info, target)) = catalog.get(name) {
+            return !self.admits_tool(info, &target.tool().name);
+        }
+        catalog.pending(name).is_some_and(|(plugin, tool)| {
+            let profile = self.profile.as_deref();
+            profile.is_some_and(|p| !p.admits_tool(&plugin.name, name, &tool.name, &tool.hints))
+        })
+    }
+
+    /// Whether the connection's profile admits the resource or template
+    /// `uri` of `plugin`.
+    pub(super) fn admits_resource(&self, plugin: &Plugin, uri: &str) -> bool {
+        self.profile
+            .as_ref()
+            .is_none_or(|p| p.admits_resource(&plugin.name, uri))
+    }
+
+    /// Whether the connection's profile admits the prompt `name` of
+    /// `plugin`.
+    pub(super) fn admits_prompt(&self, plugin: &Plugin, name: &str) -> bool {
+        self.profile
+            .as_ref()
+            .is_none_or(|p| p.admits_prompt(&plugin.name, name))
+    }
+
     /// Whether the caller may see and call the tool at `target`.
     pub(super) fn tool(&self, target: &ToolRoute) -> Result<(), Denied> {
         match &self.principal {

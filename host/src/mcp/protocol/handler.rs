@@ -85,7 +85,10 @@ impl ServerHandler for McpServer {
                 context.peer.clone(),
             );
         }
-        self.peers.register(context.peer);
+        self.peers.register(context.peer, self.bound.clone());
+        // A reload that changes a profile tells the sessions bound to it.
+        self.peers
+            .forward_profiles(&self.options.profiles, Arc::downgrade(&self.runtime));
         // Lists wait for the first load to get as far as the options say,
         // so no list a session gets can be older than the catalog then: the
         // changes after that point are announced, none before it. Each list
@@ -150,10 +153,12 @@ impl ServerHandler for McpServer {
             .tools()
             .iter()
             .filter(|t| match catalog.get(&t.name) {
-                Some((_, target)) => gate.sees_tool(target),
-                None => catalog
-                    .pending(&t.name)
-                    .is_some_and(|(plugin, tool)| gate.sees_pending(&plugin.policy, &tool.name)),
+                Some((_, target)) => {
+                    gate.admits_tool(t, &target.tool().name) && gate.sees_tool(target)
+                }
+                None => catalog.pending(&t.name).is_some_and(|(plugin, tool)| {
+                    gate.admits_tool(t, &tool.name) && gate.sees_pending(&plugin.policy, &tool.name)
+                }),
             })
             .collect();
         let names: Vec<&str> = visible.iter().map(|t| t.name.as_str()).collect();
@@ -257,12 +262,18 @@ impl ServerHandler for McpServer {
             .map_err(Into::into)
     }
 
-    /// The tool as `tools/list` shows it, so that rmcp checks a 2026-07-28
+    /// The tool as `tools/list` shows it (none if the connection's profile
+    /// leaves it out), so that rmcp checks a 2026-07-28
     /// request's `Mcp-Param-*` headers against the properties its input
     /// schema annotates with `x-mcp-header` (SEP-2243).
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
         let catalog = self.runtime.catalog();
-        catalog.get(name).map(|(info, _)| convert::tool(info))
+        let (info, target) = catalog.get(name)?;
+        let profile = self.profile();
+        let own = &target.tool().name;
+        profile
+            .is_none_or(|p| p.admits_tool(&info.plugin, &info.name, own, &info.hints))
+            .then(|| convert::tool(info))
     }
 
     /// `resources/read`: routed to the plugin that serves the URI (an

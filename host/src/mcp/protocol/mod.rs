@@ -28,6 +28,6 @@ mod tool_call;
 
 pub use fanout::message::replica_name;
 pub use list_changed::PeerRegistry;
-pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions};
+pub use server::{DEFAULT_LIST_TTL, McpServer, ServerOptions, UnknownProfile};
 pub use shared_state::{Edit, SessionLink, SharedState, StateStore};
 pub use to_client::rounds::{Rounds, StateKeyError};

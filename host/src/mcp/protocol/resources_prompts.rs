@@ -1,7 +1,8 @@
 //! The MCP requests for what plugins serve besides tools: `resources/list`,
 //! `resources/templates/list`, `resources/read`, `resources/(un)subscribe`,
 //! `prompts/list`, `prompts/get` and `completion/complete`, each answered
-//! from the runtime's catalog. A read or a prompt runs its guest like a
+//! from the runtime's catalog, as the connection's profile filters it (what
+//! it leaves out is answered as what nothing serves). A read or a prompt runs its guest like a
 //! tool call: its log messages and progress reach the client, and at
 //! 2026-07-28 its requests to the client end it with `InputRequiredResult`
 //! (SEP-2322) until the client has answered them.
@@ -58,7 +59,7 @@ impl McpServer {
         let visible: Vec<_> = catalog
             .resources()
             .iter()
-            .filter(|r| gate.sees(&r.plugin))
+            .filter(|r| gate.admits_resource(&r.plugin, &r.info.uri) && gate.sees(&r.plugin))
             .collect();
         let names: Vec<&str> = visible.iter().map(|r| r.info.uri.as_str()).collect();
         let (range, next) = page(&names, request, self.options.page_size)?;
@@ -89,7 +90,9 @@ impl McpServer {
         let visible: Vec<_> = catalog
             .templates()
             .iter()
-            .filter(|t| gate.sees(&t.plugin))
+            .filter(|t| {
+                gate.admits_resource(&t.plugin, &t.info.uri_template) && gate.sees(&t.plugin)
+            })
             .collect();
         let positions: Vec<String> = (0..visible.len()).map(position).collect();
         let names: Vec<&str> = positions.iter().map(String::as_str).collect();
@@ -121,7 +124,7 @@ impl McpServer {
         let visible: Vec<_> = catalog
             .prompts()
             .iter()
-            .filter(|p| gate.sees(&p.plugin))
+            .filter(|p| gate.admits_prompt(&p.plugin, &p.name) && gate.sees(&p.plugin))
             .collect();
         let names: Vec<&str> = visible.iter().map(|p| p.name.as_str()).collect();
         let (range, next) = page(&names, request, self.options.page_size)?;
@@ -151,6 +154,8 @@ impl McpServer {
         self.options.served.check_uri(&request.uri)?;
         // Matched once, off the async workers when it may take a while.
         let plugin = self.runtime.resource_plugin(&request.uri).await;
+        // A URI the profile leaves out reads as one nothing serves.
+        let plugin = plugin.filter(|p| gate.admits_resource(p, &request.uri));
         if let Some(plugin) = &plugin
             && let Err(denied) = gate.plugin(plugin)
         {
@@ -201,10 +206,15 @@ impl McpServer {
     ) -> Result<GetPromptResponse, McpError> {
         self.runtime.wait_until_loaded().await;
         let gate = self.gate(&context)?;
-        if let Some(prompt) = self.runtime.catalog().prompt(&request.name)
-            && let Err(denied) = gate.plugin(&prompt.plugin)
-        {
-            return Err(gate.refusal(&format!("prompt {:?}", request.name), &denied));
+        if let Some(prompt) = self.runtime.catalog().prompt(&request.name) {
+            if !gate.admits_prompt(&prompt.plugin, &prompt.name) {
+                return Err(convert_served::error(&ServeError::prompt_not_found(
+                    &request.name,
+                )));
+            }
+            if let Err(denied) = gate.plugin(&prompt.plugin) {
+                return Err(gate.refusal(&format!("prompt {:?}", request.name), &denied));
+            }
         }
         let mut arguments = BTreeMap::new();
         for (name, value) in request.arguments.iter().flatten() {
@@ -300,10 +310,20 @@ impl McpServer {
             }
         };
         let catalog = self.runtime.catalog();
-        let plugin = match &target {
-            CompletionTarget::Prompt(name) => catalog.prompt(name).map(|p| &p.plugin),
-            CompletionTarget::Template(uri) => catalog.template(uri).map(|t| &t.plugin),
+        let (plugin, admitted) = match &target {
+            CompletionTarget::Prompt(name) => match catalog.prompt(name) {
+                Some(p) => (Some(&p.plugin), gate.admits_prompt(&p.plugin, name)),
+                None => (None, true),
+            },
+            CompletionTarget::Template(uri) => match catalog.template(uri) {
+                Some(t) => (Some(&t.plugin), gate.admits_resource(&t.plugin, uri)),
+                None => (None, true),
+            },
         };
+        if !admitted {
+            // As for a prompt or template nothing serves.
+            return Err(convert_served::error(&ServeError::not_found(&target)));
+        }
         if let Some(plugin) = plugin
             && let Err(denied) = gate.plugin(plugin)
         {

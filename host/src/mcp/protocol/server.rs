@@ -1,6 +1,6 @@
 //! The MCP server's state, shared by every request it answers: the
 //! runtime, the options, the sessions to notify, the session's logging
-//! level and client, the rounds' key, the task store and the
+//! level, client and profile, the rounds' key, the task store and the
 //! subscriptions; and what every guest run and list result sets up from it
 //! (its events and round, the lists' caching hints).
 
@@ -18,7 +18,7 @@ use super::subscriptions::{Subscriptions, WatchBudget};
 use super::tasks::Tasks;
 use super::to_client::notifications::{Forwarder, SessionLevel};
 use super::to_client::rounds::{Binding, Round, Rounds};
-use crate::config::{ServedBounds, TaskSettings};
+use crate::config::{Profile, Profiles, ServedBounds, TaskSettings};
 use crate::runtime::{CallEvents, Caller, FirstLists, Runtime};
 
 /// How the server presents its tools.
@@ -41,6 +41,9 @@ pub struct ServerOptions {
     /// that any replica reads, updates and cancels any task, and catalog
     /// changes are told to every replica through it.
     pub task_store: Option<crate::runtime::store::Store>,
+    /// The policy file's profiles, which connections may be bound to
+    /// ([`McpServer::bound_to`]); replaced on reload.
+    pub profiles: Profiles,
 }
 
 /// The `ttlMs` of list results unless the policy file's `[server]
@@ -57,6 +60,7 @@ impl Default for ServerOptions {
             served: ServedBounds::default(),
             lists_after: FirstLists::default(),
             task_store: None,
+            profiles: Profiles::default(),
         }
     }
 }
@@ -83,6 +87,29 @@ pub struct McpServer {
     /// The catalog changes its clients hear of: this replica's, and with
     /// a shared store the other replicas' too.
     pub(super) notices: Notices,
+    /// The profile this connection is bound to, by name (looked up on each
+    /// request, so that a reload's change applies at once); `None`: the
+    /// whole catalog.
+    pub(super) bound: Option<Arc<str>>,
+}
+
+/// `serve --profile` or an HTTP path named a profile the policy file does
+/// not define.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("unknown profile {name:?}: {}", known_profiles(.known))]
+pub struct UnknownProfile {
+    /// The name asked for.
+    pub name: String,
+    /// The profiles the policy file defines.
+    pub known: Vec<String>,
+}
+
+fn known_profiles(known: &[String]) -> String {
+    if known.is_empty() {
+        "the policy file defines no profile ([profiles.NAME])".into()
+    } else {
+        format!("the policy file defines {}", known.join(", "))
+    }
 }
 
 impl McpServer {
@@ -107,7 +134,40 @@ impl McpServer {
             watch,
             notices,
             options,
+            bound: None,
         }
+    }
+
+    /// This server bound to the profile `name`: every session made from it
+    /// is served only what the profile admits.
+    pub fn bound_to(&self, name: &str) -> Result<McpServer, UnknownProfile> {
+        if self.options.profiles.get(name).is_none() {
+            return Err(UnknownProfile {
+                name: name.to_string(),
+                known: self.options.profiles.names(),
+            });
+        }
+        Ok(McpServer {
+            bound: Some(name.into()),
+            ..self.clone()
+        })
+    }
+
+    /// Whether the policy file defines the profile `name` now.
+    pub fn has_profile(&self, name: &str) -> bool {
+        self.options.profiles.get(name).is_some()
+    }
+
+    /// The profile this connection is bound to as it is now: one that a
+    /// reload removed admits nothing. `None` if it is bound to none.
+    pub(super) fn profile(&self) -> Option<Arc<Profile>> {
+        let name = self.bound.as_deref()?;
+        Some(
+            self.options
+                .profiles
+                .get(name)
+                .unwrap_or_else(|| Arc::new(Profile::nothing(name))),
+        )
     }
 
     /// Waits until tools may be listed: until the first load has got as

@@ -1,5 +1,5 @@
-//! `tools/call`, step by step: admit the call (the tool is known, the
-//! caller may use it, and whether it runs as a task), set up where its
+//! `tools/call`, step by step: admit the call (the tool is known and in the
+//! connection's profile, the caller may use it, and whether it runs as a task), set up where its
 //! events go, run it as an ordinary call or as one that may become a task
 //! (cancellation stops either), and answer with the failure mapping each
 //! protocol revision requires. Its span continues the client's trace.
@@ -33,6 +33,19 @@ enum Dispatch {
     Task(std::time::Duration, std::time::Duration),
     /// Not at all: the tool runs only as a task, and cannot be one now.
     Refused(String),
+    /// Not at all: the connection's profile leaves the tool out, so it is
+    /// answered as a name no plugin serves.
+    Hidden,
+}
+
+/// The error of a call to a tool no plugin serves, or one the connection's
+/// profile leaves out: the same bytes for both, so that a profile reveals
+/// nothing of what it hides.
+pub(super) fn unknown_tool(name: &str) -> McpError {
+    McpError::invalid_params(
+        format!("unknown tool {name:?}; tools/list shows the available tools"),
+        Some(json!({ "tool": name })),
+    )
 }
 
 /// The span of one `tools/call`: disabled unless traces are exported (it is
@@ -114,6 +127,20 @@ impl McpServer {
             Dispatch::Call => None,
             Dispatch::Task(timeout, within) => Some((timeout, within)),
             Dispatch::Refused(why) => return Ok(refused(why, version.as_ref())),
+            Dispatch::Hidden => {
+                // As for a name no plugin serves: the events are set up
+                // (a request state that does not verify fails alike), with
+                // no plugin's digest, then the same error.
+                self.run_events(
+                    &context,
+                    &request.name,
+                    String::new,
+                    request.arguments.as_ref(),
+                    request.request_state.as_deref(),
+                    request.input_responses.take(),
+                )?;
+                return Err(unknown_tool(&request.name));
+            }
         };
         let Run {
             events,
@@ -145,11 +172,20 @@ impl McpServer {
     ) -> Result<Dispatch, McpError> {
         let gate = self.gate(context)?;
         self.lists_ready().await;
+        // Before the wait for a listed plugin's load, whose refusal would
+        // name the plugin; and again once it has loaded.
+        if gate.hides_tool(&self.runtime.catalog(), &request.name) {
+            return Ok(Dispatch::Hidden);
+        }
         if let Err(still) = self.runtime.wait_for_tool(&request.name).await {
             tracing::warn!("{still}");
             return Ok(Dispatch::Refused(still.to_string()));
         }
-        if let Some((_, target)) = self.runtime.catalog().get(&request.name)
+        let catalog = self.runtime.catalog();
+        if gate.hides_tool(&catalog, &request.name) {
+            return Ok(Dispatch::Hidden);
+        }
+        if let Some((_, target)) = catalog.get(&request.name)
             && let Err(denied) = gate.tool(target)
         {
             return Err(gate.refusal(&format!("tool {:?}", request.name), &denied));
@@ -356,12 +392,7 @@ fn respond(
 ) -> Result<CallToolResponse, McpError> {
     let result = match called.result {
         Ok(output) => convert::output(&output),
-        Err(CallError::UnknownTool(name)) => {
-            return Err(McpError::invalid_params(
-                format!("unknown tool {name:?}; tools/list shows the available tools"),
-                Some(json!({ "tool": name })),
-            ));
-        }
+        Err(CallError::UnknownTool(name)) => return Err(unknown_tool(&name)),
         Err(e @ CallError::InvalidArguments { .. }) => {
             if schema_errors_are_results(version) {
                 convert::error_result(e.to_string())

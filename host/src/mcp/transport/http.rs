@@ -1,5 +1,5 @@
 //! The Streamable HTTP transport: rmcp's `StreamableHttpService` at `/mcp`
-//! on axum, with `Host` and `Origin` validation against DNS rebinding and
+//! (and at `/mcp/NAME` for each profile: [`super::profile_paths`]) on axum, with `Host` and `Origin` validation against DNS rebinding and
 //! cross-site requests, optional bearer-token authentication, sessions
 //! (`Mcp-Session-Id`) or a stateless mode for replicas behind a load
 //! balancer, `TCP_NODELAY` on every accepted connection, and the checks of
@@ -32,6 +32,7 @@ use super::accept::DrainingListener;
 use super::drain::{self, Drain};
 use super::http_body::{self, BodyBudget, BodyCheck, InFlight};
 use super::http_sessions::{self, ClientAddr, Registry, Sessions, SharedEvents, SharedSessions};
+use super::profile_paths;
 use super::upstream_gaps::jsonrpc;
 use crate::config::SessionSettings;
 use crate::mcp::oauth::bearer::{self, BearerToken};
@@ -252,22 +253,13 @@ impl HttpListener {
         let shutdown = end_sessions;
         let mut config = self.options.rmcp_config(&shutdown);
         let stateless = self.options.stateless;
-        // Without sessions each request is a client of its own, which no
-        // instance is kept for (`reuse_instances = "session"`).
-        let factory = move || {
-            Ok(if stateless {
-                server.sessionless()
-            } else {
-                server.session()
-            })
-        };
         let (router, check) = if stateless {
             let check = BodyCheck {
                 in_flight: None,
                 budget: BodyBudget::default(),
             };
             let sessions = Arc::new(NeverSessionManager::default());
-            (router(factory, sessions, config), check)
+            (router(server, stateless, sessions, config), check)
         } else {
             let limits = self.options.session_limits;
             let mut local = LocalSessionManager::default();
@@ -302,7 +294,7 @@ impl HttpListener {
                 in_flight: Some(InFlight::default()),
                 budget: BodyBudget::default(),
             };
-            let router = router(factory, sessions.clone(), config)
+            let router = router(server, stateless, sessions.clone(), config)
                 .layer(axum::middleware::from_fn_with_state(
                     sessions.clone(),
                     http_body::check_delete_session::<Sessions<LocalSessionManager>>,
@@ -370,12 +362,32 @@ impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, Drai
     }
 }
 
+/// `/mcp`, and `/mcp/NAME` for each profile ([`super::profile_paths`]),
+/// all served from `sessions`. Without sessions each request is a client of
+/// its own, which no instance is kept for (`reuse_instances = "session"`).
 fn router<M: SessionManager>(
-    factory: impl Fn() -> Result<McpServer, std::io::Error> + Send + Sync + 'static,
+    server: McpServer,
+    stateless: bool,
     sessions: Arc<M>,
     config: StreamableHttpServerConfig,
 ) -> Router {
-    Router::new().route_service(PATH, StreamableHttpService::new(factory, sessions, config))
+    let profiles = profile_paths::route(
+        PATH,
+        server.clone(),
+        stateless,
+        sessions.clone(),
+        config.clone(),
+    );
+    let factory = move || {
+        Ok(if stateless {
+            server.sessionless()
+        } else {
+            server.session()
+        })
+    };
+    Router::new()
+        .route_service(PATH, StreamableHttpService::new(factory, sessions, config))
+        .merge(profiles)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod drain;
 pub mod http;
 pub mod http_body;
 pub mod http_sessions;
+mod profile_paths;
 pub mod upstream_gaps;
 
 pub use upstream_gaps::stdio;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the fuzz targets in fuzz/ with cargo-fuzz and runs each for a
+# Builds the fuzz targets in fuzz/ (libFuzzer's, through libfuzzer-sys) and runs each for a
 # bounded time, starting from its committed seed corpus (fuzz/corpus/<target>)
 # and its saved crashes (fuzz/regressions/<target>). Prints each target's
 # number of executions and ends with `fuzz: N passed, N failed`; exits
@@ -23,7 +23,7 @@
 #   FUZZ_TARGETS    the targets to run (default: all, space-separated)
 #   FUZZ_SEED       libFuzzer's random seed (default: a new one each run;
 #                   the log prints it)
-#   MCP_WASM_HOST_CACHE  where the pinned cargo-fuzz, the fuzz build and the
+#   MCP_WASM_HOST_CACHE  where the fuzz build and the
 #                   corpus the fuzzer grows are kept between runs on this
 #                   machine (default $XDG_CACHE_HOME/mcp-wasm-host, else
 #                   ~/.cache/mcp-wasm-host)
@@ -31,15 +31,14 @@
 #                   fuzz-target in the cache above; .ci/run puts it inside
 #                   its own target directory)
 #
-# Toolchain: stable Rust. cargo-fuzz's nightly-only options (the sanitizers,
-# -Zbuild-std) are not used: with `--sanitizer none` it passes rustc only
-# stable flags (sanitizer coverage through -Cpasses/-Cllvm-args), and the
-# build also works without RUSTC_BOOTSTRAP. It is set anyway so that a
-# cargo-fuzz option that does need -Z keeps working on stable; changing it
-# rebuilds everything (build scripts such as proc-macro2's read it), so it
-# stays fixed. No sanitizer: the host forbids unsafe code, so
-# AddressSanitizer would mostly watch dependencies, at about twice the
-# build and run time.
+# Toolchain: stable Rust. cargo-fuzz itself is not needed: the build is
+# one `cargo build` with the flags cargo-fuzz 0.13 passes for
+# `--sanitizer none` (to some crates only, below), and the targets are run
+# directly. RUSTC_BOOTSTRAP=1 is set, as cargo-fuzz runs on stable: libFuzzer's
+# build may ask for it. It stays fixed: changing it rebuilds everything
+# (build scripts such as proc-macro2's read it). No sanitizer: the host
+# forbids unsafe code, so AddressSanitizer would mostly watch dependencies,
+# at about twice the build and run time.
 # shellcheck source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 cd "$repo"
@@ -49,33 +48,51 @@ case "$step" in
     all | build | run) ;;
     *) die "usage: scripts/fuzz.sh [build|run]" ;;
 esac
-cargo_fuzz_version=0.13.2
 cache="${MCP_WASM_HOST_CACHE:-$cache_root}"
 seconds="${FUZZ_SECONDS:-45}"
 timeout="${FUZZ_TIMEOUT:-10}"
 targets="${FUZZ_TARGETS:-jsonrpc_message argument_validation result_conversion wit_value_conversion}"
-tools="$cache/cargo-fuzz-$cargo_fuzz_version"
 build_dir="${MCP_WASM_HOST_FUZZ_TARGET:-$cache/fuzz-target}"
-cargo_fuzz="$tools/bin/cargo-fuzz"
 
 jobs="${FUZZ_JOBS:-$(nproc)}"
 export RUSTC_BOOTSTRAP=1
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 
 if [[ "$step" != run ]]; then
-    if [[ "$("$cargo_fuzz" --version 2>/dev/null)" != "cargo-fuzz $cargo_fuzz_version" ]]; then
-        say "installing cargo-fuzz $cargo_fuzz_version into $tools"
-        cargo install --locked --quiet cargo-fuzz --version "$cargo_fuzz_version" --root "$tools" >&2
-    fi
     # The fuzz workspace's lockfile pins what it builds, as the main one does:
     # a dependency change in the workspace must update fuzz/Cargo.lock too.
     if ! cargo metadata --locked --format-version 1 --manifest-path "$repo/fuzz/Cargo.toml" >/dev/null; then
         die "fuzz/Cargo.lock is out of date: run \`cargo update --workspace --manifest-path fuzz/Cargo.toml\` and commit it"
     fi
     echo "== fuzz: building the targets ($build_dir)" >&2
-    # 16 codegen units, not cargo-fuzz's 1: with the profile of
-    # fuzz/Cargo.toml, it takes 40 % less CPU time (the figures are there).
-    "$cargo_fuzz" fuzz build --sanitizer none --codegen-units 16 --target-dir "$build_dir" >&2
+    # What cargo-fuzz 0.13's `build --sanitizer none` runs, but with its
+    # coverage flags given only to the crates fuzz/Cargo.toml builds at
+    # opt-level 3 (but libFuzzer's own), and to the targets: a rustc
+    # wrapper (scripts/lib/fuzz-rustc.sh) adds them by crate name. The other
+    # crates, most of the tree, compile as plain opt-level 0 code. The
+    # profile itself (debug assertions, 16 codegen units, line tables) is
+    # fuzz/Cargo.toml's. `--target` keeps RUSTFLAGS and the coverage off
+    # build scripts and proc macros, as cargo-fuzz does.
+    covered="$(python3 - "$repo/fuzz/Cargo.toml" <<'PY'
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    manifest = tomllib.load(f)
+names = [b["name"] for b in manifest["bin"]]
+for name, settings in manifest["profile"]["release"]["package"].items():
+    if settings.get("opt-level") == 3 and name not in ("libfuzzer-sys", manifest["package"]["name"]):
+        names.append(name.replace("-", "_"))
+print(" ".join(sorted(names)))
+PY
+    )"
+    export FUZZ_COVERED="$covered"
+    export FUZZ_COVERAGE_FLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares -Cllvm-args=-simplifycfg-branch-fold-threshold=0 -Cllvm-args=-sanitizer-coverage-stack-depth -Cdebuginfo=line-tables-only"
+    # cargo does not see what the wrapper adds: a digest of it in RUSTFLAGS
+    # rebuilds everything when the list or the flags change.
+    coverage_digest="$(printf '%s\n' "$covered" "$FUZZ_COVERAGE_FLAGS" | sha256sum | cut -c1-16)"
+    RUSTC_WRAPPER="$repo/scripts/lib/fuzz-rustc.sh" \
+        RUSTFLAGS="--cfg fuzzing --cfg fuzz_coverage=\"$coverage_digest\"" \
+        cargo build --locked --release --manifest-path "$repo/fuzz/Cargo.toml" \
+        --target "$triple" --bins --target-dir "$build_dir" >&2
 fi
 [[ "$step" != build ]] || exit 0
 

@@ -22,7 +22,7 @@
 #   3. scripts/conformance.sh, beside clippy: the official MCP conformance
 #      suite (--suite all) against `serve --http` with the conformance
 #      plugin;
-#   4. scripts/fuzz.sh, beside pytest: each cargo-fuzz target in fuzz/ for
+#   4. scripts/fuzz.sh, beside pytest: each libFuzzer target in fuzz/ for
 #      a bounded time (FUZZ_SECONDS, 45 by default, one target at a time on
 #      one core while pytest has the other); `cargo test` already replayed
 #      their seeds and saved crashes;
@@ -241,7 +241,7 @@ export MCP_WASM_HOST_INSTALLED_BIN
 # The fuzz targets run beside pytest, one at a time (FUZZ_JOBS=1): each
 # still gets FUZZ_SECONDS of one core, as two at a time on two cores did,
 # while pytest, which mostly waits on its servers and clients, has the
-# other core. cargo-fuzz, the fuzz build and the grown corpus are cached, so
+# other core. The fuzz build and the grown corpus are cached, so
 # a rerun only fuzzes.
 echo "== pytest tests/python, and beside it the fuzz targets (scripts/fuzz.sh run)" >&2
 timed "fuzz.sh run (beside pytest)" env FUZZ_JOBS=1 scripts/fuzz.sh run >"$logs/fuzz.log" 2>&1 &

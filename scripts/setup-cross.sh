@@ -2,16 +2,17 @@
 # Installs what cross-builds and runs the release binaries (scripts/release.sh):
 #   - rustup's standard libraries for aarch64-unknown-linux-musl,
 #     x86_64-pc-windows-gnu, aarch64-apple-darwin and x86_64-apple-darwin;
-#   - the Debian packages pinned in packaging/cross/debian-packages.txt (the
-#     cross C compilers and linkers, qemu-user, wine64, llvm's object tools);
+#   - the Debian packages pinned in packaging/cross/debian-packages.txt
+#     (MinGW's gcc, qemu-user, wine64, llvm's object tools);
 #   - ziglang and cargo-zigbuild from PyPI, pinned in
 #     packaging/cross/requirements.txt, in a virtual environment of their own
-#     ($cache_root/cross-venv), for the macOS triples.
+#     ($cache_root/cross-venv): the C compiler and linker of the macOS
+#     triples and of aarch64-unknown-linux-musl.
 # Idempotent: apt-get, rustup and pip run only for what is missing.
 #
 # Prints the path of a shell file to source on stdout (everything else goes
-# to stderr); it exports the C compiler and linker of each triple for cargo
-# (CC_<triple>, CARGO_TARGET_<TRIPLE>_LINKER) and the programs the release
+# to stderr); it exports the C compiler and linker of x86_64-pc-windows-gnu
+# for cargo (cargo-zigbuild sets Zig's for the others) and the programs the release
 # build and its smoke tests run:
 #   MCP_WASM_HOST_ZIGBUILD      cargo-zigbuild (its venv's bin is put on PATH);
 #   MCP_WASM_HOST_QEMU_AARCH64  qemu-aarch64;
@@ -54,7 +55,7 @@ if ! stamped "$stamp" "$want"; then
 fi
 
 wine=/usr/lib/wine/wine64
-for tool in aarch64-linux-gnu-gcc x86_64-w64-mingw32-gcc qemu-aarch64 llvm-objdump-19 "$wine" \
+for tool in x86_64-w64-mingw32-gcc qemu-aarch64 llvm-objdump-19 "$wine" \
     "$venv/bin/cargo-zigbuild"; do
     if ! "$tool" --version >/dev/null 2>&1; then
         die "$tool does not run after installing the cross tools"
@@ -67,8 +68,6 @@ fi
 out="$cache_root/cross-env.sh"
 cat >"$out.tmp" <<ENV
 # Written by scripts/setup-cross.sh: source it.
-export CC_aarch64_unknown_linux_musl=aarch64-linux-gnu-gcc
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=aarch64-linux-gnu-gcc
 export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export MCP_WASM_HOST_ZIGBUILD=$venv/bin/cargo-zigbuild

@@ -37,7 +37,8 @@
 #            in a fraction of release's time (CONTRIBUTING.md, "What each
 #            step costs").
 # ROOT is TARGET_DIR/installed-host (TARGET_DIR/installed-host-PROFILE for
-# another profile than release, with -TRIPLE after it for another triple). The build has a target directory of its
+# another profile than release, with -TRIPLE after it for another triple;
+# the build directory below is TARGET_DIR/install-host-TRIPLE then). The build has a target directory of its
 # own, TARGET_DIR/install-host: it shares nothing with the workspace's
 # builds (another target triple, another profile), and so never waits for
 # their lock, nor they for its, when it runs beside them; a rerun compiles
@@ -98,7 +99,10 @@ case "$triple" in
         die "MCP_WASM_HOST_INSTALL_TARGET=$triple: not a triple this script builds"
         ;;
 esac
-export CARGO_TARGET_DIR="$target/install-host"
+# Another triple builds in a directory of its own as well, so the release
+# builds of several triples can run at once (cargo locks a target directory
+# for the whole build).
+export CARGO_TARGET_DIR="$target/install-host$suffix"
 
 say "cargo package -p mcp-wasm-host-store -p mcp-wasm-host-runtime -p mcp-wasm-host"
 (cd "$repo" && cargo package --quiet --locked --allow-dirty --no-verify \

@@ -24,6 +24,9 @@
 #        write into it refused, and a loop stopped by its fuel limit.
 #    The macOS binaries cannot run here. MCP_WASM_HOST_RELEASE_SMOKE=0 skips
 #    the smoke tests.
+# 4. With both Linux binaries: the multi-platform image (linux/amd64 and
+#    linux/arm64, scripts/build-image.sh) as an OCI layout in DIR/image; the
+#    arm64 image's binary, taken from its layer, runs under qemu-aarch64.
 # Each build's wall and CPU time (user+sys) and each artifact's size are
 # printed on stderr at the end. Prints DIR on stdout.
 # shellcheck source=lib/common.sh
@@ -88,6 +91,36 @@ if [[ "${MCP_WASM_HOST_RELEASE_SMOKE:-1}" != 0 ]]; then
             --python "$python" --runner "$runner" --plugins "$plugin_dir" \
             --binary "$out/mcp-wasm-host-$version-$triple$exe" >&2
     done
+fi
+
+# The image index, when both Linux binaries are built: an OCI layout in
+# DIR/image (its blobs are named by their SHA-256 already). Its arm64
+# image's binary, taken from the layer, must run under qemu-aarch64 (no
+# container runtime here runs another CPU's image).
+amd64="$out/mcp-wasm-host-$version-x86_64-unknown-linux-musl"
+arm64="$out/mcp-wasm-host-$version-aarch64-unknown-linux-musl"
+if [[ -f "$amd64" && -f "$arm64" ]]; then
+    MCP_WASM_HOST_INSTALLED_BIN="$amd64" MCP_WASM_HOST_INSTALLED_BIN_ARM64="$arm64" \
+        "$repo/scripts/build-image.sh" "$out/image" >/dev/null
+    python3 - "$out/image" "$version" "$MCP_WASM_HOST_QEMU_AARCH64" <<'PY'
+import gzip, io, json, subprocess, sys, tarfile, tempfile
+from pathlib import Path
+layout, version, qemu = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+blob = lambda d: (layout / "blobs" / "sha256" / d.split(":")[1]).read_bytes()
+top = json.loads((layout / "index.json").read_text())["manifests"][0]
+images = json.loads(blob(top["digest"]))["manifests"]
+arm = next(m for m in images if m["platform"]["architecture"] == "arm64")
+layer = json.loads(blob(arm["digest"]))["layers"][0]
+with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(layer["digest"])))) as t, \
+        tempfile.TemporaryDirectory() as tmp:
+    t.extract("usr/local/bin/mcp-wasm-host", tmp, filter="data")
+    got = subprocess.run([qemu, f"{tmp}/usr/local/bin/mcp-wasm-host", "--version"],
+                         capture_output=True, text=True, check=True).stdout.split()[-1]
+    if got != version:
+        sys.exit(f"release: the arm64 image's binary says {got}, not {version}")
+print(f"release: image index {top['digest']}: {', '.join(m['platform']['architecture'] for m in images)}; "
+      "the arm64 image's binary runs under qemu-aarch64", file=sys.stderr)
+PY
 fi
 
 (cd "$out" && sha256sum -- "${artifacts[@]}" >SHA256SUMS)

@@ -4,8 +4,9 @@
 # triple scripts/release.sh builds but the machine's own, with warnings as
 # errors. It compiles no machine code (check metadata only), so a platform's
 # `cfg` paths are checked without a cross build, and it needs only rustup's
-# standard libraries and the C compilers of the build scripts (ring, zstd),
-# which scripts/setup-cross.sh installs.
+# standard libraries and the C compilers of the build scripts (ring, zstd):
+# MinGW's gcc, or Zig through cargo-zigbuild, which scripts/setup-cross.sh
+# installs.
 #
 #   scripts/check-cross.sh [TRIPLE...]
 #
@@ -22,8 +23,9 @@ fi
 . "$("$repo/scripts/setup-cross.sh")"
 for triple in "${triples[@]}"; do
     case "$triple" in
-        *-apple-darwin)
-            # ring's and zstd's build scripts compile C for macOS: Zig's cc.
+        *-apple-darwin | aarch64-unknown-linux-musl)
+            # ring's and zstd's build scripts compile C for the triple: Zig's
+            # cc (as scripts/install-host.sh builds these triples).
             say "cargo zigbuild's clippy --target $triple"
             (cd "$repo" && "$MCP_WASM_HOST_ZIGBUILD" clippy --locked --target "$triple" \
                 -p mcp-wasm-host -- -D warnings)

@@ -9,10 +9,13 @@
 #
 # LAYOUT is TARGET_DIR/image/oci by default; it is rewritten. The binary is
 # MCP_WASM_HOST_INSTALLED_BIN if set, else what scripts/install-host.sh
-# installs. Every timestamp in the image is SOURCE_DATE_EPOCH, by default the
-# commit time of HEAD, so the same binary, CA certificates, version and epoch
-# give the same image digest. Push it with skopeo, e.g.
-#   skopeo copy oci:LAYOUT:VERSION docker://REGISTRY/mcp-wasm-host/mcp-wasm-host:VERSION
+# installs. With MCP_WASM_HOST_INSTALLED_BIN_ARM64 (the
+# aarch64-unknown-linux-musl binary; scripts/release.sh sets both) the tag
+# names a multi-platform image index, linux/amd64 and linux/arm64. Every
+# timestamp in the image is SOURCE_DATE_EPOCH, by default the commit time of
+# HEAD, so the same binaries, CA certificates, version and epoch give the
+# same digest. Push it with skopeo (`--all` for both platforms), e.g.
+#   skopeo copy --all oci:LAYOUT:VERSION docker://REGISTRY/mcp-wasm-host/mcp-wasm-host:VERSION
 # or load it into podman with `podman pull oci:LAYOUT:VERSION`.
 #
 # Prints LAYOUT on stdout; the manifest digest and progress go to stderr.
@@ -30,7 +33,11 @@ epoch="${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct HEAD)}"
 # Debian's ca-certificates, at the version scripts/setup-image.sh pins.
 ca_dir=/usr/share/ca-certificates/mozilla
 
-digest="$(python3 "$repo/packaging/image/build_image.py" --binary "$bin" --ca-dir "$ca_dir" \
+arm64=()
+if [[ -n "${MCP_WASM_HOST_INSTALLED_BIN_ARM64:-}" ]]; then
+    arm64=(--binary-arm64 "$MCP_WASM_HOST_INSTALLED_BIN_ARM64")
+fi
+digest="$(python3 "$repo/packaging/image/build_image.py" --binary "$bin" "${arm64[@]}" --ca-dir "$ca_dir" \
     --version "$version" --epoch "$epoch" --out "$layout")"
 say "ghcr.io/mcp-wasm-host/mcp-wasm-host:$version $digest"
 echo "$layout"

@@ -16,6 +16,15 @@
 #
 #   scripts/install-host.sh [ROOT]
 #
+# MCP_WASM_HOST_INSTALL_TARGET picks the target triple (scripts/release.sh
+# sets it): x86_64-unknown-linux-musl (the default), or one of the triples
+# scripts/setup-cross.sh installs: aarch64-unknown-linux-musl and
+# x86_64-pc-windows-gnu (cargo install with Debian's MinGW gcc as C compiler
+# and linker), aarch64-apple-darwin and x86_64-apple-darwin (cargo-zigbuild
+# builds the unpacked crate, with Zig as C compiler and linker, into
+# ROOT/bin as cargo install would; so does aarch64-unknown-linux-musl). A binary of another triple than the
+# machine's is checked under qemu-aarch64 or wine64; a macOS one is not run.
+#
 # MCP_WASM_HOST_INSTALL_PROFILE picks cargo's profile:
 #   release  (the default) what a user's `cargo install` builds, and what
 #            scripts/build-image.sh and scripts/build-bundle.sh ship;
@@ -28,7 +37,8 @@
 #            in a fraction of release's time (CONTRIBUTING.md, "What each
 #            step costs").
 # ROOT is TARGET_DIR/installed-host (TARGET_DIR/installed-host-PROFILE for
-# another profile than release). The build has a target directory of its
+# another profile than release, with -TRIPLE after it for another triple;
+# the build directory below is TARGET_DIR/install-host-TRIPLE then). The build has a target directory of its
 # own, TARGET_DIR/install-host: it shares nothing with the workspace's
 # builds (another target triple, another profile), and so never waits for
 # their lock, nor they for its, when it runs beside them; a rerun compiles
@@ -38,14 +48,18 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
 target="$(cargo_target_dir)"
 profile="${MCP_WASM_HOST_INSTALL_PROFILE:-release}"
-triple=x86_64-unknown-linux-musl
+triple="${MCP_WASM_HOST_INSTALL_TARGET:-x86_64-unknown-linux-musl}"
+suffix=""
+if [[ "$triple" != x86_64-unknown-linux-musl ]]; then
+    suffix="-$triple"
+fi
 case "$profile" in
     release)
-        root="${1:-$target/installed-host}"
+        root="${1:-$target/installed-host$suffix}"
         profile_args=()
         ;;
     quick)
-        root="${1:-$target/installed-host-quick}"
+        root="${1:-$target/installed-host-quick$suffix}"
         # Defined with `--config`: the unpacked crate is a workspace of its
         # own, and cargo package drops the workspace's profiles.
         mapfile -t profile_args < <(python3 - "$repo/Cargo.toml" <<'EOF'
@@ -66,9 +80,29 @@ EOF
         ;;
 esac
 
-CC_x86_64_unknown_linux_musl="$("$repo/scripts/setup-musl.sh")"
-export CC_x86_64_unknown_linux_musl
-export CARGO_TARGET_DIR="$target/install-host"
+runner=()
+exe=""
+case "$triple" in
+    x86_64-unknown-linux-musl)
+        CC_x86_64_unknown_linux_musl="$("$repo/scripts/setup-musl.sh")"
+        export CC_x86_64_unknown_linux_musl
+        ;;
+    aarch64-unknown-linux-musl | x86_64-pc-windows-gnu | aarch64-apple-darwin | x86_64-apple-darwin)
+        # shellcheck disable=SC1090 # written by setup-cross.sh
+        . "$("$repo/scripts/setup-cross.sh")"
+        case "$triple" in
+            aarch64-unknown-linux-musl) runner=("$MCP_WASM_HOST_QEMU_AARCH64") ;;
+            x86_64-pc-windows-gnu) runner=("$MCP_WASM_HOST_WINE") exe=.exe ;;
+        esac
+        ;;
+    *)
+        die "MCP_WASM_HOST_INSTALL_TARGET=$triple: not a triple this script builds"
+        ;;
+esac
+# Another triple builds in a directory of its own as well, so the release
+# builds of several triples can run at once (cargo locks a target directory
+# for the whole build).
+export CARGO_TARGET_DIR="$target/install-host$suffix"
 
 say "cargo package -p mcp-wasm-host-store -p mcp-wasm-host-runtime -p mcp-wasm-host"
 (cd "$repo" && cargo package --quiet --locked --allow-dirty --no-verify \
@@ -114,11 +148,53 @@ if ! unpacked "$host_crate" "$host"; then
     sha256_of "$host_crate" >"$host.sha256"
 fi
 
-say "cargo install --locked --target $triple --profile $profile --root $root"
-cargo install --quiet --locked --force --target "$triple" --root "$root" \
-    "${profile_args[@]}" --path "$host" >&2
-bin="$root/bin/mcp-wasm-host"
-if ! "$bin" --version >/dev/null; then
-    die "$bin does not run"
+bin="$root/bin/mcp-wasm-host$exe"
+case "$triple" in
+    aarch64-unknown-linux-musl | *-apple-darwin)
+        # Zig's C compiler and linker (cargo-zigbuild, which has no
+        # `install`): the same build of the unpacked crate with its lockfile,
+        # copied where cargo install puts it. Zig brings musl's headers for
+        # aarch64 (Debian's gcc-aarch64-linux-gnu has glibc's only).
+        # Zig has no macOS framework: a link's missing frameworks and symbols
+        # become text stubs (scripts/lib/macos-stubs.py), and the link is
+        # tried again; the stubs' folder is always on the linker's framework
+        # path, so the flags, and so cargo's fingerprints, stay the same.
+        stubs="$CARGO_TARGET_DIR/macos-frameworks"
+        if [[ "$triple" == *-apple-darwin ]]; then
+            mkdir -p "$stubs"
+            flags_var="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_RUSTFLAGS"
+            export "$flags_var=-Clink-arg=-F$stubs"
+        fi
+        log="$(mktemp)"
+        for attempt in 1 2 3 4 5; do
+            say "cargo zigbuild --locked --target $triple --profile $profile (link $attempt)"
+            if (cd "$host" && "$MCP_WASM_HOST_ZIGBUILD" zigbuild --quiet --locked --target "$triple" \
+                "${profile_args[@]:---release}") >"$log" 2>&1; then
+                break
+            fi
+            rc=0
+            if [[ "$triple" == *-apple-darwin ]]; then
+                python3 "$repo/scripts/lib/macos-stubs.py" "$stubs" "$log" || rc=$?
+            else
+                rc=1
+            fi
+            if [[ $rc != 0 || $attempt == 5 ]]; then
+                cat "$log" >&2
+                rm -f "$log"
+                die "cargo zigbuild --target $triple failed"
+            fi
+        done
+        rm -f "$log"
+        mkdir -p "$root/bin"
+        install -m 0755 "$CARGO_TARGET_DIR/$triple/$profile/mcp-wasm-host" "$bin"
+        ;;
+    *)
+        say "cargo install --locked --target $triple --profile $profile --root $root"
+        cargo install --quiet --locked --force --target "$triple" --root "$root" \
+            "${profile_args[@]}" --path "$host" >&2
+        ;;
+esac
+if [[ "$triple" != *-apple-darwin ]] && ! "${runner[@]}" "$bin" --version >/dev/null; then
+    die "$bin does not run ${runner[*]:+under ${runner[*]}}"
 fi
 echo "$bin"

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """Writes the container image of mcp-wasm-host as an OCI image layout.
 
-    build_image.py --binary BIN --ca-dir DIR --version V --epoch SECONDS --out LAYOUT
+    build_image.py --binary BIN [--binary-arm64 BIN] --ca-dir DIR --version V --epoch SECONDS --out LAYOUT
+
+With --binary alone the layout's tag VERSION names one linux/amd64 image. With
+--binary-arm64 too (the aarch64-unknown-linux-musl binary, from
+scripts/release.sh) it names an image index of two images, linux/amd64 and
+linux/arm64, the same but for the binary: a runtime pulls its own
+platform's, `skopeo copy --all` copies both.
 
 The image is one layer on an empty base (no `FROM`: nothing is pulled):
 
@@ -34,7 +40,8 @@ OAuth's JWKS) uses the compiled-in webpki roots, but fetching plugin sources
 verifier, which reads the system's certificates and fails with "No CA
 certificates were loaded from the system" when there are none.
 
-Prints the manifest's digest (`sha256:...`) on stdout.
+Prints the digest (`sha256:...`) of what the tag names, the manifest or the
+image index, on stdout.
 """
 
 from __future__ import annotations
@@ -116,9 +123,9 @@ def canonical(obj) -> bytes:
     return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
 
 
-def image_config(version: str, created: str, diff_id: str) -> dict:
+def image_config(version: str, created: str, diff_id: str, arch: str = "amd64") -> dict:
     return {
-        "architecture": "amd64",
+        "architecture": arch,
         "os": "linux",
         "created": created,
         "config": {
@@ -165,11 +172,17 @@ def ca_bundle_of(ca_dir: Path) -> bytes:
     return b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in certs)
 
 
-def check_static(binary: bytes) -> None:
+# The ELF e_machine of each image architecture.
+MACHINES = {"amd64": 62, "arm64": 183}
+
+
+def check_static(binary: bytes, arch: str = "amd64") -> None:
     """Refuses an ELF with a program interpreter (a dynamic binary): the
-    image has no C library and no loader."""
+    image has no C library and no loader; and one of another machine."""
     if binary[:5] != b"\x7fELF\x02" or binary[5] != 1:
         raise SystemExit("build_image: not a 64-bit little-endian ELF binary")
+    if int.from_bytes(binary[0x12:0x14], "little") != MACHINES[arch]:
+        raise SystemExit(f"build_image: the binary for {arch} is an ELF of another machine")
     phoff = int.from_bytes(binary[0x20:0x28], "little")
     phentsize = int.from_bytes(binary[0x36:0x38], "little")
     phnum = int.from_bytes(binary[0x38:0x3A], "little")
@@ -179,46 +192,60 @@ def check_static(binary: bytes) -> None:
             raise SystemExit("build_image: the binary is dynamically linked; build it for x86_64-unknown-linux-musl (scripts/install-host.sh)")
 
 
-def build(binary: Path, ca_dir: Path, version: str, epoch: int, out: Path) -> str:
-    check_static(binary.read_bytes())
+def image(out: Path, binary: Path, arch: str, ca_bundle: bytes, version: str, epoch: int) -> dict:
+    """Writes one platform's layer, config and manifest; returns the
+    manifest's descriptor."""
+    check_static(binary.read_bytes(), arch)
     created = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    tar = layer_tar(layer_entries(binary.read_bytes(), ca_bundle_of(ca_dir)), epoch)
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "blobs" / "sha256").mkdir(parents=True)
+    tar = layer_tar(layer_entries(binary.read_bytes(), ca_bundle), epoch)
     layer = write_blob(out, gzipped(tar))
-    config = write_blob(out, canonical(image_config(version, created, "sha256:" + hashlib.sha256(tar).hexdigest())))
+    config = write_blob(out, canonical(image_config(version, created, "sha256:" + hashlib.sha256(tar).hexdigest(), arch)))
     manifest = {
         "schemaVersion": 2,
         "mediaType": "application/vnd.oci.image.manifest.v1+json",
         "config": {"mediaType": "application/vnd.oci.image.config.v1+json", **config},
         "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", **layer}],
     }
-    m = write_blob(out, canonical(manifest))
+    return {
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        **write_blob(out, canonical(manifest)),
+        "platform": {"architecture": arch, "os": "linux"},
+    }
+
+
+def build(binary: Path, ca_dir: Path, version: str, epoch: int, out: Path, arm64: Path | None = None) -> str:
+    ca_bundle = ca_bundle_of(ca_dir)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "blobs" / "sha256").mkdir(parents=True)
+    top = image(out, binary, "amd64", ca_bundle, version, epoch)
+    if arm64 is not None:
+        both = {
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.oci.image.index.v1+json",
+            "manifests": [top, image(out, arm64, "arm64", ca_bundle, version, epoch)],
+        }
+        top = {"mediaType": "application/vnd.oci.image.index.v1+json", **write_blob(out, canonical(both))}
     index = {
         "schemaVersion": 2,
         "mediaType": "application/vnd.oci.image.index.v1+json",
-        "manifests": [{
-            "mediaType": "application/vnd.oci.image.manifest.v1+json",
-            **m,
-            "annotations": {"org.opencontainers.image.ref.name": version},
-            "platform": {"architecture": "amd64", "os": "linux"},
-        }],
+        "manifests": [{**top, "annotations": {"org.opencontainers.image.ref.name": version}}],
     }
     (out / "index.json").write_bytes(canonical(index))
     (out / "oci-layout").write_bytes(canonical({"imageLayoutVersion": "1.0.0"}))
-    return m["digest"]
+    return top["digest"]
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--binary", type=Path, required=True)
+    p.add_argument("--binary", type=Path, required=True, help="the x86_64-unknown-linux-musl binary")
+    p.add_argument("--binary-arm64", type=Path, help="the aarch64-unknown-linux-musl binary: makes an image index")
     p.add_argument("--ca-dir", type=Path, required=True)
     p.add_argument("--version", required=True)
     p.add_argument("--epoch", type=int, required=True, help="every timestamp in the image (SOURCE_DATE_EPOCH)")
     p.add_argument("--out", type=Path, required=True, help="the OCI image layout directory to (re)write")
     a = p.parse_args()
-    print(build(a.binary, a.ca_dir, a.version, a.epoch, a.out))
+    print(build(a.binary, a.ca_dir, a.version, a.epoch, a.out, a.binary_arm64))
 
 
 if __name__ == "__main__":

@@ -89,8 +89,8 @@ pub use definitions::served::{
 pub use definitions::tool::PluginTool;
 pub use egress::outbound::{Field, Outbound};
 pub use error::{
-    Breach, CallError, Excess, FailureCause, Fault, GuestErrorKind, HostFault, LoadError,
-    LoadProblem, MAX_MESSAGE, PolicyError, ToolFailure,
+    Breach, CallError, DigestMismatch, Excess, FailureCause, Fault, GuestErrorKind, HostFault,
+    LoadError, LoadProblem, MAX_MESSAGE, PolicyError, ToolFailure,
 };
 pub use load::bindings::WIT_VERSION;
 pub use load::engine::{EngineError, EngineSettings, QuickCompile};

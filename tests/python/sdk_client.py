@@ -77,6 +77,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--server", required=True, metavar="BIN", help="the mcp-wasm-host binary")
     p.add_argument("--plugins", required=True, metavar="DIR", help="passed as `serve --plugins DIR`")
     p.add_argument(
+        "--runner", metavar="PROGRAM",
+        help="runs the server as `PROGRAM BIN serve ...`: an emulator for a binary of another platform "
+             "(qemu-aarch64, wine64; scripts/release.sh)",
+    )
+    p.add_argument(
         "--page-size", type=int, metavar="N",
         help="passed as `serve --page-size N`; each tools/list page must then hold at most N tools",
     )
@@ -256,7 +261,10 @@ async def run(a: argparse.Namespace) -> dict:
     if a.page_size is not None:
         server_args += ["--page-size", str(a.page_size)]
     server_args += a.server_arg
-    params = StdioServerParameters(command=a.server, args=server_args, env=a.env or None)
+    command = a.server
+    if a.runner:
+        command, server_args = a.runner, [a.server, *server_args]
+    params = StdioServerParameters(command=command, args=server_args, env=a.env or None)
 
     with anyio.fail_after(a.timeout):
         async with stdio_client(params, errlog=sys.stderr) as (read, write):

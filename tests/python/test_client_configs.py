@@ -39,6 +39,13 @@ MARKER = re.compile(r"<!-- client: ([a-z-]+), transport: ([a-z]+) -->\n```(\w+)\
 BLOCK = re.compile(r"```(\w*)\n(.*?)\n```", re.S)
 # The placeholders the page asks the reader to replace.
 BIN, PLUGINS, POLICY = "/opt/mcp-wasm-host/bin/mcp-wasm-host", "/home/me/plugins", "/home/me/mcp-wasm-host.toml"
+# The Windows examples: checked against the Linux snippets, not run.
+WINDOWS = re.compile(r"<!-- windows: ([a-z-]+) -->\n```(\w+)\n(.*?)\n```", re.S)
+WINDOWS_PATHS = {
+    BIN: r"C:\Program Files\mcp-wasm-host\mcp-wasm-host.exe",
+    PLUGINS: r"C:\Users\me\plugins",
+    POLICY: r"C:\Users\me\mcp-wasm-host.toml",
+}
 
 
 def host_bin() -> str:
@@ -114,7 +121,7 @@ def test_every_client_and_transport_is_shown():
 
 
 def test_every_code_block_is_a_marked_snippet_or_a_command():
-    marked = {body for _, _, _, body in snippets()}
+    marked = {body for _, _, _, body in snippets()} | {body for _, _, body in WINDOWS.findall(DOC.read_text())}
     for lang, body in BLOCK.findall(DOC.read_text()):
         assert body in marked or (lang == "sh" and "mcp-wasm-host serve" in body), f"unmarked block:\n{body}"
 
@@ -223,3 +230,21 @@ def test_each_stdio_configuration_starts_a_server_a_client_lists(tmp_path: Path)
                         return [t.name for t in (await session.list_tools()).tools]
 
         assert anyio.run(run) == [], words
+
+
+def test_windows_examples_are_the_linux_snippets_with_windows_paths():
+    """The Windows examples say what the Linux snippets say, with the table's
+    paths: Claude Desktop's JSON exactly, Claude Code's PowerShell line up to
+    the policy file it leaves out."""
+    found = {client: (lang, body) for client, lang, body in WINDOWS.findall(DOC.read_text())}
+    assert set(found) == {"claude-desktop", "claude-code"}, found
+    windows = lambda arg: WINDOWS_PATHS.get(arg, arg)  # noqa: E731
+    linux = next(json.loads(b) for c, t, lang, b in snippets()
+                 if (c, t, lang) == ("claude-desktop", "stdio", "json"))
+    want = {name: {"command": windows(s["command"]), "args": [windows(a) for a in s["args"]]}
+            for name, s in servers_of(linux).items()}
+    assert json.loads(found["claude-desktop"][1]) == {"mcpServers": want}
+    line = found["claude-code"][1]
+    assert line.startswith("claude mcp add --transport stdio --scope project wasm-tools -- "), line
+    command = line.split(" -- ", 1)[1]
+    assert command == f'"{WINDOWS_PATHS[BIN]}" serve --plugins {WINDOWS_PATHS[PLUGINS]}', command

@@ -33,11 +33,26 @@ pub fn unreadable(dir: &Path, error: &std::io::Error) -> String {
             "the plugins directory {shown} is not a directory: it must be the directory that holds the plugin components (*.wasm), not a file; {NAME_ANOTHER}"
         ),
         ErrorKind::PermissionDenied => format!(
-            "cannot read the plugins directory {shown}: permission denied; make it readable and searchable by the user the server runs as (uid {}), e.g. `chmod a+rx {shown}`",
-            rustix::process::geteuid().as_raw()
+            "cannot read the plugins directory {shown}: permission denied; {}",
+            make_readable(&shown.to_string())
         ),
         _ => format!("cannot read the plugins directory {shown}: {error}"),
     }
+}
+
+/// How to let the server read a directory it was denied.
+#[cfg(unix)]
+fn make_readable(shown: &str) -> String {
+    format!(
+        "make it readable and searchable by the user the server runs as (uid {}), e.g. `chmod a+rx {shown}`",
+        rustix::process::geteuid().as_raw()
+    )
+}
+
+/// How to let the server read a directory it was denied.
+#[cfg(not(unix))]
+fn make_readable(_shown: &str) -> String {
+    "give the user the server runs as the right to list the folder and read its files".to_owned()
 }
 
 /// The warning for a plugins directory with no component in it when the

@@ -64,8 +64,9 @@ pub enum SourceError {
         problem: String,
         /// The policy key that requires it.
         policy_key: String,
-        /// The policy file.
-        config_file: PathBuf,
+        /// The policy file (boxed, 16 bytes: with a 32-byte `PathBuf`, as
+        /// on Windows, the error would be over clippy's `result_large_err`).
+        config_file: Box<std::path::Path>,
         /// The keys.
         keys: Vec<PathBuf>,
     },

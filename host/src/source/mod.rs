@@ -285,7 +285,7 @@ impl Fetcher {
                         reference: url.clone(),
                         problem: "a URL carries no signature (sign an OCI artifact instead)".into(),
                         policy_key: keys.policy_key.clone(),
-                        config_file: keys.config_file.clone(),
+                        config_file: keys.config_file.as_path().into(),
                         keys: keys.paths.clone(),
                     });
                 }
@@ -459,7 +459,7 @@ impl Fetcher {
             reference: r.to_string(),
             problem,
             policy_key: keys.policy_key.clone(),
-            config_file: keys.config_file.clone(),
+            config_file: keys.config_file.as_path().into(),
             keys: keys.paths.clone(),
         };
         let public: Vec<PublicKey> = keys

@@ -30,6 +30,20 @@ pub fn clip(mut text: String, max: usize) -> String {
     text
 }
 
+/// A plugin file's SHA-256 that is not the digest its policy pins
+/// ([`LoadError::Digest`]).
+#[derive(Debug)]
+pub struct DigestMismatch {
+    /// The pinned digest.
+    pub expected: String,
+    /// The file's digest.
+    pub actual: String,
+    /// The policy file section that pins it, e.g. `plugins.text`.
+    pub section: String,
+    /// The policy file.
+    pub config_file: String,
+}
+
 /// Why a plugin file was not loaded. Its text is the file's path, then
 /// [`LoadError::problem`]: `plugins/p.wasm: the plugin exports no tools`.
 #[derive(Debug, thiserror::Error)]
@@ -45,14 +59,10 @@ pub enum LoadError {
     Digest {
         /// The plugin file.
         path: PathBuf,
-        /// The pinned digest.
-        expected: String,
-        /// The file's digest.
-        actual: String,
-        /// The policy file section that pins it, e.g. `plugins.text`.
-        section: String,
-        /// The policy file.
-        config_file: String,
+        /// The two digests and where the pin is (boxed: four strings and a
+        /// path are over clippy's `result_large_err` bound where a path is
+        /// 32 bytes, as on Windows).
+        mismatch: Box<DigestMismatch>,
     },
     /// The file is not WebAssembly at all.
     NotWasm {
@@ -174,16 +184,18 @@ impl std::fmt::Display for LoadProblem<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0 {
             LoadError::Read { source, .. } => write!(f, "cannot read the file: {source}"),
-            LoadError::Digest {
-                expected,
-                actual,
-                section,
-                config_file,
-                ..
-            } => write!(
-                f,
-                "the file's SHA-256 does not match the pinned digest: expected {expected} (`sha256` in [{section}] of {config_file}), actual {actual}"
-            ),
+            LoadError::Digest { mismatch, .. } => {
+                let DigestMismatch {
+                    expected,
+                    actual,
+                    section,
+                    config_file,
+                } = &**mismatch;
+                write!(
+                    f,
+                    "the file's SHA-256 does not match the pinned digest: expected {expected} (`sha256` in [{section}] of {config_file}), actual {actual}"
+                )
+            }
             LoadError::NotWasm { .. } => f.write_str(
                 "not a WebAssembly file (it does not start with the \\0asm magic number)",
             ),

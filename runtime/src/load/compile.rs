@@ -13,7 +13,7 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use crate::cache::{CompileCache, Sha256Digest};
-use crate::error::LoadError;
+use crate::error::{DigestMismatch, LoadError};
 use crate::load::concurrent::{AsyncTier, needs_async_engine};
 use crate::load::engine::Abi;
 use crate::load::file_hash::FileHash;
@@ -50,10 +50,12 @@ impl Pin {
         }
         Err(LoadError::Digest {
             path: path.to_owned(),
-            expected: self.digest.to_string(),
-            actual: actual.to_string(),
-            section: self.section.clone(),
-            config_file: self.config_file.clone(),
+            mismatch: Box::new(DigestMismatch {
+                expected: self.digest.to_string(),
+                actual: actual.to_string(),
+                section: self.section.clone(),
+                config_file: self.config_file.clone(),
+            }),
         })
     }
 }

@@ -82,8 +82,9 @@ impl DrainingListener {
     }
 
     /// A connection the kernel has already queued, without waiting: `None`
-    /// when there is none.
-    #[cfg(unix)]
+    /// when there is none. (`accept4`, which sets the flags atomically, is
+    /// Linux's; macOS has no such call.)
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     fn queued(&self) -> Option<(TcpStream, SocketAddr)> {
         use rustix::net::{SocketFlags, accept_with};
         let inner = self.inner.as_ref()?;
@@ -99,9 +100,9 @@ impl DrainingListener {
     }
 
     /// A connection whose readiness tokio has already seen, without
-    /// waiting (elsewhere than on Unix, where the queue cannot be read
+    /// waiting (elsewhere than on Linux, where the queue is not read
     /// directly).
-    #[cfg(not(unix))]
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
     fn queued(&self) -> Option<(TcpStream, SocketAddr)> {
         use futures::FutureExt as _;
         self.inner.as_ref()?.accept().now_or_never()?.ok()

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Builds what a release publishes into DIR, with SHA256SUMS beside it:
+#
+#   scripts/release.sh DIR
+#
+# 1. The static binaries, each as a user's `cargo install` builds it from the
+#    packaged crates (scripts/install-host.sh with
+#    MCP_WASM_HOST_INSTALL_TARGET; release profile), named
+#    mcp-wasm-host-VERSION-TRIPLE[.exe]:
+#      x86_64-unknown-linux-musl, aarch64-unknown-linux-musl  static ELF;
+#      x86_64-pc-windows-gnu                                  PE, .exe;
+#      aarch64-apple-darwin, x86_64-apple-darwin              Mach-O
+#                                                             (cargo-zigbuild).
+#    MCP_WASM_HOST_RELEASE_TRIPLES (space-separated) builds only those.
+# 2. Checks of each binary's format: an ELF of the right machine with no
+#    interpreter; a PE for x86-64 that imports only Windows' own DLLs; a
+#    Mach-O of the right CPU that loads only /usr/lib and /System libraries.
+# 3. Smoke tests under emulation, with the official MCP Python SDK client
+#    (tests/python/sdk_client.py) over stdio and two plugins built from
+#    source on the spot (plugins/examples/text, plugins/testing/hostile):
+#      aarch64 Linux under qemu-aarch64: a tool call, so Cranelift's aarch64
+#        backend compiles the plugins;
+#      Windows under wine64: a tool call, a read of a read-only mount, a
+#        write into it refused, and a loop stopped by its fuel limit.
+#    The macOS binaries cannot run here. MCP_WASM_HOST_RELEASE_SMOKE=0 skips
+#    the smoke tests.
+# 4. With both Linux binaries: the multi-platform image (linux/amd64 and
+#    linux/arm64, scripts/build-image.sh) as an OCI layout in DIR/image; the
+#    arm64 image's binary, taken from its layer, runs under qemu-aarch64.
+# Each build's wall and CPU time (user+sys) and each artifact's size are
+# printed on stderr at the end. Prints DIR on stdout.
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" || exit 1
+if [[ $# -ne 1 ]]; then
+    echo "usage: scripts/release.sh DIR" >&2
+    exit 2
+fi
+mkdir -p "$1"
+out="$(cd "$1" && pwd)"
+target="$(cargo_target_dir)"
+read -r -a triples <<<"${MCP_WASM_HOST_RELEASE_TRIPLES:-x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin}"
+version="$(cd "$repo" && cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcp-wasm-host"))')"
+# shellcheck disable=SC1090 # written by setup-cross.sh
+. "$("$repo/scripts/setup-cross.sh")"
+times="$(mktemp)"
+trap 'rm -f "$times"' EXIT
+
+# timed NAME COMMAND...: runs COMMAND, recording its wall and CPU seconds.
+timed() {
+    local name="$1" t
+    shift
+    t="$(mktemp)"
+    /usr/bin/time -f '%e %U %S' -o "$t" "$@"
+    read -r wall user sys <"$t"
+    rm -f "$t"
+    awk -v n="$name" -v w="$wall" -v c="$user + $sys" 'BEGIN { split(c, a, " + ");
+        printf "%-34s wall %6.0f s  cpu %6.0f s\n", n, w, a[1] + a[2] }' >>"$times"
+}
+
+artifacts=()
+for triple in "${triples[@]}"; do
+    exe=""
+    [[ "$triple" != *windows* ]] || exe=.exe
+    name="mcp-wasm-host-$version-$triple$exe"
+    built="$(mktemp)"
+    timed "build $triple" env MCP_WASM_HOST_INSTALL_TARGET="$triple" \
+        MCP_WASM_HOST_INSTALL_PROFILE=release "$repo/scripts/install-host.sh" >"$built"
+    install -m 0755 "$(cat "$built")" "$out/$name"
+    rm -f "$built"
+    python3 "$repo/scripts/lib/check-binary.py" --objdump "$MCP_WASM_HOST_OBJDUMP" "$triple" "$out/$name" >&2
+    artifacts+=("$name")
+done
+
+if [[ "${MCP_WASM_HOST_RELEASE_SMOKE:-1}" != 0 ]]; then
+    python="$("$repo/scripts/setup-python.sh")"
+    say "building the smoke tests' plugins from source (wasm32-wasip2)"
+    timed "build plugins text, hostile" env CARGO_TARGET_DIR="$target/wasm-plugins" \
+        cargo build --quiet --locked --manifest-path "$repo/Cargo.toml" --profile guest \
+        --target wasm32-wasip2 -p plugin-text -p plugin-hostile
+    plugin_dir="$target/wasm-plugins/wasm32-wasip2/guest"
+    for triple in "${triples[@]}"; do
+        case "$triple" in
+            aarch64-unknown-linux-musl) runner="$MCP_WASM_HOST_QEMU_AARCH64" ;;
+            x86_64-pc-windows-gnu) runner="$MCP_WASM_HOST_WINE" ;;
+            *) continue ;;
+        esac
+        exe=""
+        [[ "$triple" != *windows* ]] || exe=.exe
+        timed "smoke $triple" "$python" "$repo/scripts/lib/smoke-cross.py" \
+            --python "$python" --runner "$runner" --plugins "$plugin_dir" \
+            --binary "$out/mcp-wasm-host-$version-$triple$exe" >&2
+    done
+fi
+
+# The image index, when both Linux binaries are built: an OCI layout in
+# DIR/image (its blobs are named by their SHA-256 already). Its arm64
+# image's binary, taken from the layer, must run under qemu-aarch64 (no
+# container runtime here runs another CPU's image).
+amd64="$out/mcp-wasm-host-$version-x86_64-unknown-linux-musl"
+arm64="$out/mcp-wasm-host-$version-aarch64-unknown-linux-musl"
+if [[ -f "$amd64" && -f "$arm64" ]]; then
+    MCP_WASM_HOST_INSTALLED_BIN="$amd64" MCP_WASM_HOST_INSTALLED_BIN_ARM64="$arm64" \
+        "$repo/scripts/build-image.sh" "$out/image" >/dev/null
+    python3 - "$out/image" "$version" "$MCP_WASM_HOST_QEMU_AARCH64" <<'PY'
+import gzip, io, json, subprocess, sys, tarfile, tempfile
+from pathlib import Path
+layout, version, qemu = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+blob = lambda d: (layout / "blobs" / "sha256" / d.split(":")[1]).read_bytes()
+top = json.loads((layout / "index.json").read_text())["manifests"][0]
+images = json.loads(blob(top["digest"]))["manifests"]
+arm = next(m for m in images if m["platform"]["architecture"] == "arm64")
+layer = json.loads(blob(arm["digest"]))["layers"][0]
+with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(layer["digest"])))) as t, \
+        tempfile.TemporaryDirectory() as tmp:
+    t.extract("usr/local/bin/mcp-wasm-host", tmp, filter="data")
+    got = subprocess.run([qemu, f"{tmp}/usr/local/bin/mcp-wasm-host", "--version"],
+                         capture_output=True, text=True, check=True).stdout.split()[-1]
+    if got != version:
+        sys.exit(f"release: the arm64 image's binary says {got}, not {version}")
+print(f"release: image index {top['digest']}: {', '.join(m['platform']['architecture'] for m in images)}; "
+      "the arm64 image's binary runs under qemu-aarch64", file=sys.stderr)
+PY
+fi
+
+(cd "$out" && sha256sum -- "${artifacts[@]}" >SHA256SUMS)
+say "artifacts in $out:"
+(cd "$out" && ls -l -- "${artifacts[@]}" SHA256SUMS | awk '{printf "  %-55s %12d bytes\n", $9, $5}') >&2
+say "times:"
+sed 's/^/  /' "$times" >&2
+echo "$out"

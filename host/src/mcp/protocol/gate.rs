@@ -75,15 +75,14 @@ impl Gate {
     /// `name`, loaded or listed from the cache (a name nothing serves is
     /// not hidden: it is unknown).
     pub(super) fn hides_tool(&self, catalog: &Catalog, name: &str) -> bool {
-        if self.profile.is_none() {
+        let Some(profile) = self.profile.as_deref() else {
             return false;
-        }
+        };
         if let Some((info, target)) = catalog.get(name) {
             return !self.admits_tool(info, &target.tool().name);
         }
         catalog.pending(name).is_some_and(|(plugin, tool)| {
-            let profile = self.profile.as_deref();
-            profile.is_some_and(|p| !p.admits_tool(&plugin.name, name, &tool.name, &tool.hints))
+            !profile.admits_tool(&plugin.name, name, &tool.name, &tool.hints)
         })
     }
 

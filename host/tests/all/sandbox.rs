@@ -366,6 +366,18 @@ fn size_concurrency_and_rate_limits_hold_on(compiler: Compiler) {
         "{msg}"
     );
 
+    // A schema whose check multiplies with the arguments' depth: refused
+    // before jsonschema runs, blaming the schema; shallow arguments pass.
+    let deep = (0..40).fold(json!({}), |inner, _| json!({ "a": inner }));
+    let (msg, _) = attack_alongside(s, "hostile.schema_bomb", deep);
+    assert!(
+        msg.contains("not checked: checking this value against the input schema")
+            && msg.contains("the plugin's schema needs fixing"),
+        "{msg}"
+    );
+    let shallow = json!({"a": {"a": {"a": {}}}});
+    assert_eq!(text(&s.call_ok("hostile.schema_bomb", shallow)), "checked");
+
     // One slot: a call waits for the one holding it. Requests run as
     // separate tasks, so wait until the first one holds the slot (the
     // runtime logs it) before sending the second.

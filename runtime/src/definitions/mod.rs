@@ -8,6 +8,7 @@
 pub(crate) mod icons;
 pub(crate) mod output;
 pub(crate) mod schema;
+pub(crate) mod schema_cost;
 pub(crate) mod served;
 pub(crate) mod tool;
 pub(crate) mod uri_match;

@@ -1,6 +1,10 @@
 //! Tool definitions' validity rules: MCP tool names and JSON Schemas.
 
+use std::collections::HashSet;
+
 use jsonschema::{PatternOptions, Validator};
+
+use super::schema_cost::{Cost, CostModel};
 use serde_json::{Map, Value};
 
 /// The longest tool name MCP allows.
@@ -81,6 +85,9 @@ pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// off the async workers (see [`crate::call::offload`]).
 pub const QUICK_CHECK_BYTES: usize = 16 * 1024;
 
+/// The most violations one check lists; the rest are counted.
+pub const MAX_VIOLATIONS: usize = 100;
+
 /// Why a tool's schema is refused. `what` names the schema (e.g. "input
 /// schema").
 #[derive(Debug, thiserror::Error)]
@@ -141,7 +148,7 @@ pub enum SchemaError {
 /// `MAX_FANOUT_PATHS` (see `reference_fanout`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "refers to itself too many ways through `$ref` and `allOf` (more than {MAX_FANOUT_PATHS} schemas to visit from one place); refusing it rather than spend the host's CPU compiling it"
+    "refers to itself too many ways through `$ref` and `allOf` (or `anyOf`, `oneOf`, `not`, `if`: more than {MAX_FANOUT_PATHS} schemas to visit from one place); refusing it rather than spend the host's CPU compiling it"
 )]
 pub struct TooManyWays;
 
@@ -153,6 +160,10 @@ pub struct Schema {
     validator: Validator,
     /// Whether it matches regular expressions anywhere.
     has_patterns: bool,
+    /// What a check of a value costs (see [`super::schema_cost`]).
+    cost: CostModel,
+    /// Its name in messages ("input schema").
+    what: String,
 }
 
 impl Schema {
@@ -198,6 +209,10 @@ impl Schema {
             what: what(),
             reason: e.to_string(),
         })?;
+        let cost = CostModel::build(&as_value).map_err(|_| SchemaError::Fanout {
+            what: what(),
+            source: TooManyWays,
+        })?;
         let Value::Object(json) = as_value else {
             unreachable!("checked to be an object above")
         };
@@ -205,6 +220,8 @@ impl Schema {
             has_patterns: has_patterns(&json),
             json,
             validator: compiled,
+            cost,
+            what: what(),
         })
     }
 
@@ -215,19 +232,48 @@ impl Schema {
     }
 
     /// Every way `instance` breaks the schema, each as `at PATH: problem`
-    /// (the path is a JSON pointer; empty means the whole value).
+    /// (the path is a JSON pointer; empty means the whole value), each
+    /// once and at most [`MAX_VIOLATIONS`] of them. A value whose check
+    /// would cost more than its budget (see [`super::schema_cost`]) is not
+    /// checked, and that is its one violation.
     pub fn violations(&self, instance: &Value) -> Vec<String> {
-        self.validator
-            .iter_errors(instance)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                if path.is_empty() {
-                    e.to_string()
-                } else {
-                    format!("at {path}: {e}")
-                }
-            })
-            .collect()
+        if let Cost::Over { budget } = self.cost.cost(instance) {
+            return vec![format!(
+                "not checked: checking this value against the {} would apply the schema's \
+                 parts more than {budget} times, because the schema applies some of its parts \
+                 to the same value more than once at each level (through `$ref`, `allOf`, \
+                 `anyOf` or `oneOf`); the plugin's schema needs fixing",
+                self.what
+            )];
+        }
+        // jsonschema remembers answers within a yes-or-no check, not
+        // within a full report: most values are valid, and cost no report.
+        if self.validator.is_valid(instance) {
+            return Vec::new();
+        }
+        let mut seen = HashSet::new();
+        let mut listed = Vec::new();
+        let mut more = 0usize;
+        for e in self.validator.iter_errors(instance) {
+            let path = e.instance_path().to_string();
+            let text = if path.is_empty() {
+                e.to_string()
+            } else {
+                format!("at {path}: {e}")
+            };
+            if !seen.insert(text.clone()) {
+                continue;
+            }
+            if listed.len() < MAX_VIOLATIONS {
+                listed.push(text);
+            } else {
+                more += 1;
+            }
+        }
+        if more > 0 {
+            listed.push(format!("and {more} more"));
+        }
+        listed
     }
 }
 
@@ -238,6 +284,9 @@ impl Schema {
     pub(crate) fn integer_required_at(&self, instance: &Value) -> Vec<String> {
         use jsonschema::error::{TypeKind, ValidationErrorKind};
         use jsonschema::types::JsonType;
+        if matches!(self.cost.cost(instance), Cost::Over { .. }) {
+            return Vec::new();
+        }
         self.validator
             .iter_errors(instance)
             .filter(|e| match e.kind() {
@@ -467,5 +516,39 @@ mod tests {
         Schema::compile_object("output schema", tree).unwrap();
         let single = r##"{"type":"object","allOf":[{"$ref":"#"}]}"##;
         Schema::compile_object("output schema", single).unwrap();
+    }
+
+    #[test]
+    fn a_check_that_would_multiply_is_refused_and_violations_are_listed_once_up_to_a_limit() {
+        // Found by the argument_validation fuzz target: each level of the
+        // value applied the schema eight ways, and the list of violations
+        // of six levels filled 2.5 GB.
+        let text = r##"{"type":"object","minProperties":141,"properties":{"":{"allOf":[{"type":"integer"},{"$ref":"#/properties/c"},{"$ref":"#"},{"$ref":"#/properties/c"},{"$ref":"#/properties/"}]},"c":{"$ref":"#/properties/"}},"propertyNames":{"$ref":"#/properties/c"}}"##;
+        let s = Schema::compile_object("input schema", text).unwrap();
+        let deep = (0..12).fold(json!({}), |inner, _| json!({ "": inner }));
+        let v = s.violations(&deep);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(
+            v[0].starts_with("not checked")
+                && v[0].contains("input schema")
+                && v[0].contains("`$ref`"),
+            "{v:?}"
+        );
+        assert!(s.integer_required_at(&deep).is_empty());
+        // Two levels are cheap enough to check, and each problem is listed
+        // once however many ways the schema reached it.
+        let shallow = s.violations(&json!({"": {"": {}}}));
+        let unique: HashSet<&String> = shallow.iter().collect();
+        assert_eq!(unique.len(), shallow.len(), "{shallow:?}");
+        // At most MAX_VIOLATIONS, then a count of the rest.
+        let many = Schema::compile_object(
+            "input schema",
+            r#"{"type":"object","additionalProperties":{"type":"integer"}}"#,
+        )
+        .unwrap();
+        let args: Map<String, Value> = (0..250).map(|i| (format!("k{i}"), json!("x"))).collect();
+        let v = many.violations(&Value::Object(args));
+        assert_eq!(v.len(), MAX_VIOLATIONS + 1);
+        assert_eq!(v[MAX_VIOLATIONS], "and 150 more");
     }
 }

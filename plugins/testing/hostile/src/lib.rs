@@ -528,6 +528,17 @@ impl Plugin for Hostile {
                     Ok(Output::text(got.len().to_string()))
                 },
             )
+            .tool(
+                ToolDef::new(
+                    "schema_bomb",
+                    "Its input schema applies itself twice at each level of `a`: checking \
+                     deep arguments the way jsonschema reports them costs 2^depth.",
+                )
+                .raw_input_schema(
+                    r##"{"type":"object","properties":{"a":{"allOf":[{"$ref":"#"},{"$ref":"#"}]}}}"##,
+                ),
+                |_: serde_json::Value| Ok("checked"),
+            )
             .tool(ToolDef::new("ok", "Returns \"ok\"."), |_: NoArgs| Ok("ok"))
             .tool(
                 ToolDef::new("slow_ok", "Sleeps `millis` milliseconds, then returns \"ok\"."),

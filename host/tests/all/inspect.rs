@@ -187,7 +187,7 @@ fn the_human_report_shows_world_tools_imports_and_policy() {
             "{tool} is missing:\n{text}"
         );
     }
-    assert!(line("tools").contains("18"), "{text}");
+    assert!(line("tools").contains("19"), "{text}");
     assert!(text.contains("`hostile.<name>`"), "{text}");
     assert!(text.contains("\"addr\": {"), "{text}");
     // Imports, grouped and flagged.
@@ -350,7 +350,7 @@ fn the_json_report_groups_imports_and_hides_passed_through_values() {
             .iter()
             .all(|i| i.starts_with("mcp-wasm-host:plugin/"))
     );
-    assert_eq!(report["tools"].as_array().unwrap().len(), 18);
+    assert_eq!(report["tools"].as_array().unwrap().len(), 19);
 
     let policy = &report["policy"];
     assert_eq!(policy["limits"]["timeout_ms"], 3000);

@@ -103,13 +103,7 @@ fn a_session_is_served_by_every_replica_with_its_data_and_ends_on_all() {
     let want: Vec<String> = (1..=6).map(|n| format!("note {n}")).collect();
     assert_eq!(notes, json!(want), "{}", cluster.logs());
     for replica in &cluster.replicas[1..] {
-        assert!(
-            replica
-                .stderr()
-                .contains("took over an HTTP session from the shared store"),
-            "{}",
-            replica.stderr()
-        );
+        replica.wait_for_log("took over an HTTP session from the shared store");
     }
 
     // A session id no replica made is unknown to all.
@@ -258,11 +252,7 @@ fn a_get_stream_resumes_on_another_replica_with_the_events_it_missed() {
     // (nor saw these changes): the second comes from the shared log.
     let moved = events(&urls[1], &session, Some(&heard));
     assert_eq!(next_list_change(&moved), missed, "{}", cluster.logs());
-    assert!(
-        cluster.replicas[1]
-            .stderr()
-            .contains("took over an HTTP session from the shared store")
-    );
+    cluster.replicas[1].wait_for_log("took over an HTTP session from the shared store");
     // Another session's stream cannot be read with its event id.
     let other = open(&urls[1]);
     let foreign = events(&urls[1], &other, Some(&heard));
@@ -441,12 +431,24 @@ fn check_session_summary(cluster: &Cluster, summary: &Value) {
     // The client's requests landed on every replica, in one session.
     let answered = cluster.nginx.answered_by();
     assert_eq!(answered.len(), cluster.replicas.len(), "{answered:?}");
-    let took_over = cluster
-        .replicas
-        .iter()
-        .filter(|r| r.stderr().contains("took over an HTTP session"))
-        .count();
-    assert!(took_over >= 2, "{answered:?}\n{}", cluster.logs());
+    // (Each replica's log is read by a thread: wait for the lines.)
+    crate::common::eventually(
+        DEADLINE,
+        || {
+            format!(
+                "fewer than two replicas took the session over: {answered:?}\n{}",
+                cluster.logs()
+            )
+        },
+        || {
+            let took_over = cluster
+                .replicas
+                .iter()
+                .filter(|r| r.stderr().contains("took over an HTTP session"))
+                .count();
+            (took_over >= 2).then_some(())
+        },
+    );
 }
 
 #[test]

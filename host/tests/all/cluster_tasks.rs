@@ -330,13 +330,7 @@ fn a_sigtermed_replica_finishes_a_task_that_ends_within_its_shutdown_timeout() {
     let done = read_once_exited(&mut cluster, &id, "completed");
     let said = text(&done["result"]);
     assert!(said.contains("Ada") && said.contains("Grace"), "{said}");
-    assert!(
-        cluster.replicas[0]
-            .stderr()
-            .contains("every task running here ended"),
-        "{}",
-        cluster.logs()
-    );
+    cluster.replicas[0].wait_for_log("every task running here ended");
 }
 
 #[test]

@@ -267,7 +267,7 @@ fn with_wait_for_load_tools_list_waits_for_the_load() {
     s.wait_for_stderr("holding the load");
     release(hold.path(), "toolbomb");
     let list = s.response(id);
-    assert!(s.stderr().contains("loaded plugin"), "{}", s.stderr());
+    s.wait_for_stderr("loaded plugin");
     assert_eq!(tool_names(&list), ["tool_0", "tool_1"]);
 }
 

@@ -127,6 +127,16 @@ impl Replica {
         )
     }
 
+    /// Waits until its log holds `needle`. The log is read by a thread of
+    /// the test, and the server writes it from one of its own, so a line
+    /// can arrive after the response that followed it: assert on a line
+    /// only through this.
+    pub fn wait_for_log(&self, needle: &str) {
+        self.eventually(&format!("logged {needle:?}"), || {
+            self.stderr().contains(needle).then_some(())
+        });
+    }
+
     /// Its MCP endpoint.
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.authority)

@@ -127,6 +127,39 @@ fn bad_profiles_are_refused_naming_the_key() {
     );
     let e = error("[profiles.a]\nexclude_prompts = \"x\"\n");
     assert!(e.contains("exclude_prompts"), "{e}");
+    let e = error("[profiles.a]\nsubjects = [\"alice\", \"\"]\n");
+    assert!(e.contains("`profiles.a.subjects`: an empty entry"), "{e}");
+    let e = error("[profiles.a]\nscopes = [\"\"]\n");
+    assert!(e.contains("`profiles.a.scopes`: an empty entry"), "{e}");
+}
+
+#[test]
+fn a_profile_binds_the_callers_of_its_subjects_and_scopes() {
+    let text = r#"
+[profiles.alice]
+subjects = ["alice"]
+
+[profiles.data]
+scopes = ["data", "admin"]
+
+[profiles.open]
+"#;
+    let set = super::Profiles::new(parse(text).unwrap().profiles().clone());
+    let caller = |subject: &str, scopes: &[&str]| crate::runtime::Principal {
+        subject: subject.into(),
+        scopes: scopes.iter().map(|s| s.to_string()).collect(),
+    };
+    let names = |p: crate::runtime::Principal| -> Vec<String> {
+        set.bound_for(&p)
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect()
+    };
+    assert_eq!(names(caller("alice", &[])), ["alice"]);
+    assert_eq!(names(caller("alice", &["admin"])), ["alice", "data"]);
+    assert_eq!(names(caller("bob", &["data"])), ["data"]);
+    // Exact matches only: no prefix, no case folding.
+    assert!(names(caller("Alice", &["dat", "DATA"])).is_empty());
 }
 
 #[test]

@@ -85,7 +85,16 @@ impl ServerHandler for McpServer {
                 context.peer.clone(),
             );
         }
-        self.peers.register(context.peer, self.bound.clone());
+        // The OAuth caller whose subject or scopes may bind the session to
+        // profiles (the session belongs to this subject from now on).
+        let principal = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::runtime::Principal>())
+            .cloned();
+        self.subscriptions.audience().meet(principal.as_ref());
+        self.peers
+            .register(context.peer, self.bound.clone(), principal);
         // A reload that changes a profile tells the sessions bound to it.
         self.peers
             .forward_profiles(&self.options.profiles, Arc::downgrade(&self.runtime));
@@ -325,6 +334,10 @@ impl ServerHandler for McpServer {
         for uri in requested.unwrap_or_default() {
             self.options.served.check_uri(uri)?;
         }
+        // The stream's caller: its updates are told only while in view.
+        let gate = self.gate(subscription.request_context())?;
+        let audience = self.audience();
+        audience.meet(gate.principal());
         let mut changes = self.notices.subscribe();
         let mut seen = *changes.borrow_and_update();
         let mut cursor = self.notices.cursor();
@@ -344,6 +357,11 @@ impl ServerHandler for McpServer {
         let watched = Arc::new(std::sync::Mutex::new(watched));
         // Who serves each URI now: later changes are measured from here.
         refresh(&watched, &self.runtime).await;
+        let catalog = self.runtime.catalog();
+        for uri in requested.unwrap_or_default() {
+            audience.hears(&catalog, uri);
+        }
+        drop(catalog);
         let wanted = |flag: Option<bool>| flag == Some(true);
         loop {
             tokio::select! {
@@ -366,7 +384,12 @@ impl ServerHandler for McpServer {
                     if lists.prompts && wanted(prompts) {
                         sent = sent.and(sink.notify_prompt_list_changed().await);
                     }
-                    for uri in changed_uris(&watched, &self.runtime, &self.notices, &mut cursor).await {
+                    let updated = changed_uris(&watched, &self.runtime, &self.notices, &mut cursor).await;
+                    let updated: Vec<String> = {
+                        let catalog = self.runtime.catalog();
+                        updated.into_iter().filter(|u| audience.hears(&catalog, u)).collect()
+                    };
+                    for uri in updated {
                         sent = sent.and(sink.notify_resource_updated(uri).await);
                     }
                     if let Err(error) = sent {

@@ -287,3 +287,49 @@ fn check_shows_the_tools_each_profile_serves() {
         "{stdout}"
     );
 }
+
+/// `inspect FILE --config POLICY ARGS…`: its stdout, after it succeeded.
+fn inspect(file: &str, config: &str, args: &[&str]) -> String {
+    let out = Command::new(crate::common::binary())
+        .args(["inspect", file, "--config", config])
+        .args(args)
+        .env(
+            "MCP_WASM_HOST_CACHE_DIR",
+            crate::common::target_dir().join("test-cache"),
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn inspect_shows_the_tools_each_profile_serves_of_the_plugin() {
+    let (_dir, _plugins, config) = plugins_with_policy(&[], POLICY);
+    let encoding = example("encoding");
+    let text = inspect(&encoding, &config, &[]);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no line for {name}:\n{text}"))
+            .split_whitespace()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(line("enc"), ENC.replace(',', ", "), "{text}");
+    assert_eq!(line("data"), "no tools", "{text}");
+    assert_eq!(line("readers"), "no tools", "{text}");
+    let json: Value = serde_json::from_str(&inspect(&encoding, &config, &["--json"])).unwrap();
+    let enc: Vec<&str> = ENC.split(',').collect();
+    assert_eq!(
+        json["profiles"],
+        json!({"enc": enc, "data": [], "readers": []}),
+        "{json:#}"
+    );
+}

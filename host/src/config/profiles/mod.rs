@@ -145,6 +145,11 @@ impl Profile {
         &self.name
     }
 
+    /// The OAuth scopes whose holders the profile binds.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
     /// Whether the profile admits anything of `plugin`.
     pub fn admits_plugin(&self, plugin: &str) -> bool {
         self.plugins
@@ -274,6 +279,31 @@ impl Profile {
             }
         }
         lines
+    }
+}
+
+impl super::Config {
+    /// What the profiles name that `catalog` does not serve
+    /// ([`Profile::report`]), and the profiles that bind OAuth callers
+    /// when the server checks no OAuth token (so they bind no one), one
+    /// line each, naming the key.
+    pub fn profile_report(&self, catalog: &Catalog) -> Vec<String> {
+        let oauth = self.server.oauth.is_some();
+        self.profiles
+            .values()
+            .flat_map(|profile| {
+                let unbound = [("subjects", &profile.subjects), ("scopes", &profile.scopes)]
+                    .into_iter()
+                    .filter(|(_, list)| !oauth && !list.is_empty())
+                    .map(|(k, _)| {
+                        format!(
+                            "`profiles.{}.{k}`: binds no caller: the server checks no OAuth token (`[server.oauth]` is not set)",
+                            profile.name
+                        )
+                    });
+                profile.report(catalog).into_iter().chain(unbound)
+            })
+            .collect()
     }
 }
 

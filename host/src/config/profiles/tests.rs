@@ -176,3 +176,35 @@ fn a_replaced_set_is_told_only_when_it_changed() {
     assert_eq!(profiles.names(), ["a"]);
     assert!(profiles.get("b").is_none());
 }
+
+#[test]
+fn a_binding_without_oauth_is_reported_and_with_it_its_scopes_are_supported() {
+    let profiles = r#"
+[profiles.team]
+scopes = ["team-data"]
+subjects = ["svc-ci"]
+"#;
+    let (catalog, _) = crate::runtime::Catalog::build(Vec::new());
+    let lines = parse(profiles).unwrap().profile_report(&catalog);
+    for key in ["subjects", "scopes"] {
+        assert!(
+            lines.iter().any(|l| l
+                == &format!("`profiles.team.{key}`: binds no caller: the server checks no OAuth token (`[server.oauth]` is not set)")),
+            "{lines:?}"
+        );
+    }
+    let oauth = r#"
+[server.oauth]
+issuer = "https://idp.example.test"
+audience = "https://mcp.example.test/mcp"
+jwks_uri = "https://idp.example.test/jwks"
+"#;
+    let config = parse(&format!("{oauth}{profiles}")).unwrap();
+    assert!(config.profile_report(&catalog).is_empty());
+    let settings = config.oauth().unwrap();
+    assert!(
+        settings.scopes_supported.contains(&"team-data".to_string()),
+        "{:?}",
+        settings.scopes_supported
+    );
+}

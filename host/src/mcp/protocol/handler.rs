@@ -245,6 +245,9 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        // Notes the caller before the URI is judged (rmcp may handle the
+        // handshake's `initialized` after this request).
+        self.gate(&context)?;
         let shared = session_link(&context.extensions).map(|link| link.store);
         self.subscriptions
             .subscribe(

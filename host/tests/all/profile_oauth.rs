@@ -13,7 +13,6 @@
 use serde_json::{Value, json};
 
 use crate::common::http::Client;
-use crate::common::log::{self, Event};
 use crate::common::oauth::{Jwks, SigningKey, claims, server_section};
 use crate::common::revision::R4;
 use crate::common::{HttpServer, JSON_LOGS, Server, plugins_with_policy};
@@ -178,21 +177,11 @@ fn a_reload_that_changes_a_binding_tells_its_callers_sessions_only() {
     );
     // Each group of sessions is told in one pass: once alice's line is
     // logged, bob's or carol's would have been.
-    server.wait_for_stderr("a profile's lists changed");
-    let logged: Vec<Event> = log::events(&server.stderr())
-        .into_iter()
-        .filter(|e| e.text("message").contains("a profile's lists changed"))
-        .collect();
+    let logged = crate::profiles::logged(&server, "a profile's lists changed");
     assert_eq!(logged.len(), 1, "{logged:?}");
     assert_eq!(logged[0].text("profile"), "alice", "{logged:?}");
-    let heard = |stream: &std::sync::mpsc::Receiver<Value>| {
-        stream
-            .try_iter()
-            .filter(|m| m["method"] == "notifications/tools/list_changed")
-            .count()
-    };
-    assert_eq!(heard(&bob_stream), 0);
-    assert_eq!(heard(&carol_stream), 0);
+    assert_eq!(crate::profiles::changes(&bob_stream), 0);
+    assert_eq!(crate::profiles::changes(&carol_stream), 0);
 }
 
 #[test]

@@ -186,8 +186,37 @@ tools = ["json_*", "jsno_*"]
     assert!(!stderr.contains("\"json_*\" matches no tool"), "{stderr}");
 }
 
+/// An HTTP server on `encoding` and `json` under `POLICY`, logging JSON,
+/// once it watches the plugins directory (and the policy file).
+fn watching_server() -> (tempfile::TempDir, std::path::PathBuf, String, HttpServer) {
+    let files = [example("encoding"), example("json")];
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let (dir, plugins, config) = plugins_with_policy(&files, POLICY);
+    let server = HttpServer::start(&plugins, &["--config", &config, JSON_LOGS[0], JSON_LOGS[1]]);
+    server.wait_for_stderr("watching the plugins directory");
+    (dir, plugins, config, server)
+}
+
+/// A session of `server` at `path` (`""` is `/mcp`) and its listen stream.
+fn listening(server: &HttpServer, path: &str) -> (Client, std::sync::mpsc::Receiver<Value>) {
+    let mut c = Client::new(&format!("{}{path}", server.url));
+    assert_eq!(c.initialize(R4).status, 200);
+    let stream = c.listen();
+    (c, stream)
+}
+
+/// The log events of `server` so far whose message holds `text`, once one
+/// is logged.
+pub(crate) fn logged(server: &HttpServer, text: &str) -> Vec<Event> {
+    server.wait_for_stderr(text);
+    log::events(&server.stderr())
+        .into_iter()
+        .filter(|e| e.text("message").contains(text))
+        .collect()
+}
+
 /// The tools/list_changed notifications that arrived on `stream` so far.
-fn changes(stream: &std::sync::mpsc::Receiver<Value>) -> usize {
+pub(crate) fn changes(stream: &std::sync::mpsc::Receiver<Value>) -> usize {
     stream
         .try_iter()
         .filter(|m| m["method"] == "notifications/tools/list_changed")
@@ -196,17 +225,8 @@ fn changes(stream: &std::sync::mpsc::Receiver<Value>) -> usize {
 
 #[test]
 fn a_reload_that_changes_a_profile_tells_its_sessions_only() {
-    let files = [example("encoding"), example("json")];
-    let files: Vec<&str> = files.iter().map(String::as_str).collect();
-    let (_dir, plugins, config) = plugins_with_policy(&files, POLICY);
-    let server = HttpServer::start(&plugins, &["--config", &config, JSON_LOGS[0], JSON_LOGS[1]]);
-    server.wait_for_stderr("watching the plugins directory");
-    let session = |path: &str| {
-        let mut c = Client::new(&format!("{}{path}", server.url));
-        assert_eq!(c.initialize(R4).status, 200);
-        let stream = c.listen();
-        (c, stream)
-    };
+    let (_dir, _plugins, config, server) = watching_server();
+    let session = |path: &str| listening(&server, path);
     let (mut enc, enc_stream) = session("/enc");
     let (_data, data_stream) = session("/data");
     let (_all, all_stream) = session("");
@@ -241,12 +261,7 @@ fn a_reload_that_changes_a_profile_tells_its_sessions_only() {
     // The sessions of each profile are told in the profiles' order
     // (`data` before `enc`): once `enc`'s line is logged, one for `data`
     // would have been.
-    server.wait_for_stderr("a profile's lists changed");
-    let logged = |e: &Event| e.text("message").contains("a profile's lists changed");
-    let events: Vec<Event> = log::events(&server.stderr())
-        .into_iter()
-        .filter(logged)
-        .collect();
+    let events = logged(&server, "a profile's lists changed");
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0].text("profile"), "enc", "{events:?}");
     assert_eq!(changes(&data_stream), 0);
@@ -332,4 +347,35 @@ fn inspect_shows_the_tools_each_profile_serves_of_the_plugin() {
         json!({"enc": enc, "data": [], "readers": []}),
         "{json:#}"
     );
+}
+
+#[test]
+fn a_new_plugin_is_told_only_to_the_sessions_whose_profile_shows_it() {
+    let (_dir, plugins, _config, server) = watching_server();
+    let session = |path: &str| {
+        let (mut c, stream) = listening(&server, path);
+        c.request("tools/list", json!({}));
+        (c, stream)
+    };
+    let (_enc, enc_stream) = session("/enc");
+    let (_data, data_stream) = session("/data");
+    let (_all, all_stream) = session("");
+    server.wait_for_stderr("clients are told of list changes from now on");
+
+    // `text` brings `text_stats`: in `data`'s view and everyone's, not in
+    // `enc`'s (the encoding plugin only).
+    std::fs::copy(example("text"), plugins.join("text.wasm")).unwrap();
+    for (name, stream) in [("data", &data_stream), ("/mcp", &all_stream)] {
+        let told = stream
+            .recv_timeout(crate::common::DEADLINE)
+            .unwrap_or_else(|_| panic!("{name} heard nothing:\n{}", server.stderr()));
+        assert_eq!(told["method"], "notifications/tools/list_changed", "{told}");
+    }
+    let untold = logged(
+        &server,
+        "not telling the sessions whose profiles show none of it",
+    );
+    assert_eq!(untold.len(), 1, "{untold:?}");
+    assert_eq!(untold[0].field("sessions"), 1, "{untold:?}");
+    assert_eq!(changes(&enc_stream), 0);
 }

@@ -105,6 +105,14 @@ impl ServerHandler for McpServer {
         // than tools, and a change before they are answered is none to them.
         let (runtime, peers) = (self.runtime.clone(), self.peers.clone());
         let notices = self.notices.clone();
+        // A single server tells a session bound to profiles only the
+        // changes they show; replicas hear of changes another replica
+        // applied before their own catalog has them, so they tell all.
+        let views = self
+            .options
+            .task_store
+            .is_none()
+            .then(|| (Arc::downgrade(&self.runtime), self.options.profiles.clone()));
         let (tools_after, others_after) = (self.options.lists_after, self.other_lists_after());
         tokio::spawn(async move {
             let tools = runtime.wait_for_lists(tools_after).await;
@@ -113,7 +121,7 @@ impl ServerHandler for McpServer {
                 tools: tools.tools,
                 ..others
             });
-            peers.forward(&notices.subscribe(), since);
+            peers.forward(&notices.subscribe(), since, views);
         });
         tracing::debug!("client initialized; it will be told when the tool list changes");
     }

@@ -4,8 +4,10 @@
 //! `notifications/tools/list_changed`,
 //! `notifications/resources/list_changed` or
 //! `notifications/prompts/list_changed` whenever that part of the runtime's
-//! catalog changes, and one that tells the sessions bound to a profile
-//! when a reload changed what that profile shows them, and no one else.
+//! catalog changes (on a single server, to a session bound to profiles
+//! only when what they show changed), and one that tells the sessions
+//! bound to a profile when a reload changed what that profile shows them,
+//! and no one else.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
@@ -30,6 +32,15 @@ pub struct ListsChanged {
 }
 
 impl ListsChanged {
+    /// The lists changed in both.
+    fn and(self, other: ListsChanged) -> ListsChanged {
+        ListsChanged {
+            tools: self.tools && other.tools,
+            resources: self.resources && other.resources,
+            prompts: self.prompts && other.prompts,
+        }
+    }
+
     /// What differs between two generations.
     pub fn between(old: &Generations, new: &Generations) -> Self {
         ListsChanged {
@@ -109,6 +120,27 @@ impl<'c> View<'c> {
 /// its OAuth caller (whose subject or scopes may bind it to profiles).
 type Registered = (Peer<RoleServer>, Option<Arc<str>>, Option<Principal>);
 
+/// The profiles of `map` a session passes: its endpoint's `name` (one
+/// removed admits nothing) and those bound to its caller `who`.
+fn passes(map: &ProfileMap, name: &Option<Arc<str>>, who: &Option<Principal>) -> Vec<Arc<Profile>> {
+    let mut all: Vec<Arc<Profile>> = name
+        .iter()
+        .map(|n| {
+            map.get(&**n)
+                .cloned()
+                .unwrap_or_else(|| Arc::new(Profile::nothing(n)))
+        })
+        .collect();
+    all.extend(who.iter().flat_map(|p| bound_for(map, p)));
+    all
+}
+
+/// Sessions that pass the same profiles.
+struct Passing {
+    profiles: Vec<Arc<Profile>>,
+    peers: Vec<Peer<RoleServer>>,
+}
+
 /// Sessions that pass the same profiles before and after a reload.
 struct Group {
     before: Vec<Arc<Profile>>,
@@ -162,29 +194,62 @@ impl PeerRegistry {
         notify(&peers, changed).await;
     }
 
+    /// Sends the `list_changed` notifications of `changed` (the catalog
+    /// went from `old` to `new`) to every open session whose profiles,
+    /// under `profiles`, show a difference in that list; a session bound
+    /// to no profile hears of every change.
+    async fn notify_catalog_changed(
+        &self,
+        changed: ListsChanged,
+        (old, new): (&Catalog, &Catalog),
+        profiles: &ProfileMap,
+    ) {
+        let mut groups: BTreeMap<Vec<String>, Passing> = BTreeMap::new();
+        for (peer, name, who) in self.open().iter() {
+            let passes = passes(profiles, name, who);
+            let key = passes.iter().map(|p| p.name().to_string()).collect();
+            groups
+                .entry(key)
+                .or_insert_with(|| Passing {
+                    profiles: passes,
+                    peers: Vec::new(),
+                })
+                .peers
+                .push(peer.clone());
+        }
+        let mut untold = 0;
+        for group in groups.into_values() {
+            let shown = if group.profiles.is_empty() {
+                changed
+            } else {
+                View::of(&group.profiles, old)
+                    .changed(&View::of(&group.profiles, new))
+                    .and(changed)
+            };
+            if shown == ListsChanged::default() {
+                untold += group.peers.len();
+                continue;
+            }
+            notify(&group.peers, shown).await;
+        }
+        if untold > 0 {
+            tracing::info!(
+                sessions = untold,
+                ?changed,
+                "lists changed; not telling the sessions whose profiles show none of it"
+            );
+        }
+    }
+
     /// Tells the sessions bound to profiles (by their endpoint or their
     /// OAuth caller) whose view of `catalog` differs between `old` and
     /// `new` which of their lists changed; no other session hears of it.
     async fn notify_views_changed(&self, old: &ProfileMap, new: &ProfileMap, catalog: &Catalog) {
-        // The profiles a session passes under a map: its endpoint's (one
-        // removed admits nothing) and its caller's.
-        let binding = |map: &ProfileMap, name: &Option<Arc<str>>, who: &Option<Principal>| {
-            let mut all: Vec<Arc<Profile>> = name
-                .iter()
-                .map(|n| {
-                    map.get(&**n)
-                        .cloned()
-                        .unwrap_or_else(|| Arc::new(Profile::nothing(n)))
-                })
-                .collect();
-            all.extend(who.iter().flat_map(|p| bound_for(map, p)));
-            all
-        };
         // Sessions grouped by the names of the profiles they pass before
         // and after, so that each group's views are computed once.
         let mut groups: BTreeMap<(Vec<String>, Vec<String>), Group> = BTreeMap::new();
         for (peer, name, who) in self.open().iter() {
-            let (before, after) = (binding(old, name, who), binding(new, name, who));
+            let (before, after) = (passes(old, name, who), passes(new, name, who));
             if before.is_empty() && after.is_empty() {
                 continue;
             }
@@ -242,23 +307,45 @@ impl PeerRegistry {
 
     /// Starts (once per registry) the task that notifies every session of
     /// each change `changes` sees after `since` (one already made since
-    /// then at once). Must be called within a tokio runtime. The task ends
+    /// then at once). With `views` (a single server's runtime and
+    /// profiles), a session bound to profiles hears only of changes its
+    /// profiles show (from the second change on: the catalog at `since` is
+    /// not kept). Must be called within a tokio runtime. The task ends
     /// when the sender is dropped.
-    pub fn forward(&self, changes: &watch::Receiver<Generations>, since: Generations) {
+    pub fn forward(
+        &self,
+        changes: &watch::Receiver<Generations>,
+        since: Generations,
+        views: Option<(Weak<Runtime>, Profiles)>,
+    ) {
         self.forwarder.get_or_init(|| {
             let mut changes = changes.clone();
             let registry = self.clone();
             tokio::spawn(async move {
                 let mut seen = since;
                 let mut first = true;
+                let mut last: Option<Arc<Catalog>> = None;
                 loop {
                     let now = *changes.borrow_and_update();
                     let changed = ListsChanged::between(&seen, &now);
                     seen = now;
+                    let catalog = views
+                        .as_ref()
+                        .and_then(|(runtime, _)| runtime.upgrade())
+                        .map(|runtime| runtime.catalog());
                     if changed != ListsChanged::default() {
                         tracing::debug!(?changed, "lists changed; notifying clients");
-                        registry.notify_lists_changed(changed).await;
+                        match (&last, &catalog, &views) {
+                            (Some(old), Some(new), Some((_, profiles))) => {
+                                let map = profiles.subscribe().borrow().clone();
+                                registry
+                                    .notify_catalog_changed(changed, (old, new), &map)
+                                    .await;
+                            }
+                            _ => registry.notify_lists_changed(changed).await,
+                        }
                     }
+                    last = catalog;
                     if std::mem::take(&mut first) {
                         tracing::info!("clients are told of list changes from now on");
                     }

@@ -379,3 +379,41 @@ fn a_new_plugin_is_told_only_to_the_sessions_whose_profile_shows_it() {
     assert_eq!(untold[0].field("sessions"), 1, "{untold:?}");
     assert_eq!(changes(&enc_stream), 0);
 }
+
+#[test]
+fn a_listen_stream_hears_only_the_list_changes_its_profile_shows() {
+    let policy = "[profiles.errs]\nplugins = [\"errors\"]\n";
+    let (_dir, plugins, config) = plugins_with_policy(&[test_artifacts::ERRORS], policy);
+    let mut s = Server::start(
+        &plugins,
+        &[
+            "--config",
+            &config,
+            "--profile",
+            "errs",
+            JSON_LOGS[0],
+            JSON_LOGS[1],
+        ],
+    );
+    let meta = || crate::common::r5_meta(json!({}));
+    s.request("tools/list", json!({"_meta": meta()}));
+    s.send_request(
+        "subscriptions/listen",
+        json!({"_meta": meta(), "notifications": {"toolsListChanged": true}}),
+    );
+    let ack = s.recv();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    // fnv's tool is no part of `errs`: the stream is not told.
+    std::fs::copy(test_artifacts::FNV, plugins.join("fnv.wasm")).unwrap();
+    s.wait_for_stderr("not telling a listen stream what its profiles do not show");
+    // errors goes: that is a change of its view.
+    std::fs::remove_file(plugins.join("errors.wasm")).unwrap();
+    let told = s.recv();
+    assert_eq!(told["method"], "notifications/tools/list_changed", "{told}");
+    let listed = s.request("tools/list", json!({"_meta": meta()}));
+    assert_eq!(listed["result"]["tools"], json!([]), "{listed}");
+    assert!(s.notifications.is_empty(), "{:?}", s.notifications);
+}

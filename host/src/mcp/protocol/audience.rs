@@ -4,11 +4,12 @@
 //! `notifications/resources/updated` for a URI only while what serves it
 //! is in its view, and of its going away only if it was in view before:
 //! a profile reveals nothing of what it hides through its subscriptions
-//! either.
+//! either. A listen stream's `list_changed` is judged the same way.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use super::list_changed::ListsChanged;
 use crate::config::{Profile, Profiles};
 use crate::runtime::{Catalog, Principal};
 
@@ -43,6 +44,12 @@ impl Audience {
         if let Some(principal) = principal {
             let _ = self.principal.set(principal.clone());
         }
+    }
+
+    /// Which lists of `changed` (the catalog went from `old` to `new`) the
+    /// audience is to be told of: those its profiles show a change of.
+    pub fn shown(&self, changed: ListsChanged, catalogs: (&Catalog, &Catalog)) -> ListsChanged {
+        super::list_changed::shown(changed, &self.judges(), catalogs)
     }
 
     /// The profiles that judge now; none: everything is in view.

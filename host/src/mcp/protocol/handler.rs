@@ -351,6 +351,13 @@ impl ServerHandler for McpServer {
         audience.meet(gate.principal());
         let mut changes = self.notices.subscribe();
         let mut seen = *changes.borrow_and_update();
+        // On a single server, the catalog the stream's lists are judged
+        // from (replicas hear of changes before their catalog has them).
+        let mut last = self
+            .options
+            .task_store
+            .is_none()
+            .then(|| self.runtime.catalog());
         let mut cursor = self.notices.cursor();
         let (tools, resources, prompts) = {
             let a = subscription.accepted();
@@ -382,8 +389,21 @@ impl ServerHandler for McpServer {
                         return Ok(());
                     }
                     let now = *changes.borrow_and_update();
-                    let lists = ListsChanged::between(&seen, &now);
+                    let mut lists = ListsChanged::between(&seen, &now);
                     seen = now;
+                    if let Some(old) = &last {
+                        let new = self.runtime.catalog();
+                        let shown = audience.shown(lists, (old, &new));
+                        if shown != lists {
+                            tracing::info!(
+                                changed = ?lists,
+                                ?shown,
+                                "lists changed; not telling a listen stream what its profiles do not show"
+                            );
+                        }
+                        lists = shown;
+                        last = Some(new);
+                    }
                     let sink = subscription.sink();
                     let mut sent = Ok(());
                     if lists.tools && wanted(tools) {

@@ -135,6 +135,22 @@ fn passes(map: &ProfileMap, name: &Option<Arc<str>>, who: &Option<Principal>) ->
     all
 }
 
+/// Which lists of `changed` (the catalog went from `old` to `new`) a
+/// client passing `profiles` is to be told of: those whose view changed;
+/// every one when it passes no profile.
+pub(super) fn shown(
+    changed: ListsChanged,
+    profiles: &[Arc<Profile>],
+    (old, new): (&Catalog, &Catalog),
+) -> ListsChanged {
+    if profiles.is_empty() {
+        return changed;
+    }
+    View::of(profiles, old)
+        .changed(&View::of(profiles, new))
+        .and(changed)
+}
+
 /// Sessions that pass the same profiles.
 struct Passing {
     profiles: Vec<Arc<Profile>>,
@@ -219,13 +235,7 @@ impl PeerRegistry {
         }
         let mut untold = 0;
         for group in groups.into_values() {
-            let shown = if group.profiles.is_empty() {
-                changed
-            } else {
-                View::of(&group.profiles, old)
-                    .changed(&View::of(&group.profiles, new))
-                    .and(changed)
-            };
+            let shown = shown(changed, &group.profiles, (old, new));
             if shown == ListsChanged::default() {
                 untold += group.peers.len();
                 continue;

@@ -88,6 +88,14 @@ impl Audience {
         }
     }
 
+    /// Forgets every URI but those `watched` keeps.
+    pub fn retain(&self, watched: impl Fn(&str) -> bool) {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|uri, _| watched(uri));
+    }
+
     /// Forgets `uri` (no longer watched).
     pub fn forget(&self, uri: &str) {
         self.seen

@@ -576,10 +576,15 @@ impl Subscriptions {
                     };
                     if let Some(link) = link.get() {
                         match link.load().await {
-                            Ok(Some(state)) => watched
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner)
-                                .sync(&state.uris),
+                            Ok(Some(state)) => {
+                                watched
+                                    .lock()
+                                    .unwrap_or_else(PoisonError::into_inner)
+                                    .sync(&state.uris);
+                                // Unsubscribed through another replica:
+                                // no longer judged here either.
+                                audience.retain(|uri| state.uris.contains_key(uri));
+                            }
                             Ok(None) => break,
                             Err(e) => tracing::warn!(
                                 "cannot read the session's shared subscriptions; notifying those this replica knows: {e}"

@@ -143,9 +143,9 @@ pub(super) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
             tools.join(", ")
         };
         writeln!(out, "profile {name}: {listed}")?;
-        for line in profile.report(&catalog) {
-            tracing::warn!("{}: {line}", config.path().display());
-        }
+    }
+    for line in config.profile_report(&catalog) {
+        tracing::warn!("{}: {line}", config.path().display());
     }
     for section in config.unused_sections(&report.names()) {
         tracing::warn!(

@@ -123,6 +123,9 @@ pub(super) async fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     if let Some(info) = source_info {
         report = report.with_source(info);
     }
+    if let Some(config) = &loaded {
+        report = report.with_profiles(config.profiles());
+    }
     report.write(args.json, &mut std::io::stdout().lock())?;
     Ok(ExitCode::from(report.exit_code()))
 }

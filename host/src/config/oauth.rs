@@ -197,6 +197,7 @@ impl Config {
                     .flatten()
                     .chain(s.tool_scopes.iter().flat_map(|t| t.values().flatten()))
             })
+            .chain(self.profiles.values().flat_map(|p| p.scopes()))
             .cloned()
             .collect();
         scopes.sort();

@@ -83,6 +83,11 @@ impl Report<'_> {
                 "left_out": left_out(i.generic_functions.iter().flat_map(|g| &g.left_out)),
             })),
             "left_out": left_out(&i.left_out),
+            "profiles": self
+                .profiles
+                .iter()
+                .map(|(name, tools)| (name.clone(), json!(tools)))
+                .collect::<Map<String, Value>>(),
         }))
     }
 

@@ -1,5 +1,6 @@
 //! `mcp-wasm-host inspect`: one plugin file's world, tools, imports and
-//! effective policy, as a human-readable report or as one JSON object.
+//! effective policy, and which of its tools each profile of the policy
+//! file serves, as a human-readable report or as one JSON object.
 //!
 //! The facts come from [`Runtime::inspect`](crate::runtime::Runtime::inspect);
 //! this module only presents them. Tools are shown exactly as `tools/list`
@@ -19,6 +20,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::config::profiles::ProfileMap;
 use crate::mcp::protocol::convert;
 use crate::runtime::{ImportKind, Inspection};
 use crate::source::PolicyLayerError;
@@ -41,6 +43,9 @@ pub struct Report<'a> {
     inspection: &'a Inspection,
     config: Option<&'a Path>,
     source: Option<SourceInfo>,
+    /// Each profile of the policy file (`[profiles.NAME]`), with the names
+    /// of the plugin's tools it serves.
+    profiles: Vec<(String, Vec<String>)>,
 }
 
 /// Where a fetched plugin came from (`inspect oci://…`).
@@ -67,7 +72,27 @@ impl<'a> Report<'a> {
             inspection,
             config,
             source: None,
+            profiles: Vec::new(),
         }
+    }
+
+    /// The same report, showing which of the plugin's tools each of
+    /// `profiles` serves.
+    pub fn with_profiles(mut self, profiles: &ProfileMap) -> Self {
+        let i = self.inspection;
+        self.profiles = profiles
+            .iter()
+            .map(|(name, profile)| {
+                let tools = i
+                    .tools
+                    .iter()
+                    .filter(|t| profile.admits_tool(&i.plugin, &t.name, &t.name, &t.hints))
+                    .map(|t| t.name.clone())
+                    .collect();
+                (name.clone(), tools)
+            })
+            .collect();
+        self
     }
 
     /// The same report, saying where the plugin was fetched from.

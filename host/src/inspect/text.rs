@@ -79,6 +79,7 @@ impl Report<'_> {
         out.push('\n');
         self.tools_text(&mut out)?;
         self.served_text(&mut out);
+        self.profiles_text(&mut out);
         let left_out: Vec<String> = i
             .generic_functions
             .iter()
@@ -326,6 +327,29 @@ impl Report<'_> {
         }
         for (label, value) in p.grants.inspect_lines() {
             line(out, 2, INNER, label, &value);
+        }
+    }
+
+    /// Which tools each profile of the policy file serves, if it has any.
+    fn profiles_text(&self, out: &mut String) {
+        if self.profiles.is_empty() {
+            return;
+        }
+        out.push('\n');
+        line(
+            out,
+            0,
+            TOP,
+            "profiles",
+            "the tools each `[profiles.NAME]` serves of this plugin",
+        );
+        for (name, tools) in &self.profiles {
+            let listed = if tools.is_empty() {
+                "no tools".to_string()
+            } else {
+                tools.join(", ")
+            };
+            line(out, 2, INNER, name, &listed);
         }
     }
 

@@ -107,7 +107,7 @@ fn inspect_json(cwd: &Path, args: &[&str]) -> (Option<i32>, Value) {
     (out.status.code(), report)
 }
 
-const KEYS: [&str; 20] = [
+const KEYS: [&str; 21] = [
     "errors",
     "exports",
     "file",
@@ -117,6 +117,7 @@ const KEYS: [&str; 20] = [
     "left_out",
     "plugin",
     "policy",
+    "profiles",
     "prompts",
     "resource_templates",
     "resources",

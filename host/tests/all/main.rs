@@ -47,6 +47,7 @@ mod new_projects;
 mod oauth;
 mod observability;
 mod plugins_used;
+mod profile_oauth;
 mod profiles;
 mod python_sdk;
 mod python_watch;

@@ -15,7 +15,7 @@
 
 use crate::common::HttpServer;
 use crate::common::http::{Client, get as fetch_url};
-use crate::common::oauth::{AUDIENCE, ISSUER, Jwks, SigningKey, claims, now};
+use crate::common::oauth::{AUDIENCE, ISSUER, Jwks, SigningKey, claims, now, server_section};
 use crate::common::revision::R4;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -33,15 +33,12 @@ fn policy(jwks: &Jwks, refetch: &str) -> String {
 
 /// The same policy with the JWKS at `uri` and more `[server.oauth]` lines.
 fn policy_at(uri: &str, refetch: &str, oauth: &str) -> String {
+    let section = server_section(
+        uri,
+        &format!("jwks_refetch_interval = \"{refetch}\"\n{oauth}"),
+    );
     format!(
-        r#"
-[server.oauth]
-issuer = "{ISSUER}"
-audience = "{AUDIENCE}"
-jwks_uri = "{}"
-algorithms = ["ES256"]
-jwks_refetch_interval = "{refetch}"
-{oauth}
+        r#"{section}
 [plugins.encoding]
 scopes = ["encode"]
 [plugins.encoding.tool_scopes]
@@ -49,8 +46,7 @@ base64_decode = ["encode.admin"]
 
 [plugins.fnv]
 scopes = ["hash"]
-"#,
-        uri
+"#
     )
 }
 

@@ -186,8 +186,37 @@ tools = ["json_*", "jsno_*"]
     assert!(!stderr.contains("\"json_*\" matches no tool"), "{stderr}");
 }
 
+/// An HTTP server on `encoding` and `json` under `POLICY`, logging JSON,
+/// once it watches the plugins directory (and the policy file).
+fn watching_server() -> (tempfile::TempDir, std::path::PathBuf, String, HttpServer) {
+    let files = [example("encoding"), example("json")];
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let (dir, plugins, config) = plugins_with_policy(&files, POLICY);
+    let server = HttpServer::start(&plugins, &["--config", &config, JSON_LOGS[0], JSON_LOGS[1]]);
+    server.wait_for_stderr("watching the plugins directory");
+    (dir, plugins, config, server)
+}
+
+/// A session of `server` at `path` (`""` is `/mcp`) and its listen stream.
+fn listening(server: &HttpServer, path: &str) -> (Client, std::sync::mpsc::Receiver<Value>) {
+    let mut c = Client::new(&format!("{}{path}", server.url));
+    assert_eq!(c.initialize(R4).status, 200);
+    let stream = c.listen();
+    (c, stream)
+}
+
+/// The log events of `server` so far whose message holds `text`, once one
+/// is logged.
+pub(crate) fn logged(server: &HttpServer, text: &str) -> Vec<Event> {
+    server.wait_for_stderr(text);
+    log::events(&server.stderr())
+        .into_iter()
+        .filter(|e| e.text("message").contains(text))
+        .collect()
+}
+
 /// The tools/list_changed notifications that arrived on `stream` so far.
-fn changes(stream: &std::sync::mpsc::Receiver<Value>) -> usize {
+pub(crate) fn changes(stream: &std::sync::mpsc::Receiver<Value>) -> usize {
     stream
         .try_iter()
         .filter(|m| m["method"] == "notifications/tools/list_changed")
@@ -196,17 +225,8 @@ fn changes(stream: &std::sync::mpsc::Receiver<Value>) -> usize {
 
 #[test]
 fn a_reload_that_changes_a_profile_tells_its_sessions_only() {
-    let files = [example("encoding"), example("json")];
-    let files: Vec<&str> = files.iter().map(String::as_str).collect();
-    let (_dir, plugins, config) = plugins_with_policy(&files, POLICY);
-    let server = HttpServer::start(&plugins, &["--config", &config, JSON_LOGS[0], JSON_LOGS[1]]);
-    server.wait_for_stderr("watching the plugins directory");
-    let session = |path: &str| {
-        let mut c = Client::new(&format!("{}{path}", server.url));
-        assert_eq!(c.initialize(R4).status, 200);
-        let stream = c.listen();
-        (c, stream)
-    };
+    let (_dir, _plugins, config, server) = watching_server();
+    let session = |path: &str| listening(&server, path);
     let (mut enc, enc_stream) = session("/enc");
     let (_data, data_stream) = session("/data");
     let (_all, all_stream) = session("");
@@ -241,12 +261,7 @@ fn a_reload_that_changes_a_profile_tells_its_sessions_only() {
     // The sessions of each profile are told in the profiles' order
     // (`data` before `enc`): once `enc`'s line is logged, one for `data`
     // would have been.
-    server.wait_for_stderr("a profile's lists changed");
-    let logged = |e: &Event| e.text("message").contains("a profile's lists changed");
-    let events: Vec<Event> = log::events(&server.stderr())
-        .into_iter()
-        .filter(logged)
-        .collect();
+    let events = logged(&server, "a profile's lists changed");
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0].text("profile"), "enc", "{events:?}");
     assert_eq!(changes(&data_stream), 0);
@@ -286,4 +301,119 @@ fn check_shows_the_tools_each_profile_serves() {
         stdout.contains("profile readers: list_issues\n"),
         "{stdout}"
     );
+}
+
+/// `inspect FILE --config POLICY ARGS…`: its stdout, after it succeeded.
+fn inspect(file: &str, config: &str, args: &[&str]) -> String {
+    let out = Command::new(crate::common::binary())
+        .args(["inspect", file, "--config", config])
+        .args(args)
+        .env(
+            "MCP_WASM_HOST_CACHE_DIR",
+            crate::common::target_dir().join("test-cache"),
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn inspect_shows_the_tools_each_profile_serves_of_the_plugin() {
+    let (_dir, _plugins, config) = plugins_with_policy(&[], POLICY);
+    let encoding = example("encoding");
+    let text = inspect(&encoding, &config, &[]);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no line for {name}:\n{text}"))
+            .split_whitespace()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(line("enc"), ENC.replace(',', ", "), "{text}");
+    assert_eq!(line("data"), "no tools", "{text}");
+    assert_eq!(line("readers"), "no tools", "{text}");
+    let json: Value = serde_json::from_str(&inspect(&encoding, &config, &["--json"])).unwrap();
+    let enc: Vec<&str> = ENC.split(',').collect();
+    assert_eq!(
+        json["profiles"],
+        json!({"enc": enc, "data": [], "readers": []}),
+        "{json:#}"
+    );
+}
+
+#[test]
+fn a_new_plugin_is_told_only_to_the_sessions_whose_profile_shows_it() {
+    let (_dir, plugins, _config, server) = watching_server();
+    let session = |path: &str| {
+        let (mut c, stream) = listening(&server, path);
+        c.request("tools/list", json!({}));
+        (c, stream)
+    };
+    let (_enc, enc_stream) = session("/enc");
+    let (_data, data_stream) = session("/data");
+    let (_all, all_stream) = session("");
+    server.wait_for_stderr("clients are told of list changes from now on");
+
+    // `text` brings `text_stats`: in `data`'s view and everyone's, not in
+    // `enc`'s (the encoding plugin only).
+    std::fs::copy(example("text"), plugins.join("text.wasm")).unwrap();
+    for (name, stream) in [("data", &data_stream), ("/mcp", &all_stream)] {
+        let told = stream
+            .recv_timeout(crate::common::DEADLINE)
+            .unwrap_or_else(|_| panic!("{name} heard nothing:\n{}", server.stderr()));
+        assert_eq!(told["method"], "notifications/tools/list_changed", "{told}");
+    }
+    let untold = logged(
+        &server,
+        "not telling the sessions whose profiles show none of it",
+    );
+    assert_eq!(untold.len(), 1, "{untold:?}");
+    assert_eq!(untold[0].field("sessions"), 1, "{untold:?}");
+    assert_eq!(changes(&enc_stream), 0);
+}
+
+#[test]
+fn a_listen_stream_hears_only_the_list_changes_its_profile_shows() {
+    let policy = "[profiles.errs]\nplugins = [\"errors\"]\n";
+    let (_dir, plugins, config) = plugins_with_policy(&[test_artifacts::ERRORS], policy);
+    let mut s = Server::start(
+        &plugins,
+        &[
+            "--config",
+            &config,
+            "--profile",
+            "errs",
+            JSON_LOGS[0],
+            JSON_LOGS[1],
+        ],
+    );
+    let meta = || crate::common::r5_meta(json!({}));
+    s.request("tools/list", json!({"_meta": meta()}));
+    s.send_request(
+        "subscriptions/listen",
+        json!({"_meta": meta(), "notifications": {"toolsListChanged": true}}),
+    );
+    let ack = s.recv();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    // fnv's tool is no part of `errs`: the stream is not told.
+    std::fs::copy(test_artifacts::FNV, plugins.join("fnv.wasm")).unwrap();
+    s.wait_for_stderr("not telling a listen stream what its profiles do not show");
+    // errors goes: that is a change of its view.
+    std::fs::remove_file(plugins.join("errors.wasm")).unwrap();
+    let told = s.recv();
+    assert_eq!(told["method"], "notifications/tools/list_changed", "{told}");
+    let listed = s.request("tools/list", json!({"_meta": meta()}));
+    assert_eq!(listed["result"]["tools"], json!([]), "{listed}");
+    assert!(s.notifications.is_empty(), "{:?}", s.notifications);
 }

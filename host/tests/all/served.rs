@@ -232,20 +232,6 @@ fn a_uri_two_plugins_list_is_served_by_the_first_and_a_shared_prompt_name_is_qua
     assert!(stdout.contains("FAIL fnv2.wasm"), "{stdout}");
 }
 
-/// Waits for a notification with `method`, keeping the others.
-fn wait_for(s: &mut Server, method: &str) -> Value {
-    if let Some(i) = s.notifications.iter().position(|n| n["method"] == method) {
-        return s.notifications.remove(i);
-    }
-    loop {
-        let msg = s.recv();
-        if msg["method"] == method {
-            return msg;
-        }
-        s.notifications.push(msg);
-    }
-}
-
 #[test]
 fn the_watcher_announces_list_changes_and_updates_of_subscribed_resources() {
     let dir = plugin_dir(&[test_artifacts::CONFORMANCE]);
@@ -259,10 +245,10 @@ fn the_watcher_announces_list_changes_and_updates_of_subscribed_resources() {
     // A plugin with a tool, a prompt and a resource appears: every list
     // changed, and the subscribed URI it serves now has a server.
     std::fs::copy(test_artifacts::FNV, dir.path().join("fnv.wasm")).unwrap();
-    wait_for(&mut s, "notifications/tools/list_changed");
-    wait_for(&mut s, "notifications/resources/list_changed");
-    wait_for(&mut s, "notifications/prompts/list_changed");
-    let updated = wait_for(&mut s, "notifications/resources/updated");
+    s.wait_for_notification("notifications/tools/list_changed");
+    s.wait_for_notification("notifications/resources/list_changed");
+    s.wait_for_notification("notifications/prompts/list_changed");
+    let updated = s.wait_for_notification("notifications/resources/updated");
     assert_eq!(updated["params"]["uri"], "fnv://offset-basis");
     let read = s.request("resources/read", json!({"uri": "fnv://offset-basis"}));
     assert_eq!(result(&read)["contents"][0]["text"], "cbf29ce484222325");
@@ -273,10 +259,10 @@ fn the_watcher_announces_list_changes_and_updates_of_subscribed_resources() {
         json!({"uri": "fnv://offset-basis"}),
     );
     std::fs::remove_file(dir.path().join("fnv.wasm")).unwrap();
-    wait_for(&mut s, "notifications/resources/list_changed");
+    s.wait_for_notification("notifications/resources/list_changed");
     // The conformance plugin goes: its subscribed resource is updated.
     std::fs::remove_file(dir.path().join("conformance.wasm")).unwrap();
-    let updated = wait_for(&mut s, "notifications/resources/updated");
+    let updated = s.wait_for_notification("notifications/resources/updated");
     assert_eq!(updated["params"]["uri"], "test://static-text");
     assert!(
         !s.notifications

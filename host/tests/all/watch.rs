@@ -13,24 +13,9 @@ use std::io::Write;
 use crate::common::http::calls_running;
 use crate::common::log::Event;
 use crate::common::{JSON_LOGS, METRICS, Server, plugin_dir, text};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const LIST_CHANGED: &str = "notifications/tools/list_changed";
-
-/// Waits for a notification with `method`, first among those the harness
-/// kept while waiting for responses; other messages are kept.
-fn wait_for_notification(s: &mut Server, method: &str) -> Value {
-    if let Some(i) = s.notifications.iter().position(|n| n["method"] == method) {
-        return s.notifications.remove(i);
-    }
-    loop {
-        let msg = s.recv();
-        if msg["method"] == method {
-            return msg;
-        }
-        s.notifications.push(msg);
-    }
-}
 
 /// The names `tools/list` shows now (every page).
 fn names(s: &mut Server) -> BTreeSet<String> {
@@ -77,7 +62,7 @@ fn adding_replacing_and_removing_a_plugin_changes_the_list() {
     // Added: its tools appear.
     let file = dir.path().join("extra.wasm");
     std::fs::copy(test_artifacts::MANY, &file).unwrap();
-    wait_for_notification(&mut s, LIST_CHANGED);
+    s.wait_for_notification(LIST_CHANGED);
     let added = names(&mut s);
     assert_eq!(
         added,
@@ -88,7 +73,7 @@ fn adding_replacing_and_removing_a_plugin_changes_the_list() {
     // Replaced under the same name: the old tools go, the new ones come.
     s.notifications.clear();
     std::fs::copy(test_artifacts::DUPA, &file).unwrap();
-    wait_for_notification(&mut s, LIST_CHANGED);
+    s.wait_for_notification(LIST_CHANGED);
     let replaced = names(&mut s);
     let mut want = start.clone();
     want.insert("echo".into());
@@ -99,7 +84,7 @@ fn adding_replacing_and_removing_a_plugin_changes_the_list() {
     // Removed: its tools go.
     s.notifications.clear();
     std::fs::remove_file(&file).unwrap();
-    wait_for_notification(&mut s, LIST_CHANGED);
+    s.wait_for_notification(LIST_CHANGED);
     assert_eq!(names(&mut s), start, "after removing");
     let gone = s.call("echo", json!({"text": "hi"}));
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
@@ -141,7 +126,7 @@ fn a_running_call_finishes_on_the_version_it_started_with() {
     std::fs::copy(test_artifacts::MANY, dir.path().join("hostile.wasm")).unwrap();
 
     // The list changes while the call still runs...
-    wait_for_notification(&mut s, LIST_CHANGED);
+    s.wait_for_notification(LIST_CHANGED);
     assert!(
         !s.raw
             .iter()
@@ -223,7 +208,7 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
     file.write_all(tail).unwrap();
     file.flush().unwrap();
     drop(file);
-    wait_for_notification(&mut s, LIST_CHANGED);
+    s.wait_for_notification(LIST_CHANGED);
     assert_eq!(names(&mut s), start.union(&many_tools()).cloned().collect());
     s.call_ok("tool_03", json!({}));
     assert_eq!(loads(&s, "late"), 1, "{}", s.stderr());
@@ -241,7 +226,7 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
         std::thread::sleep(std::time::Duration::from_millis(30));
     }
     drop(file);
-    wait_for_notification(&mut s, LIST_CHANGED);
+    s.wait_for_notification(LIST_CHANGED);
     let mut want = names(&mut s);
     assert!(want.remove("echo"), "{want:?}");
     assert_eq!(want, start.union(&many_tools()).cloned().collect());
@@ -273,7 +258,7 @@ fn a_changed_policy_file_reloads_the_plugins_and_a_broken_one_is_ignored() {
 
     // Fixed: every plugin loads again under the new policy.
     std::fs::write(&config, "[plugins.panic]\ntimeout = \"5s\"\n").unwrap();
-    wait_for_notification(&mut s, LIST_CHANGED);
+    s.wait_for_notification(LIST_CHANGED);
     let fixed = names(&mut s);
     assert!(
         fixed.contains("panic") && fixed.contains("returns_error"),

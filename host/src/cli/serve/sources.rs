@@ -145,11 +145,8 @@ impl Loading {
                 config.path().display()
             );
         }
-        let catalog = runtime.catalog();
-        for profile in config.profiles().values() {
-            for line in profile.report(&catalog) {
-                tracing::warn!("{}: {line}", config.path().display());
-            }
+        for line in config.profile_report(&runtime.catalog()) {
+            tracing::warn!("{}: {line}", config.path().display());
         }
     }
 }

@@ -6,6 +6,10 @@
 //! completes only what its profile admits. [`Profiles`] is the set the
 //! server serves from, replaced when the policy file is reloaded.
 //!
+//! Over HTTP with OAuth, a profile may also be bound to callers, by a
+//! token's subject (`subjects`) or scopes (`scopes`): such a caller is
+//! served only what every profile bound to it admits, on any endpoint.
+//!
 //! Parsing is strict: an unknown key, an empty pattern or an unknown
 //! annotation refuses the file, naming the key. What cannot be known when
 //! the file is read (a plugin that is not loaded yet, a pattern matching
@@ -18,7 +22,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use crate::runtime::{Catalog, ToolHints};
+use crate::runtime::{Catalog, Principal, ToolHints};
 use crate::source::PluginName;
 
 mod glob;
@@ -43,6 +47,10 @@ pub(super) struct ProfileSpec {
     prompts: Option<Vec<String>>,
     #[serde(default)]
     exclude_prompts: Vec<String>,
+    #[serde(default)]
+    subjects: Vec<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
 }
 
 /// A tool annotation a profile can ask for.
@@ -93,6 +101,10 @@ pub struct Profile {
     exclude_resources: Vec<Glob>,
     prompts: Option<Vec<Glob>>,
     exclude_prompts: Vec<Glob>,
+    /// The OAuth subjects (a token's `sub`) bound to the profile.
+    subjects: Vec<String>,
+    /// The OAuth scopes whose holders are bound to the profile.
+    scopes: Vec<String>,
 }
 
 /// Whether `name` passes an optional allow-list and a deny-list.
@@ -116,12 +128,26 @@ impl Profile {
             exclude_resources: Vec::new(),
             prompts: None,
             exclude_prompts: Vec::new(),
+            subjects: Vec::new(),
+            scopes: Vec::new(),
         }
+    }
+
+    /// Whether the profile is bound to `principal`: its subject is one of
+    /// the profile's `subjects`, or it holds one of its `scopes`.
+    pub fn binds(&self, principal: &Principal) -> bool {
+        self.subjects.iter().any(|s| **s == *principal.subject)
+            || self.scopes.iter().any(|s| principal.scopes.contains(s))
     }
 
     /// The profile's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The OAuth scopes whose holders the profile binds.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// Whether the profile admits anything of `plugin`.
@@ -256,6 +282,31 @@ impl Profile {
     }
 }
 
+impl super::Config {
+    /// What the profiles name that `catalog` does not serve
+    /// ([`Profile::report`]), and the profiles that bind OAuth callers
+    /// when the server checks no OAuth token (so they bind no one), one
+    /// line each, naming the key.
+    pub fn profile_report(&self, catalog: &Catalog) -> Vec<String> {
+        let oauth = self.server.oauth.is_some();
+        self.profiles
+            .values()
+            .flat_map(|profile| {
+                let unbound = [("subjects", &profile.subjects), ("scopes", &profile.scopes)]
+                    .into_iter()
+                    .filter(|(_, list)| !oauth && !list.is_empty())
+                    .map(|(k, _)| {
+                        format!(
+                            "`profiles.{}.{k}`: binds no caller: the server checks no OAuth token (`[server.oauth]` is not set)",
+                            profile.name
+                        )
+                    });
+                profile.report(catalog).into_iter().chain(unbound)
+            })
+            .collect()
+    }
+}
+
 /// A key of a profile and what is wrong with it.
 type Problem = (String, String);
 
@@ -304,6 +355,15 @@ impl ProfileSpec {
             .collect::<Result<_, _>>()?;
         let only =
             |k: &str, list: &Option<Vec<String>>| list.as_deref().map(|l| globs(k, l)).transpose();
+        let callers = |k: &str, list: &[String]| -> Result<Vec<String>, Problem> {
+            match list.iter().find(|c| c.is_empty()) {
+                Some(_) => Err((
+                    key(k),
+                    "an empty entry binds no caller; remove it".to_string(),
+                )),
+                None => Ok(list.to_vec()),
+            }
+        };
         Ok(Profile {
             name: name.to_string(),
             plugins: self
@@ -319,6 +379,8 @@ impl ProfileSpec {
             exclude_resources: globs("exclude_resources", &self.exclude_resources)?,
             prompts: only("prompts", &self.prompts)?,
             exclude_prompts: globs("exclude_prompts", &self.exclude_prompts)?,
+            subjects: callers("subjects", &self.subjects)?,
+            scopes: callers("scopes", &self.scopes)?,
         })
     }
 }
@@ -347,6 +409,14 @@ fn check_name(name: &str) -> Result<(), String> {
 
 /// The profiles by name.
 pub type ProfileMap = BTreeMap<String, Arc<Profile>>;
+
+/// The profiles of `map` bound to `principal`, in name order.
+pub fn bound_for(map: &ProfileMap, principal: &Principal) -> Vec<Arc<Profile>> {
+    map.values()
+        .filter(|p| p.binds(principal))
+        .cloned()
+        .collect()
+}
 
 /// The profiles the server serves from, shared by every connection and
 /// replaced when the policy file is reloaded. Cheap to clone; clones share
@@ -390,6 +460,12 @@ impl Profiles {
             }
             changed
         });
+    }
+
+    /// The profiles bound to `principal` now (see [`Profile::binds`]), in
+    /// name order.
+    pub fn bound_for(&self, principal: &Principal) -> Vec<Arc<Profile>> {
+        bound_for(&self.current.borrow(), principal)
     }
 
     /// Follows the set's replacements.

@@ -127,6 +127,39 @@ fn bad_profiles_are_refused_naming_the_key() {
     );
     let e = error("[profiles.a]\nexclude_prompts = \"x\"\n");
     assert!(e.contains("exclude_prompts"), "{e}");
+    let e = error("[profiles.a]\nsubjects = [\"alice\", \"\"]\n");
+    assert!(e.contains("`profiles.a.subjects`: an empty entry"), "{e}");
+    let e = error("[profiles.a]\nscopes = [\"\"]\n");
+    assert!(e.contains("`profiles.a.scopes`: an empty entry"), "{e}");
+}
+
+#[test]
+fn a_profile_binds_the_callers_of_its_subjects_and_scopes() {
+    let text = r#"
+[profiles.alice]
+subjects = ["alice"]
+
+[profiles.data]
+scopes = ["data", "admin"]
+
+[profiles.open]
+"#;
+    let set = super::Profiles::new(parse(text).unwrap().profiles().clone());
+    let caller = |subject: &str, scopes: &[&str]| crate::runtime::Principal {
+        subject: subject.into(),
+        scopes: scopes.iter().map(|s| s.to_string()).collect(),
+    };
+    let names = |p: crate::runtime::Principal| -> Vec<String> {
+        set.bound_for(&p)
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect()
+    };
+    assert_eq!(names(caller("alice", &[])), ["alice"]);
+    assert_eq!(names(caller("alice", &["admin"])), ["alice", "data"]);
+    assert_eq!(names(caller("bob", &["data"])), ["data"]);
+    // Exact matches only: no prefix, no case folding.
+    assert!(names(caller("Alice", &["dat", "DATA"])).is_empty());
 }
 
 #[test]
@@ -142,4 +175,36 @@ fn a_replaced_set_is_told_only_when_it_changed() {
     assert!(seen.has_changed().unwrap());
     assert_eq!(profiles.names(), ["a"]);
     assert!(profiles.get("b").is_none());
+}
+
+#[test]
+fn a_binding_without_oauth_is_reported_and_with_it_its_scopes_are_supported() {
+    let profiles = r#"
+[profiles.team]
+scopes = ["team-data"]
+subjects = ["svc-ci"]
+"#;
+    let (catalog, _) = crate::runtime::Catalog::build(Vec::new());
+    let lines = parse(profiles).unwrap().profile_report(&catalog);
+    for key in ["subjects", "scopes"] {
+        assert!(
+            lines.iter().any(|l| l
+                == &format!("`profiles.team.{key}`: binds no caller: the server checks no OAuth token (`[server.oauth]` is not set)")),
+            "{lines:?}"
+        );
+    }
+    let oauth = r#"
+[server.oauth]
+issuer = "https://idp.example.test"
+audience = "https://mcp.example.test/mcp"
+jwks_uri = "https://idp.example.test/jwks"
+"#;
+    let config = parse(&format!("{oauth}{profiles}")).unwrap();
+    assert!(config.profile_report(&catalog).is_empty());
+    let settings = config.oauth().unwrap();
+    assert!(
+        settings.scopes_supported.contains(&"team-data".to_string()),
+        "{:?}",
+        settings.scopes_supported
+    );
 }

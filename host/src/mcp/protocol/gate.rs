@@ -1,4 +1,6 @@
-//! Per-caller access on the MCP side: the connection's profile, and the
+//! Per-caller access on the MCP side: the connection's profile and the
+//! profiles bound to the caller's OAuth subject or scopes (all of which
+//! must admit what is asked for), and the
 //! [`Principal`] the OAuth layer put in a request's HTTP extensions (rmcp
 //! hands the request's `http::request::Parts` to the handler), checked
 //! against the scopes each plugin's policy asks for. Lists leave out what
@@ -24,8 +26,11 @@ use crate::runtime::{
 #[derive(Debug, Clone)]
 pub(super) struct Gate {
     principal: Option<Principal>,
-    /// The connection's profile as it is now, if it is bound to one.
-    profile: Option<Arc<Profile>>,
+    /// The profiles as they are now that the request must pass, every one
+    /// of them: the connection's (its `/mcp/NAME` path or `--profile`) and
+    /// those bound to the caller's OAuth subject or scopes. None: the whole
+    /// catalog.
+    profiles: Vec<Arc<Profile>>,
 }
 
 impl McpServer {
@@ -55,51 +60,61 @@ impl McpServer {
                 None,
             ));
         }
+        self.subscriptions.audience().meet(principal.as_ref());
+        let mut profiles: Vec<Arc<Profile>> = self.profile().into_iter().collect();
+        if let Some(principal) = &principal {
+            profiles.extend(self.options.profiles.bound_for(principal));
+        }
         Ok(Gate {
             principal,
-            profile: self.profile(),
+            profiles,
         })
     }
 }
 
 impl Gate {
+    /// The caller, if the OAuth layer named one.
+    pub(super) fn principal(&self) -> Option<&Principal> {
+        self.principal.as_ref()
+    }
+
     /// Whether the connection's profile admits the tool `info`, which its
     /// plugin calls `own`.
     pub(super) fn admits_tool(&self, info: &ToolInfo, own: &str) -> bool {
-        self.profile
-            .as_ref()
-            .is_none_or(|p| p.admits_tool(&info.plugin, &info.name, own, &info.hints))
+        self.profiles
+            .iter()
+            .all(|p| p.admits_tool(&info.plugin, &info.name, own, &info.hints))
     }
 
     /// Whether the connection's profile leaves out the tool clients call
     /// `name`, loaded or listed from the cache (a name nothing serves is
     /// not hidden: it is unknown).
     pub(super) fn hides_tool(&self, catalog: &Catalog, name: &str) -> bool {
-        let Some(profile) = self.profile.as_deref() else {
-            return false;
-        };
         if let Some((info, target)) = catalog.get(name) {
             return !self.admits_tool(info, &target.tool().name);
         }
         catalog.pending(name).is_some_and(|(plugin, tool)| {
-            !profile.admits_tool(&plugin.name, name, &tool.name, &tool.hints)
+            !self
+                .profiles
+                .iter()
+                .all(|p| p.admits_tool(&plugin.name, name, &tool.name, &tool.hints))
         })
     }
 
     /// Whether the connection's profile admits the resource or template
     /// `uri` of `plugin`.
     pub(super) fn admits_resource(&self, plugin: &Plugin, uri: &str) -> bool {
-        self.profile
-            .as_ref()
-            .is_none_or(|p| p.admits_resource(&plugin.name, uri))
+        self.profiles
+            .iter()
+            .all(|p| p.admits_resource(&plugin.name, uri))
     }
 
     /// Whether the connection's profile admits the prompt `name` of
     /// `plugin`.
     pub(super) fn admits_prompt(&self, plugin: &Plugin, name: &str) -> bool {
-        self.profile
-            .as_ref()
-            .is_none_or(|p| p.admits_prompt(&plugin.name, name))
+        self.profiles
+            .iter()
+            .all(|p| p.admits_prompt(&plugin.name, name))
     }
 
     /// Whether the caller may see and call the tool at `target`.

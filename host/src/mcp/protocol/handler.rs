@@ -85,7 +85,16 @@ impl ServerHandler for McpServer {
                 context.peer.clone(),
             );
         }
-        self.peers.register(context.peer, self.bound.clone());
+        // The OAuth caller whose subject or scopes may bind the session to
+        // profiles (the session belongs to this subject from now on).
+        let principal = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::runtime::Principal>())
+            .cloned();
+        self.subscriptions.audience().meet(principal.as_ref());
+        self.peers
+            .register(context.peer, self.bound.clone(), principal);
         // A reload that changes a profile tells the sessions bound to it.
         self.peers
             .forward_profiles(&self.options.profiles, Arc::downgrade(&self.runtime));
@@ -96,6 +105,14 @@ impl ServerHandler for McpServer {
         // than tools, and a change before they are answered is none to them.
         let (runtime, peers) = (self.runtime.clone(), self.peers.clone());
         let notices = self.notices.clone();
+        // A single server tells a session bound to profiles only the
+        // changes they show; replicas hear of changes another replica
+        // applied before their own catalog has them, so they tell all.
+        let views = self
+            .options
+            .task_store
+            .is_none()
+            .then(|| (Arc::downgrade(&self.runtime), self.options.profiles.clone()));
         let (tools_after, others_after) = (self.options.lists_after, self.other_lists_after());
         tokio::spawn(async move {
             let tools = runtime.wait_for_lists(tools_after).await;
@@ -104,7 +121,7 @@ impl ServerHandler for McpServer {
                 tools: tools.tools,
                 ..others
             });
-            peers.forward(&notices.subscribe(), since);
+            peers.forward(&notices.subscribe(), since, views);
         });
         tracing::debug!("client initialized; it will be told when the tool list changes");
     }
@@ -236,6 +253,9 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        // Notes the caller before the URI is judged (rmcp may handle the
+        // handshake's `initialized` after this request).
+        self.gate(&context)?;
         let shared = session_link(&context.extensions).map(|link| link.store);
         self.subscriptions
             .subscribe(
@@ -325,8 +345,19 @@ impl ServerHandler for McpServer {
         for uri in requested.unwrap_or_default() {
             self.options.served.check_uri(uri)?;
         }
+        // The stream's caller: its updates are told only while in view.
+        let gate = self.gate(subscription.request_context())?;
+        let audience = self.audience();
+        audience.meet(gate.principal());
         let mut changes = self.notices.subscribe();
         let mut seen = *changes.borrow_and_update();
+        // On a single server, the catalog the stream's lists are judged
+        // from (replicas hear of changes before their catalog has them).
+        let mut last = self
+            .options
+            .task_store
+            .is_none()
+            .then(|| self.runtime.catalog());
         let mut cursor = self.notices.cursor();
         let (tools, resources, prompts) = {
             let a = subscription.accepted();
@@ -344,6 +375,11 @@ impl ServerHandler for McpServer {
         let watched = Arc::new(std::sync::Mutex::new(watched));
         // Who serves each URI now: later changes are measured from here.
         refresh(&watched, &self.runtime).await;
+        let catalog = self.runtime.catalog();
+        for uri in requested.unwrap_or_default() {
+            audience.hears(&catalog, uri);
+        }
+        drop(catalog);
         let wanted = |flag: Option<bool>| flag == Some(true);
         loop {
             tokio::select! {
@@ -353,8 +389,21 @@ impl ServerHandler for McpServer {
                         return Ok(());
                     }
                     let now = *changes.borrow_and_update();
-                    let lists = ListsChanged::between(&seen, &now);
+                    let mut lists = ListsChanged::between(&seen, &now);
                     seen = now;
+                    if let Some(old) = &last {
+                        let new = self.runtime.catalog();
+                        let shown = audience.shown(lists, (old, &new));
+                        if shown != lists {
+                            tracing::info!(
+                                changed = ?lists,
+                                ?shown,
+                                "lists changed; not telling a listen stream what its profiles do not show"
+                            );
+                        }
+                        lists = shown;
+                        last = Some(new);
+                    }
                     let sink = subscription.sink();
                     let mut sent = Ok(());
                     if lists.tools && wanted(tools) {
@@ -366,7 +415,12 @@ impl ServerHandler for McpServer {
                     if lists.prompts && wanted(prompts) {
                         sent = sent.and(sink.notify_prompt_list_changed().await);
                     }
-                    for uri in changed_uris(&watched, &self.runtime, &self.notices, &mut cursor).await {
+                    let updated = changed_uris(&watched, &self.runtime, &self.notices, &mut cursor).await;
+                    let updated: Vec<String> = {
+                        let catalog = self.runtime.catalog();
+                        updated.into_iter().filter(|u| audience.hears(&catalog, u)).collect()
+                    };
+                    for uri in updated {
                         sent = sent.and(sink.notify_resource_updated(uri).await);
                     }
                     if let Err(error) = sent {

@@ -4,8 +4,10 @@
 //! `notifications/tools/list_changed`,
 //! `notifications/resources/list_changed` or
 //! `notifications/prompts/list_changed` whenever that part of the runtime's
-//! catalog changes, and one that tells the sessions bound to a profile
-//! when a reload changed what that profile shows them, and no one else.
+//! catalog changes (on a single server, to a session bound to profiles
+//! only when what they show changed), and one that tells the sessions
+//! bound to a profile when a reload changed what that profile shows them,
+//! and no one else.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
@@ -15,8 +17,8 @@ use rmcp::service::Peer;
 use tokio::sync::watch;
 
 use crate::config::Profiles;
-use crate::config::profiles::{Profile, ProfileMap};
-use crate::runtime::{Catalog, Generations, Runtime};
+use crate::config::profiles::{Profile, ProfileMap, bound_for};
+use crate::runtime::{Catalog, Generations, Principal, Runtime};
 
 /// Which of the catalog's lists changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,6 +32,15 @@ pub struct ListsChanged {
 }
 
 impl ListsChanged {
+    /// The lists changed in both.
+    fn and(self, other: ListsChanged) -> ListsChanged {
+        ListsChanged {
+            tools: self.tools && other.tools,
+            resources: self.resources && other.resources,
+            prompts: self.prompts && other.prompts,
+        }
+    }
+
     /// What differs between two generations.
     pub fn between(old: &Generations, new: &Generations) -> Self {
         ListsChanged {
@@ -50,32 +61,46 @@ struct View<'c> {
 }
 
 impl<'c> View<'c> {
-    /// What `profile` shows of `catalog` (a profile removed shows nothing).
-    fn of(profile: Option<&Profile>, catalog: &'c Catalog) -> View<'c> {
-        let Some(p) = profile else {
-            return View {
-                tools: Vec::new(),
-                resources: Vec::new(),
-                prompts: Vec::new(),
-            };
-        };
+    /// What `profiles` show of `catalog` together (what every one of them
+    /// admits); no profile shows everything.
+    fn of(profiles: &[Arc<Profile>], catalog: &'c Catalog) -> View<'c> {
         let resources = catalog
             .resources()
             .iter()
-            .filter(|r| p.admits_resource(&r.plugin.name, &r.info.uri))
+            .filter(|r| {
+                profiles
+                    .iter()
+                    .all(|p| p.admits_resource(&r.plugin.name, &r.info.uri))
+            })
             .map(|r| r.info.uri.as_str());
         let templates = catalog
             .templates()
             .iter()
-            .filter(|t| p.admits_resource(&t.plugin.name, &t.info.uri_template))
+            .filter(|t| {
+                profiles
+                    .iter()
+                    .all(|p| p.admits_resource(&t.plugin.name, &t.info.uri_template))
+            })
             .map(|t| t.info.uri_template.as_str());
+        let mut tools: Vec<&str> = catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        for p in profiles {
+            let admitted = p.tool_names(catalog);
+            tools = admitted
+                .into_iter()
+                .filter(|t| tools.contains(t))
+                .collect::<Vec<_>>();
+        }
         View {
-            tools: p.tool_names(catalog),
+            tools,
             resources: resources.chain(templates).collect(),
             prompts: catalog
                 .prompts()
                 .iter()
-                .filter(|e| p.admits_prompt(&e.plugin.name, &e.name))
+                .filter(|e| {
+                    profiles
+                        .iter()
+                        .all(|p| p.admits_prompt(&e.plugin.name, &e.name))
+                })
                 .map(|e| e.name.as_str())
                 .collect(),
         }
@@ -91,8 +116,53 @@ impl<'c> View<'c> {
     }
 }
 
-/// One initialized session: its peer, and the profile it is bound to.
-type Registered = (Peer<RoleServer>, Option<Arc<str>>);
+/// One initialized session: its peer, the profile of its endpoint, and
+/// its OAuth caller (whose subject or scopes may bind it to profiles).
+type Registered = (Peer<RoleServer>, Option<Arc<str>>, Option<Principal>);
+
+/// The profiles of `map` a session passes: its endpoint's `name` (one
+/// removed admits nothing) and those bound to its caller `who`.
+fn passes(map: &ProfileMap, name: &Option<Arc<str>>, who: &Option<Principal>) -> Vec<Arc<Profile>> {
+    let mut all: Vec<Arc<Profile>> = name
+        .iter()
+        .map(|n| {
+            map.get(&**n)
+                .cloned()
+                .unwrap_or_else(|| Arc::new(Profile::nothing(n)))
+        })
+        .collect();
+    all.extend(who.iter().flat_map(|p| bound_for(map, p)));
+    all
+}
+
+/// Which lists of `changed` (the catalog went from `old` to `new`) a
+/// client passing `profiles` is to be told of: those whose view changed;
+/// every one when it passes no profile.
+pub(super) fn shown(
+    changed: ListsChanged,
+    profiles: &[Arc<Profile>],
+    (old, new): (&Catalog, &Catalog),
+) -> ListsChanged {
+    if profiles.is_empty() {
+        return changed;
+    }
+    View::of(profiles, old)
+        .changed(&View::of(profiles, new))
+        .and(changed)
+}
+
+/// Sessions that pass the same profiles.
+struct Passing {
+    profiles: Vec<Arc<Profile>>,
+    peers: Vec<Peer<RoleServer>>,
+}
+
+/// Sessions that pass the same profiles before and after a reload.
+struct Group {
+    before: Vec<Arc<Profile>>,
+    after: Vec<Arc<Profile>>,
+    peers: Vec<Peer<RoleServer>>,
+}
 
 /// The initialized sessions to notify. Cheap to clone; clones share the
 /// sessions.
@@ -104,16 +174,22 @@ pub struct PeerRegistry {
 }
 
 impl PeerRegistry {
-    /// Adds a session that completed the handshake, bound to the profile
-    /// `bound` if any. Closed sessions are dropped as they are found.
-    pub fn register(&self, peer: Peer<RoleServer>, bound: Option<Arc<str>>) {
-        self.open().push((peer, bound));
+    /// Adds a session that completed the handshake, on the endpoint of
+    /// the profile `bound` if any, opened by `principal` if any. Closed
+    /// sessions are dropped as they are found.
+    pub fn register(
+        &self,
+        peer: Peer<RoleServer>,
+        bound: Option<Arc<str>>,
+        principal: Option<Principal>,
+    ) {
+        self.open().push((peer, bound, principal));
     }
 
     /// The registered sessions, the closed ones dropped.
     fn open(&self) -> MutexGuard<'_, Vec<Registered>> {
         let mut peers = self.peers.lock().unwrap_or_else(PoisonError::into_inner);
-        peers.retain(|(p, _)| !p.is_transport_closed());
+        peers.retain(|(p, _, _)| !p.is_transport_closed());
         peers
     }
 
@@ -130,31 +206,87 @@ impl PeerRegistry {
     /// Sends the `list_changed` notification of each list in `changed` to
     /// every open session.
     pub async fn notify_lists_changed(&self, changed: ListsChanged) {
-        let peers: Vec<_> = self.open().iter().map(|(p, _)| p.clone()).collect();
+        let peers: Vec<_> = self.open().iter().map(|(p, _, _)| p.clone()).collect();
         notify(&peers, changed).await;
     }
 
-    /// Tells the sessions bound to each profile whose view of `catalog`
-    /// differs between `old` and `new` which of their lists changed; no
-    /// other session hears of it.
-    async fn notify_views_changed(&self, old: &ProfileMap, new: &ProfileMap, catalog: &Catalog) {
-        let mut bound: BTreeMap<Arc<str>, Vec<Peer<RoleServer>>> = BTreeMap::new();
-        for (peer, name) in self.open().iter() {
-            if let Some(name) = name {
-                bound.entry(name.clone()).or_default().push(peer.clone());
-            }
+    /// Sends the `list_changed` notifications of `changed` (the catalog
+    /// went from `old` to `new`) to every open session whose profiles,
+    /// under `profiles`, show a difference in that list; a session bound
+    /// to no profile hears of every change.
+    async fn notify_catalog_changed(
+        &self,
+        changed: ListsChanged,
+        (old, new): (&Catalog, &Catalog),
+        profiles: &ProfileMap,
+    ) {
+        let mut groups: BTreeMap<Vec<String>, Passing> = BTreeMap::new();
+        for (peer, name, who) in self.open().iter() {
+            let passes = passes(profiles, name, who);
+            let key = passes.iter().map(|p| p.name().to_string()).collect();
+            groups
+                .entry(key)
+                .or_insert_with(|| Passing {
+                    profiles: passes,
+                    peers: Vec::new(),
+                })
+                .peers
+                .push(peer.clone());
         }
-        for (name, peers) in bound {
-            let view = |map: &ProfileMap| View::of(map.get(&*name).map(|p| &**p), catalog);
-            let changed = view(old).changed(&view(new));
+        let mut untold = 0;
+        for group in groups.into_values() {
+            let shown = shown(changed, &group.profiles, (old, new));
+            if shown == ListsChanged::default() {
+                untold += group.peers.len();
+                continue;
+            }
+            notify(&group.peers, shown).await;
+        }
+        if untold > 0 {
+            tracing::info!(
+                sessions = untold,
+                ?changed,
+                "lists changed; not telling the sessions whose profiles show none of it"
+            );
+        }
+    }
+
+    /// Tells the sessions bound to profiles (by their endpoint or their
+    /// OAuth caller) whose view of `catalog` differs between `old` and
+    /// `new` which of their lists changed; no other session hears of it.
+    async fn notify_views_changed(&self, old: &ProfileMap, new: &ProfileMap, catalog: &Catalog) {
+        // Sessions grouped by the names of the profiles they pass before
+        // and after, so that each group's views are computed once.
+        let mut groups: BTreeMap<(Vec<String>, Vec<String>), Group> = BTreeMap::new();
+        for (peer, name, who) in self.open().iter() {
+            let (before, after) = (passes(old, name, who), passes(new, name, who));
+            if before.is_empty() && after.is_empty() {
+                continue;
+            }
+            let names = |b: &[Arc<Profile>]| b.iter().map(|p| p.name().to_string()).collect();
+            let key = (names(&before), names(&after));
+            groups
+                .entry(key)
+                .or_insert_with(|| Group {
+                    before,
+                    after,
+                    peers: Vec::new(),
+                })
+                .peers
+                .push(peer.clone());
+        }
+        for ((was, is), group) in groups {
+            let changed =
+                View::of(&group.before, catalog).changed(&View::of(&group.after, catalog));
             if changed != ListsChanged::default() {
+                let profile = if is.is_empty() { was } else { is };
                 tracing::info!(
-                    profile = &*name,
+                    profile = profile.join("+"),
                     ?changed,
-                    sessions = peers.len(),
+                    sessions = group.peers.len(),
                     "a profile's lists changed; notifying its sessions"
                 );
-                notify(&peers, changed).await;
+                notify(&group.peers, changed).await;
             }
         }
     }
@@ -185,23 +317,45 @@ impl PeerRegistry {
 
     /// Starts (once per registry) the task that notifies every session of
     /// each change `changes` sees after `since` (one already made since
-    /// then at once). Must be called within a tokio runtime. The task ends
+    /// then at once). With `views` (a single server's runtime and
+    /// profiles), a session bound to profiles hears only of changes its
+    /// profiles show (from the second change on: the catalog at `since` is
+    /// not kept). Must be called within a tokio runtime. The task ends
     /// when the sender is dropped.
-    pub fn forward(&self, changes: &watch::Receiver<Generations>, since: Generations) {
+    pub fn forward(
+        &self,
+        changes: &watch::Receiver<Generations>,
+        since: Generations,
+        views: Option<(Weak<Runtime>, Profiles)>,
+    ) {
         self.forwarder.get_or_init(|| {
             let mut changes = changes.clone();
             let registry = self.clone();
             tokio::spawn(async move {
                 let mut seen = since;
                 let mut first = true;
+                let mut last: Option<Arc<Catalog>> = None;
                 loop {
                     let now = *changes.borrow_and_update();
                     let changed = ListsChanged::between(&seen, &now);
                     seen = now;
+                    let catalog = views
+                        .as_ref()
+                        .and_then(|(runtime, _)| runtime.upgrade())
+                        .map(|runtime| runtime.catalog());
                     if changed != ListsChanged::default() {
                         tracing::debug!(?changed, "lists changed; notifying clients");
-                        registry.notify_lists_changed(changed).await;
+                        match (&last, &catalog, &views) {
+                            (Some(old), Some(new), Some((_, profiles))) => {
+                                let map = profiles.subscribe().borrow().clone();
+                                registry
+                                    .notify_catalog_changed(changed, (old, new), &map)
+                                    .await;
+                            }
+                            _ => registry.notify_lists_changed(changed).await,
+                        }
                     }
+                    last = catalog;
                     if std::mem::take(&mut first) {
                         tracing::info!("clients are told of list changes from now on");
                     }

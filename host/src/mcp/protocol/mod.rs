@@ -10,6 +10,7 @@
 //! `resources_prompts` for what plugins serve besides tools), and those import the
 //! state, never the handler or each other.
 
+mod audience;
 pub mod convert;
 pub mod convert_served;
 pub mod cursor;

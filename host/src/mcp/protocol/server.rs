@@ -10,6 +10,7 @@ use rmcp::model::{CacheScope, JsonObject, MetaObject};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
+use super::audience::Audience;
 use super::fanout::Notices;
 use super::list_changed::PeerRegistry;
 use super::revision::{is_2026_07_28_or_later, logging_is_per_request, server_info_meta};
@@ -130,7 +131,10 @@ impl McpServer {
                 Some(store) => Tasks::shared(options.tasks, store.clone()),
                 None => Tasks::new(options.tasks),
             },
-            subscriptions: Subscriptions::new(watch.clone()),
+            subscriptions: Subscriptions::new(
+                watch.clone(),
+                Audience::new(options.profiles.clone(), None),
+            ),
             watch,
             notices,
             options,
@@ -147,10 +151,12 @@ impl McpServer {
                 known: self.options.profiles.names(),
             });
         }
-        Ok(McpServer {
+        let bound = McpServer {
             bound: Some(name.into()),
             ..self.clone()
-        })
+        };
+        // Its own subscriptions, told to the profile's audience.
+        Ok(bound.session())
     }
 
     /// Whether the policy file defines the profile `name` now.
@@ -168,6 +174,12 @@ impl McpServer {
                 .get(name)
                 .unwrap_or_else(|| Arc::new(Profile::nothing(name))),
         )
+    }
+
+    /// A new audience for this connection's notifications: its profile
+    /// (and, once shown, its OAuth caller's).
+    pub(super) fn audience(&self) -> Audience {
+        Audience::new(self.options.profiles.clone(), self.bound.clone())
     }
 
     /// Waits until tools may be listed: until the first load has got as
@@ -199,7 +211,7 @@ impl McpServer {
         McpServer {
             level: SessionLevel::default(),
             caller: Arc::default(),
-            subscriptions: Subscriptions::new(self.watch.clone()),
+            subscriptions: Subscriptions::new(self.watch.clone(), self.audience()),
             ..self.clone()
         }
     }

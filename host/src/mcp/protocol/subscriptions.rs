@@ -20,6 +20,7 @@ use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::Peer;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use super::audience::Audience;
 use super::fanout::{Notices, Transition};
 use super::shared_state::{SharedState, StateStore, store_failed};
 pub use crate::config::ServedBounds;
@@ -456,16 +457,25 @@ pub struct Subscriptions {
     watcher: Arc<OnceLock<DropGuard>>,
     /// The session's state shared by the replicas, if it has one.
     link: Arc<OnceLock<Arc<dyn StateStore>>>,
+    /// Who may hear of which URI (the session's profiles).
+    audience: Audience,
 }
 
 impl Subscriptions {
-    /// No subscriptions yet; they will count against `budget`.
-    pub fn new(budget: WatchBudget) -> Self {
+    /// No subscriptions yet; they will count against `budget`, and be
+    /// told to `audience` only.
+    pub fn new(budget: WatchBudget, audience: Audience) -> Self {
         Subscriptions {
             watched: Arc::new(Mutex::new(Watched::new(budget, "this session"))),
             watcher: Arc::default(),
             link: Arc::default(),
+            audience,
         }
+    }
+
+    /// Who the session's notifications are for.
+    pub fn audience(&self) -> &Audience {
+        &self.audience
     }
 
     /// Links the session to its state shared by the replicas, and starts
@@ -521,6 +531,9 @@ impl Subscriptions {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .add(uri, server)?;
+        // Whether the URI is in view now, so that its going away is told
+        // only if it was.
+        self.audience.hears(&runtime.catalog(), uri);
         self.watch(runtime, notices, peer);
         if let Some(store) = self.link.get() {
             let digest = server.map(|d| hex::encode(d.0));
@@ -543,6 +556,7 @@ impl Subscriptions {
             let notices = notices.clone();
             // Read at each change: a takeover's link may come after.
             let link = self.link.clone();
+            let audience = self.audience.clone();
             let mut changes = notices.subscribe();
             changes.mark_unchanged();
             let mut cursor = notices.cursor();
@@ -562,17 +576,24 @@ impl Subscriptions {
                     };
                     if let Some(link) = link.get() {
                         match link.load().await {
-                            Ok(Some(state)) => watched
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner)
-                                .sync(&state.uris),
+                            Ok(Some(state)) => {
+                                watched
+                                    .lock()
+                                    .unwrap_or_else(PoisonError::into_inner)
+                                    .sync(&state.uris);
+                                // Unsubscribed through another replica:
+                                // no longer judged here either.
+                                audience.retain(|uri| state.uris.contains_key(uri));
+                            }
                             Ok(None) => break,
                             Err(e) => tracing::warn!(
                                 "cannot read the session's shared subscriptions; notifying those this replica knows: {e}"
                             ),
                         }
                     }
-                    for uri in changed_uris(&watched, &runtime, &notices, &mut cursor).await {
+                    let updated = changed_uris(&watched, &runtime, &notices, &mut cursor).await;
+                    let catalog = runtime.catalog();
+                    for uri in updated.into_iter().filter(|u| audience.hears(&catalog, u)) {
                         tracing::debug!(%uri, "a subscribed resource's plugin changed");
                         let param = ResourceUpdatedNotificationParam::new(uri);
                         if let Err(e) = peer.notify_resource_updated(param).await {
@@ -597,6 +618,7 @@ impl Subscriptions {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(uri);
+        self.audience.forget(uri);
         if let Some(store) = self.link.get() {
             let uri = uri.to_owned();
             let edit = move |state: &mut SharedState| {

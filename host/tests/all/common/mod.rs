@@ -459,6 +459,25 @@ impl Server {
         self.child.wait().unwrap().code()
     }
 
+    /// Waits for a notification with `method`, first among those the
+    /// harness kept while waiting for responses; other messages are kept.
+    pub fn wait_for_notification(&mut self, method: &str) -> Value {
+        if let Some(i) = self
+            .notifications
+            .iter()
+            .position(|n| n["method"] == method)
+        {
+            return self.notifications.remove(i);
+        }
+        loop {
+            let msg = self.recv();
+            if msg["method"] == method {
+                return msg;
+            }
+            self.notifications.push(msg);
+        }
+    }
+
     /// The next message from stdout. Every line must be JSON.
     pub fn recv(&mut self) -> Value {
         match self.lines.recv_timeout(DEADLINE) {

@@ -18,6 +18,21 @@ use serde_json::{Value, json};
 pub const ISSUER: &str = "https://idp.example.test/realms/mcp";
 pub const AUDIENCE: &str = "https://mcp.example.test/mcp";
 
+/// The policy file's `[server.oauth]` section for this authorization
+/// server, its JWKS at `jwks_uri`, ES256 only, with `more` lines.
+pub fn server_section(jwks_uri: &str, more: &str) -> String {
+    format!(
+        r#"
+[server.oauth]
+issuer = "{ISSUER}"
+audience = "{AUDIENCE}"
+jwks_uri = "{jwks_uri}"
+algorithms = ["ES256"]
+{more}
+"#
+    )
+}
+
 /// A signing key of the test's authorization server.
 pub struct SigningKey {
     pub kid: String,

@@ -26,8 +26,10 @@
 //! included by `common::cluster`): run with
 //! `MCP_WASM_HOST_REDIS=$(scripts/setup-redis.sh)
 //! MCP_WASM_HOST_NGINX=$(scripts/setup-nginx.sh) cargo bench -p
-//! mcp-wasm-host --bench store` (`-- --quick` for 1 s per case instead of
-//! 4). The clients share the machine's cores with the servers.
+//! mcp-wasm-host --bench store`: each case for 3 s after a warm-up, in 3
+//! interleaved rounds, each figure the median of its rounds (`-- --quick`:
+//! 1 s, one round). The clients share the machine's cores with the
+//! servers.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -130,12 +132,30 @@ fn serve(dir: &Path, plugins: &[&str], store: &str, policy: &str) -> Server {
     server
 }
 
+/// Each figure's median over rounds (separately: the figures of one row
+/// may come from different rounds).
+fn median(rounds: Vec<Measured>) -> Measured {
+    fn mid<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v[v.len() / 2]
+    }
+    let counters = rounds[0].used.len();
+    Measured {
+        rate: mid(rounds.iter().map(|m| m.rate).collect()),
+        p50: mid(rounds.iter().map(|m| m.p50).collect()),
+        p99: mid(rounds.iter().map(|m| m.p99).collect()),
+        used: (0..counters)
+            .map(|i| mid(rounds.iter().map(|m| m.used[i]).collect()))
+            .collect(),
+    }
+}
+
 fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
 /// The store's cost: every operation in every setting, interleaved.
-fn store_cost(redis: &Redis, duration: Duration) {
+fn store_cost(redis: &Redis, duration: Duration, rounds: usize) {
     let redis_store = format!("store = {{ redis = \"{}\" }}", redis.url());
     let settings = [
         ("no store", String::new()),
@@ -161,7 +181,8 @@ fn store_cost(redis: &Redis, duration: Duration) {
         .collect();
     let redis_pid = redis.pid().unwrap();
     println!(
-        "\n1. The store's cost: {CLIENTS} in flight, `serve --http --stateless`, {} s per case",
+        "\n1. The store's cost: {CLIENTS} in flight, `serve --http --stateless`, {} s per case, \
+         the median of {rounds} interleaved rounds",
         duration.as_secs()
     );
     println!(
@@ -178,9 +199,15 @@ fn store_cost(redis: &Redis, duration: Duration) {
         "client",
         "machine"
     );
-    for op in [Op::Plain, Op::Limited, Op::Task] {
-        let mut baseline: Option<(f64, f64)> = None;
-        for ((name, _), (calls, limits)) in settings.iter().zip(&servers) {
+    let ops = [Op::Plain, Op::Limited, Op::Task];
+    let cases: Vec<(Op, usize)> = ops
+        .iter()
+        .flat_map(|&op| (0..settings.len()).map(move |i| (op, i)))
+        .collect();
+    let mut rounds_of: Vec<Vec<Measured>> = cases.iter().map(|_| Vec::new()).collect();
+    for _ in 0..rounds {
+        for (k, &(op, i)) in cases.iter().enumerate() {
+            let (calls, limits) = &servers[i];
             let server = if op == Op::Limited { limits } else { calls };
             let pid = server.pid();
             let sample = move || {
@@ -191,24 +218,30 @@ fn store_cost(redis: &Redis, duration: Duration) {
                     cluster::machine_busy_seconds(),
                 ]
             };
-            let m = measure(&server.url, op, duration, &sample);
-            let (p50, rate) = (us(m.p50), m.rate);
-            let (base_p50, base_rate) = *baseline.get_or_insert((p50, rate));
-            println!(
-                "{:<24} {:<9} {:>9.0} {:>9.0} {:>8.0} {:>6.2}× {:>7.2}×   {:>6.2} {:>6.2} {:>6.2} {:>7.2}",
-                op.label(),
-                name,
-                p50,
-                us(m.p99),
-                rate,
-                p50 / base_p50,
-                rate / base_rate,
-                m.used[0],
-                m.used[1],
-                m.used[2],
-                m.used[3],
-            );
+            rounds_of[k].push(measure(&server.url, op, duration, &sample));
         }
+    }
+    let mut baseline = (0.0, 0.0);
+    for (&(op, i), measured) in cases.iter().zip(rounds_of) {
+        let m = median(measured);
+        let (p50, rate) = (us(m.p50), m.rate);
+        if i == 0 {
+            baseline = (p50, rate);
+        }
+        println!(
+            "{:<24} {:<9} {:>9.0} {:>9.0} {:>8.0} {:>6.2}× {:>7.2}×   {:>6.2} {:>6.2} {:>6.2} {:>7.2}",
+            op.label(),
+            settings[i].0,
+            p50,
+            us(m.p99),
+            rate,
+            p50 / baseline.0,
+            rate / baseline.1,
+            m.used[0],
+            m.used[1],
+            m.used[2],
+            m.used[3],
+        );
     }
     println!(
         "(the last four columns: cores used during the counted time by the server, \
@@ -219,7 +252,7 @@ fn store_cost(redis: &Redis, duration: Duration) {
 
 /// Calls per second through one replica, and through nginx in front of
 /// one and of three, all with the Redis store.
-fn replicas(redis: &Redis, nginx_bin: &Path, duration: Duration) {
+fn replicas(redis: &Redis, nginx_bin: &Path, duration: Duration, rounds: usize) {
     let store = format!("store = {{ redis = \"{}\" }}", redis.url());
     let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let replicas: Vec<Server> = dirs
@@ -238,7 +271,8 @@ fn replicas(redis: &Redis, nginx_bin: &Path, duration: Duration) {
         })
         .collect();
     println!(
-        "\n2. Replicas with a Redis store: plain calls, {CLIENTS} in flight, {} s per case",
+        "\n2. Replicas with a Redis store: plain calls, {CLIENTS} in flight, {} s per case, \
+         the median of {rounds} interleaved rounds",
         duration.as_secs()
     );
     println!(
@@ -255,7 +289,6 @@ fn replicas(redis: &Redis, nginx_bin: &Path, duration: Duration) {
         "other"
     );
     let redis_pid = redis.pid().unwrap();
-    let mut one: Option<f64> = None;
     let cases: [(&str, usize, Option<bool>); 4] = [
         ("one replica, direct", 1, None),
         ("nginx, one replica (keepalive)", 1, Some(true)),
@@ -266,30 +299,44 @@ fn replicas(redis: &Redis, nginx_bin: &Path, duration: Duration) {
             Some(false),
         ),
     ];
-    for (label, count, keepalive) in cases {
-        let nginx = keepalive.map(|k| Nginx::start_with(nginx_bin, &authorities[..count], k));
-        let url = nginx
-            .as_ref()
-            .map_or_else(|| replicas[0].url.clone(), Nginx::url);
-        let pids: Vec<u32> = replicas[..count].iter().map(Server::pid).collect();
-        let nginx_pid = nginx.as_ref().map(Nginx::pid);
-        let sample = move || {
-            vec![
-                pids.iter().map(|&p| cluster::cpu_seconds(p)).sum(),
-                nginx_pid.map_or(0.0, cluster::cpu_seconds),
-                cluster::cpu_seconds(redis_pid),
-                cluster::own_cpu_seconds(std::process::id()),
-                cluster::machine_busy_seconds(),
-            ]
-        };
-        let m = measure(&url, Op::Plain, duration, &sample);
-        let base = *one.get_or_insert(m.rate);
+    let nginxes: Vec<Option<Nginx>> = cases
+        .iter()
+        .map(|&(_, count, keepalive)| {
+            keepalive.map(|k| Nginx::start_with(nginx_bin, &authorities[..count], k))
+        })
+        .collect();
+    let mut rounds_of: Vec<Vec<Measured>> = cases.iter().map(|_| Vec::new()).collect();
+    for _ in 0..rounds {
+        for (k, (&(_, count, _), nginx)) in cases.iter().zip(&nginxes).enumerate() {
+            let url = nginx
+                .as_ref()
+                .map_or_else(|| replicas[0].url.clone(), Nginx::url);
+            let pids: Vec<u32> = replicas[..count].iter().map(Server::pid).collect();
+            let nginx_pid = nginx.as_ref().map(Nginx::pid);
+            let sample = move || {
+                vec![
+                    pids.iter().map(|&p| cluster::cpu_seconds(p)).sum(),
+                    nginx_pid.map_or(0.0, cluster::cpu_seconds),
+                    cluster::cpu_seconds(redis_pid),
+                    cluster::own_cpu_seconds(std::process::id()),
+                    cluster::machine_busy_seconds(),
+                ]
+            };
+            rounds_of[k].push(measure(&url, Op::Plain, duration, &sample));
+        }
+    }
+    let mut one = 0.0;
+    for ((label, _, _), measured) in cases.iter().zip(rounds_of) {
+        let m = median(measured);
+        if one == 0.0 {
+            one = m.rate;
+        }
         let ours: f64 = m.used[..4].iter().sum();
         println!(
             "{label:<46} {:>8.0} {:>8.0} {:>6.2}×   {:>8.2} {:>6.2} {:>6.2} {:>6.2} {:>7.2} {:>6.2}",
             m.rate,
             us(m.p50),
-            m.rate / base,
+            m.rate / one,
             m.used[0],
             m.used[1],
             m.used[2],
@@ -307,11 +354,12 @@ fn replicas(redis: &Redis, nginx_bin: &Path, duration: Duration) {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
-    let duration = Duration::from_secs(if quick { 1 } else { 4 });
+    let duration = Duration::from_secs(if quick { 1 } else { 3 });
+    let rounds = if quick { 1 } else { 3 };
     let redis_bin = cluster::required(&REDIS);
     let nginx_bin = cluster::required(&NGINX);
     let redis = Redis::start().unwrap_or_else(|| panic!("cannot start {}", redis_bin.display()));
     println!("mcp-wasm-host: what the shared store and replicas cost (issue 46)");
-    store_cost(&redis, duration);
-    replicas(&redis, &nginx_bin, duration);
+    store_cost(&redis, duration, rounds);
+    replicas(&redis, &nginx_bin, duration, rounds);
 }

@@ -1,9 +1,11 @@
 //! What the benchmarks share: a server serving over Streamable HTTP and
-//! client sessions driving it ([`Session`], [`throughput`]); a client over
-//! stdio ([`stdio`]); and many distinct plugin files and the startup they
-//! cost ([`startup`]).
+//! client sessions driving it ([`Session`], [`throughput`], [`load`]); a
+//! client over stdio ([`stdio`]); many distinct plugin files and the
+//! startup they cost ([`startup`]); and the tests' redis-server and nginx,
+//! with the CPU their processes use ([`cluster`]).
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod cluster;
 pub mod startup;
 pub mod stdio;
 
@@ -191,13 +193,37 @@ impl Session {
         s
     }
 
+    /// A client at 2026-07-28, where every request stands alone: no
+    /// `initialize`, and each request names its revision, method and
+    /// target in headers and the client's capabilities in its `_meta`
+    /// ([`Session::request_r5`]).
+    pub fn stateless(url: &str) -> Session {
+        Session {
+            agent: ureq::Agent::config_builder()
+                .timeout_global(Some(Duration::from_secs(600)))
+                .build()
+                .new_agent(),
+            url: url.into(),
+            id: None,
+            next: 0,
+        }
+    }
+
     /// Posts one message and reads the whole response body.
     pub fn post(&mut self, body: &Value) -> String {
+        self.post_with(body, &[])
+    }
+
+    /// [`Session::post`] with more `headers`.
+    pub fn post_with(&mut self, body: &Value, headers: &[(&str, &str)]) -> String {
         let mut request = self
             .agent
             .post(&self.url)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
         if let Some(id) = &self.id {
             request = request.header("Mcp-Session-Id", id);
         }
@@ -239,6 +265,46 @@ impl Session {
         self.next += 1;
         self.post(&json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params}))
     }
+
+    /// Sends a 2026-07-28 request of a client whose capabilities are
+    /// `capabilities` and returns its response message; a JSON-RPC error
+    /// panics.
+    pub fn request_r5(&mut self, method: &str, mut params: Value, capabilities: Value) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": R5,
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"}
+        });
+        let name = params["name"]
+            .as_str()
+            .or(params["taskId"].as_str())
+            .map(str::to_string);
+        let mut headers = vec![("MCP-Protocol-Version", R5), ("Mcp-Method", method)];
+        if let Some(name) = &name {
+            headers.push(("Mcp-Name", name));
+        }
+        self.next += 1;
+        let body = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
+        let reply = message_of(&self.post_with(&body, &headers));
+        assert!(reply.get("result").is_some(), "{method} failed: {reply}");
+        reply
+    }
+}
+
+/// The revision whose requests stand alone.
+pub const R5: &str = "2026-07-28";
+
+/// The JSON-RPC response in a response body: the body itself, or the last
+/// `data:` line of an event stream that carries a result or an error.
+pub fn message_of(body: &str) -> Value {
+    if let Ok(message) = serde_json::from_str::<Value>(body) {
+        return message;
+    }
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .rfind(|m| m.get("result").is_some() || m.get("error").is_some())
+        .unwrap_or_else(|| panic!("no response in {body:?}"))
 }
 
 /// Calls per second with `clients` sessions each repeating `method` for
@@ -251,34 +317,89 @@ pub fn throughput(
     params: &Value,
     duration: Duration,
 ) -> f64 {
-    let stop = Arc::new(AtomicBool::new(false));
-    let counting = Arc::new(AtomicBool::new(false));
-    let ready = Arc::new(Barrier::new(clients + 1));
-    let workers: Vec<_> = (0..clients)
-        .map(|_| {
-            let (url, method, params) = (url.to_string(), method.to_string(), params.clone());
-            let (stop, counting, ready) = (stop.clone(), counting.clone(), ready.clone());
-            std::thread::spawn(move || {
-                let mut session = Session::open(&url);
-                ready.wait();
-                let mut done = 0u64;
-                while !stop.load(Ordering::Relaxed) {
-                    session.request(&method, params.clone());
-                    if counting.load(Ordering::Relaxed) {
-                        done += 1;
+    load(
+        clients,
+        duration,
+        || Session::open(url),
+        |session| {
+            session.request(method, params.clone());
+        },
+        &Vec::new,
+    )
+    .rate
+}
+
+/// What [`load`] measured.
+pub struct Measured {
+    /// Operations per second.
+    pub rate: f64,
+    /// The median and the 99th percentile of one operation's time.
+    pub p50: Duration,
+    pub p99: Duration,
+    /// What each of `sample`'s counters grew by during the counted time,
+    /// per second of it (for CPU seconds: the cores used).
+    pub used: Vec<f64>,
+}
+
+/// `clients` workers, each with its own client from `open`, repeat `op`
+/// for `duration` after a warm-up of a quarter of it, one operation in
+/// flight per worker. Counts the operations that end in the counted time
+/// and times each; `sample` (counters such as CPU seconds) is read at the
+/// start and the end of it. A failed operation panics.
+pub fn load<C>(
+    clients: usize,
+    duration: Duration,
+    open: impl Fn() -> C + Sync,
+    op: impl Fn(&mut C) + Sync,
+    sample: &(dyn Fn() -> Vec<f64> + Sync),
+) -> Measured {
+    let stop = AtomicBool::new(false);
+    let counting = AtomicBool::new(false);
+    let ready = Barrier::new(clients + 1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..clients)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut client = open();
+                    ready.wait();
+                    let mut times = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        let started = Instant::now();
+                        op(&mut client);
+                        if counting.load(Ordering::Relaxed) {
+                            times.push(started.elapsed());
+                        }
                     }
-                }
-                done
+                    times
+                })
             })
-        })
-        .collect();
-    ready.wait();
-    std::thread::sleep(duration / 4); // warm-up
-    counting.store(true, Ordering::Relaxed);
-    let started = Instant::now();
-    std::thread::sleep(duration);
-    let elapsed = started.elapsed();
-    stop.store(true, Ordering::Relaxed);
-    let total: u64 = workers.into_iter().map(|w| w.join().unwrap()).sum();
-    total as f64 / elapsed.as_secs_f64()
+            .collect();
+        ready.wait();
+        std::thread::sleep(duration / 4); // warm-up
+        let before = sample();
+        counting.store(true, Ordering::Relaxed);
+        let started = Instant::now();
+        std::thread::sleep(duration);
+        counting.store(false, Ordering::Relaxed);
+        let elapsed = started.elapsed().as_secs_f64();
+        let after = sample();
+        stop.store(true, Ordering::Relaxed);
+        let mut times: Vec<Duration> = workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect();
+        assert!(!times.is_empty(), "no operation ended in {duration:?}");
+        times.sort();
+        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        Measured {
+            rate: times.len() as f64 / elapsed,
+            p50: at(0.50),
+            p99: at(0.99),
+            used: after
+                .iter()
+                .zip(&before)
+                .map(|(a, b)| (a - b) / elapsed)
+                .collect(),
+        }
+    })
 }

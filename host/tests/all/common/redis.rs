@@ -4,7 +4,8 @@
 //! free port with no persistence, killed when dropped. A test stops,
 //! pauses and restarts it on the same port. [`Redis::start_tls`] serves
 //! TLS only (`rediss://`), with certificates of a private CA made for the
-//! test, and asks clients for theirs.
+//! test, and asks clients for theirs. Shared with the benchmarks
+//! (`host/benches/common/cluster.rs` includes this file).
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};
@@ -76,6 +77,11 @@ impl Redis {
     /// The server's directory (its certificates when it is TLS).
     pub fn dir(&self) -> &std::path::Path {
         self.dir.path()
+    }
+
+    /// Its process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// Its port on 127.0.0.1.

@@ -778,6 +778,7 @@ impl Plugin for Conformance {
                         progress(step as f64, Some(seconds as f64), Some("computing"));
                         thread::sleep(Duration::from_secs(1));
                     }
+                    thread::sleep(Duration::from_millis(args.millis.unwrap_or(0).min(1000)));
                     let label = args.label.unwrap_or_default();
                     Ok(Output::text(format!("computed {label} in {seconds} s")))
                 },
@@ -881,6 +882,10 @@ struct GreetArgs {
 struct SlowArgs {
     /// How long to work, in seconds (at most 600).
     seconds: u64,
+    /// Milliseconds more to work (at most 1000): a call of `seconds = 0`
+    /// that still outlasts a zero `task_sync_window`, as the `store`
+    /// benchmark's tasks do.
+    millis: Option<u64>,
     /// A label for the result.
     label: Option<String>,
 }

@@ -14,32 +14,13 @@ pub mod nginx;
 pub mod replica;
 pub mod tasks;
 
-use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 
-pub use nginx::Nginx;
+pub use nginx::{NGINX, Nginx};
 pub use replica::{Replica, post};
 
 use super::redis::Redis;
-use super::{DEADLINE, NGINX, eventually, toolchain};
-
-/// A port free on 127.0.0.1 a moment ago.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Waits until something accepts connections on `port`.
-pub fn wait_for_port(port: u16, what: &str) {
-    eventually(
-        DEADLINE,
-        || format!("{what} never listened on {port}"),
-        || TcpStream::connect(("127.0.0.1", port)).ok(),
-    );
-}
+use super::{DEADLINE, Toolchain, eventually, toolchain};
 
 /// What a cluster runs.
 pub struct Spec<'a> {

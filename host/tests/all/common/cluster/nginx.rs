@@ -1,12 +1,41 @@
 //! nginx (the Debian package, `MCP_WASM_HOST_NGINX`) in front of replicas
 //! on 127.0.0.1: round robin with no affinity, its own configuration and
 //! temporary directories, an access log of which replica answered what.
+//! Shared with the benchmarks (`host/benches/common/cluster.rs` includes
+//! this file), which also measure it with connections kept alive to the
+//! replicas.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use super::{free_port, wait_for_port};
+use super::{DEADLINE, Toolchain, eventually};
+
+/// nginx, the load balancer in front of the replicas.
+pub const NGINX: Toolchain = Toolchain {
+    var: "MCP_WASM_HOST_NGINX",
+    setup: "setup-nginx.sh",
+    on_path: None,
+};
+
+/// A port free on 127.0.0.1 a moment ago.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits until something accepts connections on `port`.
+pub fn wait_for_port(port: u16, what: &str) {
+    eventually(
+        DEADLINE,
+        || format!("{what} never listened on {port}"),
+        || TcpStream::connect(("127.0.0.1", port)).ok(),
+    );
+}
 
 /// nginx in front of the replicas: round robin, and a request whose
 /// connection fails before it is sent goes to the next replica.
@@ -18,8 +47,15 @@ pub struct Nginx {
 
 impl Nginx {
     /// Starts nginx (`binary`) in front of `upstreams` (`HOST:PORT` each)
-    /// and returns once it accepts connections.
+    /// and returns once it accepts connections. Each request opens a new
+    /// connection to its replica.
     pub fn start(binary: &Path, upstreams: &[String]) -> Nginx {
+        Nginx::start_with(binary, upstreams, false)
+    }
+
+    /// [`Nginx::start`]; with `keepalive`, nginx keeps up to 32 idle
+    /// connections to the replicas and reuses them.
+    pub fn start_with(binary: &Path, upstreams: &[String], keepalive: bool) -> Nginx {
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
         let d = dir.path().display();
@@ -43,7 +79,7 @@ http {{
     uwsgi_temp_path {d}/uwsgi;
     scgi_temp_path {d}/scgi;
     upstream replicas {{
-{servers}    }}
+{servers}{keep_upstream}    }}
     server {{
         listen 127.0.0.1:{port};
         location / {{
@@ -58,18 +94,27 @@ http {{
             # replica when the connection fails or times out, except a POST
             # that was already sent (it may have run).
             proxy_next_upstream error timeout;
-        }}
+{keep_location}        }}
     }}
 }}
 ",
             // As root, nginx's workers would run as `nobody`, who cannot
             // reach the temporary directory.
             user = if is_root() { "user root;\n" } else { "" },
+            keep_upstream = if keepalive {
+                "        keepalive 32;\n"
+            } else {
+                ""
+            },
+            keep_location = if keepalive {
+                "            proxy_set_header Connection \"\";\n"
+            } else {
+                ""
+            },
         );
         let path = dir.path().join("nginx.conf");
         std::fs::write(&path, conf).unwrap();
         let child = Command::new(binary)
-            .env(crate::common::WAIT_FOR_LOAD, "1")
             .arg("-p")
             .arg(dir.path())
             .arg("-c")
@@ -81,6 +126,11 @@ http {{
             .unwrap();
         wait_for_port(port, "nginx");
         Nginx { child, dir, port }
+    }
+
+    /// The process id of its master process (its worker is a child).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// The MCP endpoint through nginx.

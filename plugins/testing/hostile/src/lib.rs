@@ -587,6 +587,7 @@ mod tests {
                 "big_result",
                 "echo_size",
                 "random_bytes",
+                "schema_bomb",
                 "ok",
                 "slow_ok",
             ]

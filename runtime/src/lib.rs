@@ -74,7 +74,7 @@ pub use catalog::watch::{
 };
 pub use catalog::{
     Catalog, EntryKind, Generations, PromptEntry, ResourceEntry, SkipReason, SkippedEntry,
-    TemplateEntry, ToolRoute,
+    TemplateEntry, ToolClash, ToolRoute,
 };
 pub use definitions::icons::{Icon, IconTheme};
 pub use definitions::output::{

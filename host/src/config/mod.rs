@@ -261,6 +261,10 @@ impl Policies for Config {
         policy.grants = Arc::new(grants);
         Ok(policy)
     }
+
+    fn tool_clash(&self) -> mcp_wasm_host_runtime::ToolClash {
+        Config::tool_clash(self)
+    }
 }
 
 mod oauth;

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use bytesize::ByteSize;
+use mcp_wasm_host_runtime::ToolClash;
 use serde::Deserialize;
 
 use super::Config;
@@ -102,12 +103,28 @@ impl Default for SessionSettings {
     }
 }
 
+/// `[server] tool_clash`: what becomes of a tool name two or more plugins
+/// export (see "Tool names" in docs/policy.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum ToolClashSpec {
+    /// Every exporter's tool becomes `<plugin>.<name>` (the default).
+    Qualify,
+    /// The plugin already serving the name keeps it; later ones are qualified.
+    Prefix,
+    /// The plugin already serving the name keeps it; later ones' tools of
+    /// that name are left out.
+    Refuse,
+}
+
 /// `[server]`: what applies to the server as a whole, read at start.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ServerSpec {
     /// How long a 2026-07-28 client may cache a list result (`ttlMs`).
     pub(super) list_ttl: Option<humantime_serde::Serde<Duration>>,
+    /// What becomes of a tool name two or more plugins export.
+    pub(super) tool_clash: Option<ToolClashSpec>,
     /// A task-supporting call that ends within this time answers directly.
     pub(super) task_sync_window: Option<humantime_serde::Serde<Duration>>,
     /// How long a finished task's result is kept.
@@ -210,6 +227,16 @@ impl ServerSpec {
 }
 
 impl Config {
+    /// `[server] tool_clash`: what becomes of a tool name two or more
+    /// plugins export; read again on every reload of the file.
+    pub fn tool_clash(&self) -> ToolClash {
+        match self.server.tool_clash {
+            None | Some(ToolClashSpec::Qualify) => ToolClash::Qualify,
+            Some(ToolClashSpec::Prefix) => ToolClash::Prefix,
+            Some(ToolClashSpec::Refuse) => ToolClash::Refuse,
+        }
+    }
+
     /// `[server] list_ttl`: how long clients may cache list results, if the
     /// file sets it.
     pub fn list_ttl(&self) -> Option<Duration> {

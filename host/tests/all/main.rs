@@ -67,6 +67,7 @@ mod served_clients;
 mod sessions;
 mod stdio;
 mod tasks;
+mod tool_clash;
 mod ts_sdk;
 mod ts_sdk_v2;
 mod utilities;

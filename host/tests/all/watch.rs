@@ -17,15 +17,6 @@ use serde_json::json;
 
 const LIST_CHANGED: &str = "notifications/tools/list_changed";
 
-/// The names `tools/list` shows now (every page).
-fn names(s: &mut Server) -> BTreeSet<String> {
-    let (tools, _) = s.list_all_tools();
-    tools
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// Whether a notification with `method` arrived so far (a ping makes sure
 /// everything the server sent before it has been read).
 fn received(s: &mut Server, method: &str) -> bool {
@@ -55,7 +46,7 @@ fn adding_replacing_and_removing_a_plugin_changes_the_list() {
     let dir = plugin_dir(&[test_artifacts::ERRORS]);
     let mut s = Server::initialized(dir.path(), &[], R4);
     s.wait_for_stderr("watching the plugins directory");
-    let start = names(&mut s);
+    let start = s.tool_name_set();
     assert!(start.contains("returns_error"), "{start:?}");
     assert!(!received(&mut s, LIST_CHANGED));
 
@@ -63,7 +54,7 @@ fn adding_replacing_and_removing_a_plugin_changes_the_list() {
     let file = dir.path().join("extra.wasm");
     std::fs::copy(test_artifacts::MANY, &file).unwrap();
     s.wait_for_notification(LIST_CHANGED);
-    let added = names(&mut s);
+    let added = s.tool_name_set();
     assert_eq!(
         added,
         start.union(&many_tools()).cloned().collect(),
@@ -74,7 +65,7 @@ fn adding_replacing_and_removing_a_plugin_changes_the_list() {
     s.notifications.clear();
     std::fs::copy(test_artifacts::DUPA, &file).unwrap();
     s.wait_for_notification(LIST_CHANGED);
-    let replaced = names(&mut s);
+    let replaced = s.tool_name_set();
     let mut want = start.clone();
     want.insert("echo".into());
     assert_eq!(replaced, want, "after replacing");
@@ -85,7 +76,7 @@ fn adding_replacing_and_removing_a_plugin_changes_the_list() {
     s.notifications.clear();
     std::fs::remove_file(&file).unwrap();
     s.wait_for_notification(LIST_CHANGED);
-    assert_eq!(names(&mut s), start, "after removing");
+    assert_eq!(s.tool_name_set(), start, "after removing");
     let gone = s.call("echo", json!({"text": "hi"}));
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
 
@@ -96,7 +87,7 @@ fn adding_replacing_and_removing_a_plugin_changes_the_list() {
     std::fs::write(dir.path().join("broken.wasm"), "not wasm either").unwrap();
     s.wait_for_stderr("broken.wasm: not a WebAssembly file");
     assert!(!received(&mut s, LIST_CHANGED), "{:?}", s.notifications);
-    assert_eq!(names(&mut s), start);
+    assert_eq!(s.tool_name_set(), start);
     assert!(!s.stderr().contains("notes.txt"), "{}", s.stderr());
 }
 
@@ -113,7 +104,7 @@ fn a_running_call_finishes_on_the_version_it_started_with() {
         R4,
     );
     s.wait_for_stderr("watching the plugins directory");
-    assert!(names(&mut s).contains("slow_ok"));
+    assert!(s.tool_name_set().contains("slow_ok"));
 
     // The call sleeps long enough for the replacement to land while it
     // runs (a margin, not an assertion on time: the order of the events
@@ -141,7 +132,7 @@ fn a_running_call_finishes_on_the_version_it_started_with() {
     assert_eq!(text(result), "ok", "{resp}");
 
     // Afterwards the list is the new plugin's.
-    assert_eq!(names(&mut s), many_tools());
+    assert_eq!(s.tool_name_set(), many_tools());
     let gone = s.call("slow_ok", json!({"millis": 1}));
     assert_eq!(gone["error"]["code"], -32602, "{gone}");
 }
@@ -180,7 +171,7 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
     let dir = plugin_dir(&[test_artifacts::ERRORS]);
     let mut s = Server::initialized(dir.path(), &JSON_LOGS, R4);
     s.wait_for_stderr("watching the plugins directory");
-    let start = names(&mut s);
+    let start = s.tool_name_set();
     let bytes = std::fs::read(test_artifacts::MANY).unwrap();
     let (head, tail) = bytes.split_at(bytes.len() / 2);
 
@@ -201,7 +192,7 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
         "{failed:?}"
     );
     assert!(!received(&mut s, LIST_CHANGED), "{:?}", s.notifications);
-    assert_eq!(names(&mut s), start);
+    assert_eq!(s.tool_name_set(), start);
     assert_eq!(loads(&s, "late"), 0, "{}", s.stderr());
 
     // The rest: now it loads, once.
@@ -209,7 +200,10 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
     file.flush().unwrap();
     drop(file);
     s.wait_for_notification(LIST_CHANGED);
-    assert_eq!(names(&mut s), start.union(&many_tools()).cloned().collect());
+    assert_eq!(
+        s.tool_name_set(),
+        start.union(&many_tools()).cloned().collect()
+    );
     s.call_ok("tool_03", json!({}));
     assert_eq!(loads(&s, "late"), 1, "{}", s.stderr());
 
@@ -227,7 +221,7 @@ fn a_half_written_file_is_not_loaded_until_it_is_complete() {
     }
     drop(file);
     s.wait_for_notification(LIST_CHANGED);
-    let mut want = names(&mut s);
+    let mut want = s.tool_name_set();
     assert!(want.remove("echo"), "{want:?}");
     assert_eq!(want, start.union(&many_tools()).cloned().collect());
     assert_eq!(loads(&s, "slow"), 1, "{}", s.stderr());
@@ -253,13 +247,13 @@ fn a_changed_policy_file_reloads_the_plugins_and_a_broken_one_is_ignored() {
     let dir = plugin_dir(&[test_artifacts::ERRORS, test_artifacts::PANIC]);
     let mut s = Server::initialized(dir.path(), &["--config", config.to_str().unwrap()], R4);
     s.wait_for_stderr("watching the plugins directory");
-    let start = names(&mut s);
+    let start = s.tool_name_set();
     assert!(!start.contains("panic"), "{start:?}");
 
     // Fixed: every plugin loads again under the new policy.
     std::fs::write(&config, "[plugins.panic]\ntimeout = \"5s\"\n").unwrap();
     s.wait_for_notification(LIST_CHANGED);
-    let fixed = names(&mut s);
+    let fixed = s.tool_name_set();
     assert!(
         fixed.contains("panic") && fixed.contains("returns_error"),
         "{fixed:?}"
@@ -271,7 +265,7 @@ fn a_changed_policy_file_reloads_the_plugins_and_a_broken_one_is_ignored() {
     s.wait_for_stderr("policy file not reloaded");
     assert!(s.stderr().contains("fule"), "{}", s.stderr());
     assert!(!received(&mut s, LIST_CHANGED));
-    assert_eq!(names(&mut s), fixed);
+    assert_eq!(s.tool_name_set(), fixed);
     s.call_ok("ok", json!({}));
 }
 
@@ -279,11 +273,11 @@ fn a_changed_policy_file_reloads_the_plugins_and_a_broken_one_is_ignored() {
 fn no_watch_keeps_the_plugins_loaded_at_start() {
     let dir = plugin_dir(&[test_artifacts::ERRORS]);
     let mut s = Server::initialized(dir.path(), &["--no-watch"], R4);
-    let start = names(&mut s);
+    let start = s.tool_name_set();
     std::fs::copy(test_artifacts::PANIC, dir.path().join("panic.wasm")).unwrap();
     // Without a watcher nothing can be waited for: the file is there, and a
     // later server (with a watcher) would see it; this one does not.
     assert!(!s.stderr().contains("watching the plugins directory"));
     assert!(!received(&mut s, LIST_CHANGED));
-    assert_eq!(names(&mut s), start);
+    assert_eq!(s.tool_name_set(), start);
 }

@@ -12,9 +12,13 @@
 //! deterministic order.
 //!
 //! Naming rule: a tool keeps the name its plugin gives it, unless two or more
-//! plugins export the same name; then each of them is offered as
+//! plugins export the same name; then, under the default `[server]
+//! tool_clash = "qualify"` (`clash`), each of them is offered as
 //! `<plugin>.<name>`, where `<plugin>` is the file stem with characters
-//! outside `A-Z a-z 0-9 _ -` replaced by `_`. Should a qualified name still
+//! outside `A-Z a-z 0-9 _ -` replaced by `_`. Under `"prefix"` the plugin
+//! that already serves the plain name keeps it and only the others are
+//! qualified; under `"refuse"` the others' tools of that name are left out.
+//! Should a qualified name still
 //! clash, or exceed 128 characters, the tool of the plugin whose file name
 //! sorts later is left out and a warning is logged. Tools are listed sorted
 //! by name (byte order). Prompts follow the same rule.
@@ -29,6 +33,7 @@
 
 pub(crate) mod awaiting;
 pub(crate) mod claims;
+pub(crate) mod clash;
 pub(crate) mod fetched;
 pub(crate) mod first_load;
 pub(crate) mod lifecycle;
@@ -38,6 +43,8 @@ pub(crate) mod watch;
 
 use std::collections::HashMap;
 use std::sync::Arc;
+
+pub use clash::ToolClash;
 
 use crate::catalog::pending::PendingPlugin;
 use crate::definitions::output::ToolInfo;
@@ -115,6 +122,12 @@ pub enum SkipReason {
         /// The plugin that has it.
         owner: Arc<str>,
     },
+    /// Another plugin already serves a tool of this name, and `[server]
+    /// tool_clash = "refuse"` keeps it theirs.
+    Shadows {
+        /// The plugin that serves it.
+        owner: Arc<str>,
+    },
     /// An earlier plugin already serves the URI (or URI template).
     AlreadyServed {
         /// The plugin that serves it.
@@ -146,6 +159,10 @@ impl std::fmt::Display for SkippedEntry {
             SkipReason::NameTaken { name, owner } => {
                 write!(f, "the name {name:?} is already taken by plugin {owner:?}")
             }
+            SkipReason::Shadows { owner } => write!(
+                f,
+                "plugin {owner:?} already serves a tool of this name, and `[server] tool_clash = \"refuse\"` keeps it theirs"
+            ),
             SkipReason::AlreadyServed { owner } => {
                 let what = match kind {
                     EntryKind::Template => "template",
@@ -197,14 +214,18 @@ impl Catalog {
     /// Builds the catalog from loaded plugins (any order) and returns the
     /// entries left out, with the reason.
     pub fn build(plugins: Vec<Arc<Plugin>>) -> (Catalog, Vec<SkippedEntry>) {
-        Self::build_with(plugins, Vec::new())
+        Self::build_with(plugins, Vec::new(), ToolClash::Qualify, None)
     }
 
     /// [`Catalog::build`], with the tools of plugins still loading listed
-    /// from their cached lists (`pending`), under the same naming rule.
+    /// from their cached lists (`pending`), clashing names following
+    /// `clash`, and `before` (the catalog it replaces) saying who kept a
+    /// clashing name so far.
     pub(crate) fn build_with(
         mut plugins: Vec<Arc<Plugin>>,
         mut pending: Vec<Arc<PendingPlugin>>,
+        clash: ToolClash,
+        before: Option<&Catalog>,
     ) -> (Catalog, Vec<SkippedEntry>) {
         plugins.sort_by(|a, b| a.path.cmp(&b.path));
         pending.sort_by(|a, b| a.path.cmp(&b.path));
@@ -214,28 +235,60 @@ impl Catalog {
             .chain(pending.iter().map(Source::Pending))
             .collect();
         sources.sort_by(|a, b| a.path().cmp(b.path()));
-        let mut exporters: HashMap<&str, usize> = HashMap::new();
+        let mut exporters: HashMap<&str, Vec<Arc<str>>> = HashMap::new();
         for source in &sources {
             for tool in source.tool_names() {
-                *exporters.entry(tool).or_default() += 1;
+                let names = exporters.entry(tool).or_default();
+                if !names.contains(source.name()) {
+                    names.push(source.name().clone());
+                }
             }
         }
+        let keepers = match clash {
+            ToolClash::Qualify => HashMap::new(),
+            ToolClash::Prefix | ToolClash::Refuse => clash::keepers(
+                exporters
+                    .iter()
+                    .filter(|(_, e)| e.len() > 1)
+                    .map(|(tool, e)| (*tool, e.as_slice())),
+                |tool| before.and_then(|b| b.plain_owner(tool)),
+            ),
+        };
         let mut entries: Vec<(String, Source<'_>, usize)> = Vec::new();
         let mut taken: HashMap<String, Arc<str>> = HashMap::new();
         let mut skipped = Vec::new();
         for source in &sources {
             let plugin_name = source.name();
             for (index, tool) in source.tool_names().enumerate() {
-                let name = if exporters[tool] > 1 {
-                    format!("{}.{}", plugin_prefix(plugin_name), tool)
-                } else {
-                    tool.to_owned()
-                };
                 let skip = |reason| SkippedEntry {
                     kind: EntryKind::Tool,
                     name: tool.to_owned(),
                     plugin: plugin_name.clone(),
                     reason,
+                };
+                let qualified = || format!("{}.{}", plugin_prefix(plugin_name), tool);
+                let name = match keepers.get(tool) {
+                    _ if exporters[tool].len() < 2 => tool.to_owned(),
+                    None => qualified(),
+                    Some(keeper) if keeper == plugin_name => tool.to_owned(),
+                    Some(keeper) if clash == ToolClash::Refuse => {
+                        skipped.push(skip(SkipReason::Shadows {
+                            owner: keeper.clone(),
+                        }));
+                        continue;
+                    }
+                    Some(keeper) => {
+                        let name = qualified();
+                        if before.is_none_or(|b| !b.by_name.contains_key(&name)) {
+                            tracing::warn!(
+                                plugin = %plugin_name,
+                                tool,
+                                owner = %keeper,
+                                "tool {tool:?} of plugin {plugin_name:?} is offered as {name:?}: plugin {keeper:?} already serves {tool:?} (`[server] tool_clash = \"prefix\"`)"
+                            );
+                        }
+                        name
+                    }
                 };
                 if let Err(problem) = check_tool_name(&name) {
                     let problem = problem.to_string();
@@ -281,6 +334,15 @@ impl Catalog {
         }
         catalog.add_served(&mut skipped);
         (catalog, skipped)
+    }
+
+    /// The plugin whose tool `tool` is served under that plain name.
+    fn plain_owner(&self, tool: &str) -> Option<Arc<str>> {
+        let index = *self.by_name.get(tool)?;
+        match &self.routes[index] {
+            Some(route) => Some(route.plugin.name.clone()),
+            None => self.pending.get(tool).map(|(p, _)| p.name.clone()),
+        }
     }
 
     /// Adds every plugin's resources, templates and prompts (plugins are

@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::catalog::Catalog;
 use crate::runtime::Runtime;
 
 impl Runtime {
@@ -77,7 +76,7 @@ impl Runtime {
                 }
             })
             .collect();
-        let (catalog, _) = Catalog::build(plugins);
+        let (catalog, _) = self.rebuild(plugins, Vec::new());
         self.swap_in(catalog);
         tracing::info!(
             plugin = %quick.name,

@@ -56,6 +56,12 @@ pub trait Policies: Send + Sync {
     /// The policy for the plugin named `plugin` (its file stem), or why it
     /// cannot be built (for example a mount whose directory is missing).
     fn policy_for(&self, plugin: &str) -> Result<Policy, PolicyError>;
+
+    /// What becomes of a tool name that two or more plugins export
+    /// (`[server] tool_clash`); read at each catalog rebuild.
+    fn tool_clash(&self) -> crate::ToolClash {
+        crate::ToolClash::Qualify
+    }
 }
 
 /// Every plugin gets the defaults and no capabilities.

@@ -239,3 +239,22 @@ fn the_oauth_section_refuses_typos_weak_algorithms_and_plain_http() {
         .to_string();
     assert!(e.contains("line 2") && e.contains("scopes"), "{e}");
 }
+
+#[test]
+fn the_tool_clash_rule_is_read_and_a_typo_names_the_choices() {
+    use mcp_wasm_host_runtime::ToolClash;
+    assert_eq!(parse("").unwrap().tool_clash(), ToolClash::Qualify);
+    for (text, rule) in [
+        ("qualify", ToolClash::Qualify),
+        ("prefix", ToolClash::Prefix),
+        ("refuse", ToolClash::Refuse),
+    ] {
+        let config = parse(&format!("[server]\ntool_clash = \"{text}\"\n")).unwrap();
+        assert_eq!(config.tool_clash(), rule);
+        assert_eq!(rule.as_str(), text);
+    }
+    let e = parse("[server]\ntool_clash = \"Prefix\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("tool_clash") && e.contains("qualify"), "{e}");
+}

@@ -413,6 +413,15 @@ impl Server {
         resp
     }
 
+    /// The names `tools/list` shows now (every page).
+    pub fn tool_name_set(&mut self) -> std::collections::BTreeSet<String> {
+        let (tools, _) = self.list_all_tools();
+        tools
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// Every tool, following `nextCursor` through all pages; also returns
     /// the page sizes.
     pub fn list_all_tools(&mut self) -> (Vec<Value>, Vec<usize>) {

@@ -86,6 +86,30 @@ pub enum ReloadOutcome {
 }
 
 impl Runtime {
+    /// A catalog of `plugins` (and of `pending`, from their cached lists)
+    /// to replace the current one: clashing tool names follow the
+    /// policies' `tool_clash`, and whoever kept a name keeps it.
+    pub(crate) fn rebuild(
+        &self,
+        plugins: Vec<Arc<Plugin>>,
+        pending: Vec<Arc<PendingPlugin>>,
+    ) -> (Catalog, Vec<SkippedEntry>) {
+        let clash = self.policies().tool_clash();
+        let before = self.catalog();
+        Catalog::build_with(plugins, pending, clash, Some(&before))
+    }
+
+    /// [`Runtime::rebuild`] for the first load, whose plugins end in any
+    /// order: a clashing name goes to the file that sorts first, not to
+    /// whichever plugin happened to load first.
+    pub(crate) fn first_build(
+        &self,
+        plugins: Vec<Arc<Plugin>>,
+        pending: Vec<Arc<PendingPlugin>>,
+    ) -> (Catalog, Vec<SkippedEntry>) {
+        Catalog::build_with(plugins, pending, self.policies().tool_clash(), None)
+    }
+
     /// Makes `catalog` the current one and, if it differs from the previous
     /// one, tells the subscribers. Returns whether its tools differed. The
     /// plugins it brings in compiled quickly are queued for Cranelift's code.
@@ -187,7 +211,7 @@ impl Runtime {
         plugins.retain(|p| p.path != path);
         let replaced = plugins.len() != before_len;
         plugins.push(Arc::new(plugin));
-        let (catalog, skipped_tools) = Catalog::build(plugins);
+        let (catalog, skipped_tools) = self.rebuild(plugins, Vec::new());
         let list_changed = self.swap_in(catalog);
         self.observer.reloaded(true);
         ReloadOutcome::Loaded {
@@ -218,7 +242,7 @@ impl Runtime {
             .filter(|p| p.path != path)
             .cloned()
             .collect();
-        let (catalog, _) = Catalog::build(plugins);
+        let (catalog, _) = self.rebuild(plugins, Vec::new());
         self.swap_in(catalog);
         Some(removed)
     }
@@ -240,7 +264,7 @@ impl Runtime {
                 plugins.push(old.clone());
             }
         }
-        let (catalog, skipped) = Catalog::build(plugins);
+        let (catalog, skipped) = self.rebuild(plugins, Vec::new());
         report.skipped_tools = skipped;
         self.swap_in(catalog);
         self.observer.reloaded(report.failed.is_empty());

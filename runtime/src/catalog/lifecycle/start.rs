@@ -42,7 +42,7 @@ impl Runtime {
         let pending: Vec<Arc<PendingPlugin>> =
             previews.iter().filter_map(|p| p.pending.clone()).collect();
         tracing::debug!(cached = pending.len(), "listing the cached tool lists");
-        self.swap_in(Catalog::build_with(Vec::new(), pending.clone()).0);
+        self.swap_in(self.first_build(Vec::new(), pending.clone()).0);
         self.first
             .reached(FirstLists::Cached, *self.changes.borrow());
         // The plugins with no cached list: lists that wait for every plugin
@@ -87,7 +87,7 @@ impl Runtime {
                 }
             }
             pending.retain(|p| p.path != files[index]);
-            let (catalog, skipped) = Catalog::build_with(plugins.clone(), pending.clone());
+            let (catalog, skipped) = self.first_build(plugins.clone(), pending.clone());
             report.skipped_tools = skipped;
             self.swap_in(catalog);
             if let Some(done) = &preview.done {

@@ -74,7 +74,7 @@ pub use catalog::watch::{
 };
 pub use catalog::{
     Catalog, EntryKind, Generations, PromptEntry, ResourceEntry, SkipReason, SkippedEntry,
-    TemplateEntry, ToolClash, ToolRoute,
+    TemplateEntry, ToolRoute,
 };
 pub use definitions::icons::{Icon, IconTheme};
 pub use definitions::output::{
@@ -109,7 +109,7 @@ pub use policy::limits::{
     Limits, MAX_INSTANCES, MAX_MEMORIES, MAX_READY_INSTANCES, MAX_REUSE_INSTANCES,
     MAX_TABLE_ELEMENTS, MAX_TABLES,
 };
-pub use policy::{DefaultPolicies, Policies, Policy, PolicySource};
+pub use policy::{DefaultPolicies, Policies, Policy, PolicySource, ToolClash};
 pub use runtime::{Runtime, RuntimeError};
 pub use serve::optional_exports::ServeError;
 pub use serve::rate::{Caller, RateScope};

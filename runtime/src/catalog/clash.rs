@@ -1,38 +1,11 @@
-//! What a tool name two or more plugins export becomes: the rule
-//! (`[server] tool_clash`, given through [`crate::Policies::tool_clash`])
-//! and which plugin keeps the plain name under it.
+//! Which plugin keeps a tool name two or more plugins export, under the
+//! rule the policies choose ([`crate::policy::ToolClash`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// What the catalog does when plugins export the same tool name.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ToolClash {
-    /// Every exporter's tool is offered as `<plugin>.<name>` (the rule
-    /// before there was a choice, and the default).
-    #[default]
-    Qualify,
-    /// The plugin that already serves the name keeps it; a plugin that
-    /// comes later is offered as `<plugin>.<name>`.
-    Prefix,
-    /// The plugin that already serves the name keeps it; a plugin that
-    /// comes later does not get that tool served at all.
-    Refuse,
-}
-
-impl ToolClash {
-    /// Its value in the policy file.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolClash::Qualify => "qualify",
-            ToolClash::Prefix => "prefix",
-            ToolClash::Refuse => "refuse",
-        }
-    }
-}
-
-/// Which plugin keeps each clashing name under [`ToolClash::Prefix`] and
-/// [`ToolClash::Refuse`]: the one that served it under its plain name in
+/// Which plugin keeps each clashing name under [`crate::policy::ToolClash::Prefix`] and
+/// [`crate::policy::ToolClash::Refuse`]: the one that served it under its plain name in
 /// the catalog before this one, when it still exports it, else the first
 /// exporter by file name (at the first load, or when the previous keeper
 /// is gone).

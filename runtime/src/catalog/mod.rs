@@ -44,7 +44,7 @@ pub(crate) mod watch;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use clash::ToolClash;
+use crate::policy::ToolClash;
 
 use crate::catalog::pending::PendingPlugin;
 use crate::definitions::output::ToolInfo;

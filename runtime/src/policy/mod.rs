@@ -10,6 +10,9 @@
 
 pub(crate) mod access;
 pub(crate) mod limits;
+pub(crate) mod tool_clash;
+
+pub use tool_clash::ToolClash;
 
 use std::sync::Arc;
 
@@ -59,8 +62,8 @@ pub trait Policies: Send + Sync {
 
     /// What becomes of a tool name that two or more plugins export
     /// (`[server] tool_clash`); read at each catalog rebuild.
-    fn tool_clash(&self) -> crate::ToolClash {
-        crate::ToolClash::Qualify
+    fn tool_clash(&self) -> ToolClash {
+        ToolClash::Qualify
     }
 }
 

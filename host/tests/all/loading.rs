@@ -120,9 +120,12 @@ fn tools_list_is_answered_while_a_plugin_is_still_compiling() {
     assert!(ping.get("result").is_some(), "{ping}");
     let list = s.request("tools/list", json!({}));
     assert_eq!(tool_names(&list), Vec::<String>::new(), "{list}");
+    // The hold's line can trail the answer (the log is read by a thread);
+    // the compile cannot end before the release below.
+    s.wait_for_stderr("test hook: holding the load");
     let log = s.stderr();
     assert!(
-        log.contains("test hook: holding the load") && !log.contains("compiled"),
+        !log.contains("compiled"),
         "tools/list was answered after the compile ended:\n{log}"
     );
     release(hold.path(), "toolbomb");
@@ -289,9 +292,12 @@ fn by_default_a_warm_start_lists_from_the_cache_while_compiling() {
     let mut s = start_uncached(&plugins, &config, cache.path(), hold.path());
     let list = s.request("tools/list", json!({}));
     assert_eq!(tool_names(&list), ["tool_0", "tool_1"], "{list}");
+    // The hold's line can trail the answer (the log is read by a thread);
+    // the load cannot end before the release below.
+    s.wait_for_stderr("test hook: holding the load");
     let log = s.stderr();
     assert!(
-        log.contains("test hook: holding the load") && !log.contains("loaded plugin"),
+        !log.contains("loaded plugin"),
         "tools/list was answered after the load ended:\n{log}"
     );
     release(hold.path(), "toolbomb");

@@ -161,6 +161,11 @@ case "$triple" in
         # path, so the flags, and so cargo's fingerprints, stay the same.
         stubs="$CARGO_TARGET_DIR/macos-frameworks"
         if [[ "$triple" == *-apple-darwin ]]; then
+            # The oldest macOS the binary runs on: 11 (Big Sur), Rust's own
+            # minimum for aarch64-apple-darwin. Without it Zig writes its
+            # newest (minos 15.0), and macOS 11 to 14 refuse the binary.
+            # rustc and cargo-zigbuild (Zig's -target) both read it.
+            export MACOSX_DEPLOYMENT_TARGET=11.0
             mkdir -p "$stubs"
             flags_var="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_RUSTFLAGS"
             export "$flags_var=-Clink-arg=-F$stubs"

@@ -3,7 +3,15 @@
 #   - rustup's standard libraries for aarch64-unknown-linux-musl,
 #     x86_64-pc-windows-gnu, aarch64-apple-darwin and x86_64-apple-darwin;
 #   - the Debian packages pinned in packaging/cross/debian-packages.txt
-#     (MinGW's gcc, qemu-user, wine64, llvm's object tools);
+#     (MinGW's gcc, qemu-user-static, wine64, llvm's object tools);
+#   - the kernel's binfmt_misc entry for aarch64 ELF files (qemu-user-static's
+#     own, from /usr/lib/binfmt.d/qemu-aarch64.conf), so that podman runs the
+#     arm64 image: the kernel starts the image's binary through
+#     qemu-aarch64-static. This changes the whole machine (every aarch64
+#     binary then runs under qemu), as Debian's package does on a machine
+#     with systemd; where the kernel refuses (no binfmt_misc, no privilege),
+#     the reason is exported instead and the release falls back to running
+#     the image's binary under qemu-aarch64-static directly.
 #   - ziglang and cargo-zigbuild from PyPI, pinned in
 #     packaging/cross/requirements.txt, in a virtual environment of their own
 #     ($cache_root/cross-venv): the C compiler and linker of the macOS
@@ -15,7 +23,9 @@
 # for cargo (cargo-zigbuild sets Zig's for the others) and the programs the release
 # build and its smoke tests run:
 #   MCP_WASM_HOST_ZIGBUILD      cargo-zigbuild (its venv's bin is put on PATH);
-#   MCP_WASM_HOST_QEMU_AARCH64  qemu-aarch64;
+#   MCP_WASM_HOST_QEMU_AARCH64  qemu-aarch64-static;
+#   MCP_WASM_HOST_BINFMT_AARCH64  `registered`, or why the kernel does not
+#                               run aarch64 binaries through qemu;
 #   MCP_WASM_HOST_WINE          wine64;
 #   MCP_WASM_HOST_OBJDUMP       llvm-objdump.
 # as in
@@ -55,7 +65,7 @@ if ! stamped "$stamp" "$want"; then
 fi
 
 wine=/usr/lib/wine/wine64
-for tool in x86_64-w64-mingw32-gcc qemu-aarch64 llvm-objdump-19 "$wine" \
+for tool in x86_64-w64-mingw32-gcc qemu-aarch64-static llvm-objdump-19 "$wine" \
     "$venv/bin/cargo-zigbuild"; do
     if ! "$tool" --version >/dev/null 2>&1; then
         die "$tool does not run after installing the cross tools"
@@ -65,13 +75,39 @@ if ! "$venv/bin/python-zig" version >/dev/null 2>&1; then
     die "$venv/bin/python-zig (Zig) does not run after installing $req"
 fi
 
+# binfmt_misc: qemu-user-static's entry, as its package ships it (magic,
+# mask and the `F` flag, which opens the interpreter now, so that it runs
+# inside a container's root as well).
+binfmt=/proc/sys/fs/binfmt_misc
+entry="$(cat /usr/lib/binfmt.d/qemu-aarch64.conf)"
+interpreter="$(cut -d: -f7 <<<"$entry")"
+binfmt_state=""
+if [[ ! -e "$binfmt/register" ]]; then
+    mount -t binfmt_misc binfmt_misc "$binfmt" 2>/dev/null ||
+        binfmt_state="binfmt_misc is not mounted at $binfmt and cannot be mounted here"
+fi
+if [[ -z "$binfmt_state" ]]; then
+    if [[ -e "$binfmt/qemu-aarch64" ]]; then
+        if ! grep -qx enabled "$binfmt/qemu-aarch64" ||
+            ! grep -qx "interpreter $interpreter" "$binfmt/qemu-aarch64"; then
+            binfmt_state="$binfmt/qemu-aarch64 is registered otherwise (disabled, or another interpreter)"
+        fi
+    elif ! { printf '%s' "$entry" >"$binfmt/register"; } 2>/dev/null; then
+        binfmt_state="the kernel refused the binfmt_misc entry for aarch64 (no privilege to register it)"
+    else
+        say "registered qemu-aarch64-static with the kernel's binfmt_misc for aarch64 ELF files"
+    fi
+fi
+binfmt_state="${binfmt_state:-registered}"
+
 out="$cache_root/cross-env.sh"
 cat >"$out.tmp" <<ENV
 # Written by scripts/setup-cross.sh: source it.
 export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export MCP_WASM_HOST_ZIGBUILD=$venv/bin/cargo-zigbuild
-export MCP_WASM_HOST_QEMU_AARCH64=$(command -v qemu-aarch64)
+export MCP_WASM_HOST_QEMU_AARCH64=$(command -v qemu-aarch64-static)
+export MCP_WASM_HOST_BINFMT_AARCH64=${binfmt_state@Q}
 export MCP_WASM_HOST_WINE=$wine
 export MCP_WASM_HOST_OBJDUMP=$(command -v llvm-objdump-19)
 export PATH="$venv/bin:\$PATH"

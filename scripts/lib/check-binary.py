@@ -7,8 +7,13 @@
   interpreter (static: it runs on any Linux of that CPU);
 * *-windows-gnu: a PE32+ for x86-64 that imports only Windows' own DLLs (no
   MinGW runtime DLL such as libgcc_s or libwinpthread beside it);
-* *-apple-darwin: a Mach-O of the triple's CPU that loads only libraries of
-  the system (/usr/lib, /System/Library), read with llvm-objdump.
+* *-apple-darwin: a Mach-O of the triple's CPU, read with llvm-objdump, that
+  - loads only libraries of the system (/usr/lib, /System/Library), each
+    once: macOS 26's dyld refuses to start a binary that names a library
+    twice ("duplicate linked dylib");
+  - runs on macOS 11 and later (its LC_BUILD_VERSION's minos);
+  - carries a code signature (ad hoc is enough): macOS on Apple silicon
+    kills an arm64 binary without one before it starts.
 
 Prints one line saying what it found; exits 1 naming what is wrong.
 """
@@ -23,6 +28,9 @@ import sys
 
 ELF_MACHINES = {"x86_64": 62, "aarch64": 183}
 MACHO_CPUS = {"x86_64": "X86_64", "aarch64": "ARM64"}
+# The oldest macOS the release supports (scripts/install-host.sh sets
+# MACOSX_DEPLOYMENT_TARGET to it).
+MACOS_MIN = (11, 0)
 # MinGW's own runtime DLLs: a binary that imports one does not start on a
 # Windows machine without them.
 MINGW_DLL = re.compile(r"^(lib.*|.*gcc.*|.*winpthread.*|.*stdc\+\+.*)\.dll$", re.IGNORECASE)
@@ -83,7 +91,22 @@ def macho(path: str, arch: str, tool: str) -> str:
     foreign = [lib for lib in libs if not lib.startswith(("/usr/lib/", "/System/Library/"))]
     if foreign:
         fail(f"{path} loads libraries that are not the system's: {', '.join(foreign)}")
-    return f"Mach-O for {MACHO_CPUS[arch]}, loading {', '.join(libs)}"
+    twice = sorted({lib for lib in libs if libs.count(lib) > 1})
+    if twice:
+        fail(f"{path} names a library more than once, which dyld refuses on macOS 26: {', '.join(twice)}")
+    commands = objdump(tool, "--macho", "--private-headers", path)
+    minos = re.search(r"cmd LC_BUILD_VERSION\n(?:.*\n)*?\s*minos (\d+)\.(\d+)", commands)
+    if minos is None:
+        fail(f"{path} has no LC_BUILD_VERSION with a minos (the oldest macOS it runs on)")
+    oldest = (int(minos.group(1)), int(minos.group(2)))
+    if oldest > MACOS_MIN:
+        fail(f"{path} needs macOS {oldest[0]}.{oldest[1]}, not {MACOS_MIN[0]}.{MACOS_MIN[1]} as the release "
+             "promises (is MACOSX_DEPLOYMENT_TARGET set for the build?)")
+    signed = "cmd LC_CODE_SIGNATURE" in commands
+    if arch == "aarch64" and not signed:
+        fail(f"{path} has no code signature: macOS on Apple silicon does not start an unsigned arm64 binary")
+    return (f"Mach-O for {MACHO_CPUS[arch]}, macOS {oldest[0]}.{oldest[1]}+, "
+            f"{'code-signed' if signed else 'unsigned'}, loading {', '.join(libs)}")
 
 
 def main() -> None:

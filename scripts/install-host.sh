@@ -92,7 +92,10 @@ case "$triple" in
         . "$("$repo/scripts/setup-cross.sh")"
         case "$triple" in
             aarch64-unknown-linux-musl) runner=("$MCP_WASM_HOST_QEMU_AARCH64") ;;
-            x86_64-pc-windows-gnu) runner=("$MCP_WASM_HOST_WINE") exe=.exe ;;
+            x86_64-pc-windows-gnu)
+                runner=(env WINEPREFIX="$MCP_WASM_HOST_WINEPREFIX" WINEDEBUG=-all "$MCP_WASM_HOST_WINE")
+                exe=.exe
+                ;;
         esac
         ;;
     *)

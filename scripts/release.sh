@@ -72,55 +72,86 @@ for triple in "${triples[@]}"; do
     artifacts+=("$name")
 done
 
+smoke=0
 if [[ "${MCP_WASM_HOST_RELEASE_SMOKE:-1}" != 0 ]]; then
+    smoke=1
     python="$("$repo/scripts/setup-python.sh")"
     say "building the smoke tests' plugins from source (wasm32-wasip2)"
     timed "build plugins text, hostile" env CARGO_TARGET_DIR="$target/wasm-plugins" \
         cargo build --quiet --locked --manifest-path "$repo/Cargo.toml" --profile guest \
         --target wasm32-wasip2 -p plugin-text -p plugin-hostile
     plugin_dir="$target/wasm-plugins/wasm32-wasip2/guest"
+    smoke_cross=("$python" "$repo/scripts/lib/smoke-cross.py" --python "$python" --plugins "$plugin_dir")
     for triple in "${triples[@]}"; do
+        binary="$out/mcp-wasm-host-$version-$triple"
         case "$triple" in
-            aarch64-unknown-linux-musl) runner="$MCP_WASM_HOST_QEMU_AARCH64" ;;
-            x86_64-pc-windows-gnu) runner="$MCP_WASM_HOST_WINE" ;;
-            *) continue ;;
+            aarch64-unknown-linux-musl)
+                # qemu-user keeps memory for every page of the address space
+                # the emulated process maps, reserved or not: the default
+                # pool's 4.4 TiB would take it tens of GiB, so the pool is
+                # kept to four instances (69 GiB reserved, 0.9 GiB of qemu's).
+                timed "smoke $triple (qemu)" "${smoke_cross[@]}" --runner "$MCP_WASM_HOST_QEMU_AARCH64" \
+                    --binary "$binary" --server-arg=--max-instances=4 >&2
+                # As on an arm64 kernel with 39-bit addresses (512 GiB, as
+                # some boards' and phones' kernels are): the default pool
+                # does not fit, and the server allocates instances on demand.
+                timed "smoke $triple (qemu, 39-bit)" "${smoke_cross[@]}" --runner "$MCP_WASM_HOST_QEMU_AARCH64" \
+                    --runner-arg=-R --runner-arg=512G --binary "$binary" \
+                    --expect-log "cannot reserve its address space" >&2
+                ;;
+            x86_64-pc-windows-gnu)
+                WINEPREFIX="$MCP_WASM_HOST_WINEPREFIX" timed "smoke $triple (wine)" "${smoke_cross[@]}" \
+                    --runner "$MCP_WASM_HOST_WINE" --binary "$binary.exe" >&2
+                ;;
         esac
-        exe=""
-        [[ "$triple" != *windows* ]] || exe=.exe
-        timed "smoke $triple" "$python" "$repo/scripts/lib/smoke-cross.py" \
-            --python "$python" --runner "$runner" --plugins "$plugin_dir" \
-            --binary "$out/mcp-wasm-host-$version-$triple$exe" >&2
     done
 fi
 
 # The image index, when both Linux binaries are built: an OCI layout in
-# DIR/image (its blobs are named by their SHA-256 already). Its arm64
-# image's binary, taken from the layer, must run under qemu-aarch64 (no
-# container runtime here runs another CPU's image).
+# DIR/image (its blobs are named by their SHA-256 already). Its arm64 image
+# must hold the very arm64 binary checked above, and serve: under podman
+# when the kernel runs aarch64 binaries through qemu (binfmt_misc,
+# scripts/setup-cross.sh), else its binary, taken from the layer, under
+# qemu-aarch64-static.
 amd64="$out/mcp-wasm-host-$version-x86_64-unknown-linux-musl"
 arm64="$out/mcp-wasm-host-$version-aarch64-unknown-linux-musl"
 if [[ -f "$amd64" && -f "$arm64" ]]; then
     MCP_WASM_HOST_INSTALLED_BIN="$amd64" MCP_WASM_HOST_INSTALLED_BIN_ARM64="$arm64" \
-        "$repo/scripts/build-image.sh" "$out/image" >/dev/null
-    python3 - "$out/image" "$version" "$MCP_WASM_HOST_QEMU_AARCH64" <<'PY'
-import gzip, io, json, subprocess, sys, tarfile, tempfile
+        timed "image index (amd64, arm64)" "$repo/scripts/build-image.sh" "$out/image" >/dev/null
+    layer_binary="$(mktemp)"
+    python3 - "$out/image" "$version" "$layer_binary" <<'PY'
+import gzip, io, json, shutil, sys, tarfile
 from pathlib import Path
-layout, version, qemu = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+layout, version, dest = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 blob = lambda d: (layout / "blobs" / "sha256" / d.split(":")[1]).read_bytes()
 top = json.loads((layout / "index.json").read_text())["manifests"][0]
 images = json.loads(blob(top["digest"]))["manifests"]
 arm = next(m for m in images if m["platform"]["architecture"] == "arm64")
 layer = json.loads(blob(arm["digest"]))["layers"][0]
-with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(layer["digest"])))) as t, \
-        tempfile.TemporaryDirectory() as tmp:
-    t.extract("usr/local/bin/mcp-wasm-host", tmp, filter="data")
-    got = subprocess.run([qemu, f"{tmp}/usr/local/bin/mcp-wasm-host", "--version"],
-                         capture_output=True, text=True, check=True).stdout.split()[-1]
-    if got != version:
-        sys.exit(f"release: the arm64 image's binary says {got}, not {version}")
-print(f"release: image index {top['digest']}: {', '.join(m['platform']['architecture'] for m in images)}; "
-      "the arm64 image's binary runs under qemu-aarch64", file=sys.stderr)
+with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(layer["digest"])))) as t:
+    with t.extractfile("usr/local/bin/mcp-wasm-host") as src, open(dest, "wb") as out:
+        shutil.copyfileobj(src, out)
+print(f"release: image index {top['digest']}: "
+      f"{', '.join(m['platform']['os'] + '/' + m['platform']['architecture'] for m in images)}", file=sys.stderr)
 PY
+    if ! cmp -s "$layer_binary" "$arm64"; then
+        die "the arm64 image's binary is not $arm64"
+    fi
+    say "the arm64 image holds $(basename "$arm64")"
+    if [[ "$smoke" == 1 ]]; then
+        if [[ "$MCP_WASM_HOST_BINFMT_AARCH64" == registered ]]; then
+            podman="$("$repo/scripts/setup-image.sh")"
+            timed "smoke image linux/arm64 (podman)" "${smoke_cross[@]}" --podman "$podman" \
+                --image "$out/image:$version" --arch arm64 --server-arg=--max-instances=4 >&2
+        else
+            say "podman cannot run the arm64 image here: $MCP_WASM_HOST_BINFMT_AARCH64;" \
+                "its binary runs under qemu-aarch64-static instead"
+            chmod +x "$layer_binary"
+            got="$("$MCP_WASM_HOST_QEMU_AARCH64" "$layer_binary" --version)"
+            [[ "${got##* }" == "$version" ]] || die "the arm64 image's binary says $got, not $version"
+        fi
+    fi
+    rm -f "$layer_binary"
 fi
 
 (cd "$out" && sha256sum -- "${artifacts[@]}" >SHA256SUMS)

@@ -53,6 +53,10 @@
 #     in a cold run), and these builds take that idle CPU; they have target
 #     directories of their own, so neither side waits for the other's cargo
 #     lock;
+#   - so does scripts/check-cross.sh, from the start: `cargo check` of the
+#     Windows and macOS code (x86_64-pc-windows-gnu, aarch64-apple-darwin),
+#     after installing MinGW's gcc and Zig; the release binaries themselves
+#     are scripts/release.sh's, far beyond CI's time;
 #   - the conformance suite runs beside clippy, and the fuzz targets beside
 #     pytest: each of these pairs has one step that mostly waits.
 # The table at the end gives each step's wall time (background steps marked
@@ -152,6 +156,15 @@ timed "fuzz.sh build (beside the tests)" nice -n 19 scripts/fuzz.sh build \
 fuzz_build_job=$!
 build_jobs=("$fuzz_build_job")
 
+# The Windows and macOS code is checked (`cargo check --target`, no machine
+# code) beside the test build too, at the lowest priority, in a target
+# directory of its own (so neither waits for the other's lock); it installs
+# its compilers first (MinGW's gcc from Debian, Zig from PyPI).
+timed "check-cross.sh (beside the tests)" env CARGO_TARGET_DIR="$(cargo_target_dir)/cross-check" \
+    nice -n 19 scripts/check-cross.sh >"$logs/check-cross.log" 2>&1 &
+cross_check_job=$!
+build_jobs+=("$cross_check_job")
+
 echo "== cargo test --workspace --no-run (the setups install meanwhile)" >&2
 timed "cargo build: tests (debug)" cargo test --workspace --locked --no-run
 
@@ -229,12 +242,14 @@ wait_for_builds() {
     local status=0
     wait "$fuzz_build_job" || status=$?
     wait "$install_job" || status=$?
+    wait "$cross_check_job" || status=$?
     return "$status"
 }
 timed "waiting for the background builds" wait_for_builds || builds_status=$?
 build_jobs=()
-cat "$logs/fuzz-build.log" "$logs/install-host.log" >&2 2>/dev/null || true
-((builds_status == 0)) || die "the fuzz build or scripts/install-host.sh failed (its output is above)"
+cat "$logs/fuzz-build.log" "$logs/install-host.log" "$logs/check-cross.log" >&2 2>/dev/null || true
+((builds_status == 0)) ||
+    die "the fuzz build, scripts/install-host.sh or scripts/check-cross.sh failed (its output is above)"
 MCP_WASM_HOST_INSTALLED_BIN="$(tail -n 1 "$logs/install-host.path")"
 export MCP_WASM_HOST_INSTALLED_BIN
 

@@ -82,6 +82,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
              "(qemu-aarch64, wine64; scripts/release.sh)",
     )
     p.add_argument(
+        "--runner-arg", action="append", default=[], metavar="ARG",
+        help="an argument of the runner, before BIN (repeatable; write --runner-arg=-R for one that starts with -)",
+    )
+    p.add_argument(
         "--page-size", type=int, metavar="N",
         help="passed as `serve --page-size N`; each tools/list page must then hold at most N tools",
     )
@@ -117,6 +121,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
     if a.page_size is not None and a.page_size < 1:
         p.error("--page-size must be at least 1")
+    if a.runner_arg and not a.runner:
+        p.error("--runner-arg needs --runner")
     if a.expect_text is not None and a.call is None:
         p.error("--expect-text needs --call")
     try:
@@ -263,7 +269,7 @@ async def run(a: argparse.Namespace) -> dict:
     server_args += a.server_arg
     command = a.server
     if a.runner:
-        command, server_args = a.runner, [a.server, *server_args]
+        command, server_args = a.runner, [*a.runner_arg, a.server, *server_args]
     params = StdioServerParameters(command=command, args=server_args, env=a.env or None)
 
     with anyio.fail_after(a.timeout):

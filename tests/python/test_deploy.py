@@ -378,3 +378,21 @@ def test_the_deployment_runs_the_image_with_what_the_image_has(image, tmp_path):
     mount = under(cache, mounts)
     assert mount and not mount.get("readOnly") and cache != mount["mountPath"], cache
     assert under(env["MCP_WASM_HOST_CACHE_DIR"], [{"mountPath": v} for v in config["Volumes"]])
+
+
+def test_the_pods_go_only_to_nodes_the_image_index_has_an_image_for():
+    """The image index holds one image per platform build_image.py knows
+    (linux/amd64 and linux/arm64 in a release): the deployment requires a
+    node of one of those, and no other."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("build_image", REPO / "packaging" / "image" / "build_image.py")
+    build_image = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_image)
+    pod = resource("Deployment")["spec"]["template"]["spec"]
+    terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert len(terms) == 1, terms
+    required = {e["key"]: (e["operator"], sorted(e["values"])) for e in terms[0]["matchExpressions"]}
+    assert required == {
+        "kubernetes.io/os": ("In", ["linux"]),
+        "kubernetes.io/arch": ("In", sorted(build_image.MACHINES)),
+    }, required

@@ -9,6 +9,8 @@ Needs MCP_WASM_HOST_BIN (any build of the host, for `serve --help`).
 from __future__ import annotations
 
 import copy
+import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -24,6 +26,16 @@ SERVER_JSON = REPO / "server.json"
 SCHEMA = REPO / "packaging" / "registry" / "server.schema.json"
 MANIFEST = REPO / "packaging" / "mcpb" / "manifest.json"
 IMAGE = "ghcr.io/mcp-wasm-host/mcp-wasm-host"
+RELEASES = "https://github.com/mcp-wasm-host/mcp-wasm-host/releases/download"
+
+
+def release_server_json():
+    """scripts/lib/release-server-json.py, which writes the released server.json."""
+    spec = importlib.util.spec_from_file_location("release_server_json",
+                                                  REPO / "scripts" / "lib" / "release-server-json.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def server() -> dict:
@@ -95,7 +107,7 @@ def test_the_versions_of_cargo_the_bundle_and_the_registry_entry_agree():
 def test_the_package_arguments_name_a_subcommand_and_flags_the_binary_has():
     binary = os.environ.get("MCP_WASM_HOST_BIN")
     assert binary, "set MCP_WASM_HOST_BIN to the mcp-wasm-host binary (scripts/test.sh does)"
-    (package,) = server()["packages"]
+    (package,) = [p for p in server()["packages"] if p["registryType"] == "oci"]
     args = package["packageArguments"]
     assert args[0] == {"type": "positional", "value": "serve"}
     help_text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, check=True).stdout
@@ -105,3 +117,44 @@ def test_the_package_arguments_name_a_subcommand_and_flags_the_binary_has():
     # The plugins folder is mounted where --plugins points.
     mount = package["runtimeArguments"][0]["value"]
     assert f"dst={args[1]['value']}," in mount
+
+
+def test_the_bundle_package_is_the_release_download_of_the_bundle_of_every_platform():
+    (package,) = [p for p in server()["packages"] if p["registryType"] == "mcpb"]
+    version = workspace_version()
+    assert package["identifier"] == f"{RELEASES}/v{version}/mcp-wasm-host-{version}.mcpb"
+    assert package["version"] == version
+    assert package["transport"] == {"type": "stdio"}
+    # Its hash is known only once the bundle is built: the release writes it.
+    assert "fileSha256" not in package
+
+
+def test_the_released_server_json_carries_the_bundles_hash_and_is_valid(tmp_path: Path):
+    version = workspace_version()
+    bundle = tmp_path / f"mcp-wasm-host-{version}.mcpb"
+    bundle.write_bytes(b"PK\x05\x06" + bytes(18))
+    out = tmp_path / "server.json"
+    done = subprocess.run(["python3", str(REPO / "scripts" / "lib" / "release-server-json.py"),
+                           str(SERVER_JSON), str(bundle), str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    released = json.loads(out.read_text())
+    errors = sorted(validator().iter_errors(released), key=str)
+    assert not errors, "\n".join(e.message for e in errors)
+    (package,) = [p for p in released["packages"] if p["registryType"] == "mcpb"]
+    assert package["fileSha256"] == hashlib.sha256(bundle.read_bytes()).hexdigest()
+    # Everything else is the repository's.
+    del package["fileSha256"]
+    assert released == server()
+
+
+def test_the_released_server_json_refuses_a_bundle_the_url_does_not_name(tmp_path: Path):
+    other = tmp_path / "mcp-wasm-host-0.0.0-linux-x86_64.mcpb"
+    other.write_bytes(b"x")
+    with pytest.raises(ValueError, match="downloads mcp-wasm-host-.*but the bundle built is"):
+        release_server_json().fill(server(), other)
+    hashed = copy.deepcopy(server())
+    next(p for p in hashed["packages"] if p["registryType"] == "mcpb")["fileSha256"] = "0" * 64
+    named = tmp_path / f"mcp-wasm-host-{workspace_version()}.mcpb"
+    named.write_bytes(b"x")
+    with pytest.raises(ValueError, match="must not carry a fileSha256"):
+        release_server_json().fill(hashed, named)

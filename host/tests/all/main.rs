@@ -7,6 +7,7 @@
 
 mod common;
 
+mod address_space;
 mod apps;
 mod async_components;
 mod blame;

@@ -187,10 +187,42 @@ pub(crate) fn build_with(
             .pagemap_scan(Enabled::Auto);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }
-    let engine = Engine::new(&config).map_err(|e| EngineError(format!("{e:#}")))?;
+    let engine = match Engine::new(&config) {
+        Ok(engine) => engine,
+        Err(pool_error) if settings.pooling => on_demand(&mut config, settings, &pool_error)?,
+        Err(e) => return Err(EngineError(format!("{e:#}"))),
+    };
     if settings.epoch {
         start_ticker(&engine)?;
     }
+    Ok(engine)
+}
+
+/// The engine of `config` with instances allocated on demand, when the
+/// pool could not be made. The pool reserves its address space up front
+/// (about 4 GiB for each of its memories, four per instance: 4.4 TiB for 256
+/// instances), which a process may not have: an arm64 kernel with 39-bit
+/// addresses (512 GiB), a `ulimit -v`, or qemu-user, which keeps real memory
+/// for every page of the emulated address space. The server then still
+/// starts and serves, each call reserving only its own instance's memories;
+/// `--max-instances` no longer bounds the calls running at once, which the
+/// warning says. Compiled code does not depend on the allocator, so the
+/// compile cache stays valid.
+fn on_demand(
+    config: &mut Config,
+    settings: &EngineSettings,
+    pool_error: &wasmtime::Error,
+) -> Result<Engine, EngineError> {
+    config.allocation_strategy(InstanceAllocationStrategy::OnDemand);
+    let engine = Engine::new(config).map_err(|e| EngineError(format!("{e:#}")))?;
+    tracing::warn!(
+        max_instances = settings.max_instances,
+        "the instance pool for --max-instances {} cannot reserve its address space ({pool_error:#}); \
+         each call's instance is allocated on demand instead, so --max-instances no longer bounds the \
+         calls running at once: lower --max-instances until this warning goes, or raise the process's \
+         address-space limit (ulimit -v)",
+        settings.max_instances,
+    );
     Ok(engine)
 }
 

@@ -168,7 +168,27 @@ impl Server {
 
     /// As [`Server::start`], with extra environment variables.
     pub fn start_with_env(plugins: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut child = Command::new(binary())
+        Self::start_under(&[], plugins, args, env)
+    }
+
+    /// As [`Server::start_with_env`], run by `wrapper` (a program and its
+    /// arguments, which execs the server's command line after them; empty:
+    /// the server itself).
+    pub fn start_under(
+        wrapper: &[&str],
+        plugins: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Server {
+        let mut command = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut command = Command::new(program);
+                command.args(rest).arg(binary());
+                command
+            }
+            None => Command::new(binary()),
+        };
+        let mut child = command
             .env(WAIT_FOR_LOAD, "1")
             .env(QUICK_COMPILE, "never")
             .arg("serve")

@@ -40,7 +40,8 @@
 #                               wine's, with a stand-in for the one DLL
 #                               Rust's std needs that wine 8.0 lacks;
 #   MCP_WASM_HOST_OBJDUMP       llvm-objdump;
-#   MCP_WASM_HOST_LIPO          llvm-lipo.
+#   MCP_WASM_HOST_LIPO          llvm-lipo;
+#   MCP_WASM_HOST_STRIP         llvm-strip.
 # as in
 #   . "$(scripts/setup-cross.sh)"
 # shellcheck source=lib/common.sh
@@ -90,7 +91,7 @@ fi
 tools=(x86_64-w64-mingw32-gcc "$venv/bin/cargo-zigbuild")
 wine=/usr/lib/wine/wine64
 if [[ "$check" == 0 ]]; then
-    tools+=(qemu-aarch64-static llvm-objdump-19 llvm-lipo-19 "$wine")
+    tools+=(qemu-aarch64-static llvm-objdump-19 llvm-lipo-19 llvm-strip-19 "$wine")
 fi
 for tool in "${tools[@]}"; do
     if ! "$tool" --version >/dev/null 2>&1; then
@@ -157,7 +158,8 @@ export MCP_WASM_HOST_BINFMT_AARCH64=${binfmt_state@Q}
 export MCP_WASM_HOST_WINE=$wine
 export MCP_WASM_HOST_WINEPREFIX=$prefix
 export MCP_WASM_HOST_OBJDUMP=$(command -v llvm-objdump-19)
-export MCP_WASM_HOST_LIPO=$(command -v llvm-lipo-19)"
+export MCP_WASM_HOST_LIPO=$(command -v llvm-lipo-19)
+export MCP_WASM_HOST_STRIP=$(command -v llvm-strip-19)"
 fi
 printf '%s\n' "$env_lines" >"$out.tmp"
 mv -f "$out.tmp" "$out"

@@ -17,7 +17,9 @@
 #   MCP_WASM_HOST_ZIGBUILD      cargo-zigbuild (its venv's bin is put on PATH);
 #   MCP_WASM_HOST_QEMU_AARCH64  qemu-aarch64;
 #   MCP_WASM_HOST_WINE          wine64;
-#   MCP_WASM_HOST_OBJDUMP       llvm-objdump.
+#   MCP_WASM_HOST_OBJDUMP       llvm-objdump;
+#   MCP_WASM_HOST_LIPO          llvm-lipo (scripts/build-bundle.sh joins the two
+#                               macOS binaries into one universal binary).
 # as in
 #   . "$(scripts/setup-cross.sh)"
 # shellcheck source=lib/common.sh
@@ -55,7 +57,7 @@ if ! stamped "$stamp" "$want"; then
 fi
 
 wine=/usr/lib/wine/wine64
-for tool in x86_64-w64-mingw32-gcc qemu-aarch64 llvm-objdump-19 "$wine" \
+for tool in x86_64-w64-mingw32-gcc qemu-aarch64 llvm-objdump-19 llvm-lipo-19 "$wine" \
     "$venv/bin/cargo-zigbuild"; do
     if ! "$tool" --version >/dev/null 2>&1; then
         die "$tool does not run after installing the cross tools"
@@ -74,6 +76,7 @@ export MCP_WASM_HOST_ZIGBUILD=$venv/bin/cargo-zigbuild
 export MCP_WASM_HOST_QEMU_AARCH64=$(command -v qemu-aarch64)
 export MCP_WASM_HOST_WINE=$wine
 export MCP_WASM_HOST_OBJDUMP=$(command -v llvm-objdump-19)
+export MCP_WASM_HOST_LIPO=$(command -v llvm-lipo-19)
 export PATH="$venv/bin:\$PATH"
 ENV
 mv -f "$out.tmp" "$out"

@@ -7,8 +7,13 @@
   interpreter (static: it runs on any Linux of that CPU);
 * *-windows-gnu: a PE32+ for x86-64 that imports only Windows' own DLLs (no
   MinGW runtime DLL such as libgcc_s or libwinpthread beside it);
-* *-apple-darwin: a Mach-O of the triple's CPU that loads only libraries of
-  the system (/usr/lib, /System/Library), read with llvm-objdump.
+* *-apple-darwin: a (thin) Mach-O of the triple's CPU that loads only
+  libraries of the system (/usr/lib, /System/Library), read with llvm-objdump;
+  an arm64 one must carry a code signature (ad hoc will do: Zig's linker
+  writes one), or macOS on Apple silicon kills it at start;
+* universal2-apple-darwin (cargo-zigbuild's name for it): a universal Mach-O
+  (`lipo -create`) of exactly arm64 and x86_64, each slice checked as its
+  own triple's.
 
 Prints one line saying what it found; exits 1 naming what is wrong.
 """
@@ -23,6 +28,9 @@ import sys
 
 ELF_MACHINES = {"x86_64": 62, "aarch64": 183}
 MACHO_CPUS = {"x86_64": "X86_64", "aarch64": "ARM64"}
+# lipo's and llvm-objdump's --arch names of the same CPUs.
+MACHO_ARCH_NAMES = {"x86_64": "x86_64", "aarch64": "arm64"}
+FAT_MAGIC = b"\xca\xfe\xba\xbe"
 # MinGW's own runtime DLLs: a binary that imports one does not start on a
 # Windows machine without them.
 MINGW_DLL = re.compile(r"^(lib.*|.*gcc.*|.*winpthread.*|.*stdc\+\+.*)\.dll$", re.IGNORECASE)
@@ -74,16 +82,42 @@ def pe(path: str, tool: str) -> str:
     return f"PE32+ for x86-64, importing {', '.join(dlls)}"
 
 
-def macho(path: str, arch: str, tool: str) -> str:
-    headers = objdump(tool, "--macho", "--private-header", path)
+def macho_magic(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(4)
+
+
+def macho(path: str, arch: str, tool: str, *, slice_of: bool = False) -> str:
+    """A thin Mach-O of `arch`, or (slice_of) the `arch` slice of a universal one."""
+    if not slice_of and macho_magic(path) == FAT_MAGIC:
+        fail(f"{path} is a universal Mach-O, not a thin one for {MACHO_CPUS[arch]}")
+    select = [f"--arch={MACHO_ARCH_NAMES[arch]}"] if slice_of else []
+    headers = objdump(tool, "--macho", "--private-header", *select, path)
     if MACHO_CPUS[arch] not in headers.split():
         fail(f"{path} is not a Mach-O for {MACHO_CPUS[arch]}:\n{headers}")
-    used = objdump(tool, "--macho", "--dylibs-used", path).splitlines()[1:]
+    used = objdump(tool, "--macho", "--dylibs-used", *select, path).splitlines()[1:]
     libs = [line.split(" (")[0].strip() for line in used if line.strip()]
     foreign = [lib for lib in libs if not lib.startswith(("/usr/lib/", "/System/Library/"))]
     if foreign:
-        fail(f"{path} loads libraries that are not the system's: {', '.join(foreign)}")
-    return f"Mach-O for {MACHO_CPUS[arch]}, loading {', '.join(libs)}"
+        fail(f"{path} ({MACHO_CPUS[arch]}) loads libraries that are not the system's: {', '.join(foreign)}")
+    signed = "LC_CODE_SIGNATURE" in objdump(tool, "--macho", "--private-headers", *select, path).split()
+    if arch == "aarch64" and not signed:
+        fail(f"{path} ({MACHO_CPUS[arch]}) has no code signature: macOS on Apple silicon runs no unsigned "
+             "arm64 code (sign it ad hoc: `codesign -s -`, or link with Zig, which does)")
+    return f"Mach-O for {MACHO_CPUS[arch]}{', signed' if signed else ''}, loading {', '.join(libs)}"
+
+
+def universal(path: str, tool: str) -> str:
+    """A universal Mach-O holding exactly an arm64 and an x86_64 slice."""
+    if macho_magic(path) != FAT_MAGIC:
+        fail(f"{path} is not a universal Mach-O (no fat header)")
+    fat = objdump(tool, "--macho", "--universal-headers", path)
+    archs = sorted(re.findall(r"^architecture (\S+)$", fat, re.MULTILINE))
+    want = sorted(MACHO_ARCH_NAMES.values())
+    if archs != want:
+        fail(f"{path} is a universal Mach-O of {', '.join(archs) or 'no architecture'}, not of {', '.join(want)}")
+    slices = [macho(path, arch, tool, slice_of=True) for arch in sorted(MACHO_ARCH_NAMES)]
+    return "universal (" + "; ".join(slices) + ")"
 
 
 def main() -> None:
@@ -97,6 +131,8 @@ def main() -> None:
         found = elf(a.binary, arch)
     elif a.triple.endswith("-windows-gnu"):
         found = pe(a.binary, a.objdump)
+    elif a.triple == "universal2-apple-darwin":
+        found = universal(a.binary, a.objdump)
     elif a.triple.endswith("-apple-darwin"):
         found = macho(a.binary, arch, a.objdump)
     else:

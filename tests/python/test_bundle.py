@@ -226,6 +226,27 @@ def test_a_bundle_declares_only_the_platforms_whose_binaries_it_carries(tmp_path
     assert done.returncode == 0, f"mcpb validate refused the manifest of {triples}:\n{done.stdout}{done.stderr}"
 
 
+# Binaries build-bundle.sh refuses, before it packs anything.
+REFUSED = [
+    ("the wrong CPU", ["--aarch64-unknown-linux-musl", "{host}"], "is an ELF for machine 62, not aarch64 (183)"),
+    ("an unknown triple", ["--x86_64-unknown-linux-gnu", "{host}"], "no binary is called 'x86_64-unknown-linux-gnu'"),
+    ("one given twice", ["--x86_64-unknown-linux-musl", "{host}", "--x86_64-unknown-linux-musl", "{host}"],
+     "the x86_64-unknown-linux-musl binary is given twice"),
+    ("a missing file", ["{tmp}/mcp-wasm-host"], "is not an executable file"),
+]
+
+
+@pytest.mark.parametrize("what, args, says", REFUSED, ids=[r[0] for r in REFUSED])
+def test_build_bundle_refuses_a_binary_that_is_not_what_it_is_given_as(installed_host: Path, tmp_path: Path,
+                                                                      what, args, says):
+    args = [a.format(host=installed_host, tmp=tmp_path) for a in args]
+    done = subprocess.run([str(REPO / "scripts" / "build-bundle.sh"), str(tmp_path / "out"), *args],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert says in done.stderr and done.stdout == "", done.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_ci_bundle_resolves_for_linux_only(unpacked: Path):
     launcher = str(unpacked / "server" / "mcp-wasm-host")
     assert launch(unpacked, {"plugins_directory": "/plugins"}, "linux")["command"] == launcher

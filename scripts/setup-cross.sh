@@ -40,7 +40,8 @@
 #                               wine's, with a stand-in for the one DLL
 #                               Rust's std needs that wine 8.0 lacks;
 #   MCP_WASM_HOST_OBJDUMP       llvm-objdump;
-#   MCP_WASM_HOST_LIPO          llvm-lipo;
+#   MCP_WASM_HOST_LIPO          llvm-lipo (scripts/build-bundle.sh joins the two
+#                               macOS binaries into one universal binary);
 #   MCP_WASM_HOST_STRIP         llvm-strip.
 # as in
 #   . "$(scripts/setup-cross.sh)"

@@ -7,13 +7,17 @@
   interpreter (static: it runs on any Linux of that CPU);
 * *-windows-gnu: a PE32+ for x86-64 that imports only Windows' own DLLs (no
   MinGW runtime DLL such as libgcc_s or libwinpthread beside it);
-* *-apple-darwin: a Mach-O of the triple's CPU, read with llvm-objdump, that
+* *-apple-darwin: a (thin) Mach-O of the triple's CPU, read with
+  llvm-objdump, that
   - loads only libraries of the system (/usr/lib, /System/Library), each
     once: macOS 26's dyld refuses to start a binary that names a library
     twice ("duplicate linked dylib");
   - runs on macOS 11 and later (its LC_BUILD_VERSION's minos);
-  - carries a code signature (ad hoc is enough): macOS on Apple silicon
-    kills an arm64 binary without one before it starts.
+  - if arm64, carries a code signature (ad hoc will do: Zig's linker writes
+    one), or macOS on Apple silicon kills it at start;
+* universal2-apple-darwin (cargo-zigbuild's name for it): a universal Mach-O
+  (`lipo -create`) of exactly arm64 and x86_64, each slice checked as its
+  own triple's.
 
 Prints one line saying what it found; exits 1 naming what is wrong.
 """
@@ -28,6 +32,9 @@ import sys
 
 ELF_MACHINES = {"x86_64": 62, "aarch64": 183}
 MACHO_CPUS = {"x86_64": "X86_64", "aarch64": "ARM64"}
+# lipo's and llvm-objdump's --arch names of the same CPUs.
+MACHO_ARCH_NAMES = {"x86_64": "x86_64", "aarch64": "arm64"}
+FAT_MAGIC = b"\xca\xfe\xba\xbe"
 # The oldest macOS the release supports (scripts/install-host.sh sets
 # MACOSX_DEPLOYMENT_TARGET to it).
 MACOS_MIN = (11, 0)
@@ -82,31 +89,55 @@ def pe(path: str, tool: str) -> str:
     return f"PE32+ for x86-64, importing {', '.join(dlls)}"
 
 
-def macho(path: str, arch: str, tool: str) -> str:
-    headers = objdump(tool, "--macho", "--private-header", path)
+def macho_magic(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(4)
+
+
+def macho(path: str, arch: str, tool: str, *, slice_of: bool = False) -> str:
+    """A thin Mach-O of `arch`, or (slice_of) the `arch` slice of a universal one."""
+    if not slice_of and macho_magic(path) == FAT_MAGIC:
+        fail(f"{path} is a universal Mach-O, not a thin one for {MACHO_CPUS[arch]}")
+    select = [f"--arch={MACHO_ARCH_NAMES[arch]}"] if slice_of else []
+    headers = objdump(tool, "--macho", "--private-header", *select, path)
     if MACHO_CPUS[arch] not in headers.split():
         fail(f"{path} is not a Mach-O for {MACHO_CPUS[arch]}:\n{headers}")
-    used = objdump(tool, "--macho", "--dylibs-used", path).splitlines()[1:]
+    used = objdump(tool, "--macho", "--dylibs-used", *select, path).splitlines()[1:]
     libs = [line.split(" (")[0].strip() for line in used if line.strip()]
     foreign = [lib for lib in libs if not lib.startswith(("/usr/lib/", "/System/Library/"))]
     if foreign:
-        fail(f"{path} loads libraries that are not the system's: {', '.join(foreign)}")
+        fail(f"{path} ({MACHO_CPUS[arch]}) loads libraries that are not the system's: {', '.join(foreign)}")
     twice = sorted({lib for lib in libs if libs.count(lib) > 1})
     if twice:
-        fail(f"{path} names a library more than once, which dyld refuses on macOS 26: {', '.join(twice)}")
-    commands = objdump(tool, "--macho", "--private-headers", path)
+        fail(f"{path} ({MACHO_CPUS[arch]}) names a library more than once, which dyld refuses on macOS 26: "
+             f"{', '.join(twice)}")
+    commands = objdump(tool, "--macho", "--private-headers", *select, path)
     minos = re.search(r"cmd LC_BUILD_VERSION\n(?:.*\n)*?\s*minos (\d+)\.(\d+)", commands)
     if minos is None:
-        fail(f"{path} has no LC_BUILD_VERSION with a minos (the oldest macOS it runs on)")
+        fail(f"{path} ({MACHO_CPUS[arch]}) has no LC_BUILD_VERSION with a minos (the oldest macOS it runs on)")
     oldest = (int(minos.group(1)), int(minos.group(2)))
     if oldest > MACOS_MIN:
-        fail(f"{path} needs macOS {oldest[0]}.{oldest[1]}, not {MACOS_MIN[0]}.{MACOS_MIN[1]} as the release "
-             "promises (is MACOSX_DEPLOYMENT_TARGET set for the build?)")
-    signed = "cmd LC_CODE_SIGNATURE" in commands
+        fail(f"{path} ({MACHO_CPUS[arch]}) needs macOS {oldest[0]}.{oldest[1]}, not {MACOS_MIN[0]}.{MACOS_MIN[1]} "
+             "as the release promises (is MACOSX_DEPLOYMENT_TARGET set for the build?)")
+    signed = "LC_CODE_SIGNATURE" in commands.split()
     if arch == "aarch64" and not signed:
-        fail(f"{path} has no code signature: macOS on Apple silicon does not start an unsigned arm64 binary")
-    return (f"Mach-O for {MACHO_CPUS[arch]}, macOS {oldest[0]}.{oldest[1]}+, "
-            f"{'code-signed' if signed else 'unsigned'}, loading {', '.join(libs)}")
+        fail(f"{path} ({MACHO_CPUS[arch]}) has no code signature: macOS on Apple silicon runs no unsigned "
+             "arm64 code (sign it ad hoc: `codesign -s -`, or link with Zig, which does)")
+    return (f"Mach-O for {MACHO_CPUS[arch]}, macOS {oldest[0]}.{oldest[1]}+{', signed' if signed else ''}, "
+            f"loading {', '.join(libs)}")
+
+
+def universal(path: str, tool: str) -> str:
+    """A universal Mach-O holding exactly an arm64 and an x86_64 slice."""
+    if macho_magic(path) != FAT_MAGIC:
+        fail(f"{path} is not a universal Mach-O (no fat header)")
+    fat = objdump(tool, "--macho", "--universal-headers", path)
+    archs = sorted(re.findall(r"^architecture (\S+)$", fat, re.MULTILINE))
+    want = sorted(MACHO_ARCH_NAMES.values())
+    if archs != want:
+        fail(f"{path} is a universal Mach-O of {', '.join(archs) or 'no architecture'}, not of {', '.join(want)}")
+    slices = [macho(path, arch, tool, slice_of=True) for arch in sorted(MACHO_ARCH_NAMES)]
+    return "universal (" + "; ".join(slices) + ")"
 
 
 def main() -> None:
@@ -120,6 +151,8 @@ def main() -> None:
         found = elf(a.binary, arch)
     elif a.triple.endswith("-windows-gnu"):
         found = pe(a.binary, a.objdump)
+    elif a.triple == "universal2-apple-darwin":
+        found = universal(a.binary, a.objdump)
     elif a.triple.endswith("-apple-darwin"):
         found = macho(a.binary, arch, a.objdump)
     else:

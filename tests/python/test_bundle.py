@@ -3,10 +3,15 @@
 scripts/build-bundle.sh stages packaging/mcpb/manifest.json with the
 installed static binary (the `installed_host` fixture) and runs the official
 CLI (@anthropic-ai/mcpb, pinned in packaging/mcpb): `mcpb validate`, then
-`mcpb pack`. The bundle is then unpacked with `mcpb unpack`, and the server
+`mcpb pack`. This is CI's bundle, Linux x86_64 only: its staged manifest
+declares Linux alone, and its Linux launcher (packaging/mcpb/
+linux-launcher.sh) picks the binary for the machine's CPU. The layout of
+the full bundle (macOS, Windows, Linux; scripts/lib/mcpb_bundle.py) is
+checked against what the official library resolves for each platform. The
+bundle is then unpacked with `mcpb unpack`, and the server
 is started the way a desktop app starts it: the command, args and env come
-from the official library's getMcpConfigForManifest (tests/python/
-mcpb_launch.mjs), with `${__dirname}` and the user's settings substituted. The
+from the official library's getMcpConfigForManifest (scripts/lib/
+mcpb-launch.mjs), with `${__dirname}` and the user's settings substituted. The
 official MCP Python SDK client lists the tools of a real plugin
 (plugins/python/textstats, built by scripts/build-python-plugin.sh) and calls
 one. Bad settings (a plugins folder that does not exist, a broken policy
@@ -20,10 +25,13 @@ Run: `MCP_WASM_HOST_NODE=$(scripts/setup-node.sh) .venv/bin/python -m pytest tes
 
 from __future__ import annotations
 
+import copy
+import importlib.util
 import json
 import os
 import stat
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -38,7 +46,18 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCE_MANIFEST = REPO / "packaging" / "mcpb" / "manifest.json"
 MCPB_PACKAGE = REPO / "packaging" / "mcpb" / "node_modules" / "@anthropic-ai" / "mcpb"
 MCPB_CLI = MCPB_PACKAGE / "dist" / "cli" / "cli.js"
-LAUNCH = Path(__file__).resolve().parent / "mcpb_launch.mjs"
+LAUNCH = REPO / "scripts" / "lib" / "mcpb-launch.mjs"
+CHECK_BUNDLE = REPO / "scripts" / "lib" / "check-bundle.py"
+LAUNCHER = REPO / "packaging" / "mcpb" / "linux-launcher.sh"
+
+
+def layout():
+    """scripts/lib/mcpb_bundle.py, the layout build-bundle.sh stages."""
+    spec = importlib.util.spec_from_file_location("mcpb_bundle", REPO / "scripts" / "lib" / "mcpb_bundle.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def node() -> str:
@@ -84,12 +103,23 @@ def plugins(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def launch(unpacked: Path, user_config: dict[str, Any]) -> dict[str, Any] | None:
-    """The command, args and env a desktop app runs for these settings."""
-    done = subprocess.run([node(), str(LAUNCH), str(MCPB_PACKAGE), str(unpacked), json.dumps(user_config)],
+def launch(unpacked: Path, user_config: dict[str, Any], platform: str | None = None) -> dict[str, Any] | None:
+    """The command, args and env a desktop app runs for these settings (on
+    `platform`, as process.platform says it, else on this system)."""
+    done = subprocess.run([node(), str(LAUNCH), str(MCPB_PACKAGE), str(unpacked), json.dumps(user_config),
+                           *([platform] if platform else [])],
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, f"mcpb_launch.mjs failed:\n{done.stdout}{done.stderr}"
+    assert done.returncode == 0, f"mcpb-launch.mjs failed:\n{done.stdout}{done.stderr}"
     return json.loads(done.stdout)
+
+
+def ci_manifest() -> dict[str, Any]:
+    """The manifest of a bundle of the Linux x86_64 binary alone: the repo's,
+    declaring Linux only and with no platform_overrides."""
+    m = copy.deepcopy(json.loads(SOURCE_MANIFEST.read_text()))
+    m["compatibility"]["platforms"] = ["linux"]
+    del m["server"]["mcp_config"]["platform_overrides"]
+    return m
 
 
 def server_env(config: dict[str, Any], tmp_path: Path) -> dict[str, str]:
@@ -97,14 +127,17 @@ def server_env(config: dict[str, Any], tmp_path: Path) -> dict[str, str]:
     return {**config.get("env", {}), "XDG_CACHE_HOME": str(tmp_path / "cache")}
 
 
-def test_the_bundle_holds_the_manifest_the_static_binary_and_the_license(bundle: Path, unpacked: Path):
+def test_the_bundle_holds_the_manifest_the_launcher_the_static_binary_and_the_license(bundle: Path, unpacked: Path):
     with zipfile.ZipFile(bundle) as z:
-        names = set(z.namelist())
-    assert {"manifest.json", "server/mcp-wasm-host", "LICENSE"} <= names, names
-    assert json.loads((unpacked / "manifest.json").read_text()) == json.loads(SOURCE_MANIFEST.read_text())
-    binary = unpacked / "server" / "mcp-wasm-host"
-    assert binary.stat().st_mode & stat.S_IXUSR, "mcpb unpack left the server binary without its execute bit"
-    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
+        names = {n for n in z.namelist() if not n.endswith("/")}
+    assert names == {"manifest.json", "LICENSE", "server/mcp-wasm-host", "server/linux-x86_64/mcp-wasm-host"}, names
+    # A copy of the repo's manifest that declares only what the bundle carries.
+    assert json.loads((unpacked / "manifest.json").read_text()) == ci_manifest()
+    launcher = unpacked / "server" / "mcp-wasm-host"
+    assert launcher.read_bytes() == LAUNCHER.read_bytes()
+    for path in (launcher, unpacked / "server" / "linux-x86_64" / "mcp-wasm-host"):
+        assert path.stat().st_mode & stat.S_IXUSR, f"mcpb unpack left {path} without its execute bit"
+    version = subprocess.run([str(launcher), "--version"], capture_output=True, text=True, timeout=60)
     assert version.returncode == 0 and version.stdout.split()[-1] == json.loads(SOURCE_MANIFEST.read_text())["version"]
 
 
@@ -115,10 +148,15 @@ def test_the_manifest_declares_what_the_bundle_really_is():
     assert server["type"] == "binary" and server["entry_point"] == "server/mcp-wasm-host"
     config = server["mcp_config"]
     assert config["command"] == "${__dirname}/" + server["entry_point"]
-    # One static Linux x86_64 binary: Linux only, and no runtime to ask for.
+    # Native binaries for the three systems: no runtime to ask for. macOS and
+    # Windows override the command only (their args and env are the base's);
+    # Linux runs the base command, the launcher.
     platforms = m["compatibility"]["platforms"]
-    assert platforms == ["linux"] and "runtimes" not in m["compatibility"]
-    assert set(config.get("platform_overrides", {})) <= set(platforms)
+    assert platforms == ["darwin", "win32", "linux"] and "runtimes" not in m["compatibility"]
+    overrides = config["platform_overrides"]
+    assert set(overrides) == {"darwin", "win32"}, overrides
+    assert all(set(o) == {"command"} for o in overrides.values()), overrides
+    assert overrides["win32"]["command"].endswith(".exe")
     # Every setting is used, and used where an unset optional one becomes
     # an empty string (an env value) rather than a literal `${...}` argument.
     settings = m["user_config"]
@@ -127,6 +165,181 @@ def test_the_manifest_declares_what_the_bundle_really_is():
     assert config["args"] == ["serve", "--plugins", "${user_config.plugins_directory}"]
     assert config["env"] == {"MCP_WASM_HOST_CONFIG": "${user_config.policy_file}"}
     assert settings["policy_file"]["default"] == ""
+
+
+ALL_TRIPLES = ["x86_64-unknown-linux-musl", "aarch64-unknown-linux-musl", "x86_64-pc-windows-gnu",
+               "aarch64-apple-darwin", "x86_64-apple-darwin"]
+
+
+def test_each_platform_s_command_is_a_file_build_bundle_writes(tmp_path: Path):
+    """The official library, on each platform, resolves the repo manifest's
+    command to the file build-bundle.sh writes for that platform."""
+    lay = layout()
+    manifest = json.loads(SOURCE_MANIFEST.read_text())
+    files = lay.placements(manifest, ALL_TRIPLES)
+    assert files == {
+        "server/mcp-wasm-host": [],
+        "server/linux-x86_64/mcp-wasm-host": ["x86_64-unknown-linux-musl"],
+        "server/linux-aarch64/mcp-wasm-host": ["aarch64-unknown-linux-musl"],
+        "server/win32/mcp-wasm-host.exe": ["x86_64-pc-windows-gnu"],
+        "server/darwin/mcp-wasm-host": ["aarch64-apple-darwin", "x86_64-apple-darwin"],
+    }, files
+    (tmp_path / "manifest.json").write_text(json.dumps(lay.trimmed(manifest, ALL_TRIPLES)))
+    made_of = {"linux": [], "win32": ["x86_64-pc-windows-gnu"], "darwin": ["aarch64-apple-darwin", "x86_64-apple-darwin"]}
+    for platform, want in made_of.items():
+        config = launch(tmp_path, {"plugins_directory": "/plugins"}, platform)
+        assert config is not None and config["args"] == ["serve", "--plugins", "/plugins"], (platform, config)
+        assert config["env"] == {"MCP_WASM_HOST_CONFIG": ""}, (platform, config)
+        rel = Path(config["command"]).relative_to(tmp_path).as_posix()
+        assert files.get(rel) == want, (platform, rel, files)
+    # The paths are read from the manifest, not written twice: move one, and
+    # the layout follows.
+    moved = copy.deepcopy(manifest)
+    moved["server"]["mcp_config"]["platform_overrides"]["darwin"]["command"] = "${__dirname}/bin/mac/mcp-wasm-host"
+    assert lay.placements(moved, ALL_TRIPLES)["bin/mac/mcp-wasm-host"] == made_of["darwin"]
+    moved["server"]["mcp_config"]["command"] = "${__dirname}/bin/mcp-wasm-host"
+    assert "bin/linux-aarch64/mcp-wasm-host" in lay.placements(moved, ALL_TRIPLES)
+
+
+# What a bundle of some binaries declares, and its file's name.
+TRIMMED = [
+    (["x86_64-unknown-linux-musl"], ["linux"], set(), "-linux-x86_64"),
+    (["aarch64-unknown-linux-musl"], ["linux"], set(), "-linux-aarch64"),
+    (["x86_64-pc-windows-gnu", "x86_64-unknown-linux-musl"], ["win32", "linux"], {"win32"},
+     "-linux-x86_64-windows-x86_64"),
+    (["aarch64-apple-darwin"], ["darwin"], {"darwin"}, "-macos-aarch64"),
+    (ALL_TRIPLES, ["darwin", "win32", "linux"], {"darwin", "win32"}, ""),
+]
+
+
+@pytest.mark.parametrize("triples, platforms, overrides, suffix", TRIMMED, ids=[t[3] or "all" for t in TRIMMED])
+def test_a_bundle_declares_only_the_platforms_whose_binaries_it_carries(tmp_path: Path, triples, platforms,
+                                                                       overrides, suffix):
+    lay = layout()
+    manifest = lay.trimmed(json.loads(SOURCE_MANIFEST.read_text()), triples)
+    assert manifest["compatibility"]["platforms"] == platforms
+    assert set(manifest["server"]["mcp_config"].get("platform_overrides", {})) == overrides
+    version = manifest["version"]
+    assert lay.bundle_name(version, triples) == f"mcp-wasm-host-{version}{suffix}.mcpb"
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    done = mcpb("validate", str(tmp_path / "manifest.json"))
+    assert done.returncode == 0, f"mcpb validate refused the manifest of {triples}:\n{done.stdout}{done.stderr}"
+
+
+# Binaries build-bundle.sh refuses, before it packs anything.
+REFUSED = [
+    ("the wrong CPU", ["--aarch64-unknown-linux-musl", "{host}"], "is an ELF for machine 62, not aarch64 (183)"),
+    ("an unknown triple", ["--x86_64-unknown-linux-gnu", "{host}"], "no binary is called 'x86_64-unknown-linux-gnu'"),
+    ("one given twice", ["--x86_64-unknown-linux-musl", "{host}", "--x86_64-unknown-linux-musl", "{host}"],
+     "the x86_64-unknown-linux-musl binary is given twice"),
+    ("a missing file", ["{tmp}/mcp-wasm-host"], "is not an executable file"),
+]
+
+
+@pytest.mark.parametrize("what, args, says", REFUSED, ids=[r[0] for r in REFUSED])
+def test_build_bundle_refuses_a_binary_that_is_not_what_it_is_given_as(installed_host: Path, tmp_path: Path,
+                                                                      what, args, says):
+    args = [a.format(host=installed_host, tmp=tmp_path) for a in args]
+    done = subprocess.run([str(REPO / "scripts" / "build-bundle.sh"), str(tmp_path / "out"), *args],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert says in done.stderr and done.stdout == "", done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_ci_bundle_resolves_for_linux_only(unpacked: Path):
+    launcher = str(unpacked / "server" / "mcp-wasm-host")
+    assert launch(unpacked, {"plugins_directory": "/plugins"}, "linux")["command"] == launcher
+    # No override: on macOS or Windows the library would pick the Linux
+    # launcher, so the bundle must not declare them (and carries nothing of theirs).
+    for platform in ("darwin", "win32"):
+        assert launch(unpacked, {"plugins_directory": "/plugins"}, platform)["command"] == launcher
+    assert json.loads((unpacked / "manifest.json").read_text())["compatibility"]["platforms"] == ["linux"]
+    assert sorted(p.name for p in (unpacked / "server").iterdir()) == ["linux-x86_64", "mcp-wasm-host"]
+
+
+def check_bundle(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["python3", str(CHECK_BUNDLE), "--node", node(), str(path)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_check_bundle_passes_the_ci_bundle(unpacked: Path):
+    done = check_bundle(unpacked)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "check-bundle: linux: server/mcp-wasm-host: launcher for x86_64: static ELF for x86_64"], done.stderr
+    assert json.loads(done.stdout) == {"linux": str(unpacked / "server" / "mcp-wasm-host")}
+
+
+def test_check_bundle_refuses_a_platform_without_its_binary(unpacked: Path, tmp_path: Path):
+    # The CI bundle's files, with a manifest that also declares macOS.
+    manifest = json.loads((unpacked / "manifest.json").read_text())
+    manifest["compatibility"]["platforms"] = ["darwin", "linux"]
+    manifest["server"]["mcp_config"]["platform_overrides"] = {"darwin": {"command": "${__dirname}/server/darwin/mcp-wasm-host"}}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    (tmp_path / "server").symlink_to(unpacked / "server")
+    done = check_bundle(tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "check-bundle: darwin: the command server/darwin/mcp-wasm-host is not in the bundle", done.stderr
+    assert done.stdout == ""
+
+
+def test_check_bundle_refuses_a_linux_binary_that_is_not_executable(unpacked: Path, tmp_path: Path):
+    (tmp_path / "manifest.json").write_bytes((unpacked / "manifest.json").read_bytes())
+    (tmp_path / "server" / "linux-x86_64").mkdir(parents=True)
+    (tmp_path / "server" / "mcp-wasm-host").write_bytes(LAUNCHER.read_bytes())
+    (tmp_path / "server" / "mcp-wasm-host").chmod(0o755)
+    (tmp_path / "server" / "linux-x86_64" / "mcp-wasm-host").write_bytes(b"\x7fELF")
+    done = check_bundle(tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "check-bundle: linux: server/linux-x86_64/mcp-wasm-host is not executable", done.stderr
+
+
+def with_uname(tmp_path: Path, machine: str) -> dict[str, str]:
+    """An environment whose `uname` says this machine is a `machine`."""
+    fake = tmp_path / f"uname-{machine}"
+    fake.mkdir()
+    (fake / "uname").write_text(f"#!/bin/sh\necho {machine}\n")
+    (fake / "uname").chmod(0o755)
+    return {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
+
+
+@pytest.mark.parametrize("machine", ["riscv64", "aarch64", "arm64", ""])
+def test_the_linux_launcher_says_which_cpus_it_carries_when_it_has_none_for_this_one(unpacked: Path, tmp_path: Path,
+                                                                                     machine):
+    done = subprocess.run([str(unpacked / "server" / "mcp-wasm-host"), "serve", "--plugins", str(tmp_path)],
+                          env=with_uname(tmp_path, machine), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stdout == "", "stdout is the MCP channel"
+    assert done.stderr.splitlines() == [
+        f"mcp-wasm-host: this bundle has no Linux binary for this machine's CPU (uname -m: {machine or 'unknown'}); "
+        "it carries: x86_64. Build the server from source for this CPU (see the project's README)."], done.stderr
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "amd64"])
+def test_the_linux_launcher_execs_the_binary_for_this_cpu(unpacked: Path, tmp_path: Path, machine):
+    binary = unpacked / "server" / "linux-x86_64" / "mcp-wasm-host"
+    env = {**with_uname(tmp_path, machine), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("MCP_WASM_HOST_CONFIG", None)
+    server = subprocess.Popen([str(unpacked / "server" / "mcp-wasm-host"), "serve", "--plugins", str(tmp_path)],
+                              env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        # The server's first log line: it runs. The launcher's shell is gone
+        # (exec): the process the client started is the server itself, so
+        # the client's signals and stdio reach it directly.
+        first = server.stderr.readline()
+        assert "mcp_wasm_host" in first, first
+        assert Path(f"/proc/{server.pid}/exe").resolve() == binary.resolve()
+    finally:
+        try:
+            rest = server.communicate(timeout=60)  # closes stdin: the client is gone
+        except subprocess.TimeoutExpired:
+            server.kill()
+            raise
+    assert server.returncode == 0, rest[1]
+    assert rest[0] == "", "a server with no client writes nothing on stdout"
 
 
 BROKEN = [

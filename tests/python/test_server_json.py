@@ -100,8 +100,11 @@ def test_the_versions_of_cargo_the_bundle_and_the_registry_entry_agree():
     version = workspace_version()
     assert server()["version"] == version
     assert json.loads(MANIFEST.read_text())["version"] == version
-    # The README names the bundle's file, which carries the version.
-    assert f"`mcp-wasm-host-{version}-linux-x86_64.mcpb`" in (REPO / "README.md").read_text()
+    # The README names the bundle's files (every platform's, and CI's Linux
+    # x86_64 one), which carry the version.
+    readme = (REPO / "README.md").read_text()
+    assert f"`mcp-wasm-host-{version}.mcpb`" in readme
+    assert f"`mcp-wasm-host-{version}-linux-x86_64.mcpb`" in readme
 
 
 def test_the_package_arguments_name_a_subcommand_and_flags_the_binary_has():

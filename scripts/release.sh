@@ -14,19 +14,35 @@
 #    MCP_WASM_HOST_RELEASE_TRIPLES (space-separated) builds only those.
 # 2. Checks of each binary's format: an ELF of the right machine with no
 #    interpreter; a PE for x86-64 that imports only Windows' own DLLs; a
-#    Mach-O of the right CPU that loads only /usr/lib and /System libraries.
+#    Mach-O of the right CPU that loads only /usr/lib and /System libraries,
+#    each once, runs on macOS 11 and later, and is signed (arm64)
+#    (scripts/lib/check-binary.py).
 # 3. Smoke tests under emulation, with the official MCP Python SDK client
 #    (tests/python/sdk_client.py) over stdio and two plugins built from
-#    source on the spot (plugins/examples/text, plugins/testing/hostile):
-#      aarch64 Linux under qemu-aarch64: a tool call, so Cranelift's aarch64
-#        backend compiles the plugins;
-#      Windows under wine64: a tool call, a read of a read-only mount, a
-#        write into it refused, and a loop stopped by its fuel limit.
+#    source on the spot (plugins/examples/text, plugins/testing/hostile),
+#    scripts/lib/smoke-cross.py: a tool call (Cranelift compiles the plugins
+#    for the binary's CPU), a read of a read-only mount, a write into it
+#    refused, and a loop stopped by its fuel limit:
+#      aarch64 Linux under qemu-aarch64-static, with the instance pool at four
+#        instances (qemu keeps memory for every emulated page), then as on a
+#        kernel with 39-bit addresses (qemu -R 512G), where the pool does not
+#        fit and the server allocates instances on demand;
+#      Windows under wine64, in the prefix of scripts/setup-cross.sh.
 #    The macOS binaries cannot run here. MCP_WASM_HOST_RELEASE_SMOKE=0 skips
 #    the smoke tests.
 # 4. With both Linux binaries: the multi-platform image (linux/amd64 and
-#    linux/arm64, scripts/build-image.sh) as an OCI layout in DIR/image; the
-#    arm64 image's binary, taken from its layer, runs under qemu-aarch64.
+#    linux/arm64, scripts/build-image.sh) as an OCI layout in DIR/image. Its
+#    arm64 image must hold the arm64 binary above, byte for byte, and serves
+#    the smoke test under podman (through the kernel's binfmt_misc entry for
+#    qemu), or where the kernel has none, its binary says its version under
+#    qemu-aarch64-static.
+# 5. The MCP Bundle of every binary built (scripts/build-bundle.sh),
+#    unpacked with the official CLI and checked as a client resolves each
+#    platform's command (scripts/lib/check-bundle.py); its Windows command
+#    serves the smoke test under wine, its Linux launcher natively.
+# 6. With the bundle of every platform: DIR/server.json, the repository's
+#    with the bundle's SHA-256 (scripts/lib/release-server-json.py).
+# The ELF and PE binaries are stripped of their symbol tables.
 # Each build's wall and CPU time (user+sys) and each artifact's size are
 # printed on stderr at the end. Prints DIR on stdout.
 # shellcheck source=lib/common.sh
@@ -162,9 +178,58 @@ PY
     rm -f "$layer_binary"
 fi
 
+# The bundle: every binary built, in one .mcpb (scripts/build-bundle.sh:
+# macOS as one universal binary, Linux behind a launcher that picks the
+# CPU's), unpacked as a client unpacks it and checked platform by platform
+# as a client resolves each platform's command (scripts/lib/check-bundle.py);
+# its Windows command serves the smoke test under wine, its Linux one here.
+bundle_args=()
+for triple in "${triples[@]}"; do
+    exe=""
+    [[ "$triple" != *windows* ]] || exe=.exe
+    bundle_args+=("--$triple" "$out/mcp-wasm-host-$version-$triple$exe")
+done
+bundle_path="$(mktemp)"
+MCP_WASM_HOST_LIPO="$MCP_WASM_HOST_LIPO" timed "bundle (mcpb pack)" "$repo/scripts/build-bundle.sh" "$out" \
+    "${bundle_args[@]}" >"$bundle_path"
+bundle="$(cat "$bundle_path")"
+rm -f "$bundle_path"
+artifacts+=("$(basename "$bundle")")
+node="$("$repo/scripts/setup-node.sh")"
+unpacked="$(mktemp -d)"
+"$node" "$repo/packaging/mcpb/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js" unpack "$bundle" "$unpacked/bundle" >&2
+commands="$(MCP_WASM_HOST_NODE="$node" python3 "$repo/scripts/lib/check-bundle.py" \
+    --objdump "$MCP_WASM_HOST_OBJDUMP" "$unpacked/bundle")"
+if [[ "$smoke" == 1 ]]; then
+    command_of() {
+        python3 -c 'import json, sys; print(json.loads(sys.argv[1]).get(sys.argv[2], ""))' "$commands" "$1"
+    }
+    win32="$(command_of win32)"
+    if [[ -n "$win32" ]]; then
+        WINEPREFIX="$MCP_WASM_HOST_WINEPREFIX" timed "smoke bundle win32 (wine)" "${smoke_cross[@]}" \
+            --runner "$MCP_WASM_HOST_WINE" --binary "$win32" >&2
+    fi
+    linux="$(command_of linux)"
+    if [[ -n "$linux" ]]; then
+        timed "smoke bundle linux (launcher)" "${smoke_cross[@]}" --runner "$(command -v env)" \
+            --binary "$linux" >&2
+    fi
+fi
+rm -rf "$unpacked"
+
+# server.json for the MCP Registry, with the bundle's hash (only the bundle
+# of every platform is the one it names).
+if [[ "$(basename "$bundle")" == "mcp-wasm-host-$version.mcpb" ]]; then
+    python3 "$repo/scripts/lib/release-server-json.py" "$repo/server.json" "$bundle" "$out/server.json"
+    artifacts+=(server.json)
+else
+    say "no server.json: $(basename "$bundle") is not the bundle of every platform"
+fi
+
 (cd "$out" && sha256sum -- "${artifacts[@]}" >SHA256SUMS)
 say "artifacts in $out:"
 (cd "$out" && ls -l -- "${artifacts[@]}" SHA256SUMS | awk '{printf "  %-55s %12d bytes\n", $9, $5}') >&2
 say "times:"
 sed 's/^/  /' "$times" >&2
+say "the whole release: $SECONDS s"
 echo "$out"

@@ -172,6 +172,11 @@ case "$triple" in
             mkdir -p "$stubs"
             flags_var="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_RUSTFLAGS"
             export "$flags_var=-Clink-arg=-F$stubs"
+            # Zig through scripts/lib/macos-link.py, which names each
+            # framework and library once (macOS 26 refuses a binary that
+            # loads one twice, and several crates link CoreFoundation).
+            linker_var="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_LINKER"
+            export "$linker_var=$repo/scripts/lib/macos-link.py" MCP_WASM_HOST_ZIGBUILD
         fi
         log="$(mktemp)"
         for attempt in 1 2 3 4 5; do

@@ -130,6 +130,16 @@ host="$src/mcp-wasm-host-$version"
 runtime="$src/mcp-wasm-host-runtime-$version"
 store="$src/mcp-wasm-host-store-$version"
 mkdir -p "$src"
+# One install at a time holds the unpacked crates, from the unpacking to the
+# end of the build: another run (CI's quick install beside a release build
+# of another triple, or of another checkout) would otherwise unpack other
+# crates over the sources a build is reading, or delete the directory the
+# linker runs in (Zig: `CurrentDirUnlinked`). A second run waits.
+exec {lock}>"$src.lock"
+if ! flock --nonblock "$lock"; then
+    say "waiting for another install-host.sh run, which holds $src"
+    flock "$lock"
+fi
 # unpacked CRATE DIR: whether DIR holds CRATE's files, unpacked from exactly
 # its bytes (the stamp is written only once DIR is complete).
 unpacked() {
@@ -207,7 +217,8 @@ case "$triple" in
             "${profile_args[@]}" --path "$host" >&2
         ;;
 esac
-if [[ "$triple" != *-apple-darwin ]] && ! "${runner[@]}" "$bin" --version >/dev/null; then
+# (wine leaves its wineserver running a while: it must not hold the lock.)
+if [[ "$triple" != *-apple-darwin ]] && ! "${runner[@]}" "$bin" --version >/dev/null {lock}>&-; then
     die "$bin does not run ${runner[*]:+under ${runner[*]}}"
 fi
 echo "$bin"

@@ -69,7 +69,7 @@ def podman_server(a: argparse.Namespace, root: Path) -> Path:
     # The ulimits: podman's defaults are above the hard limits of a machine
     # that withholds CAP_SYS_RESOURCE (tests/python/test_image.py).
     run = [*base, "run", "--rm", "-i", "--arch", a.arch, "--network", "none", "--read-only",
-           "--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096",
+           "--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096", "--env", "RUST_LOG=warn",
            "--volume", f"{root}:{root}", image]
     wrapper.write_text("#!/bin/sh\nexec " + " ".join(f"'{w}'" for w in run) + ' "$@"\n')
     wrapper.chmod(0o755)

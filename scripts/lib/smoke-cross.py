@@ -62,9 +62,14 @@ def podman_server(a: argparse.Namespace, root: Path) -> Path:
                           capture_output=True, text=True).stdout.strip()
     if arch != a.arch:
         sys.exit(f"smoke-cross: podman pulled a {arch} image from {a.image}, not {a.arch}")
-    # The image runs as its own user: the folders must be readable, the
-    # cache writable, by it.
+    # The image runs as its own user: the folders must be readable by it,
+    # and the compile cache its own (the server refuses one that others may
+    # write to).
     root.chmod(0o755)
+    user = subprocess.run([*base, "image", "inspect", "--format", "{{.Config.User}}", image], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    uid, _, gid = user.partition(":")
+    os.chown(root / "cache", int(uid), int(gid or uid))
     wrapper = root / "podman-server"
     # The ulimits: podman's defaults are above the hard limits of a machine
     # that withholds CAP_SYS_RESOURCE (tests/python/test_image.py).
@@ -109,8 +114,7 @@ def main() -> int:
         data.mkdir()
         (data / "hello.txt").write_text("hello from the host\n")
         cache = root / "cache"
-        cache.mkdir(mode=0o777)
-        cache.chmod(0o777)
+        cache.mkdir(mode=0o700)
         policy = root / "policy.toml"
         policy.write_text(
             "[defaults]\nfuel = 50_000_000\ntimeout = \"120s\"\n\n"

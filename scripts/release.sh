@@ -74,11 +74,16 @@ timed() {
         printf "%-34s wall %6.0f s  cpu %6.0f s\n", n, w, a[1] + a[2] }' >>"$times"
 }
 
+# binary_name TRIPLE: the file name of TRIPLE's release binary.
+binary_name() {
+    local exe=""
+    [[ "$1" != *windows* ]] || exe=.exe
+    echo "mcp-wasm-host-$version-$1$exe"
+}
+
 artifacts=()
 for triple in "${triples[@]}"; do
-    exe=""
-    [[ "$triple" != *windows* ]] || exe=.exe
-    name="mcp-wasm-host-$version-$triple$exe"
+    name="$(binary_name "$triple")"
     built="$(mktemp)"
     timed "build $triple" env MCP_WASM_HOST_INSTALL_TARGET="$triple" \
         MCP_WASM_HOST_INSTALL_PROFILE=release "$repo/scripts/install-host.sh" >"$built"
@@ -107,7 +112,7 @@ if [[ "${MCP_WASM_HOST_RELEASE_SMOKE:-1}" != 0 ]]; then
     plugin_dir="$target/wasm-plugins/wasm32-wasip2/guest"
     smoke_cross=("$python" "$repo/scripts/lib/smoke-cross.py" --python "$python" --plugins "$plugin_dir")
     for triple in "${triples[@]}"; do
-        binary="$out/mcp-wasm-host-$version-$triple"
+        binary="$out/$(binary_name "$triple")"
         case "$triple" in
             aarch64-unknown-linux-musl)
                 # qemu-user keeps memory for every page of the address space
@@ -125,7 +130,7 @@ if [[ "${MCP_WASM_HOST_RELEASE_SMOKE:-1}" != 0 ]]; then
                 ;;
             x86_64-pc-windows-gnu)
                 WINEPREFIX="$MCP_WASM_HOST_WINEPREFIX" timed "smoke $triple (wine)" "${smoke_cross[@]}" \
-                    --runner "$MCP_WASM_HOST_WINE" --binary "$binary.exe" >&2
+                    --runner "$MCP_WASM_HOST_WINE" --binary "$binary" >&2
                 ;;
         esac
     done
@@ -185,12 +190,10 @@ fi
 # its Windows command serves the smoke test under wine, its Linux one here.
 bundle_args=()
 for triple in "${triples[@]}"; do
-    exe=""
-    [[ "$triple" != *windows* ]] || exe=.exe
-    bundle_args+=("--$triple" "$out/mcp-wasm-host-$version-$triple$exe")
+    bundle_args+=("--$triple" "$out/$(binary_name "$triple")")
 done
 bundle_path="$(mktemp)"
-MCP_WASM_HOST_LIPO="$MCP_WASM_HOST_LIPO" timed "bundle (mcpb pack)" "$repo/scripts/build-bundle.sh" "$out" \
+timed "bundle (mcpb pack)" "$repo/scripts/build-bundle.sh" "$out" \
     "${bundle_args[@]}" >"$bundle_path"
 bundle="$(cat "$bundle_path")"
 rm -f "$bundle_path"
